@@ -1,0 +1,79 @@
+//! The muranopl compiler: YAQL text -> syntax tree -> IR -> bytecode.
+//!
+//! ```
+//! use muranopl_compiler::{compile, CompileOptions};
+//! use muranopl_runtime::Registry;
+//! let prog = compile("1 + 2 * 3", &Registry::new(), CompileOptions::default()).unwrap();
+//! assert!(prog.ir().print().contains("const 7"));
+//! ```
+#![deny(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod emit;
+pub mod ir;
+pub mod lower;
+pub mod yaql;
+
+use std::sync::Arc;
+
+use runtime::{Env, Error, Frame, Registry, Value};
+use vm::bc::Chunk;
+
+/// Compilation options.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CompileOptions {
+    /// yaql 0.2 (legacy) syntax.
+    pub legacy: bool,
+    /// MuranoPL operators (`is`, `ns:Name`, `:Name`).
+    pub murano: bool,
+}
+
+/// A compiled expression: compile once, evaluate many times.
+pub struct Program {
+    src: Arc<str>,
+    ir: ir::Node,
+    chunk: Arc<Chunk>,
+}
+
+/// Compiles a YAQL expression.
+pub fn compile(src: &str, reg: &Registry, opts: CompileOptions) -> Result<Program, Error> {
+    let ast = yaql::parse(
+        src,
+        yaql::LexOptions {
+            legacy: opts.legacy,
+            murano: opts.murano,
+        },
+    )?;
+    let mut lw = lower::Lowerer::new(reg);
+    let node = lw.lower(&ast)?;
+    let chunk = emit::Emitter::chunk(&node, lw.nlocals(), false);
+    Ok(Program {
+        src: src.into(),
+        ir: node,
+        chunk: Arc::new(chunk),
+    })
+}
+
+impl Program {
+    /// The source text.
+    pub fn source(&self) -> &str {
+        &self.src
+    }
+    /// The IR.
+    pub fn ir(&self) -> &ir::Node {
+        &self.ir
+    }
+    /// The bytecode.
+    pub fn chunk(&self) -> &Arc<Chunk> {
+        &self.chunk
+    }
+    /// Evaluates with `$` bound to `data`. The result may hold lazy
+    /// sequences; see `finalize` in the stdlib for output conversion.
+    pub fn eval(&self, env: &Env, data: Value) -> Result<Value, Error> {
+        vm::interp::run(env, &self.chunk, &Frame::root(data))
+    }
+    /// Evaluates in a given context.
+    pub fn eval_in(&self, env: &Env, ctx: &Arc<Frame>) -> Result<Value, Error> {
+        vm::interp::run(env, &self.chunk, ctx)
+    }
+}

@@ -1,0 +1,165 @@
+//! Python `str()` and `repr()` of values, as yaql's `str()` and string
+//! formatting produce them (collections print as Python tuples and dicts).
+
+use crate::num::float_repr;
+use crate::value::Value;
+
+/// Python `repr()` of a string: single quotes unless the text contains a
+/// single quote and no double quote.
+pub fn str_repr(s: &str) -> String {
+    let q = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(q);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == q => {
+                out.push('\\');
+                out.push(c)
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
+            c if !is_printable(c) => {
+                let n = c as u32;
+                if n <= 0xff {
+                    out.push_str(&format!("\\x{:02x}", n))
+                } else if n <= 0xffff {
+                    out.push_str(&format!("\\u{:04x}", n))
+                } else {
+                    out.push_str(&format!("\\U{:08x}", n))
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(q);
+    out
+}
+
+fn is_printable(c: char) -> bool {
+    let n = c as u32;
+    !((0x80..0xa0).contains(&n)
+        || n == 0xad
+        || (0xd800..0xe000).contains(&n)
+        || n == 0x2028
+        || n == 0x2029
+        || (0xfff9..=0xfffb).contains(&n))
+}
+
+/// Python `repr()` of a value (strings quoted).
+pub fn repr(v: &Value) -> String {
+    let mut s = String::new();
+    write_repr(v, &mut s, true);
+    s
+}
+
+/// yaql `str()`: strings as is, `true`/`false`/`null` in YAQL spelling,
+/// collections as Python reprs of tuples/dicts.
+pub fn to_str(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.to_string(),
+        Value::Null => "null".into(),
+        Value::Bool(true) => "true".into(),
+        Value::Bool(false) => "false".into(),
+        _ => {
+            let mut s = String::new();
+            write_repr(v, &mut s, true);
+            s
+        }
+    }
+}
+
+fn write_repr(v: &Value, out: &mut String, top: bool) {
+    let _ = top;
+    match v {
+        Value::Null => out.push_str("None"),
+        Value::Bool(true) => out.push_str("True"),
+        Value::Bool(false) => out.push_str("False"),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::BigInt(b) => out.push_str(&b.to_string()),
+        Value::Float(f) => out.push_str(&float_repr(*f)),
+        Value::Str(s) => out.push_str(&str_repr(s)),
+        Value::List(l) => {
+            out.push('(');
+            for (i, x) in l.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(x, out, false);
+            }
+            if l.len() == 1 {
+                out.push(',');
+            }
+            out.push(')');
+        }
+        Value::Dict(d) => {
+            out.push('{');
+            for (i, (k, x)) in d.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(k, out, false);
+                out.push_str(": ");
+                write_repr(x, out, false);
+            }
+            out.push('}');
+        }
+        Value::Set(s) => {
+            if s.is_empty() {
+                out.push_str("frozenset()");
+                return;
+            }
+            out.push_str("frozenset({");
+            for (i, x) in s.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(x, out, false);
+            }
+            out.push_str("})");
+        }
+        Value::DateTime(d) => out.push_str(&crate::json::datetime_iso(d, ' ')),
+        Value::TimeSpan(t) => out.push_str(&timespan_str(*t)),
+        Value::Pair(p) => {
+            out.push('(');
+            write_repr(&p.0, out, false);
+            out.push_str(", ");
+            write_repr(&p.1, out, false);
+            out.push(')');
+        }
+        Value::Lambda(_) => out.push_str("<function>"),
+        Value::Iter(_) => out.push_str("<generator object>"),
+        Value::Context(_) => out.push_str("<yaql.language.contexts.Context object>"),
+    }
+}
+
+/// Python `str(timedelta)`: `[-]D day[s], H:MM:SS[.ffffff]`.
+pub fn timespan_str(micros: i64) -> String {
+    let total = micros as i128;
+    let days = total.div_euclid(86_400_000_000);
+    let rem = total.rem_euclid(86_400_000_000);
+    let secs = rem / 1_000_000;
+    let us = rem % 1_000_000;
+    let (h, m, s) = (secs / 3600, (secs % 3600) / 60, secs % 60);
+    let mut out = String::new();
+    if days != 0 {
+        out.push_str(&format!(
+            "{} day{}, ",
+            days,
+            if days.abs() == 1 { "" } else { "s" }
+        ));
+    }
+    out.push_str(&format!("{}:{:02}:{:02}", h, m, s));
+    if us != 0 {
+        out.push_str(&format!(".{:06}", us));
+    }
+    out
+}

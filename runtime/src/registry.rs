@@ -1,0 +1,696 @@
+//! The function registry: typed overloads with type-directed resolution.
+//!
+//! Every YAQL function (operators included, named `#operator_+` etc. as in
+//! the reference) is a set of overloads. An overload declares its form
+//! (function, method or extension), its parameters with types, nullability,
+//! defaults and laziness, and a native Rust function. The compiler asks the
+//! registry which arguments of a call must be compiled lazily (as closures);
+//! the VM asks it to resolve and run a call.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use smallvec::SmallVec;
+
+use crate::ctx::Frame;
+use crate::error::{Error, Result};
+use crate::value::{Closure, Value};
+use crate::Env;
+
+/// How an overload may be called.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `name(args)` only.
+    Function,
+    /// `receiver.name(args)` only; the receiver is the first parameter.
+    Method,
+    /// Both forms.
+    Extension,
+}
+
+/// The form of a call site.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `name(args)`.
+    Function,
+    /// `receiver.name(args)`.
+    Method,
+}
+
+/// Parameter types, as the reference's `yaqltypes` check them.
+#[derive(Clone, Debug)]
+pub enum Ty {
+    /// Any non-null value.
+    Any,
+    /// Only null (use with `nullable`).
+    Null,
+    /// Python `int`: integers and booleans.
+    Int,
+    /// Integers only (no booleans).
+    IntStrict,
+    /// Numbers: int or float, not bool.
+    Number,
+    /// Numbers or booleans.
+    NumberOrBool,
+    /// Strings.
+    Str,
+    /// Booleans.
+    Bool,
+    /// Lists, sets and lazy sequences (not strings, not dicts).
+    Iterable,
+    /// Lists (Python list/tuple).
+    Sequence,
+    /// Dictionaries.
+    Mapping,
+    /// Sets.
+    Set,
+    /// Lists, sets, lazy sequences and dicts.
+    Collection,
+    /// Datetimes.
+    DateTime,
+    /// Timespans.
+    TimeSpan,
+    /// Callables (lambda values).
+    Callable,
+    /// Context objects (`let`, `with`).
+    Context,
+    /// Mapping rules `k => v`.
+    Pair,
+    /// One of several types.
+    OneOf(&'static [Ty]),
+    /// A custom check.
+    Check(fn(&Value) -> bool),
+}
+
+impl Ty {
+    /// True when `v` (not null) is of this type.
+    pub fn accepts(&self, v: &Value) -> bool {
+        match self {
+            Ty::Any => !v.is_null(),
+            Ty::Null => v.is_null(),
+            Ty::Int => matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Bool(_)),
+            Ty::IntStrict => matches!(v, Value::Int(_) | Value::BigInt(_)),
+            Ty::Number => v.is_number(),
+            Ty::NumberOrBool => v.is_number() || matches!(v, Value::Bool(_)),
+            Ty::Str => matches!(v, Value::Str(_)),
+            Ty::Bool => matches!(v, Value::Bool(_)),
+            Ty::Iterable => v.is_iterable(),
+            Ty::Sequence => matches!(v, Value::List(_)),
+            Ty::Mapping => matches!(v, Value::Dict(_)),
+            Ty::Set => matches!(v, Value::Set(_)),
+            Ty::Collection => v.is_iterable() || matches!(v, Value::Dict(_)),
+            Ty::DateTime => matches!(v, Value::DateTime(_)),
+            Ty::TimeSpan => matches!(v, Value::TimeSpan(_)),
+            Ty::Callable => matches!(v, Value::Lambda(_)),
+            Ty::Context => matches!(v, Value::Context(_)),
+            Ty::Pair => matches!(v, Value::Pair(_)),
+            Ty::OneOf(ts) => ts.iter().any(|t| t.accepts(v)),
+            Ty::Check(f) => f(v),
+        }
+    }
+}
+
+/// How a parameter binds arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// One positional or keyword argument.
+    Normal,
+    /// `*args`: the remaining positional arguments.
+    Var,
+    /// `**kwargs`: the remaining keyword arguments.
+    Kw,
+}
+
+/// A declared parameter.
+#[derive(Clone, Debug)]
+pub struct Param {
+    /// Name (camelCase, as keyword arguments spell it).
+    pub name: Arc<str>,
+    /// Type.
+    pub ty: Ty,
+    /// Whether null is accepted.
+    pub nullable: bool,
+    /// Default value; a parameter with a default is optional.
+    pub default: Option<Value>,
+    /// Lazy: receives its argument as a lambda (`yaqltypes.Lambda`/`Lazy`).
+    pub lazy: bool,
+    /// Binding mode.
+    pub mode: Mode,
+}
+
+/// Makes a parameter of type `ty`.
+pub fn p(name: &str, ty: Ty) -> Param {
+    Param {
+        name: name.into(),
+        ty,
+        nullable: false,
+        default: None,
+        lazy: false,
+        mode: Mode::Normal,
+    }
+}
+
+/// Makes a lazy parameter (a lambda).
+pub fn lazy(name: &str) -> Param {
+    Param {
+        name: name.into(),
+        ty: Ty::Any,
+        nullable: true,
+        default: None,
+        lazy: true,
+        mode: Mode::Normal,
+    }
+}
+
+/// Makes a `*args` parameter.
+pub fn var(name: &str, ty: Ty) -> Param {
+    Param {
+        mode: Mode::Var,
+        ..p(name, ty)
+    }
+}
+
+/// Makes a `**kwargs` parameter.
+pub fn kw(name: &str, ty: Ty) -> Param {
+    Param {
+        mode: Mode::Kw,
+        ..p(name, ty)
+    }
+}
+
+impl Param {
+    /// Accepts null too.
+    pub fn nullable(mut self) -> Param {
+        self.nullable = true;
+        self
+    }
+    /// Gives a default (makes the parameter optional).
+    pub fn default(mut self, v: impl Into<Value>) -> Param {
+        self.default = Some(v.into());
+        self
+    }
+    /// Optional with default null (and nullable).
+    pub fn opt(mut self) -> Param {
+        self.default = Some(Value::Null);
+        self.nullable = true;
+        self
+    }
+    /// Marks the parameter lazy.
+    pub fn lazy(mut self) -> Param {
+        self.lazy = true;
+        self
+    }
+    fn check(&self, v: &Value) -> bool {
+        if v.is_null() {
+            self.nullable || matches!(self.ty, Ty::Null)
+        } else {
+            self.ty.accepts(v)
+        }
+    }
+}
+
+/// What a native receives.
+pub struct Cx<'a> {
+    /// The environment (registry, options).
+    pub env: &'a Env,
+    /// The YAQL context of the call site.
+    pub ctx: &'a Arc<Frame>,
+}
+
+impl Cx<'_> {
+    /// Calls a lambda value with positional arguments.
+    pub fn call(&self, f: &Value, args: &[Value]) -> Result<Value> {
+        match f {
+            Value::Lambda(c) => c.call(self.env, args),
+            other => Ok(other.clone()),
+        }
+    }
+    /// Iterates a collection with the iterator limit.
+    pub fn iter(&self, v: &Value) -> Result<crate::seq::SeqIter> {
+        crate::seq::iterate(self.env, v)
+    }
+    /// Collects a collection into a vector with the iterator limit.
+    pub fn to_vec(&self, v: &Value) -> Result<Vec<Value>> {
+        crate::seq::to_vec(self.env, v)
+    }
+}
+
+/// Arguments bound to an overload's parameters.
+pub struct Args {
+    /// One value per `Normal` parameter, in declaration order (defaults
+    /// filled in; lazy parameters hold lambdas).
+    pub vals: SmallVec<[Value; 4]>,
+    /// `*args`.
+    pub rest: Vec<Value>,
+    /// `**kwargs`.
+    pub kw: Vec<(Arc<str>, Value)>,
+}
+
+impl Args {
+    /// Parameter `i`.
+    pub fn get(&self, i: usize) -> &Value {
+        &self.vals[i]
+    }
+    /// Takes parameter `i` out.
+    pub fn take(&mut self, i: usize) -> Value {
+        std::mem::replace(&mut self.vals[i], Value::Null)
+    }
+    /// Parameter `i` as a string (empty when not one).
+    pub fn str(&self, i: usize) -> &str {
+        self.vals[i].as_str().unwrap_or("")
+    }
+    /// Parameter `i` as an i64 (0 when not one).
+    pub fn int(&self, i: usize) -> Result<i64> {
+        match &self.vals[i] {
+            Value::Int(n) => Ok(*n),
+            Value::Bool(b) => Ok(*b as i64),
+            Value::BigInt(_) => Err(Error::new(
+                "OverflowError",
+                "Python int too large to convert to C ssize_t",
+            )),
+            _ => Ok(0),
+        }
+    }
+    /// Parameter `i` as a bool (Python truthiness).
+    pub fn bool(&self, i: usize) -> bool {
+        self.vals[i].truthy()
+    }
+}
+
+/// A native implementation.
+pub type NativeFn = fn(&Cx, Args) -> Result<Value>;
+
+/// One overload.
+#[derive(Clone)]
+pub struct Overload {
+    /// Stable id, `group.name#n`.
+    pub id: String,
+    /// The function name.
+    pub name: Arc<str>,
+    /// Form.
+    pub kind: Kind,
+    /// Parameters (`Var`/`Kw` ones last).
+    pub params: Vec<Param>,
+    /// The implementation.
+    pub f: NativeFn,
+    /// Constant-foldable: no context use, no side effects.
+    pub pure_: bool,
+    /// Takes no keyword arguments: `name => v` becomes a positional
+    /// mapping rule (`#map`, `dict`, legacy functions).
+    pub no_kw: bool,
+}
+
+impl Overload {
+    fn accepts_form(&self, form: Form) -> bool {
+        !matches!(
+            (self.kind, form),
+            (Kind::Function, Form::Method) | (Kind::Method, Form::Function)
+        )
+    }
+}
+
+/// All overloads of one name.
+#[derive(Clone, Default)]
+pub struct OverloadSet {
+    /// The overloads, tried in registration order.
+    pub overloads: Vec<Arc<Overload>>,
+}
+
+/// An argument at a call site.
+#[derive(Clone)]
+pub enum ArgIn {
+    /// An evaluated value.
+    Val(Value),
+    /// An argument compiled lazily (a closure over the call-site context).
+    Thunk(Arc<Closure>),
+    /// A skipped positional slot (`f(a,,c)`).
+    Skip,
+}
+
+/// The registry of all functions.
+#[derive(Default, Clone)]
+pub struct Registry {
+    sets: HashMap<Arc<str>, Arc<OverloadSet>>,
+    group: String,
+    counter: usize,
+}
+
+/// Handle returned by registration to adjust the new overload.
+pub struct Reg<'a> {
+    ov: &'a mut Overload,
+}
+
+impl Reg<'_> {
+    /// Marks the overload pure (constant-foldable).
+    pub fn pure_(self) -> Self {
+        self.ov.pure_ = true;
+        self
+    }
+    /// Keyword arguments become positional mapping rules.
+    pub fn no_kw(self) -> Self {
+        self.ov.no_kw = true;
+        self
+    }
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+    /// Sets the group name used in overload ids.
+    pub fn group(&mut self, g: &str) {
+        self.group = g.into();
+    }
+
+    fn add(&mut self, name: &str, kind: Kind, params: Vec<Param>, f: NativeFn) -> Reg<'_> {
+        self.counter += 1;
+        let ov = Overload {
+            id: format!("{}.{}#{}", self.group, name, self.counter),
+            name: name.into(),
+            kind,
+            params,
+            f,
+            pure_: false,
+            no_kw: false,
+        };
+        let set = self.sets.entry(name.into()).or_default();
+        let set = Arc::make_mut(set);
+        set.overloads.push(Arc::new(ov));
+        let last = set.overloads.last_mut().unwrap();
+        Reg {
+            ov: Arc::get_mut(last).unwrap(),
+        }
+    }
+    /// Registers `name(params)`.
+    pub fn function(&mut self, name: &str, params: Vec<Param>, f: NativeFn) -> Reg<'_> {
+        self.add(name, Kind::Function, params, f)
+    }
+    /// Registers `receiver.name(params[1..])`.
+    pub fn method(&mut self, name: &str, params: Vec<Param>, f: NativeFn) -> Reg<'_> {
+        self.add(name, Kind::Method, params, f)
+    }
+    /// Registers both forms.
+    pub fn extension(&mut self, name: &str, params: Vec<Param>, f: NativeFn) -> Reg<'_> {
+        self.add(name, Kind::Extension, params, f)
+    }
+
+    /// The overloads of `name`.
+    pub fn get(&self, name: &str) -> Option<&Arc<OverloadSet>> {
+        self.sets.get(name)
+    }
+    /// Every registered name.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.sets.keys().map(|k| &**k)
+    }
+
+    /// Which arguments of a call must be compiled lazily: for each
+    /// positional slot (receiver first for methods) and each named
+    /// argument, true when any overload of `name` takes it lazily.
+    pub fn lazy_slots(
+        &self,
+        name: &str,
+        form: Form,
+        npos: usize,
+        named: &[&str],
+    ) -> (Vec<bool>, Vec<bool>) {
+        let mut pos = vec![false; npos];
+        let mut nam = vec![false; named.len()];
+        if let Some(set) = self.get(name) {
+            for ov in set.overloads.iter().filter(|o| o.accepts_form(form)) {
+                let normals: Vec<&Param> =
+                    ov.params.iter().filter(|p| p.mode == Mode::Normal).collect();
+                let var = ov.params.iter().find(|p| p.mode == Mode::Var);
+                let kwp = ov.params.iter().find(|p| p.mode == Mode::Kw);
+                for (i, slot) in pos.iter_mut().enumerate() {
+                    let lz = match normals.get(i) {
+                        Some(p) => p.lazy,
+                        None => var.is_some_and(|p| p.lazy),
+                    };
+                    *slot |= lz;
+                }
+                for (j, n) in named.iter().enumerate() {
+                    if ov.no_kw {
+                        nam[j] |= var.is_some_and(|p| p.lazy);
+                        continue;
+                    }
+                    let lz = match normals.iter().find(|p| &*p.name == *n) {
+                        Some(p) => p.lazy,
+                        None => kwp.is_some_and(|p| p.lazy),
+                    };
+                    nam[j] |= lz;
+                }
+            }
+        }
+        (pos, nam)
+    }
+
+    /// Resolves and runs a call.
+    pub fn call(
+        &self,
+        cx: &Cx,
+        name: &str,
+        set: Option<&OverloadSet>,
+        form: Form,
+        pos: &[ArgIn],
+        named: &[(Arc<str>, ArgIn)],
+    ) -> Result<Value> {
+        let Some(set) = set.or_else(|| self.get(name).map(|s| &**s)) else {
+            return Err(not_registered(name, form));
+        };
+        let mut forced_pos: SmallVec<[Option<Value>; 4]> = SmallVec::from_elem(None, pos.len());
+        let mut forced_named: SmallVec<[Option<Value>; 2]> =
+            SmallVec::from_elem(None, named.len());
+        let mut any_form = false;
+        for ov in &set.overloads {
+            if !ov.accepts_form(form) {
+                continue;
+            }
+            any_form = true;
+            if ov.no_kw && !named.is_empty() {
+                let mut all: Vec<ArgIn> = pos.to_vec();
+                for (n, a) in named {
+                    let v = match a {
+                        ArgIn::Val(v) => v.clone(),
+                        ArgIn::Thunk(c) => Value::Lambda(c.clone()),
+                        ArgIn::Skip => Value::Null,
+                    };
+                    all.push(ArgIn::Val(Value::Pair(Arc::new((Value::str(&**n), v)))));
+                }
+                let mut fp: Vec<Option<Value>> = vec![None; all.len()];
+                if let Some(args) = bind(cx, ov, &all, &[], &mut fp, &mut [])? {
+                    return (ov.f)(cx, args);
+                }
+                continue;
+            }
+            if let Some(args) = bind(cx, ov, pos, named, &mut forced_pos, &mut forced_named)? {
+                return (ov.f)(cx, args);
+            }
+        }
+        if !any_form {
+            return Err(not_registered(name, form));
+        }
+        Err(no_matching(name, form))
+    }
+}
+
+/// `NoFunctionRegisteredException` / `NoMethodRegisteredException`.
+pub fn not_registered(name: &str, form: Form) -> Error {
+    match form {
+        Form::Function => Error::new(
+            "NoFunctionRegisteredException",
+            format!("Unknown function \"{}\"", display_name(name)),
+        ),
+        Form::Method => Error::new(
+            "NoMethodRegisteredException",
+            format!("Unknown method \"{}\"", display_name(name)),
+        ),
+    }
+}
+
+/// `NoMatchingFunctionException` / `NoMatchingMethodException`.
+pub fn no_matching(name: &str, form: Form) -> Error {
+    match form {
+        Form::Function => Error::new(
+            "NoMatchingFunctionException",
+            format!(
+                "No function \"{}\" matches supplied arguments",
+                display_name(name)
+            ),
+        ),
+        Form::Method => Error::new(
+            "NoMatchingMethodException",
+            format!(
+                "No method \"{}\" matches supplied arguments",
+                display_name(name)
+            ),
+        ),
+    }
+}
+
+fn display_name(name: &str) -> &str {
+    name
+}
+
+fn const_thunk(v: Value) -> Value {
+    struct K(Value);
+    impl crate::value::Invoke for K {
+        fn invoke(
+            &self,
+            _: &Env,
+            _: &Arc<Frame>,
+            _: &[Value],
+            _: &[(Arc<str>, Value)],
+        ) -> Result<Value> {
+            Ok(self.0.clone())
+        }
+    }
+    if let Value::Lambda(_) = v {
+        return v;
+    }
+    Value::Lambda(Arc::new(Closure {
+        code: Arc::new(K(v)),
+        ctx: Frame::root(Value::Null),
+    }))
+}
+
+fn force(cx: &Cx, a: &ArgIn, slot: &mut Option<Value>) -> Result<Value> {
+    if let Some(v) = slot {
+        return Ok(v.clone());
+    }
+    let v = match a {
+        ArgIn::Val(v) => v.clone(),
+        ArgIn::Thunk(c) => {
+            let v = c.call(cx.env, &[])?;
+            *slot = Some(v.clone());
+            v
+        }
+        ArgIn::Skip => Value::Null,
+    };
+    Ok(v)
+}
+
+fn bind_one(cx: &Cx, prm: &Param, a: &ArgIn, slot: &mut Option<Value>) -> Result<Option<Value>> {
+    if prm.lazy {
+        return Ok(Some(match a {
+            ArgIn::Thunk(c) => Value::Lambda(c.clone()),
+            ArgIn::Val(v) => {
+                // A mapping rule whose sides were compiled lazily stays as is.
+                if let Value::Pair(_) = v {
+                    v.clone()
+                } else {
+                    const_thunk(v.clone())
+                }
+            }
+            ArgIn::Skip => return Ok(None),
+        }));
+    }
+    let v = force(cx, a, slot)?;
+    // A pair of thunks given to an eager mapping-rule parameter: force both.
+    let v = match (&prm.ty, v) {
+        (Ty::Pair, Value::Pair(pr)) => {
+            let k = force_val(cx, &pr.0)?;
+            let w = force_val(cx, &pr.1)?;
+            Value::Pair(Arc::new((k, w)))
+        }
+        (_, v) => v,
+    };
+    Ok(if prm.check(&v) { Some(v) } else { None })
+}
+
+/// Evaluates a value that may be a lazily compiled argument part.
+pub fn force_val(cx: &Cx, v: &Value) -> Result<Value> {
+    match v {
+        Value::Lambda(c) if c.code.is_thunk() => c.call(cx.env, &[]),
+        other => Ok(other.clone()),
+    }
+}
+
+fn bind(
+    cx: &Cx,
+    ov: &Overload,
+    pos: &[ArgIn],
+    named: &[(Arc<str>, ArgIn)],
+    forced_pos: &mut [Option<Value>],
+    forced_named: &mut [Option<Value>],
+) -> Result<Option<Args>> {
+    let params = &ov.params;
+    let n_normal = params.iter().filter(|p| p.mode == Mode::Normal).count();
+    let var = params.iter().find(|p| p.mode == Mode::Var);
+    let kwp = params.iter().find(|p| p.mode == Mode::Kw);
+    if pos.len() > n_normal && var.is_none() {
+        return Ok(None);
+    }
+    // Which normal params are given by name.
+    let mut by_name: SmallVec<[Option<usize>; 4]> = SmallVec::from_elem(None, n_normal);
+    let mut extra_kw: SmallVec<[usize; 2]> = SmallVec::new();
+    for (j, (n, _)) in named.iter().enumerate() {
+        match params[..n_normal].iter().position(|p| p.name == *n) {
+            Some(i) => {
+                if i < pos.len() || by_name[i].is_some() {
+                    return Ok(None);
+                }
+                by_name[i] = Some(j);
+            }
+            None => {
+                if kwp.is_none() {
+                    return Ok(None);
+                }
+                extra_kw.push(j);
+            }
+        }
+    }
+    let mut vals: SmallVec<[Value; 4]> = SmallVec::with_capacity(n_normal);
+    for (i, prm) in params[..n_normal].iter().enumerate() {
+        let got = if i < pos.len() {
+            if let ArgIn::Skip = pos[i] {
+                None
+            } else {
+                match bind_one(cx, prm, &pos[i], &mut forced_pos[i])? {
+                    Some(v) => Some(v),
+                    None => return Ok(None),
+                }
+            }
+        } else if let Some(j) = by_name[i] {
+            match bind_one(cx, prm, &named[j].1, &mut forced_named[j])? {
+                Some(v) => Some(v),
+                None => return Ok(None),
+            }
+        } else {
+            None
+        };
+        match got {
+            Some(v) => vals.push(v),
+            None => match &prm.default {
+                Some(d) => vals.push(if prm.lazy { const_thunk(d.clone()) } else { d.clone() }),
+                None => return Ok(None),
+            },
+        }
+    }
+    let mut rest = Vec::new();
+    if let Some(vp) = var {
+        for (i, a) in pos.iter().enumerate().skip(n_normal) {
+            if let ArgIn::Skip = a {
+                return Ok(None);
+            }
+            match bind_one(cx, vp, a, &mut forced_pos[i])? {
+                Some(v) => rest.push(v),
+                None => return Ok(None),
+            }
+        }
+    }
+    let mut kwv = Vec::new();
+    if let Some(kp) = kwp {
+        for j in extra_kw {
+            match bind_one(cx, kp, &named[j].1, &mut forced_named[j])? {
+                Some(v) => kwv.push((named[j].0.clone(), v)),
+                None => return Ok(None),
+            }
+        }
+    }
+    Ok(Some(Args {
+        vals,
+        rest,
+        kw: kwv,
+    }))
+}

@@ -1,0 +1,507 @@
+//! The runtime value of YAQL and MuranoPL.
+//!
+//! `Value` is a 16-byte enum (pinned by a compile-time assertion below).
+//! Collections are reference-counted and immutable: every YAQL function
+//! returns new values, as the reference's frozen tuples and dicts do.
+//! Equality and hashing follow Python: `1`, `1.0` and `true` are equal and
+//! hash alike, so they are the same dictionary key.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use indexmap::{IndexMap, IndexSet};
+use num_bigint::BigInt;
+use num_traits::{ToPrimitive, Zero};
+use rustc_hash::FxHasher;
+
+use crate::ctx::Frame;
+use crate::error::{Error, Result};
+
+/// Hasher used by every dictionary and set.
+pub type FxBuild = BuildHasherDefault<FxHasher>;
+/// An insertion-ordered dictionary, as yaql's `FrozenDict` over Python's dict.
+pub type Dict = IndexMap<Value, Value, FxBuild>;
+/// An insertion-ordered set (Python sets are unordered; keeping insertion
+/// order makes results deterministic).
+pub type Set = IndexSet<Value, FxBuild>;
+
+/// A YAQL value.
+#[derive(Clone)]
+pub enum Value {
+    /// `null` (Python `None`).
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer that fits in 64 bits.
+    Int(i64),
+    /// An integer outside the 64-bit range (always normalised: never fits i64).
+    BigInt(Arc<BigInt>),
+    /// A double.
+    Float(f64),
+    /// A string.
+    Str(Arc<String>),
+    /// A list (Python list or tuple).
+    List(Arc<Vec<Value>>),
+    /// A dictionary.
+    Dict(Arc<Dict>),
+    /// A set.
+    Set(Arc<Set>),
+    /// A datetime with a UTC offset.
+    DateTime(Arc<DateTime>),
+    /// A timespan in microseconds.
+    TimeSpan(i64),
+    /// A callable: a compiled lambda bound to its context, or a native.
+    Lambda(Arc<Closure>),
+    /// A lazy, one-shot sequence (a Python generator).
+    Iter(Arc<LazySeq>),
+    /// A context object (`let`, `with`, `unpack`, `def`).
+    Context(Arc<Frame>),
+    /// A mapping rule `key => value` passed as an argument.
+    Pair(Arc<(Value, Value)>),
+}
+
+const _: () = assert!(std::mem::size_of::<Value>() == 16);
+
+/// A datetime: UTC instant in microseconds plus the offset in seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DateTime {
+    /// Microseconds since the Unix epoch, UTC.
+    pub micros: i64,
+    /// UTC offset in seconds.
+    pub offset: i32,
+}
+
+/// Something that can be invoked with positional and keyword arguments.
+pub trait Invoke: Send + Sync {
+    /// Calls the code in `ctx` with the given arguments.
+    fn invoke(
+        &self,
+        env: &crate::Env,
+        ctx: &Arc<Frame>,
+        args: &[Value],
+        kwargs: &[(Arc<str>, Value)],
+    ) -> Result<Value>;
+    /// A short description for diagnostics.
+    fn describe(&self) -> String {
+        "<lambda>".into()
+    }
+    /// True for the closure of a lazily compiled call argument.
+    fn is_thunk(&self) -> bool {
+        false
+    }
+}
+
+/// A lambda: code plus the context it was created in.
+pub struct Closure {
+    /// The code.
+    pub code: Arc<dyn Invoke>,
+    /// The defining context.
+    pub ctx: Arc<Frame>,
+}
+
+impl Closure {
+    /// Calls the lambda with positional arguments (`$1`, `$2`, ...).
+    pub fn call(&self, env: &crate::Env, args: &[Value]) -> Result<Value> {
+        self.code.invoke(env, &self.ctx, args, &[])
+    }
+    /// Calls the lambda with positional and keyword arguments.
+    pub fn call_kw(
+        &self,
+        env: &crate::Env,
+        args: &[Value],
+        kwargs: &[(Arc<str>, Value)],
+    ) -> Result<Value> {
+        self.code.invoke(env, &self.ctx, args, kwargs)
+    }
+    /// Evaluates the lambda's expression in another context (`->`).
+    pub fn call_in(&self, env: &crate::Env, ctx: &Arc<Frame>, args: &[Value]) -> Result<Value> {
+        self.code.invoke(env, ctx, args, &[])
+    }
+}
+
+/// A boxed fallible iterator of values.
+pub type BoxIter = Box<dyn Iterator<Item = Result<Value>> + Send>;
+
+/// A lazy one-shot sequence, like a Python generator: iterating it twice
+/// gives the remaining elements only.
+pub struct LazySeq {
+    inner: Mutex<Option<BoxIter>>,
+}
+
+impl LazySeq {
+    /// Wraps an iterator.
+    pub fn new(it: BoxIter) -> Arc<LazySeq> {
+        Arc::new(LazySeq {
+            inner: Mutex::new(Some(it)),
+        })
+    }
+    /// Pulls the next element.
+    pub fn next(&self) -> Option<Result<Value>> {
+        let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        match g.as_mut() {
+            Some(it) => {
+                let r = it.next();
+                if r.is_none() {
+                    *g = None;
+                }
+                r
+            }
+            None => None,
+        }
+    }
+}
+
+impl Value {
+    /// Makes a string value.
+    pub fn str<S: Into<String>>(s: S) -> Value {
+        Value::Str(Arc::new(s.into()))
+    }
+    /// Makes a list value.
+    pub fn list(v: Vec<Value>) -> Value {
+        Value::List(Arc::new(v))
+    }
+    /// Makes a dict value.
+    pub fn dict(d: Dict) -> Value {
+        Value::Dict(Arc::new(d))
+    }
+    /// Makes a set value.
+    pub fn set(s: Set) -> Value {
+        Value::Set(Arc::new(s))
+    }
+    /// Makes a lazy sequence from an iterator.
+    pub fn iter<I>(it: I) -> Value
+    where
+        I: Iterator<Item = Result<Value>> + Send + 'static,
+    {
+        Value::Iter(LazySeq::new(Box::new(it)))
+    }
+    /// Makes an integer from a big integer, normalising to `Int` when it fits.
+    pub fn from_bigint(b: BigInt) -> Value {
+        match b.to_i64() {
+            Some(i) => Value::Int(i),
+            None => Value::BigInt(Arc::new(b)),
+        }
+    }
+    /// Makes a float value.
+    pub fn float(f: f64) -> Value {
+        Value::Float(f)
+    }
+
+    /// The Python type name of the value, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) | Value::BigInt(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::List(_) => "tuple",
+            Value::Dict(_) => "FrozenDict",
+            Value::Set(_) => "frozenset",
+            Value::DateTime(_) => "datetime",
+            Value::TimeSpan(_) => "timedelta",
+            Value::Lambda(_) => "function",
+            Value::Iter(_) => "generator",
+            Value::Context(_) => "Context",
+            Value::Pair(_) => "MappingRule",
+        }
+    }
+
+    /// Python truthiness.
+    pub fn truthy(&self) -> bool {
+        match self {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::BigInt(b) => !b.is_zero(),
+            Value::Float(f) => *f != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::List(l) => !l.is_empty(),
+            Value::Dict(d) => !d.is_empty(),
+            Value::Set(s) => !s.is_empty(),
+            Value::TimeSpan(t) => *t != 0,
+            _ => true,
+        }
+    }
+
+    /// True for `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+    /// True for integers (not booleans).
+    pub fn is_int(&self) -> bool {
+        matches!(self, Value::Int(_) | Value::BigInt(_))
+    }
+    /// True for ints and floats (not booleans).
+    pub fn is_number(&self) -> bool {
+        matches!(self, Value::Int(_) | Value::BigInt(_) | Value::Float(_))
+    }
+    /// The string content, if a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+    /// The value as f64, for numbers and booleans.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::BigInt(b) => b.to_f64(),
+            Value::Float(f) => Some(*f),
+            Value::Bool(b) => Some(*b as i64 as f64),
+            _ => None,
+        }
+    }
+    /// The value as a big integer, for ints and booleans.
+    pub fn as_bigint(&self) -> Option<BigInt> {
+        match self {
+            Value::Int(i) => Some(BigInt::from(*i)),
+            Value::BigInt(b) => Some((**b).clone()),
+            Value::Bool(b) => Some(BigInt::from(*b as i64)),
+            _ => None,
+        }
+    }
+    /// The value as i64 for ints and booleans that fit.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) => Some(*i),
+            Value::Bool(b) => Some(*b as i64),
+            _ => None,
+        }
+    }
+    /// True for values that are Python collections a query may iterate
+    /// (lists, sets, lazy sequences; not strings nor dicts).
+    pub fn is_iterable(&self) -> bool {
+        matches!(self, Value::List(_) | Value::Set(_) | Value::Iter(_))
+    }
+    /// True when the value can be a dictionary key / set element
+    /// (Python hashability: lists of our own are tuples, so hashable when
+    /// their elements are; dicts are FrozenDicts, hashable too).
+    pub fn is_hashable(&self) -> bool {
+        match self {
+            Value::List(l) => l.iter().all(|v| v.is_hashable()),
+            Value::Iter(_) | Value::Lambda(_) | Value::Context(_) => true,
+            _ => true,
+        }
+    }
+}
+
+/// Numeric view used by equality and ordering.
+enum Num<'a> {
+    I(i64),
+    B(&'a BigInt),
+    F(f64),
+}
+
+fn num_of(v: &Value) -> Option<Num<'_>> {
+    match v {
+        Value::Bool(b) => Some(Num::I(*b as i64)),
+        Value::Int(i) => Some(Num::I(*i)),
+        Value::BigInt(b) => Some(Num::B(b)),
+        Value::Float(f) => Some(Num::F(*f)),
+        _ => None,
+    }
+}
+
+fn float_cmp_big(f: f64, b: &BigInt) -> Option<Ordering> {
+    if f.is_nan() {
+        return None;
+    }
+    if f.is_infinite() {
+        return Some(if f > 0.0 {
+            Ordering::Greater
+        } else {
+            Ordering::Less
+        });
+    }
+    let fl = f.floor();
+    let fb = num_bigint::BigInt::from(fl as i128);
+    // Floats beyond i128 are handled through f64 comparison of the bigint.
+    if fl.abs() >= 1.0e38 {
+        return f.partial_cmp(&b.to_f64().unwrap_or(f64::INFINITY));
+    }
+    match fb.cmp(b) {
+        Ordering::Equal => {
+            if f > fl {
+                Some(Ordering::Greater)
+            } else {
+                Some(Ordering::Equal)
+            }
+        }
+        o => Some(o),
+    }
+}
+
+fn float_cmp_int(f: f64, i: i64) -> Option<Ordering> {
+    if f.is_nan() {
+        return None;
+    }
+    // Exact comparison between f64 and i64.
+    if f >= 9.3e18 {
+        return Some(Ordering::Greater);
+    }
+    if f <= -9.3e18 {
+        return Some(Ordering::Less);
+    }
+    let t = f.trunc();
+    let ti = t as i64;
+    match ti.cmp(&i) {
+        Ordering::Equal => {
+            if f > t {
+                Some(Ordering::Greater)
+            } else if f < t {
+                Some(Ordering::Less)
+            } else {
+                Some(Ordering::Equal)
+            }
+        }
+        o => Some(o),
+    }
+}
+
+/// Compares two numbers (ints, bigints, floats, booleans) as Python does.
+pub fn num_cmp(a: &Value, b: &Value) -> Option<Ordering> {
+    let (x, y) = (num_of(a)?, num_of(b)?);
+    match (x, y) {
+        (Num::I(a), Num::I(b)) => Some(a.cmp(&b)),
+        (Num::I(a), Num::B(b)) => Some(BigInt::from(a).cmp(b)),
+        (Num::B(a), Num::I(b)) => Some((*a).cmp(&BigInt::from(b))),
+        (Num::B(a), Num::B(b)) => Some(a.cmp(b)),
+        (Num::F(a), Num::F(b)) => a.partial_cmp(&b),
+        (Num::F(a), Num::I(b)) => float_cmp_int(a, b),
+        (Num::I(a), Num::F(b)) => float_cmp_int(b, a).map(Ordering::reverse),
+        (Num::F(a), Num::B(b)) => float_cmp_big(a, b),
+        (Num::B(a), Num::F(b)) => float_cmp_big(b, a).map(Ordering::reverse),
+    }
+}
+
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        use Value::*;
+        match (self, other) {
+            (Null, Null) => true,
+            (Str(a), Str(b)) => a == b,
+            (Int(a), Int(b)) => a == b,
+            (List(a), List(b)) => Arc::ptr_eq(a, b) || a[..] == b[..],
+            (Dict(a), Dict(b)) => {
+                Arc::ptr_eq(a, b)
+                    || (a.len() == b.len()
+                        && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w)))
+            }
+            (Set(a), Set(b)) => a.len() == b.len() && a.iter().all(|k| b.contains(k)),
+            (DateTime(a), DateTime(b)) => a.micros == b.micros,
+            (TimeSpan(a), TimeSpan(b)) => a == b,
+            (Lambda(a), Lambda(b)) => Arc::ptr_eq(a, b),
+            (Iter(a), Iter(b)) => Arc::ptr_eq(a, b),
+            (Context(a), Context(b)) => Arc::ptr_eq(a, b),
+            (Pair(a), Pair(b)) => a == b,
+            _ => match num_cmp(self, other) {
+                Some(o) => o == Ordering::Equal,
+                None => false,
+            },
+        }
+    }
+}
+
+impl Eq for Value {}
+
+impl Hash for Value {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        match self {
+            Value::Null => 0u8.hash(h),
+            Value::Bool(b) => (*b as i64).hash(h),
+            Value::Int(i) => i.hash(h),
+            Value::BigInt(b) => b.hash(h),
+            Value::Float(f) => {
+                if f.fract() == 0.0 && f.is_finite() {
+                    if *f >= -9.2e18 && *f <= 9.2e18 {
+                        (*f as i64).hash(h)
+                    } else {
+                        BigInt::from(*f as i128).hash(h)
+                    }
+                } else {
+                    f.to_bits().hash(h)
+                }
+            }
+            Value::Str(s) => s.as_str().hash(h),
+            Value::List(l) => {
+                1u8.hash(h);
+                for v in l.iter() {
+                    v.hash(h)
+                }
+            }
+            Value::Dict(d) => {
+                2u8.hash(h);
+                d.len().hash(h)
+            }
+            Value::Set(s) => {
+                3u8.hash(h);
+                s.len().hash(h)
+            }
+            Value::DateTime(d) => d.micros.hash(h),
+            Value::TimeSpan(t) => t.hash(h),
+            Value::Lambda(l) => (Arc::as_ptr(l) as *const u8 as usize).hash(h),
+            Value::Iter(l) => (Arc::as_ptr(l) as usize).hash(h),
+            Value::Context(l) => (Arc::as_ptr(l) as usize).hash(h),
+            Value::Pair(p) => {
+                p.0.hash(h);
+                p.1.hash(h)
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&crate::json::to_tagged_string(self))
+    }
+}
+
+/// Collects a one-shot sequence or collection into a vector, honouring the
+/// iterator limit of `env`.
+pub fn collect(env: &crate::Env, v: &Value) -> Result<Vec<Value>> {
+    let mut out = Vec::new();
+    for x in crate::seq::iterate(env, v)? {
+        out.push(x?);
+    }
+    Ok(out)
+}
+
+impl From<bool> for Value {
+    fn from(b: bool) -> Value {
+        Value::Bool(b)
+    }
+}
+impl From<i64> for Value {
+    fn from(i: i64) -> Value {
+        Value::Int(i)
+    }
+}
+impl From<f64> for Value {
+    fn from(f: f64) -> Value {
+        Value::Float(f)
+    }
+}
+impl From<&str> for Value {
+    fn from(s: &str) -> Value {
+        Value::str(s)
+    }
+}
+impl From<String> for Value {
+    fn from(s: String) -> Value {
+        Value::str(s)
+    }
+}
+impl From<Vec<Value>> for Value {
+    fn from(v: Vec<Value>) -> Value {
+        Value::list(v)
+    }
+}
+
+/// Error for a type mismatch found inside a native function.
+pub fn type_error(msg: impl Into<String>) -> Error {
+    Error::new("TypeError", msg)
+}

@@ -1,0 +1,303 @@
+//! The `muranopl` command line.
+
+use std::io::{BufRead, Read, Write};
+use std::panic::AssertUnwindSafe;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+
+use crate::{json, Engine, Options, Value};
+
+#[derive(Parser)]
+#[command(name = "muranopl", version, about = "A fast engine for YAQL and MuranoPL")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Evaluate a YAQL expression and print the result as (tagged) JSON.
+    Yaql {
+        /// The expression.
+        expr: String,
+        /// Input data file (JSON) bound to `$`; `-` reads standard input.
+        #[arg(long)]
+        data: Option<String>,
+        /// yaql 0.2 (legacy) mode.
+        #[arg(long)]
+        legacy: bool,
+        /// Print the IR and bytecode instead of evaluating.
+        #[arg(long)]
+        disasm: bool,
+        /// Iterator limit (default: unlimited).
+        #[arg(long)]
+        limit_iterators: Option<usize>,
+    },
+    /// Speak the conformance protocol (JSON Lines on stdin/stdout).
+    Harness {
+        /// `yaql` (or `dsl`, not built yet).
+        kind: String,
+    },
+    /// Time evaluation: compile once, evaluate N times.
+    BenchEval {
+        /// The expression.
+        #[arg(long)]
+        expr: Option<String>,
+        /// JSON data file.
+        #[arg(long)]
+        data: Option<String>,
+        /// Repetitions.
+        #[arg(long, default_value_t = 1)]
+        repeat: usize,
+        /// Evaluate once per element of the top-level array.
+        #[arg(long)]
+        each: bool,
+        /// Parse (compile) every line of this file instead of evaluating.
+        #[arg(long)]
+        parse_file: Option<String>,
+    },
+}
+
+/// Runs the CLI; returns the exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    // Evaluate on a thread with a large stack: deeply nested input and
+    // expressions must fail cleanly, not overflow.
+    let h = std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(move || run(cli))
+        .expect("spawn");
+    h.join().unwrap_or(3)
+}
+
+fn read_data(path: &Option<String>) -> Result<Value, String> {
+    let text = match path.as_deref() {
+        None => return Ok(Value::Null),
+        Some("-") => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| e.to_string())?;
+            s
+        }
+        Some(p) => std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"))?,
+    };
+    json::from_tagged_str(&text).map_err(|e| e.to_string())
+}
+
+fn run(cli: Cli) -> i32 {
+    match cli.cmd {
+        Cmd::Yaql {
+            expr,
+            data,
+            legacy,
+            disasm,
+            limit_iterators,
+        } => {
+            let engine = Engine::new(Options {
+                legacy,
+                limit_iterators,
+                convert_sets_to_lists: !legacy,
+                ..Options::default()
+            });
+            let prog = match engine.compile(&expr) {
+                Ok(p) => p,
+                Err(e) => {
+                    eprintln!("{}", e.render(&expr));
+                    return 1;
+                }
+            };
+            if disasm {
+                println!("; IR\n{}", prog.ir().print());
+                println!("; bytecode\n{}", prog.chunk().disas());
+                return 0;
+            }
+            let data = match read_data(&data) {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return 2;
+                }
+            };
+            match engine.eval(&prog, data) {
+                Ok(v) => {
+                    println!("{}", json::to_tagged_string(&v));
+                    0
+                }
+                Err(e) => {
+                    eprintln!("{}", e.render(&expr));
+                    1
+                }
+            }
+        }
+        Cmd::Harness { kind } => match kind.as_str() {
+            "yaql" => harness_yaql(),
+            other => {
+                eprintln!("error: harness `{other}` is not available yet (only `yaql`)");
+                2
+            }
+        },
+        Cmd::BenchEval {
+            expr,
+            data,
+            repeat,
+            each,
+            parse_file,
+        } => bench_eval(expr, data, repeat, each, parse_file),
+    }
+}
+
+fn error_json(kind: &str, msg: &str) -> serde_json::Value {
+    serde_json::json!({"kind": kind, "message": msg})
+}
+
+fn harness_yaql() -> i32 {
+    let engines = [
+        Engine::new(Options::test_suite(false)),
+        Engine::new(Options::test_suite(true)),
+    ];
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        if line.trim().is_empty() {
+            continue;
+        }
+        let resp = match serde_json::from_str::<serde_json::Value>(&line) {
+            Err(e) => format!(
+                "{{\"id\": null, \"error\": {}}}",
+                error_json("ValueError", &format!("bad request: {e}"))
+            ),
+            Ok(req) => {
+                let id = req.get("id").cloned().unwrap_or(serde_json::Value::Null);
+                let expr = req.get("expr").and_then(|e| e.as_str()).unwrap_or("");
+                let legacy = req.get("legacy").and_then(|l| l.as_bool()).unwrap_or(false);
+                let engine = &engines[legacy as usize];
+                let data = req.get("data").cloned().unwrap_or(serde_json::Value::Null);
+                let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    let data = json::from_tagged(&data)?;
+                    let prog = engine.compile(expr)?;
+                    let v = engine.eval(&prog, data)?;
+                    Ok::<String, crate::Error>(json::to_tagged_string(&v))
+                }));
+                let body = match r {
+                    Ok(Ok(s)) => format!("\"result\": {s}"),
+                    Ok(Err(e)) => format!("\"error\": {}", error_json(e.kind(), e.message())),
+                    Err(_) => format!("\"error\": {}", error_json("InternalError", "panic")),
+                };
+                format!("{{\"id\": {id}, {body}}}")
+            }
+        };
+        if writeln!(out, "{resp}").and_then(|_| out.flush()).is_err() {
+            break;
+        }
+    }
+    0
+}
+
+fn bench_eval(
+    expr: Option<String>,
+    data: Option<String>,
+    repeat: usize,
+    each: bool,
+    parse_file: Option<String>,
+) -> i32 {
+    let engine = Engine::new(Options::default());
+    let mut times = Vec::with_capacity(repeat);
+    let summary: serde_json::Value;
+    if let Some(pf) = parse_file {
+        let text = match std::fs::read_to_string(&pf) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("error: {pf}: {e}");
+                return 2;
+            }
+        };
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        let mut ok = 0;
+        for _ in 0..repeat {
+            let t = Instant::now();
+            ok = 0;
+            for l in &lines {
+                if engine.compile(l).is_ok() {
+                    ok += 1;
+                }
+            }
+            times.push(t.elapsed().as_secs_f64());
+        }
+        summary = serde_json::json!(ok);
+    } else {
+        let Some(expr) = expr else {
+            eprintln!("error: --expr or --parse-file is required");
+            return 2;
+        };
+        let data = match read_data(&data) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        };
+        let prog = match engine.compile(&expr) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("{}", e.render(&expr));
+                return 1;
+            }
+        };
+        let mut last = Value::Null;
+        for _ in 0..repeat {
+            let t = Instant::now();
+            let r = if each {
+                let items = match &data {
+                    Value::List(l) => l.clone(),
+                    _ => {
+                        eprintln!("error: --each needs a top-level array");
+                        return 2;
+                    }
+                };
+                let mut count = 0i64;
+                let mut res = Ok(Value::Null);
+                for it in items.iter() {
+                    match engine.eval(&prog, it.clone()) {
+                        Ok(v) => {
+                            if v.truthy() {
+                                count += 1
+                            }
+                        }
+                        Err(e) => {
+                            res = Err(e);
+                            break;
+                        }
+                    }
+                }
+                res.map(|_| Value::Int(count))
+            } else {
+                engine.eval(&prog, data.clone())
+            };
+            times.push(t.elapsed().as_secs_f64());
+            match r {
+                Ok(v) => last = v,
+                Err(e) => {
+                    eprintln!("{}", e.render(&expr));
+                    return 1;
+                }
+            }
+        }
+        summary = match &last {
+            Value::List(l) => serde_json::json!(l.len()),
+            Value::Int(i) => serde_json::json!(i),
+            v => serde_json::from_str(&json::to_tagged_string(v)).unwrap_or_default(),
+        };
+    }
+    println!("{}", serde_json::json!({"eval_s": times, "summary": summary}));
+    0
+}

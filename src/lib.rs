@@ -1,0 +1,54 @@
+//! muranopl: a fast engine for YAQL and MuranoPL.
+//!
+//! ```
+//! use muranopl::Engine;
+//! let engine = Engine::new(Default::default());
+//! let out = engine.eval_json("$.where($ > 2).select($ * 10)", "[1, 2, 3, 4]").unwrap();
+//! assert_eq!(out, "[30, 40]");
+//! ```
+#![deny(unsafe_code)]
+
+pub mod cli;
+
+pub use compiler::{compile, CompileOptions, Program};
+pub use runtime::{json, Env, Error, Options, Value};
+
+/// A YAQL engine: the standard library plus options.
+pub struct Engine {
+    env: Env,
+    copts: CompileOptions,
+}
+
+impl Engine {
+    /// An engine with the given options.
+    pub fn new(options: Options) -> Engine {
+        let copts = CompileOptions {
+            legacy: options.legacy,
+            murano: false,
+        };
+        Engine {
+            env: stdlib::env(options),
+            copts,
+        }
+    }
+    /// The evaluation environment.
+    pub fn env(&self) -> &Env {
+        &self.env
+    }
+    /// Compiles an expression.
+    pub fn compile(&self, expr: &str) -> Result<Program, Error> {
+        compiler::compile(expr, self.env.registry(), self.copts)
+    }
+    /// Evaluates a compiled expression and converts the result for output.
+    pub fn eval(&self, prog: &Program, data: Value) -> Result<Value, Error> {
+        let v = prog.eval(&self.env, data)?;
+        stdlib::finalize(&self.env, v)
+    }
+    /// Compiles and evaluates `expr` over tagged-JSON `data`, returning
+    /// tagged JSON.
+    pub fn eval_json(&self, expr: &str, data: &str) -> Result<String, Error> {
+        let prog = self.compile(expr)?;
+        let v = self.eval(&prog, json::from_tagged_str(data)?)?;
+        Ok(json::to_tagged_string(&v))
+    }
+}

@@ -1,0 +1,8 @@
+//! `yaql/standard_library/strings.py`.
+
+use runtime::registry::Registry;
+
+/// Registers the group.
+pub fn register(r: &mut Registry) {
+    let _ = r;
+}

@@ -1,0 +1,195 @@
+//! `yaql/standard_library/system.py`: contexts (`let`, `with`, `def`,
+//! `unpack`, `->`), attribute and method plumbing (`#operator_.`),
+//! delegates (`#call`, `lambda`, `call`) and `assert`.
+
+use std::sync::Arc;
+
+use runtime::ctx::Frame;
+use runtime::registry::{kw, lazy, p, var, ArgIn, Args, Cx, Form, Registry, Ty};
+use runtime::{Error, Result, Value};
+
+/// `let(*args, **kwargs)`: a context with positional values as `$1`.. and
+/// keyword values as `$name`; evaluate in it with `->`.
+///
+/// ```
+/// # use muranopl_stdlib as s;
+/// # let env = s::env(Default::default());
+/// # let r = muranopl_compiler::compile("let(a => 2, 3) -> $a * $1", env.registry(), Default::default()).unwrap();
+/// assert_eq!(r.eval(&env, muranopl_runtime::Value::Null).unwrap(), muranopl_runtime::Value::Int(6));
+/// ```
+fn let_(cx: &Cx, a: Args) -> Result<Value> {
+    let mut f = Frame::child(cx.ctx, &a.rest);
+    for (k, v) in a.kw {
+        f.vars.push((k, v));
+    }
+    Ok(Value::Context(Arc::new(f)))
+}
+
+/// `with(*args)`: a context with `$1`, `$2`, ... set.
+fn with_(cx: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::Context(Arc::new(Frame::child(cx.ctx, &a.rest))))
+}
+
+/// `#operator_->(context, expr)`: evaluates `expr` in the context.
+fn send_context(cx: &Cx, a: Args) -> Result<Value> {
+    let (Value::Context(c), Value::Lambda(f)) = (a.get(0), a.get(1)) else {
+        return Err(Error::type_("-> needs a context on the left"));
+    };
+    f.call_in(cx.env, c, &[])
+}
+
+/// `unpack(sequence, *names)`.
+fn unpack(cx: &Cx, a: Args) -> Result<Value> {
+    let items = cx.to_vec(a.get(0))?;
+    let mut f = Frame::child(cx.ctx, &[]);
+    if a.rest.is_empty() {
+        f.args = items.into_iter().collect();
+    } else if a.rest.len() == items.len() {
+        for (n, v) in a.rest.iter().zip(items) {
+            f.vars.push((n.as_str().unwrap_or("").into(), v));
+        }
+    } else {
+        return Err(Error::value(format!(
+            "Cannot unpack {} elements into {}",
+            items.len(),
+            a.rest.len()
+        )));
+    }
+    Ok(Value::Context(Arc::new(f)))
+}
+
+/// `def(name, func)`: a context where `name(...)` calls `func`.
+fn def(cx: &Cx, a: Args) -> Result<Value> {
+    let name: Arc<str> = a.str(0).into();
+    let mut f = Frame::child(cx.ctx, &[]);
+    f.funcs.push((name, a.get(1).clone()));
+    f.has_funcs = true;
+    Ok(Value::Context(Arc::new(f)))
+}
+
+/// `lambda(func)`: the lambda itself, callable as `$f(args)`.
+fn lambda_(_: &Cx, a: Args) -> Result<Value> {
+    Ok(a.get(0).clone())
+}
+
+/// `#call(callable, *args, **kwargs)`: delegate call `$f(args)`.
+fn call_delegate(cx: &Cx, a: Args) -> Result<Value> {
+    match a.get(0) {
+        Value::Lambda(c) => c.call_kw(cx.env, &a.rest, &a.kw),
+        other => Err(Error::type_(format!(
+            "'{}' object is not callable",
+            other.type_name()
+        ))),
+    }
+}
+
+/// `call(name, args, kwargs, receiver)`.
+fn call_func(cx: &Cx, a: Args) -> Result<Value> {
+    let name = a.str(0).to_string();
+    let mut pos: Vec<ArgIn> = Vec::new();
+    let form = if matches!(a.get(3), Value::Null) && a.vals.len() > 3 && !has_receiver(&a) {
+        Form::Function
+    } else {
+        pos.push(ArgIn::Val(a.get(3).clone()));
+        Form::Method
+    };
+    for v in cx.to_vec(a.get(1))? {
+        pos.push(ArgIn::Val(v));
+    }
+    let mut named = Vec::new();
+    if let Value::Dict(d) = a.get(2) {
+        for (k, v) in d.iter() {
+            named.push((Arc::from(k.as_str().unwrap_or("")), ArgIn::Val(v.clone())));
+        }
+    }
+    if let Some(f) = cx.ctx.func(&name) {
+        let args: Vec<Value> = pos
+            .into_iter()
+            .map(|x| match x {
+                ArgIn::Val(v) => v,
+                _ => Value::Null,
+            })
+            .collect();
+        return cx.call(&f, &args);
+    }
+    cx.env
+        .registry()
+        .call(cx, &name, None, form, &pos, &named)
+}
+
+fn has_receiver(a: &Args) -> bool {
+    // A receiver was given explicitly (the default marks "no value").
+    !matches!(a.get(3), Value::Null) || a.kw.iter().any(|(k, _)| &**k == "receiver")
+}
+
+/// `#operator_.(receiver, expr)`: evaluates `expr` with `$` = receiver.
+fn op_dot(cx: &Cx, a: Args) -> Result<Value> {
+    cx.call(a.get(1), &[a.get(0).clone()])
+}
+
+/// `obj.name` fallback: `#property#name(obj)`.
+fn get_property(cx: &Cx, a: Args) -> Result<Value> {
+    let fname = format!("#property#{}", a.str(1));
+    cx.env.registry().call(
+        cx,
+        &fname,
+        None,
+        Form::Function,
+        &[ArgIn::Val(a.get(0).clone())],
+        &[],
+    )
+}
+
+/// `obj.assert(condition, message)`.
+fn assert_(cx: &Cx, a: Args) -> Result<Value> {
+    let ok = cx.call(a.get(1), &[a.get(0).clone()])?;
+    if ok.truthy() {
+        Ok(a.get(0).clone())
+    } else {
+        Err(Error::new("AssertionError", a.str(2).to_string()))
+    }
+}
+
+/// Registers the group.
+pub fn register(r: &mut Registry) {
+    r.function("let", vec![var("args", Ty::Any).nullable(), kw("kwargs", Ty::Any).nullable()], let_);
+    r.function("with", vec![var("args", Ty::Any).nullable()], with_);
+    r.function("#operator_->", vec![p("left", Ty::Context), lazy("right")], send_context);
+    r.method("unpack", vec![p("sequence", Ty::Iterable), var("args", Ty::Str)], unpack);
+    r.function("def", vec![p("name", Ty::Str), lazy("func")], def);
+    r.function("lambda", vec![lazy("func")], lambda_);
+    r.function(
+        "#call",
+        vec![
+            p("callable", Ty::Callable),
+            var("args", Ty::Any).nullable(),
+            kw("kwargs", Ty::Any).nullable(),
+        ],
+        call_delegate,
+    );
+    r.function(
+        "call",
+        vec![
+            p("name", Ty::Str),
+            p("args", Ty::Sequence),
+            p("kwargs", Ty::Mapping),
+            p("receiver", Ty::Any).opt(),
+        ],
+        call_func,
+    );
+    r.method(
+        "assert",
+        vec![
+            p("obj", Ty::Any).nullable(),
+            lazy("condition"),
+            p("message", Ty::Str).default("Assertion failed"),
+        ],
+        assert_,
+    );
+}
+
+/// Registers the outermost-layer fallbacks (after every other group).
+pub fn register_late(r: &mut Registry) {
+    r.function("#operator_.", vec![p("receiver", Ty::Any).nullable(), lazy("expr")], op_dot);
+    r.function("#attr", vec![p("obj", Ty::Any).nullable(), p("name", Ty::Str)], get_property);
+}

@@ -1,0 +1,48 @@
+//! Helpers shared by the library modules.
+
+use runtime::registry::Cx;
+use runtime::{Error, Result, Value};
+
+/// Calls a lambda argument with one positional argument.
+pub fn call1(cx: &Cx, f: &Value, x: Value) -> Result<Value> {
+    cx.call(f, &[x])
+}
+
+/// Forces a value that may be a lazily compiled part of a mapping rule.
+pub fn force(cx: &Cx, v: &Value) -> Result<Value> {
+    runtime::registry::force_val(cx, v)
+}
+
+/// Python-style ordering used by `orderBy`, `min`, `max`, `sorted`:
+/// numbers with numbers, strings with strings, lists element-wise, null
+/// before anything; other mixes are a `TypeError`.
+pub fn py_cmp(a: &Value, b: &Value) -> Result<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    if a.is_number() || matches!(a, Value::Bool(_)) {
+        if b.is_number() || matches!(b, Value::Bool(_)) {
+            return Ok(runtime::value::num_cmp(a, b).unwrap_or(Ordering::Equal));
+        }
+    }
+    match (a, b) {
+        (Value::Str(x), Value::Str(y)) => Ok(x.as_str().cmp(y.as_str())),
+        (Value::List(x), Value::List(y)) => {
+            for (p, q) in x.iter().zip(y.iter()) {
+                if p != q {
+                    return py_cmp(p, q);
+                }
+            }
+            Ok(x.len().cmp(&y.len()))
+        }
+        (Value::DateTime(x), Value::DateTime(y)) => Ok(x.micros.cmp(&y.micros)),
+        (Value::TimeSpan(x), Value::TimeSpan(y)) => Ok(x.cmp(y)),
+        (Value::Set(x), Value::Set(y)) => {
+            // subset ordering; only used for sorting sets of sets (rare)
+            Ok(x.len().cmp(&y.len()))
+        }
+        _ => Err(Error::type_(format!(
+            "'<' not supported between instances of '{}' and '{}'",
+            a.type_name(),
+            b.type_name()
+        ))),
+    }
+}

@@ -1,0 +1,383 @@
+//! The interpreter loop.
+
+use std::cell::Cell;
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use runtime::ctx::Frame;
+use runtime::registry::{ArgIn, Cx};
+use runtime::value::{num_cmp, Closure, Dict, Invoke};
+use runtime::{num, Env, Error, Result, Value};
+use smallvec::SmallVec;
+
+use crate::bc::{ArgKind, CallSite, Chunk, Op};
+
+/// Maximum nesting of evaluations (lambda calls inside lambda calls).
+pub const MAX_DEPTH: u32 = 400;
+
+thread_local! {
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+struct DepthGuard;
+
+impl DepthGuard {
+    fn enter() -> Result<DepthGuard> {
+        DEPTH.with(|d| {
+            let n = d.get();
+            if n >= MAX_DEPTH {
+                return Err(Error::new(
+                    "RecursionError",
+                    "maximum recursion depth exceeded",
+                ));
+            }
+            d.set(n + 1);
+            Ok(DepthGuard)
+        })
+    }
+}
+
+impl Drop for DepthGuard {
+    fn drop(&mut self) {
+        DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+    }
+}
+
+impl Invoke for Chunk {
+    fn invoke(
+        &self,
+        env: &Env,
+        ctx: &Arc<Frame>,
+        args: &[Value],
+        kwargs: &[(Arc<str>, Value)],
+    ) -> Result<Value> {
+        if args.is_empty() && kwargs.is_empty() {
+            return run(env, self, ctx);
+        }
+        let mut f = Frame::child(ctx, args);
+        for (k, v) in kwargs {
+            f.vars.push((k.clone(), v.clone()));
+        }
+        run(env, self, &Arc::new(f))
+    }
+    fn is_thunk(&self) -> bool {
+        self.thunk
+    }
+}
+
+#[inline]
+fn is_num(v: &Value) -> bool {
+    matches!(v, Value::Int(_) | Value::Float(_) | Value::BigInt(_))
+}
+
+/// Runs a chunk in a context.
+pub fn run(env: &Env, chunk: &Chunk, ctx: &Arc<Frame>) -> Result<Value> {
+    let _g = DepthGuard::enter()?;
+    let mut stack: SmallVec<[Value; 16]> = SmallVec::new();
+    let mut locals: SmallVec<[Value; 2]> = SmallVec::from_elem(Value::Null, chunk.nlocals as usize);
+    let code = &chunk.code[..];
+    let mut pc = 0usize;
+    macro_rules! pop {
+        () => {
+            stack.pop().unwrap_or(Value::Null)
+        };
+    }
+    macro_rules! fail {
+        ($e:expr, $at:expr) => {{
+            let e: Error = $e;
+            return Err(match chunk.span_at($at) {
+                Some(sp) => e.with_span(sp),
+                None => e,
+            });
+        }};
+    }
+    loop {
+        let at = pc;
+        let Some((op, next)) = Op::decode(code, pc) else {
+            fail!(Error::new("InternalError", "bad bytecode"), at)
+        };
+        pc = next;
+        match op {
+            Op::Const { idx } => stack.push(chunk.consts[idx as usize].clone()),
+            Op::Null {} => stack.push(Value::Null),
+            Op::True {} => stack.push(Value::Bool(true)),
+            Op::False {} => stack.push(Value::Bool(false)),
+            Op::Arg { n } => stack.push(ctx.arg(n as usize)),
+            Op::Var { name } => {
+                let n = chunk.consts[name as usize].as_str().unwrap_or("");
+                stack.push(ctx.var(n))
+            }
+            Op::Closure { chunk: i } => {
+                let c = chunk.chunks[i as usize].clone();
+                stack.push(Value::Lambda(Arc::new(Closure {
+                    code: c,
+                    ctx: ctx.clone(),
+                })))
+            }
+            Op::List { n } => {
+                let items: Vec<Value> = stack.drain(stack.len() - n as usize..).collect();
+                stack.push(Value::list(items))
+            }
+            Op::Dict { n } => {
+                let mut d = Dict::default();
+                let items: Vec<Value> = stack.drain(stack.len() - 2 * n as usize..).collect();
+                let mut it = items.into_iter();
+                while let (Some(k), Some(v)) = (it.next(), it.next()) {
+                    if let Err(e) = check_hashable(&k) {
+                        fail!(e, at)
+                    }
+                    d.insert(k, v);
+                }
+                stack.push(Value::dict(d))
+            }
+            Op::Pair {} => {
+                let v = pop!();
+                let k = pop!();
+                stack.push(Value::Pair(Arc::new((k, v))))
+            }
+            Op::Call { site } => {
+                let s = &chunk.sites[site as usize];
+                let n = s.arity();
+                let args: SmallVec<[Value; 6]> = stack.drain(stack.len() - n..).collect();
+                match call_site(env, ctx, s, args) {
+                    Ok(v) => stack.push(v),
+                    Err(e) => fail!(e, at),
+                }
+            }
+            Op::Attr { site } => {
+                let s = &chunk.sites[site as usize];
+                // The emitter pushes the receiver, then the key constant.
+                let key = pop!();
+                let recv = pop!();
+                if let (Value::Dict(d), Value::Str(_)) = (&recv, &key) {
+                    if let Some(v) = d.get(&key) {
+                        stack.push(v.clone());
+                        continue;
+                    }
+                }
+                let mut args: SmallVec<[Value; 6]> = SmallVec::new();
+                args.push(recv);
+                args.push(key);
+                match call_site(env, ctx, s, args) {
+                    Ok(v) => stack.push(v),
+                    Err(e) => fail!(e, at),
+                }
+            }
+            Op::Add { site } => {
+                let b = pop!();
+                let a = pop!();
+                let r = match (&a, &b) {
+                    (Value::Int(x), Value::Int(y)) => match x.checked_add(*y) {
+                        Some(r) => Ok(Value::Int(r)),
+                        None => num::add(&a, &b),
+                    },
+                    (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x + y)),
+                    _ if is_num(&a) && is_num(&b) => num::add(&a, &b),
+                    (Value::Str(x), Value::Str(y)) => {
+                        let mut s = String::with_capacity(x.len() + y.len());
+                        s.push_str(x);
+                        s.push_str(y);
+                        Ok(Value::str(s))
+                    }
+                    _ => call2(env, ctx, &chunk.sites[site as usize], a, b),
+                };
+                match r {
+                    Ok(v) => stack.push(v),
+                    Err(e) => fail!(e, at),
+                }
+            }
+            Op::Sub { site } | Op::Mul { site } | Op::Div { site } | Op::Mod { site } => {
+                let b = pop!();
+                let a = pop!();
+                let r = if is_num(&a) && is_num(&b) {
+                    match op {
+                        Op::Sub { .. } => num::sub(&a, &b),
+                        Op::Mul { .. } => num::mul(&a, &b),
+                        Op::Div { .. } => num::div(&a, &b),
+                        _ => num::modulo(&a, &b),
+                    }
+                } else {
+                    call2(env, ctx, &chunk.sites[site as usize], a, b)
+                };
+                match r {
+                    Ok(v) => stack.push(v),
+                    Err(e) => fail!(e, at),
+                }
+            }
+            Op::Eq { site } | Op::Ne { site } => {
+                let b = pop!();
+                let a = pop!();
+                let _ = site;
+                let eq = a == b;
+                stack.push(Value::Bool(if matches!(op, Op::Eq { .. }) { eq } else { !eq }))
+            }
+            Op::Lt { site } | Op::Le { site } | Op::Gt { site } | Op::Ge { site } => {
+                let b = pop!();
+                let a = pop!();
+                let ord = if is_num(&a) && is_num(&b) {
+                    Some(num_cmp(&a, &b))
+                } else if let (Value::Str(x), Value::Str(y)) = (&a, &b) {
+                    Some(Some(x.as_str().cmp(y.as_str())))
+                } else {
+                    None
+                };
+                match ord {
+                    Some(o) => {
+                        let r = match (op, o) {
+                            (_, None) => false,
+                            (Op::Lt { .. }, Some(o)) => o == Ordering::Less,
+                            (Op::Le { .. }, Some(o)) => o != Ordering::Greater,
+                            (Op::Gt { .. }, Some(o)) => o == Ordering::Greater,
+                            (_, Some(o)) => o != Ordering::Less,
+                        };
+                        stack.push(Value::Bool(r))
+                    }
+                    None => match call2(env, ctx, &chunk.sites[site as usize], a, b) {
+                        Ok(v) => stack.push(v),
+                        Err(e) => fail!(e, at),
+                    },
+                }
+            }
+            Op::In { site } => {
+                let b = pop!();
+                let a = pop!();
+                let r = match &b {
+                    Value::List(l) if l.len() <= env.limit() => Ok(Value::Bool(l.contains(&a))),
+                    _ => call2(env, ctx, &chunk.sites[site as usize], a, b),
+                };
+                match r {
+                    Ok(v) => stack.push(v),
+                    Err(e) => fail!(e, at),
+                }
+            }
+            Op::Neg { site } => {
+                let a = pop!();
+                let r = if is_num(&a) {
+                    num::neg(&a)
+                } else {
+                    let mut args: SmallVec<[Value; 6]> = SmallVec::new();
+                    args.push(a);
+                    call_site(env, ctx, &chunk.sites[site as usize], args)
+                };
+                match r {
+                    Ok(v) => stack.push(v),
+                    Err(e) => fail!(e, at),
+                }
+            }
+            Op::Not {} => {
+                let a = pop!();
+                stack.push(Value::Bool(!a.truthy()))
+            }
+            Op::JumpIfFalseKeep { target } => {
+                if !stack.last().is_some_and(|v| v.truthy()) {
+                    pc = target as usize;
+                } else {
+                    stack.pop();
+                }
+            }
+            Op::JumpIfTrueKeep { target } => {
+                if stack.last().is_some_and(|v| v.truthy()) {
+                    pc = target as usize;
+                } else {
+                    stack.pop();
+                }
+            }
+            Op::JumpIfNullKeep { target } => {
+                if stack.last().is_none_or(|v| v.is_null()) {
+                    pc = target as usize;
+                }
+            }
+            Op::Jump { target } => pc = target as usize,
+            Op::StoreLocal { slot } => locals[slot as usize] = pop!(),
+            Op::LoadLocal { slot } => stack.push(locals[slot as usize].clone()),
+            Op::Pop {} => {
+                stack.pop();
+            }
+            Op::Return {} => return Ok(pop!()),
+        }
+    }
+}
+
+fn check_hashable(k: &Value) -> Result<()> {
+    match k {
+        Value::List(l) => {
+            for x in l.iter() {
+                check_hashable(x)?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn call2(env: &Env, ctx: &Arc<Frame>, s: &CallSite, a: Value, b: Value) -> Result<Value> {
+    let mut args: SmallVec<[Value; 6]> = SmallVec::new();
+    args.push(a);
+    args.push(b);
+    call_site(env, ctx, s, args)
+}
+
+/// Performs the call described by `site` with the popped argument values.
+pub fn call_site(
+    env: &Env,
+    ctx: &Arc<Frame>,
+    s: &CallSite,
+    vals: SmallVec<[Value; 6]>,
+) -> Result<Value> {
+    let mut it = vals.into_iter();
+    let mut conv = |k: ArgKind| -> ArgIn {
+        match k {
+            ArgKind::Skip => ArgIn::Skip,
+            ArgKind::Val => ArgIn::Val(it.next().unwrap_or(Value::Null)),
+            ArgKind::Thunk => match it.next() {
+                Some(Value::Lambda(c)) => ArgIn::Thunk(c),
+                Some(v) => ArgIn::Val(v),
+                None => ArgIn::Skip,
+            },
+        }
+    };
+    let pos: SmallVec<[ArgIn; 6]> = s.pos.iter().map(|k| conv(*k)).collect();
+    let named: SmallVec<[(Arc<str>, ArgIn); 2]> =
+        s.named.iter().map(|(n, k)| (n.clone(), conv(*k))).collect();
+    if ctx.has_funcs {
+        if let Some(f) = ctx.func(&s.name) {
+            return call_user(env, ctx, &f, &pos, &named);
+        }
+    }
+    let cx = Cx { env, ctx };
+    env.registry()
+        .call(&cx, &s.name, s.set.as_deref(), s.form, &pos, &named)
+}
+
+fn call_user(
+    env: &Env,
+    ctx: &Arc<Frame>,
+    f: &Value,
+    pos: &[ArgIn],
+    named: &[(Arc<str>, ArgIn)],
+) -> Result<Value> {
+    let cx = Cx { env, ctx };
+    let mut args = Vec::with_capacity(pos.len());
+    for a in pos {
+        args.push(match a {
+            ArgIn::Val(v) => v.clone(),
+            ArgIn::Thunk(c) => c.call(env, &[])?,
+            ArgIn::Skip => Value::Null,
+        });
+    }
+    let mut kw = Vec::new();
+    for (n, a) in named {
+        kw.push((
+            n.clone(),
+            match a {
+                ArgIn::Val(v) => v.clone(),
+                ArgIn::Thunk(c) => c.call(env, &[])?,
+                ArgIn::Skip => Value::Null,
+            },
+        ));
+    }
+    match f {
+        Value::Lambda(c) => c.call_kw(cx.env, &args, &kw),
+        other => Ok(other.clone()),
+    }
+}
