@@ -1,1 +1,138 @@
-fn main(){}
+//! Criterion benchmarks for the YAQL workloads of `../shared/bench/workloads.json`
+//! (W1 filter+map, W2 aggregate, W5 many small evaluations). Parse, compile
+//! and evaluation are timed apart; each group also times a hand-written
+//! Rust loop over the same `Value`s (`baseline`), so results read as ratios
+//! measured in the same run.
+
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use muranopl::{Engine, Options, Value};
+
+const NAMES: [&str; 8] = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"];
+const CITIES: [&str; 4] = ["paris", "oslo", "rome", "lima"];
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn people(n: usize) -> Value {
+    let mut r = Rng(1);
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut d = muranopl::runtime_dict();
+        d.insert(Value::str("id"), Value::Int(i as i64));
+        d.insert(Value::str("name"), Value::str(NAMES[r.below(8) as usize]));
+        d.insert(Value::str("age"), Value::Int(18 + r.below(63) as i64));
+        d.insert(Value::str("city"), Value::str(CITIES[r.below(4) as usize]));
+        d.insert(Value::str("price"), Value::Float((50 + r.below(49951)) as f64 / 100.0));
+        d.insert(Value::str("qty"), Value::Int(1 + r.below(20) as i64));
+        out.push(Value::dict(d));
+    }
+    Value::list(out)
+}
+
+fn small(n: usize) -> Vec<Value> {
+    let mut r = Rng(2);
+    (0..n)
+        .map(|_| {
+            let mut d = muranopl::runtime_dict();
+            d.insert(Value::str("x"), Value::Int(r.below(10) as i64));
+            d.insert(Value::str("y"), Value::Int(r.below(10) as i64));
+            d.insert(Value::str("name"), Value::str(["a", "b", "c", "d", "e", "f"][r.below(6) as usize]));
+            Value::dict(d)
+        })
+        .collect()
+}
+
+fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
+    match v {
+        Value::Dict(d) => d.get(&Value::str(k)).unwrap(),
+        _ => unreachable!(),
+    }
+}
+
+fn workloads(c: &mut Criterion) {
+    let engine = Engine::new(Options::default());
+    let data = people(10_000);
+    let list = match &data {
+        Value::List(l) => l.clone(),
+        _ => unreachable!(),
+    };
+
+    let w1 = "$.where($.age > 30).select($.name)";
+    let mut g = c.benchmark_group("W1_filter_map_10k");
+    g.bench_function("parse+compile", |b| b.iter(|| engine.compile(black_box(w1)).unwrap()));
+    let p1 = engine.compile(w1).unwrap();
+    g.bench_function("eval", |b| b.iter(|| engine.eval(&p1, data.clone()).unwrap()));
+    g.bench_function("baseline", |b| {
+        b.iter(|| {
+            let out: Vec<Value> = list
+                .iter()
+                .filter(|p| matches!(get(p, "age"), Value::Int(a) if *a > 30))
+                .map(|p| get(p, "name").clone())
+                .collect();
+            Value::list(out)
+        })
+    });
+    g.finish();
+
+    let w2 = "$.select($.price * $.qty).sum()";
+    let mut g = c.benchmark_group("W2_aggregate_10k");
+    let p2 = engine.compile(w2).unwrap();
+    g.bench_function("eval", |b| b.iter(|| engine.eval(&p2, data.clone()).unwrap()));
+    g.bench_function("baseline", |b| {
+        b.iter(|| {
+            let mut s = 0.0;
+            for p in list.iter() {
+                if let (Value::Float(x), Value::Int(q)) = (get(p, "price"), get(p, "qty")) {
+                    s += x * *q as f64;
+                }
+            }
+            Value::Float(s)
+        })
+    });
+    g.finish();
+
+    let w5 = "$.x + $.y * 2 > 10 and $.name in list(a, b, c)";
+    let items = small(10_000);
+    let mut g = c.benchmark_group("W5_small_evals_10k");
+    g.bench_function("parse+compile", |b| b.iter(|| engine.compile(black_box(w5)).unwrap()));
+    let p5 = engine.compile(w5).unwrap();
+    g.bench_function("eval", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for it in &items {
+                if engine.eval(&p5, it.clone()).unwrap().truthy() {
+                    n += 1;
+                }
+            }
+            n
+        })
+    });
+    g.bench_function("baseline", |b| {
+        b.iter(|| {
+            let mut n = 0;
+            for it in &items {
+                if let (Value::Int(x), Value::Int(y), Value::Str(s)) = (get(it, "x"), get(it, "y"), get(it, "name")) {
+                    if x + y * 2 > 10 && ["a", "b", "c"].contains(&s.as_str()) {
+                        n += 1;
+                    }
+                }
+            }
+            n
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, workloads);
+criterion_main!(benches);

@@ -13,6 +13,11 @@ pub mod cli;
 pub use compiler::{compile, CompileOptions, Program};
 pub use runtime::{json, Env, Error, Options, Value};
 
+/// An empty dictionary (for building values by hand).
+pub fn runtime_dict() -> runtime::Dict {
+    runtime::Dict::default()
+}
+
 /// A YAQL engine: the standard library plus options.
 pub struct Engine {
     env: Env,

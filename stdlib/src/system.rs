@@ -83,26 +83,41 @@ fn call_delegate(cx: &Cx, a: Args) -> Result<Value> {
     }
 }
 
-/// `call(name, args, kwargs, receiver)`.
+/// `call(name, args, kwargs)`: calls function `name`.
 fn call_func(cx: &Cx, a: Args) -> Result<Value> {
-    let name = a.str(0).to_string();
+    call_named(cx, a.str(0), None, a.get(1), a.get(2))
+}
+
+/// `call(name, args, kwargs, receiver)`: calls method `name` on `receiver`.
+fn call_method(cx: &Cx, a: Args) -> Result<Value> {
+    call_named(cx, a.str(0), Some(a.get(3).clone()), a.get(1), a.get(2))
+}
+
+fn call_named(
+    cx: &Cx,
+    name: &str,
+    receiver: Option<Value>,
+    args: &Value,
+    kwargs: &Value,
+) -> Result<Value> {
     let mut pos: Vec<ArgIn> = Vec::new();
-    let form = if matches!(a.get(3), Value::Null) && a.vals.len() > 3 && !has_receiver(&a) {
-        Form::Function
-    } else {
-        pos.push(ArgIn::Val(a.get(3).clone()));
-        Form::Method
+    let form = match receiver {
+        Some(r) => {
+            pos.push(ArgIn::Val(r));
+            Form::Method
+        }
+        None => Form::Function,
     };
-    for v in cx.to_vec(a.get(1))? {
+    for v in cx.to_vec(args)? {
         pos.push(ArgIn::Val(v));
     }
     let mut named = Vec::new();
-    if let Value::Dict(d) = a.get(2) {
+    if let Value::Dict(d) = kwargs {
         for (k, v) in d.iter() {
             named.push((Arc::from(k.as_str().unwrap_or("")), ArgIn::Val(v.clone())));
         }
     }
-    if let Some(f) = cx.ctx.func(&name) {
+    if let Some(f) = cx.ctx.func(name) {
         let args: Vec<Value> = pos
             .into_iter()
             .map(|x| match x {
@@ -112,14 +127,7 @@ fn call_func(cx: &Cx, a: Args) -> Result<Value> {
             .collect();
         return cx.call(&f, &args);
     }
-    cx.env
-        .registry()
-        .call(cx, &name, None, form, &pos, &named)
-}
-
-fn has_receiver(a: &Args) -> bool {
-    // A receiver was given explicitly (the default marks "no value").
-    !matches!(a.get(3), Value::Null) || a.kw.iter().any(|(k, _)| &**k == "receiver")
+    cx.env.registry().call(cx, name, None, form, &pos, &named)
 }
 
 /// `#operator_.(receiver, expr)`: evaluates `expr` with `$` = receiver.
@@ -169,13 +177,18 @@ pub fn register(r: &mut Registry) {
     );
     r.function(
         "call",
+        vec![p("name", Ty::Str), p("args", Ty::Sequence), p("kwargs", Ty::Mapping)],
+        call_func,
+    );
+    r.function(
+        "call",
         vec![
             p("name", Ty::Str),
             p("args", Ty::Sequence),
             p("kwargs", Ty::Mapping),
-            p("receiver", Ty::Any).opt(),
+            p("receiver", Ty::Any).nullable(),
         ],
-        call_func,
+        call_method,
     );
     r.method(
         "assert",

@@ -1,0 +1,71 @@
+//! Conformance corpora (`../shared/conformance`) scored with the reference
+//! scorers against the `muranopl` binary. Run with
+//! `cargo test --release --test conformance -- --ignored`; each test skips
+//! with a message when `../shared` (or python3) is absent.
+//!
+//! The floors below are the scores this revision reaches; a change that
+//! lowers one fails the test.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn shared() -> Option<PathBuf> {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    if p.join("conformance").is_dir() {
+        Some(p)
+    } else {
+        None
+    }
+}
+
+fn score(tool: &str, corpus: &str, harness: &str) -> Option<(usize, usize)> {
+    let Some(sh) = shared() else {
+        eprintln!("SKIP: ../shared is absent; conformance corpus {corpus} not run");
+        return None;
+    };
+    if Command::new("python3").arg("--version").output().is_err() {
+        eprintln!("SKIP: python3 is absent; cannot run {tool}");
+        return None;
+    }
+    let out = Command::new("python3")
+        .arg(sh.join("tools").join(tool))
+        .arg(sh.join("conformance").join(corpus))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_muranopl"))
+        .arg("harness")
+        .arg(harness)
+        .output()
+        .expect("run scorer");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}");
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with("conformance:"))
+        .expect("scorer summary line");
+    let frac = line.split_whitespace().nth(1).expect("P/N");
+    let (p, n) = frac.split_once('/').expect("P/N");
+    Some((p.parse().unwrap(), n.parse().unwrap()))
+}
+
+fn check(tool: &str, corpus: &str, harness: &str, floor_pct: f64) {
+    if let Some((p, n)) = score(tool, corpus, harness) {
+        let pct = 100.0 * p as f64 / n as f64;
+        assert!(
+            pct >= floor_pct,
+            "{corpus}: {p}/{n} = {pct:.1}% is below the floor {floor_pct}%"
+        );
+    }
+}
+
+#[test]
+#[ignore = "release-mode conformance run; see scripts/test"]
+fn yaql_cases() {
+    check("yaql-score", "yaql/cases.jsonl", "yaql", 60.0);
+}
+
+#[test]
+#[ignore = "release-mode conformance run; see scripts/test"]
+fn yaql_fuzz_public() {
+    check("yaql-score", "yaql/fuzz-public.jsonl", "yaql", 50.0);
+}

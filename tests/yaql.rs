@@ -1,0 +1,79 @@
+//! The project's own YAQL cases: expression, input, expected output (or
+//! error kind), grouped like the standard library.
+
+use muranopl::{json, Engine, Options};
+
+fn engine() -> Engine {
+    Engine::new(Options::test_suite(false))
+}
+
+fn ok(expr: &str, data: &str, want: &str) {
+    let e = engine();
+    match e.eval_json(expr, data) {
+        Ok(got) => assert_eq!(got, want, "{expr}"),
+        Err(err) => panic!("{expr}: unexpected error {err}"),
+    }
+}
+
+fn err(expr: &str, data: &str, kind: &str) {
+    let e = engine();
+    match e.eval_json(expr, data) {
+        Ok(got) => panic!("{expr}: expected {kind}, got {got}"),
+        Err(e) => assert_eq!(e.kind(), kind, "{expr}: {e}"),
+    }
+}
+
+#[test]
+fn syntax_and_operators() {
+    ok("1 + 2 * 3", "null", "7");
+    ok("-7 / 2", "null", "-4");
+    ok("-7 mod 3", "null", "2");
+    ok("7.0 / 2", "null", "3.5");
+    ok("(1 + 2) * 3", "null", "9");
+    ok("1 = 1.0 and 1 = true", "null", "true");
+    ok("not 1 = 2", "null", "true");
+    ok("null or 0 or 'x'", "null", "\"x\"");
+    ok("[a, b]", "null", "[\"a\", \"b\"]");
+    ok("{1 => 2}", "null", "{\"$dict\": [[1, 2]]}");
+    ok("'a\\nb'", "null", "\"a\\nb\"");
+    ok("`a\\nb`", "null", "\"a\\\\nb\"");
+    ok("$.a.b", r#"{"a": {"b": 5}}"#, "5");
+    ok("$?.a", "null", "null");
+    ok("let(x => 2) -> $x * $x", "null", "4");
+    ok("9223372036854775807 + 1", "null", "9223372036854775808");
+}
+
+#[test]
+fn errors_have_kinds_and_positions() {
+    err("1 2", "null", "YaqlGrammarException");
+    err("(2", "null", "YaqlGrammarException");
+    err("1 ? 2", "null", "YaqlLexicalException");
+    err("func(1,,)", "null", "YaqlGrammarException");
+    err("func(x=>y, t)", "null", "YaqlGrammarException");
+    err("1 / 0", "null", "ZeroDivisionError");
+    err("nosuchfunction(1)", "null", "NoFunctionRegisteredException");
+    let e = engine();
+    let er = e.eval_json("1 + (2 ? 3)", "null").unwrap_err();
+    assert_eq!(er.span().map(|s| s.start), Some(7));
+    let rendered = er.render("1 + (2 ? 3)");
+    assert!(rendered.contains("line 1, column 8"), "{rendered}");
+}
+
+#[test]
+fn queries_are_lazy_and_limited() {
+    ok("$.where($ > 2).select($ * 10)", "[1, 2, 3, 4]", "[30, 40]");
+    err("range(0, 200).select($)", "null", "CollectionTooLargeException");
+}
+
+#[test]
+fn tagged_json_roundtrip() {
+    for s in [
+        r#"{"$dict": [[1, 2], [[1, 2], 3]]}"#,
+        r#"{"$datetime": "2015-06-07T08:09:10.123456+02:00"}"#,
+        r#"{"$timespan": 1500000}"#,
+        r#"[1, 2.5, "x", null, true]"#,
+    ] {
+        let v = json::from_tagged_str(s).unwrap();
+        assert_eq!(json::to_tagged_string(&v), s);
+    }
+}
