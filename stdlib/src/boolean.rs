@@ -1,8 +1,92 @@
-//! `yaql/standard_library/boolean.py`.
+//! `yaql/standard_library/boolean.py`: `bool`, `isBoolean` and the
+//! logical operators. `and`, `or` and `not` are compiled by the VM
+//! directly; the functions are registered for completeness.
 
-use runtime::registry::Registry;
+use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
+use runtime::{Result, Value};
+
+/// `bool(value)` (`boolean.bool_`): Python truthiness.
+fn bool_(_: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::Bool(a.get(0).truthy()))
+}
+
+/// `isBoolean(value)` (`boolean.is_boolean`).
+fn is_boolean(_: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::Bool(matches!(a.get(0), Value::Bool(_))))
+}
+
+/// `#operator_and(left, right)` (`boolean.and_`): `left() and right()`.
+fn and_(cx: &Cx, a: Args) -> Result<Value> {
+    let l = cx.call(a.get(0), &[])?;
+    if !l.truthy() {
+        return Ok(l);
+    }
+    cx.call(a.get(1), &[])
+}
+
+/// `#operator_or(left, right)` (`boolean.or_`): `left() or right()`.
+fn or_(cx: &Cx, a: Args) -> Result<Value> {
+    let l = cx.call(a.get(0), &[])?;
+    if l.truthy() {
+        return Ok(l);
+    }
+    cx.call(a.get(1), &[])
+}
+
+/// `#unary_operator_not(arg)` (`boolean.not_`): `not arg`.
+fn not_(_: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::Bool(!a.get(0).truthy()))
+}
 
 /// Registers the group.
 pub fn register(r: &mut Registry) {
-    let _ = r;
+    r.function("bool", vec![p("value", Ty::Any).nullable()], bool_)
+        .pure_();
+    r.function(
+        "isBoolean",
+        vec![p("value", Ty::Any).nullable()],
+        is_boolean,
+    )
+    .pure_();
+    r.function("#operator_and", vec![lazy("left"), lazy("right")], and_);
+    r.function("#operator_or", vec![lazy("left"), lazy("right")], or_);
+    r.function(
+        "#unary_operator_not",
+        vec![p("arg", Ty::Any).nullable()],
+        not_,
+    )
+    .pure_();
+}
+
+#[cfg(test)]
+mod tests {
+    use runtime::{Options, Value};
+
+    fn show(expr: &str, data: Value) -> String {
+        let reg = crate::registry(false);
+        let env = crate::env(Options::default());
+        let r = compiler::compile(expr, &reg, Default::default())
+            .and_then(|p| p.eval(&env, data))
+            .and_then(|v| crate::finalize(&env, v));
+        match r {
+            Ok(v) => runtime::json::to_tagged_string(&v),
+            Err(e) => format!("!{}", e.kind()),
+        }
+    }
+
+    #[test]
+    fn truthiness() {
+        assert_eq!(show("bool([])", Value::Null), "false");
+        assert_eq!(show("bool('x')", Value::Null), "true");
+        assert_eq!(show("bool(null)", Value::Null), "false");
+        assert_eq!(show("isBoolean(1)", Value::Null), "false");
+        assert_eq!(show("isBoolean(false)", Value::Null), "true");
+    }
+
+    #[test]
+    fn lazy_operators() {
+        assert_eq!(show("$ and 10 / $", Value::Int(0)), "0");
+        assert_eq!(show("12 or 1 / 0", Value::Null), "12");
+        assert_eq!(show("not ''", Value::Null), "true");
+    }
 }

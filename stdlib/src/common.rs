@@ -1,8 +1,92 @@
-//! `yaql/standard_library/common.py`.
+//! `yaql/standard_library/common.py`: `=`/`!=` (`*equal`, `*not_equal`)
+//! with Python equality, and ordering of null against anything (null is
+//! smaller than every other value; `null < null` is false).
 
-use runtime::registry::Registry;
+use runtime::registry::{p, Args, Cx, Registry, Ty};
+use runtime::{Result, Value};
+
+/// `*equal(left, right)` (`common.eq`): Python `left == right`.
+fn eq(_: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::Bool(a.get(0) == a.get(1)))
+}
+
+/// `*not_equal(left, right)` (`common.neq`): Python `left != right`.
+fn neq(_: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::Bool(a.get(0) != a.get(1)))
+}
+
+/// `common.left_lt_null`, `null_lt_null`, `left_lte_null`, `null_gt_null`,
+/// `null_gt_right`, `null_gte_right`: false.
+fn false_(_: &Cx, _: Args) -> Result<Value> {
+    Ok(Value::Bool(false))
+}
+
+/// `common.null_lt_right`, `null_lte_null`, `null_lte_right`,
+/// `left_gt_null`, `left_gte_null`, `null_gte_null`: true.
+fn true_(_: &Cx, _: Args) -> Result<Value> {
+    Ok(Value::Bool(true))
+}
 
 /// Registers the group.
 pub fn register(r: &mut Registry) {
-    let _ = r;
+    let any2 = || {
+        vec![
+            p("left", Ty::Any).nullable(),
+            p("right", Ty::Any).nullable(),
+        ]
+    };
+    r.function("*equal", any2(), eq).pure_();
+    r.function("*not_equal", any2(), neq).pure_();
+    // (left, right) shapes: any/null, null/null, null/any.
+    let any_null = || vec![p("left", Ty::Any), p("right", Ty::Null)];
+    let null_null = || vec![p("left", Ty::Null), p("right", Ty::Null)];
+    let null_any = || vec![p("left", Ty::Null), p("right", Ty::Any)];
+    type F = runtime::registry::NativeFn;
+    let table: [(&str, F, F, F); 4] = [
+        ("#operator_<", false_, false_, true_),
+        ("#operator_<=", false_, true_, true_),
+        ("#operator_>", true_, false_, false_),
+        ("#operator_>=", true_, true_, false_),
+    ];
+    for (name, f_any_null, f_null_null, f_null_any) in table {
+        r.function(name, any_null(), f_any_null).pure_();
+        r.function(name, null_null(), f_null_null).pure_();
+        r.function(name, null_any(), f_null_any).pure_();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use runtime::{Options, Value};
+
+    fn show(expr: &str) -> String {
+        let reg = crate::registry(false);
+        let env = crate::env(Options::default());
+        let r = compiler::compile(expr, &reg, Default::default())
+            .and_then(|p| p.eval(&env, Value::Null))
+            .and_then(|v| crate::finalize(&env, v));
+        match r {
+            Ok(v) => runtime::json::to_tagged_string(&v),
+            Err(e) => format!("!{}", e.kind()),
+        }
+    }
+
+    #[test]
+    fn null_ordering() {
+        assert_eq!(show("null < 0"), "true");
+        assert_eq!(show("null < null"), "false");
+        assert_eq!(show("null <= null"), "true");
+        assert_eq!(show("null >= 0"), "false");
+        assert_eq!(show("0 > null"), "true");
+        assert_eq!(show("'a' <= null"), "false");
+        assert_eq!(show("[1] > null"), "true");
+    }
+
+    #[test]
+    fn equality_and_mixed() {
+        assert_eq!(show("1 = 1.0"), "true");
+        assert_eq!(show("1 = true"), "true");
+        assert_eq!(show("a != null"), "true");
+        assert_eq!(show("1 < 'a'"), "!NoMatchingFunctionException");
+    }
 }

@@ -78,6 +78,60 @@ impl BinOp {
     }
 }
 
+/// Static types inferred for IR nodes (`Any` when unknown).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Type {
+    /// Unknown.
+    Any,
+    /// `null`.
+    Null,
+    /// Boolean.
+    Bool,
+    /// Integer.
+    Int,
+    /// Float.
+    Float,
+    /// String.
+    Str,
+    /// List.
+    List,
+    /// Dict.
+    Dict,
+    /// Lambda (a lazily evaluated argument).
+    Lambda,
+    /// Mapping rule.
+    Pair,
+}
+
+impl Type {
+    fn of(v: &Value) -> Type {
+        match v {
+            Value::Null => Type::Null,
+            Value::Bool(_) => Type::Bool,
+            Value::Int(_) | Value::BigInt(_) => Type::Int,
+            Value::Float(_) => Type::Float,
+            Value::Str(_) => Type::Str,
+            Value::List(_) => Type::List,
+            Value::Dict(_) => Type::Dict,
+            _ => Type::Any,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Type::Any => "any",
+            Type::Null => "null",
+            Type::Bool => "bool",
+            Type::Int => "int",
+            Type::Float => "float",
+            Type::Str => "str",
+            Type::List => "list",
+            Type::Dict => "dict",
+            Type::Lambda => "lambda",
+            Type::Pair => "pair",
+        }
+    }
+}
+
 /// A resolved call.
 #[derive(Clone)]
 pub struct Call {
@@ -133,6 +187,40 @@ pub enum Node {
 }
 
 impl Node {
+    /// The statically known type of the node's value.
+    pub fn ty(&self) -> Type {
+        match self {
+            Node::Const(v) => Type::of(v),
+            Node::List(_) => Type::List,
+            Node::Dict(..) => Type::Dict,
+            Node::Pair(..) => Type::Pair,
+            Node::Lambda(_) => Type::Lambda,
+            Node::Not(_) => Type::Bool,
+            Node::Bin(op, a, b, _, _) => match op {
+                BinOp::Eq
+                | BinOp::Ne
+                | BinOp::Lt
+                | BinOp::Le
+                | BinOp::Gt
+                | BinOp::Ge
+                | BinOp::In => Type::Bool,
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod => {
+                    match (a.ty(), b.ty()) {
+                        (Type::Int, Type::Int) => Type::Int,
+                        (Type::Int | Type::Float, Type::Int | Type::Float) => Type::Float,
+                        (Type::Str, Type::Str) if *op == BinOp::Add => Type::Str,
+                        _ => Type::Any,
+                    }
+                }
+            },
+            Node::Neg(a, _, _) => match a.ty() {
+                t @ (Type::Int | Type::Float) => t,
+                _ => Type::Any,
+            },
+            _ => Type::Any,
+        }
+    }
+
     /// Prints the IR as an indented S-expression.
     pub fn print(&self) -> String {
         let mut s = String::new();
@@ -141,6 +229,17 @@ impl Node {
     }
 
     fn write(&self, out: &mut String, ind: usize) {
+        let start = out.len();
+        self.write_node(out, ind);
+        let t = self.ty();
+        if t != Type::Any {
+            // Put the type at the end of the node's first line.
+            let nl = out[start..].find('\n').map_or(out.len(), |i| start + i);
+            out.insert_str(nl, &format!(" : {}", t.name()));
+        }
+    }
+
+    fn write_node(&self, out: &mut String, ind: usize) {
         let pad = "  ".repeat(ind);
         match self {
             Node::Const(v) => {

@@ -149,7 +149,7 @@ pub fn check_args(mut v: Vec<Arg>) -> Result<Vec<Arg>, &'static str> {
     let mut seen_named = false;
     for a in &v {
         match a {
-            Arg::Named(..) => seen_named = true,
+            Arg::Named(..) | Arg::Mapping(..) => seen_named = true,
             _ if seen_named => return Err("positional argument after a named one"),
             _ => {}
         }
