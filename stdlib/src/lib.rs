@@ -75,7 +75,7 @@ pub fn finalize(env: &Env, v: Value) -> Result<Value> {
             if l.len() > env.limit() {
                 return Err(runtime::Error::too_large());
             }
-            if l.iter().all(is_final) {
+            if l.iter().all(|x| is_final(x, env.limit())) {
                 Value::List(l)
             } else {
                 Value::list(l.iter().cloned().map(|x| finalize(env, x)).collect::<Result<_>>()?)
@@ -95,7 +95,7 @@ pub fn finalize(env: &Env, v: Value) -> Result<Value> {
             if d.len() > env.limit() {
                 return Err(runtime::Error::too_large());
             }
-            if d.values().all(is_final) {
+            if d.values().all(|x| is_final(x, env.limit())) {
                 Value::Dict(d)
             } else {
                 let mut out = runtime::Dict::default();
@@ -109,11 +109,12 @@ pub fn finalize(env: &Env, v: Value) -> Result<Value> {
     })
 }
 
-fn is_final(v: &Value) -> bool {
+/// True when `v` needs no conversion and is within the limit.
+fn is_final(v: &Value, limit: usize) -> bool {
     match v {
         Value::Iter(_) | Value::Set(_) => false,
-        Value::List(l) => l.iter().all(is_final),
-        Value::Dict(d) => d.values().all(is_final),
+        Value::List(l) => l.len() <= limit && l.iter().all(|x| is_final(x, limit)),
+        Value::Dict(d) => d.len() <= limit && d.values().all(|x| is_final(x, limit)),
         _ => true,
     }
 }

@@ -130,9 +130,12 @@ fn call_named(
     cx.env.registry().call(cx, name, None, form, &pos, &named)
 }
 
-/// `#operator_.(receiver, expr)`: evaluates `expr` with `$` = receiver.
-fn op_dot(cx: &Cx, a: Args) -> Result<Value> {
-    cx.call(a.get(1), &[a.get(0).clone()])
+/// `#operator_.(receiver, expr)`: the reference's `op_dot` takes a
+/// method-call expression only (`Lambda(method=True)`); method calls are
+/// compiled directly, so any other right-hand side (`$.'b c'`, `$.123`)
+/// reaches this overload and fails as the reference does.
+fn op_dot(_: &Cx, _: Args) -> Result<Value> {
+    Err(runtime::registry::no_matching("#operator_.", Form::Function))
 }
 
 /// `obj.name` fallback: `#property#name(obj)`.
@@ -150,9 +153,15 @@ fn get_property(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `obj.assert(condition, message)`.
 fn assert_(cx: &Cx, a: Args) -> Result<Value> {
-    let ok = cx.call(a.get(1), &[a.get(0).clone()])?;
+    // Like the reference, a lazy sequence is memorized before the check so
+    // that the condition does not consume it.
+    let obj = match a.get(0) {
+        v @ Value::Iter(_) => Value::list(cx.to_vec(v)?),
+        v => v.clone(),
+    };
+    let ok = cx.call(a.get(1), &[obj.clone()])?;
     if ok.truthy() {
-        Ok(a.get(0).clone())
+        Ok(obj)
     } else {
         Err(Error::new("AssertionError", a.str(2).to_string()))
     }
