@@ -199,6 +199,22 @@ impl<'a> Lowerer<'a> {
                 Ok(Node::Or(Box::new(self.lower(a)?), Box::new(self.lower(b)?)))
             }
             ("#unary_operator_not", [a]) => Ok(Node::Not(Box::new(self.lower(a)?))),
+            ("#operator_=>", [a, b]) => {
+                // yaql 0.2 `build_tuple`: `a => b` is the tuple (a, b) and a
+                // left operand that is itself `=>` extends its tuple.
+                let mut items = match &a.kind {
+                    ExprKind::Op("#operator_=>", _) => match self.op("#operator_=>", match &a.kind {
+                        ExprKind::Op(_, x) => x,
+                        _ => unreachable!(),
+                    }, a.span)? {
+                        Node::List(v) => v,
+                        other => vec![other],
+                    },
+                    _ => vec![self.lower(a)?],
+                };
+                items.push(self.lower(b)?);
+                Ok(Node::List(items))
+            }
             ("#unary_operator_-", [a]) => {
                 let x = self.lower(a)?;
                 if let Node::Const(v) = &x {
@@ -274,6 +290,22 @@ impl<'a> Lowerer<'a> {
         args: &[Arg],
         span: Span,
     ) -> Result<Node> {
+        if self.reg.all_no_kw(name, form) && args.iter().any(|a| matches!(a, Arg::Named(..))) {
+            let conv: Vec<Arg> = args
+                .iter()
+                .map(|a| match a {
+                    Arg::Named(n, v) => Arg::Mapping(
+                        Expr {
+                            kind: ExprKind::Lit(Lit::Str(n.clone())),
+                            span: v.span,
+                        },
+                        v.clone(),
+                    ),
+                    other => other.clone(),
+                })
+                .collect();
+            return self.call(name, form, recv, &conv, span);
+        }
         let npos = recv.is_some() as usize
             + args.iter().filter(|a| !matches!(a, Arg::Named(..))).count();
         let names: Vec<&str> = args

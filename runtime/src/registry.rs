@@ -200,9 +200,12 @@ impl Param {
         self.lazy = true;
         self
     }
-    fn check(&self, v: &Value) -> bool {
+    fn check(&self, v: &Value, legacy: bool) -> bool {
         if v.is_null() {
             self.nullable || matches!(self.ty, Ty::Null)
+        } else if legacy && matches!(self.ty, Ty::Iterable) && matches!(v, Value::Dict(_)) {
+            // yaql 0.2: dictionaries are iterable (over their keys).
+            true
         } else {
             self.ty.accepts(v)
         }
@@ -331,6 +334,9 @@ pub enum ArgIn {
 #[derive(Default, Clone)]
 pub struct Registry {
     sets: HashMap<Arc<str>, Arc<OverloadSet>>,
+    /// yaql 0.2 mode: every function can also be called as a method and
+    /// every method as a function.
+    any_form: bool,
     group: String,
     counter: usize,
 }
@@ -358,6 +364,15 @@ impl Registry {
     pub fn new() -> Registry {
         Registry::default()
     }
+    /// Lets functions be called as methods and methods as functions
+    /// (yaql 0.2 legacy mode).
+    pub fn set_any_form(&mut self, on: bool) {
+        self.any_form = on;
+    }
+    fn form_ok(&self, ov: &Overload, form: Form) -> bool {
+        self.any_form || ov.accepts_form(form)
+    }
+
     /// Sets the group name used in overload ids.
     pub fn group(&mut self, g: &str) {
         self.group = g.into();
@@ -404,6 +419,22 @@ impl Registry {
         self.sets.keys().map(|k| &**k)
     }
 
+    /// True when every overload of `name` callable in `form` takes no
+    /// keyword arguments (then `k => v` arguments are positional mapping
+    /// rules, in source order).
+    pub fn all_no_kw(&self, name: &str, form: Form) -> bool {
+        self.get(name).is_some_and(|set| {
+            let mut any = false;
+            for ov in set.overloads.iter().filter(|o| self.form_ok(o, form)) {
+                if !ov.no_kw {
+                    return false;
+                }
+                any = true;
+            }
+            any
+        })
+    }
+
     /// Which arguments of a call must be compiled lazily: for each
     /// positional slot (receiver first for methods) and each named
     /// argument, true when any overload of `name` takes it lazily.
@@ -417,7 +448,7 @@ impl Registry {
         let mut pos = vec![false; npos];
         let mut nam = vec![false; named.len()];
         if let Some(set) = self.get(name) {
-            for ov in set.overloads.iter().filter(|o| o.accepts_form(form)) {
+            for ov in set.overloads.iter().filter(|o| self.form_ok(o, form)) {
                 let normals: Vec<&Param> =
                     ov.params.iter().filter(|p| p.mode == Mode::Normal).collect();
                 let var = ov.params.iter().find(|p| p.mode == Mode::Var);
@@ -463,7 +494,7 @@ impl Registry {
             SmallVec::from_elem(None, named.len());
         let mut any_form = false;
         for ov in &set.overloads {
-            if !ov.accepts_form(form) {
+            if !self.form_ok(ov, form) {
                 continue;
             }
             any_form = true;
@@ -595,7 +626,11 @@ fn bind_one(cx: &Cx, prm: &Param, a: &ArgIn, slot: &mut Option<Value>) -> Result
         }
         (_, v) => v,
     };
-    Ok(if prm.check(&v) { Some(v) } else { None })
+    Ok(if prm.check(&v, cx.env.options().legacy) {
+        Some(v)
+    } else {
+        None
+    })
 }
 
 /// Evaluates a value that may be a lazily compiled argument part.

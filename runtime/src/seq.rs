@@ -76,6 +76,13 @@ pub fn iterate(env: &Env, v: &Value) -> Result<SeqIter> {
             Src::Set(s.clone(), 0)
         }
         Value::Iter(l) => Src::Lazy(l.clone()),
+        Value::Dict(d) if env.options().legacy => {
+            // yaql 0.2 iterates dictionaries over their keys.
+            if d.len() > limit {
+                return Err(Error::too_large());
+            }
+            Src::List(Arc::new(d.keys().cloned().collect()), 0)
+        }
         other => {
             return Err(Error::type_(format!(
                 "'{}' object is not iterable",

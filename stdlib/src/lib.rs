@@ -28,6 +28,7 @@ use runtime::{Env, Options, Registry, Result, Value};
 /// compatibility functions in front of the standard ones.
 pub fn registry(legacy: bool) -> Registry {
     let mut r = Registry::new();
+    r.set_any_form(legacy);
     if legacy {
         r.group("legacy");
         legacy::register(&mut r);
