@@ -202,8 +202,11 @@ impl<'a> Lowerer<'a> {
             ("#operator_=>", [a, b]) => {
                 // yaql 0.2 `build_tuple`: `a => b` is the tuple (a, b) and a
                 // left operand that is itself `=>` extends its tuple.
+                // A parenthesised left operand stays one element: the
+                // grammar gives `(a => b) => c` a span starting at `(`, one
+                // byte before its left operand's.
                 let mut items = match &a.kind {
-                    ExprKind::Op("#operator_=>", _) => match self.op("#operator_=>", match &a.kind {
+                    ExprKind::Op("#operator_=>", _) if a.span.start == span.start => match self.op("#operator_=>", match &a.kind {
                         ExprKind::Op(_, x) => x,
                         _ => unreachable!(),
                     }, a.span)? {

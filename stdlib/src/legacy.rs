@@ -1,8 +1,289 @@
-//! `yaql/standard_library/legacy.py`.
+//! `yaql/standard_library/legacy.py`: the yaql 0.2 compatibility functions,
+//! registered in legacy mode only, in front of the standard library (their
+//! overloads win when they match, as the reference's child context does).
+//!
+//! In legacy mode `=>` is a binary operator building a tuple (a list here),
+//! so `dict(a => 1)`, `switch(cond => value)` and `x.as(expr => name)` take
+//! tuples rather than mapping rules.
 
-use runtime::registry::Registry;
+use std::sync::Arc;
+
+use runtime::ctx::Frame;
+use runtime::registry::{lazy, p, var, Args, Cx, Registry, Ty};
+use runtime::{Dict, Error, Result, Value};
+
+/// `#operator_=>(left, right)` (`build_tuple`): `left => right` is the tuple
+/// `(left, right)`. The left side is evaluated after the right one, as the
+/// reference evaluates its unevaluated-expression parameter. Extra
+/// positional arguments extend the tuple: a compiler that flattens an
+/// unparenthesized chain `a => b => c` into `#operator_=>(a, b, c)` gets the
+/// reference's `(a, b, c)`.
+fn build_tuple(cx: &Cx, a: Args) -> Result<Value> {
+    let left = cx.call(a.get(0), &[])?;
+    let mut out = Vec::with_capacity(2 + a.rest.len());
+    out.push(left);
+    out.push(a.get(1).clone());
+    out.extend(a.rest.iter().cloned());
+    Ok(Value::list(out))
+}
+
+fn dict_from(items: &[Value]) -> Result<Value> {
+    let mut d = Dict::default();
+    for t in items {
+        let Value::List(kv) = t else {
+            return Err(Error::type_(format!(
+                "cannot convert dictionary update sequence element to a sequence: {}",
+                t.type_name()
+            )));
+        };
+        match kv.len() {
+            2 => {
+                d.insert(kv[0].clone(), kv[1].clone());
+            }
+            n if n > 2 => {
+                return Err(Error::value("too many values to unpack (expected 2)"));
+            }
+            n => {
+                return Err(Error::value(format!(
+                    "not enough values to unpack (expected 2, got {n})"
+                )));
+            }
+        }
+    }
+    Ok(Value::dict(d))
+}
+
+/// `dict(*tuples)` / `#map(*tuples)` (`dict_`): a dict from key-value
+/// tuples.
+fn dict_(_: &Cx, a: Args) -> Result<Value> {
+    dict_from(&a.rest)
+}
+
+/// `#indexer(collection, indexExpression)` (`indexer`): on a sequence, an
+/// index expression evaluating to an integer indexes it; otherwise the
+/// expression is a predicate filtering the collection.
+fn indexer(cx: &Cx, a: Args) -> Result<Value> {
+    let coll = a.get(0).clone();
+    let f = a.get(1).clone();
+    if let Value::List(l) = &coll {
+        let idx = cx.call(&f, &[])?;
+        if let Value::Int(i) = idx {
+            let n = l.len() as i64;
+            let j = if i < 0 { i + n } else { i };
+            if j < 0 || j >= n {
+                return Err(Error::index("tuple index out of range"));
+            }
+            return Ok(l[j as usize].clone());
+        }
+        if let Value::BigInt(_) = idx {
+            return Err(Error::index("cannot fit 'int' into an index-sized integer"));
+        }
+    }
+    let it = cx.iter(&coll)?;
+    let env = cx.env.clone();
+    let Value::Lambda(c) = f else {
+        return Ok(Value::iter(it));
+    };
+    Ok(Value::iter(it.filter_map(move |x| match x {
+        Ok(v) => match c.call(&env, std::slice::from_ref(&v)) {
+            Ok(r) if r.truthy() => Some(Ok(v)),
+            Ok(_) => None,
+            Err(e) => Some(Err(e)),
+        },
+        Err(e) => Some(Err(e)),
+    })))
+}
+
+/// `#operator_.(dict, key)` with a bare keyword (`dict_keyword_access`):
+/// the key's value, null when missing. Registered as `#attr`, which
+/// `obj.name` compiles to.
+fn dict_keyword_access(_: &Cx, a: Args) -> Result<Value> {
+    match a.get(0) {
+        Value::Dict(d) => Ok(d.get(a.get(1)).cloned().unwrap_or(Value::Null)),
+        _ => Ok(Value::Null),
+    }
+}
+
+/// `#operator_.(receiver, expr)` for a context receiver
+/// (`op_dot_context`): evaluates `expr` in that context with the value
+/// `as()` was called on as `$`.
+fn op_dot_context(cx: &Cx, a: Args) -> Result<Value> {
+    let (Value::Context(c), Value::Lambda(f)) = (a.get(0), a.get(1)) else {
+        return Err(Error::type_("context expected"));
+    };
+    let recv = c.arg(1);
+    f.call_in(cx.env, c, &[recv])
+}
+
+/// `receiver.as(*mappings)` (`as_`): a context where each `expr => name`
+/// mapping, evaluated with `$` = receiver, sets `$name`; continue in it
+/// with `.`.
+fn as_(cx: &Cx, a: Args) -> Result<Value> {
+    let recv = a.get(0).clone();
+    let mut f = Frame::child(cx.ctx, std::slice::from_ref(&recv));
+    for m in &a.rest {
+        // Each mapping sees the names set by the previous ones.
+        let ctx = Arc::new(Frame {
+            args: f.args.clone(),
+            vars: f.vars.clone(),
+            funcs: f.funcs.clone(),
+            has_funcs: f.has_funcs,
+            parent: f.parent.clone(),
+        });
+        let t = match m {
+            Value::Lambda(c) => c.call_in(cx.env, &ctx, std::slice::from_ref(&recv))?,
+            other => other.clone(),
+        };
+        match &t {
+            Value::List(l) if l.len() == 2 => {
+                let name = match &l[1] {
+                    Value::Str(s) => s.as_str().trim_start_matches('$').to_string(),
+                    other => runtime::pyrepr::to_str(other),
+                };
+                f.vars.push((name.into(), l[0].clone()));
+            }
+            _ => return Err(Error::value("as() tuples should be of length 2")),
+        }
+    }
+    Ok(Value::Context(Arc::new(f)))
+}
+
+/// `range(start, stop)` (`range_`): `[start, stop)`, or an endless count
+/// from `start` when `stop` is null.
+fn range_(cx: &Cx, a: Args) -> Result<Value> {
+    let start = a.int(0)?;
+    if a.get(1).is_null() {
+        return Ok(Value::iter((start..).map(|i| Ok(Value::Int(i)))));
+    }
+    let stop = a.int(1)?;
+    let len = stop.saturating_sub(start).max(0) as u64;
+    // A Python range is a sequence: materialise it unless it is huge.
+    if len as usize <= cx.env.limit().max(100_000) {
+        return Ok(Value::list((start..stop).map(Value::Int).collect()));
+    }
+    Ok(Value::iter((start..stop).map(|i| Ok(Value::Int(i)))))
+}
+
+/// `value.switch(*conditions)` (`switch`): the value of the first
+/// `condition => value` tuple whose condition (evaluated with `$` = value)
+/// is true; null when none is.
+fn switch(cx: &Cx, a: Args) -> Result<Value> {
+    let value = a.get(0).clone();
+    for c in &a.rest {
+        let r = cx.call(c, std::slice::from_ref(&value))?;
+        match &r {
+            Value::List(l) if l.len() == 2 => {
+                if l[0].truthy() {
+                    return Ok(l[1].clone());
+                }
+            }
+            _ => return Err(Error::value("switch() tuples should be of length 2")),
+        }
+    }
+    Ok(Value::Null)
+}
+
+/// `collection.toList()` (`to_list`).
+fn to_list(cx: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::list(cx.to_vec(a.get(0))?))
+}
+
+/// `tuple(*args)` (`tuple_`).
+fn tuple_(_: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::list(a.rest))
+}
 
 /// Registers the group.
 pub fn register(r: &mut Registry) {
-    let _ = r;
+    r.method(
+        "as",
+        vec![p("receiver", Ty::Any).nullable(), var("mappings", Ty::Any).nullable().lazy()],
+        as_,
+    )
+    .no_kw();
+    r.extension("dict", vec![var("tuples", Ty::Sequence)], dict_).no_kw();
+    r.function(
+        "#indexer",
+        vec![p("collection", Ty::Iterable), lazy("indexExpression")],
+        indexer,
+    );
+    r.extension("#map", vec![var("tuples", Ty::Sequence)], dict_).no_kw();
+    r.function("#attr", vec![p("dict", Ty::Mapping), p("key", Ty::Str)], dict_keyword_access);
+    r.function("#operator_.", vec![p("receiver", Ty::Context), lazy("expr")], op_dot_context);
+    r.function(
+        "#operator_=>",
+        vec![
+            lazy("left"),
+            p("right", Ty::Any).nullable(),
+            var("rest", Ty::Any).nullable(),
+        ],
+        build_tuple,
+    );
+    r.extension(
+        "range",
+        vec![p("start", Ty::Int), p("stop", Ty::Int).opt()],
+        range_,
+    );
+    r.extension(
+        "switch",
+        vec![p("value", Ty::Any).nullable(), var("conditions", Ty::Any).nullable().lazy()],
+        switch,
+    )
+    .no_kw();
+    r.method("toList", vec![p("collection", Ty::Iterable)], to_list);
+    r.function("tuple", vec![var("args", Ty::Any).nullable()], tuple_);
+}
+
+#[cfg(test)]
+mod tests {
+    use runtime::Value;
+
+    fn run(expr: &str, data: Value) -> Result<String, String> {
+        let reg = crate::registry(true);
+        let opts = compiler::CompileOptions {
+            legacy: true,
+            ..Default::default()
+        };
+        let prog = compiler::compile(expr, &reg, opts).map_err(|e| e.to_string())?;
+        let env = crate::env(runtime::Options {
+            legacy: true,
+            ..Default::default()
+        });
+        let v = prog.eval(&env, data).map_err(|e| e.kind().to_string())?;
+        let v = crate::finalize(&env, v).map_err(|e| e.kind().to_string())?;
+        Ok(runtime::json::to_tagged_string(&v))
+    }
+
+    fn ok(expr: &str) -> String {
+        run(expr, Value::Null).unwrap()
+    }
+
+    #[test]
+    fn tuples_and_dicts() {
+        assert_eq!(ok("1 => 2"), "[1, 2]");
+        assert_eq!(ok("null => \"a b\""), "[null, \"a b\"]");
+        assert_eq!(ok("(1 => 2) => 3"), "[[1, 2], 3]");
+        assert_eq!(ok("tuple()"), "[]");
+        assert_eq!(
+            ok("dict(1 => 2, a => b, null => null)"),
+            r#"{"$dict": [[1, 2], ["a", "b"], [null, null]]}"#
+        );
+        assert_eq!(ok("{a => 1}"), r#"{"a": 1}"#);
+    }
+
+    #[test]
+    fn switch_range_indexer() {
+        assert_eq!(run("switch($, $ > 10 => 1, $ <= 10 => -1)", Value::Int(5)).unwrap(), "-1");
+        assert_eq!(ok("range(1, 4)"), "[1, 2, 3]");
+        assert_eq!(run("tuple(1, 2, 3)[$]", Value::Int(2)).unwrap(), "3");
+        assert_eq!(ok("tuple(1, 2, 3)[$ > 1]"), "[2, 3]");
+    }
+
+    #[test]
+    fn keyword_access_and_as() {
+        let d = runtime::json::from_tagged_str(r#"{"A": 12}"#).unwrap();
+        assert_eq!(run("$.A", d.clone()).unwrap(), "12");
+        assert_eq!(run("$.b", d).unwrap(), "null");
+        assert_eq!(ok("tuple(1, 2).as(len($) => n).($n + len($))"), "4");
+    }
 }

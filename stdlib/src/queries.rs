@@ -1,8 +1,1695 @@
-//! `yaql/standard_library/queries.py`.
+//! `yaql/standard_library/queries.py`: LINQ-like queries over collections
+//! (`where`, `select`, `orderBy`, `groupBy`, `join`, `zip`, aggregation,
+//! generators such as `range`, `sequence`, `generate`, ...).
+//!
+//! Functions that return Python generators in the reference return lazy,
+//! one-shot sequences ([`Value::Iter`]) here; the iterator limit is applied
+//! where the reference's `yaqltypes.Iterable()` parameters apply it (when the
+//! function is called for materialised collections, when an element is
+//! pulled for lazy ones).
 
-use runtime::registry::Registry;
+#![allow(clippy::mutable_key_type, clippy::manual_repeat_n)]
+
+use std::collections::{HashSet, VecDeque};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use runtime::registry::{kw, lazy, p, var, ArgIn, Args, Cx, Form, Registry, Ty};
+use runtime::seq::{iterate_unlimited, SeqIter};
+use runtime::value::{num_cmp, LazySeq};
+use runtime::{Closure, Dict, Env, Error, Frame, Invoke, Result, Value};
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+/// Returns early from an iterator closure with the error.
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        }
+    };
+}
+
+/// The code of the `NoValue` marker (`utils.NO_VALUE`).
+struct NoValueCode;
+
+impl Invoke for NoValueCode {
+    fn invoke(
+        &self,
+        _: &Env,
+        _: &Arc<Frame>,
+        _: &[Value],
+        _: &[(Arc<str>, Value)],
+    ) -> Result<Value> {
+        Ok(Value::Null)
+    }
+    fn describe(&self) -> String {
+        "NoValue".into()
+    }
+}
+
+static NOVALUE: OnceLock<Value> = OnceLock::new();
+
+/// The `NoValue` marker used as the default of optional parameters whose
+/// absence differs from an explicit `null` (a unique lambda value, so that it
+/// also works as the default of lazy parameters).
+fn novalue() -> Value {
+    NOVALUE
+        .get_or_init(|| {
+            Value::Lambda(Arc::new(Closure {
+                code: Arc::new(NoValueCode),
+                ctx: Frame::root(Value::Null),
+            }))
+        })
+        .clone()
+}
+
+/// True when a parameter was not given (holds the `NoValue` marker).
+fn is_novalue(v: &Value) -> bool {
+    match (v, NOVALUE.get()) {
+        (Value::Lambda(a), Some(Value::Lambda(b))) => Arc::ptr_eq(a, b),
+        _ => false,
+    }
+}
+
+/// A lambda parameter, or `None` when not given.
+fn opt_fn(v: &Value) -> Option<Value> {
+    if is_novalue(v) {
+        None
+    } else {
+        Some(v.clone())
+    }
+}
+
+/// Calls a lambda value (a non-lambda is returned as is).
+fn call(env: &Env, f: &Value, args: &[Value]) -> Result<Value> {
+    match f {
+        Value::Lambda(c) => c.call(env, args),
+        other => Ok(other.clone()),
+    }
+}
+
+/// Makes a lazy sequence that stops after the first error, as a Python
+/// generator does once it raised.
+fn gen<I>(it: I) -> Value
+where
+    I: Iterator<Item = Result<Value>> + Send + 'static,
+{
+    let mut it = it;
+    let mut done = false;
+    Value::iter(std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let r = it.next();
+        if !matches!(r, Some(Ok(_))) {
+            done = true;
+        }
+        r
+    }))
+}
+
+fn stop_iteration(msg: &str) -> Error {
+    Error::new("StopIteration", msg.to_string())
+}
+
+/// Calls a registered function as `name(args)` (a yaql `Delegate`).
+fn delegate(env: &Env, ctx: &Arc<Frame>, name: &str, args: &[Value]) -> Result<Value> {
+    let cx = Cx { env, ctx };
+    let pos: Vec<ArgIn> = args.iter().cloned().map(ArgIn::Val).collect();
+    env.registry()
+        .call(&cx, name, None, Form::Function, &pos, &[])
+}
+
+/// `#operator_<` / `#operator_>` through the registry (as the reference's
+/// delegates do); falls back to the standard semantics when the operator is
+/// not registered.
+fn compare_op(env: &Env, ctx: &Arc<Frame>, less: bool, a: &Value, b: &Value) -> Result<bool> {
+    let name = if less { "#operator_<" } else { "#operator_>" };
+    if env.registry().get(name).is_some() {
+        return Ok(delegate(env, ctx, name, &[a.clone(), b.clone()])?.truthy());
+    }
+    let (x, y) = if less { (a, b) } else { (b, a) };
+    // x < y
+    use std::cmp::Ordering::Less;
+    Ok(match (x, y) {
+        (Value::Null, Value::Null) => false,
+        (Value::Null, _) => true,
+        (_, Value::Null) => false,
+        (Value::Str(p), Value::Str(q)) => p < q,
+        (Value::DateTime(p), Value::DateTime(q)) => p.micros < q.micros,
+        (Value::TimeSpan(p), Value::TimeSpan(q)) => p < q,
+        _ if x.is_number() && y.is_number() => num_cmp(x, y) == Some(Less),
+        _ => return Err(runtime::registry::no_matching(name, Form::Function)),
+    })
+}
+
+/// The integer value of an `int` parameter that may be negative.
+fn int_arg(a: &Args, i: usize) -> Result<i64> {
+    a.int(i)
+}
+
+/// Python `len()` of a value, when it has one.
+fn py_len(v: &Value) -> Option<usize> {
+    match v {
+        Value::List(l) => Some(l.len()),
+        Value::Set(s) => Some(s.len()),
+        Value::Dict(d) => Some(d.len()),
+        Value::Str(s) => Some(s.chars().count()),
+        _ => None,
+    }
+}
+
+/// Iterates any Python iterable: collections, strings (characters) and
+/// dictionaries (keys), without the iterator limit.
+fn py_iter(v: &Value) -> Result<Box<dyn Iterator<Item = Result<Value>> + Send>> {
+    Ok(match v {
+        Value::Str(s) => {
+            let chars: Vec<Value> = s.chars().map(|c| Value::str(c.to_string())).collect();
+            Box::new(chars.into_iter().map(Ok))
+        }
+        Value::Dict(d) => {
+            let keys: Vec<Value> = d.keys().cloned().collect();
+            Box::new(keys.into_iter().map(Ok))
+        }
+        other => Box::new(iterate_unlimited(other)?),
+    })
+}
+
+// ---------------------------------------------------------------------------
+// OrderingIterable
+// ---------------------------------------------------------------------------
+
+/// The state of an `orderBy` result (the reference's `OrderingIterable`):
+/// the collection and the sort fields; sorted when first iterated.
+struct OrderState {
+    source: Option<SeqIter>,
+    fields: Vec<(Value, bool)>,
+    env: Env,
+    ctx: Arc<Frame>,
+}
+
+type Orderings = Mutex<Vec<(Weak<LazySeq>, Arc<Mutex<OrderState>>)>>;
+
+/// Live `orderBy` results, so that `thenBy` can recognise and extend them.
+static ORDERINGS: OnceLock<Orderings> = OnceLock::new();
+
+fn orderings() -> &'static Orderings {
+    ORDERINGS.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+fn find_ordering(v: &Value) -> Option<Arc<Mutex<OrderState>>> {
+    let Value::Iter(seq) = v else { return None };
+    let tab = orderings().lock().unwrap_or_else(|e| e.into_inner());
+    tab.iter()
+        .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(seq)) && w.strong_count() > 0)
+        .map(|(_, s)| s.clone())
+}
+
+/// Type check of `thenBy`'s receiver: an `orderBy` result.
+fn is_ordering(v: &Value) -> bool {
+    find_ordering(v).is_some()
+}
+
+/// Type check of `len`'s `utils.IteratorType`: a lazy sequence that is not
+/// an `orderBy` result (`OrderingIterable` is iterable, not an iterator).
+fn is_iterator(v: &Value) -> bool {
+    matches!(v, Value::Iter(_)) && !is_ordering(v)
+}
+
+/// Sorts `items` as Python's `sorted(collection, key=Comparator)` does.
+struct Sorter<'a> {
+    env: &'a Env,
+    ctx: &'a Arc<Frame>,
+    items: &'a [Value],
+    fields: &'a [(Value, bool)],
+    keys: Vec<Vec<Option<Value>>>,
+}
+
+impl Sorter<'_> {
+    fn key(&mut self, level: usize, i: usize) -> Result<Value> {
+        if let Some(k) = &self.keys[level][i] {
+            return Ok(k.clone());
+        }
+        let k = call(self.env, &self.fields[level].0, &[self.items[i].clone()])?;
+        self.keys[level][i] = Some(k.clone());
+        Ok(k)
+    }
+    fn compare(&mut self, i: usize, j: usize) -> Result<i32> {
+        for level in 0..self.fields.len() {
+            let a = self.key(level, i)?;
+            let b = self.key(level, j)?;
+            let r = if compare_op(self.env, self.ctx, true, &a, &b)? {
+                -1
+            } else if compare_op(self.env, self.ctx, false, &a, &b)? {
+                1
+            } else {
+                continue;
+            };
+            return Ok(if self.fields[level].1 { r } else { -r });
+        }
+        Ok(0)
+    }
+    fn lt(&mut self, i: usize, j: usize) -> Result<bool> {
+        Ok(self.compare(i, j)? < 0)
+    }
+
+    /// CPython's sort for short lists: the initial run, then binary
+    /// insertion; a stable merge sort for longer ones.
+    fn sort(&mut self) -> Result<Vec<usize>> {
+        let n = self.items.len();
+        let mut perm: Vec<usize> = (0..n).collect();
+        if n < 2 {
+            return Ok(perm);
+        }
+        if n >= 64 {
+            return self.merge_sort(perm);
+        }
+        // count_run
+        let mut run = 2;
+        if self.lt(perm[1], perm[0])? {
+            while run < n && self.lt(perm[run], perm[run - 1])? {
+                run += 1;
+            }
+            perm[..run].reverse();
+        } else {
+            while run < n && !self.lt(perm[run], perm[run - 1])? {
+                run += 1;
+            }
+        }
+        // binarysort
+        for start in run..n {
+            let pivot = perm[start];
+            let (mut l, mut r) = (0, start);
+            while l < r {
+                let m = l + ((r - l) >> 1);
+                if self.lt(pivot, perm[m])? {
+                    r = m;
+                } else {
+                    l = m + 1;
+                }
+            }
+            perm.copy_within(l..start, l + 1);
+            perm[l] = pivot;
+        }
+        Ok(perm)
+    }
+
+    fn merge_sort(&mut self, v: Vec<usize>) -> Result<Vec<usize>> {
+        if v.len() < 2 {
+            return Ok(v);
+        }
+        let mid = v.len() / 2;
+        let right = self.merge_sort(v[mid..].to_vec())?;
+        let left = self.merge_sort(v[..mid].to_vec())?;
+        let mut out = Vec::with_capacity(v.len());
+        let (mut i, mut j) = (0, 0);
+        while i < left.len() && j < right.len() {
+            if self.lt(right[j], left[i])? {
+                out.push(right[j]);
+                j += 1;
+            } else {
+                out.push(left[i]);
+                i += 1;
+            }
+        }
+        out.extend_from_slice(&left[i..]);
+        out.extend_from_slice(&right[j..]);
+        Ok(out)
+    }
+}
+
+fn do_sort(st: &Arc<Mutex<OrderState>>) -> Result<Vec<Value>> {
+    let mut g = st.lock().unwrap_or_else(|e| e.into_inner());
+    let items: Vec<Value> = match g.source.take() {
+        Some(it) => it.collect::<Result<_>>()?,
+        None => Vec::new(),
+    };
+    let fields = g.fields.clone();
+    let (env, ctx) = (g.env.clone(), g.ctx.clone());
+    drop(g);
+    let mut s = Sorter {
+        env: &env,
+        ctx: &ctx,
+        items: &items,
+        fields: &fields,
+        keys: vec![vec![None; items.len()]; fields.len()],
+    };
+    let perm = s.sort()?;
+    Ok(perm.into_iter().map(|i| items[i].clone()).collect())
+}
+
+fn make_ordering(cx: &Cx, a: &Args, ascending: bool) -> Result<Value> {
+    let source = cx.iter(a.get(0))?;
+    let st = Arc::new(Mutex::new(OrderState {
+        source: Some(source),
+        fields: vec![(a.get(1).clone(), ascending)],
+        env: cx.env.clone(),
+        ctx: cx.ctx.clone(),
+    }));
+    let st2 = st.clone();
+    let mut sorted: Option<std::vec::IntoIter<Value>> = None;
+    let mut failed = false;
+    let it = std::iter::from_fn(move || {
+        if failed {
+            return None;
+        }
+        if sorted.is_none() {
+            match do_sort(&st2) {
+                Ok(v) => sorted = Some(v.into_iter()),
+                Err(e) => {
+                    failed = true;
+                    return Some(Err(e));
+                }
+            }
+        }
+        sorted.as_mut().and_then(|s| s.next()).map(Ok)
+    });
+    let seq = LazySeq::new(Box::new(it));
+    let mut tab = orderings().lock().unwrap_or_else(|e| e.into_inner());
+    tab.retain(|(w, _)| w.strong_count() > 0);
+    tab.push((Arc::downgrade(&seq), st));
+    Ok(Value::Iter(seq))
+}
+
+/// `collection.orderBy(selector)` (`queries.order_by`).
+fn order_by(cx: &Cx, a: Args) -> Result<Value> {
+    make_ordering(cx, &a, true)
+}
+
+/// `collection.orderByDescending(selector)` (`queries.order_by_descending`).
+fn order_by_descending(cx: &Cx, a: Args) -> Result<Value> {
+    make_ordering(cx, &a, false)
+}
+
+fn add_field(a: &Args, ascending: bool) -> Result<Value> {
+    if let Some(st) = find_ordering(a.get(0)) {
+        let mut g = st.lock().unwrap_or_else(|e| e.into_inner());
+        g.fields.push((a.get(1).clone(), ascending));
+    }
+    Ok(a.get(0).clone())
+}
+
+/// `collection.thenBy(selector)` (`queries.then_by`).
+fn then_by(_: &Cx, a: Args) -> Result<Value> {
+    add_field(&a, true)
+}
+
+/// `collection.thenByDescending(selector)` (`queries.then_by_descending`).
+fn then_by_descending(_: &Cx, a: Args) -> Result<Value> {
+    add_field(&a, false)
+}
+
+// ---------------------------------------------------------------------------
+// Filtering and projection
+// ---------------------------------------------------------------------------
+
+/// `collection.where(predicate)` / `filter` (`queries.where`).
+fn where_(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = cx.iter(a.get(0))?;
+    let f = a.get(1).clone();
+    let env = cx.env.clone();
+    Ok(gen(std::iter::from_fn(move || loop {
+        let x = tri!(it.next()?);
+        if tri!(call(&env, &f, std::slice::from_ref(&x))).truthy() {
+            return Some(Ok(x));
+        }
+    })))
+}
+
+/// `collection.select(selector)` / `map` (`queries.select`).
+fn select(cx: &Cx, a: Args) -> Result<Value> {
+    let it = cx.iter(a.get(0))?;
+    let f = a.get(1).clone();
+    let env = cx.env.clone();
+    Ok(gen(it.map(move |x| call(&env, &f, &[x?]))))
+}
+
+/// `collection.attribute` (`queries.collection_attribution`): the
+/// attribute of every element.
+fn collection_attribution(cx: &Cx, a: Args) -> Result<Value> {
+    let it = cx.iter(a.get(0))?;
+    let name = a.get(1).clone();
+    let env = cx.env.clone();
+    let ctx = cx.ctx.clone();
+    Ok(gen(it.map(move |x| {
+        let x = x?;
+        let cx = Cx {
+            env: &env,
+            ctx: &ctx,
+        };
+        env.registry().call(
+            &cx,
+            "#attr",
+            None,
+            Form::Function,
+            &[ArgIn::Val(x), ArgIn::Val(name.clone())],
+            &[],
+        )
+    })))
+}
+
+/// `collection.selectMany(selector)` (`queries.select_many`).
+fn select_many(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = cx.iter(a.get(0))?;
+    let f = a.get(1).clone();
+    let env = cx.env.clone();
+    let mut inner: Option<SeqIter> = None;
+    Ok(gen(std::iter::from_fn(move || loop {
+        if let Some(i) = inner.as_mut() {
+            match i.next() {
+                Some(r) => return Some(r),
+                None => inner = None,
+            }
+        }
+        let x = tri!(it.next()?);
+        let r = tri!(call(&env, &f, &[x]));
+        if r.is_iterable() {
+            inner = Some(tri!(iterate_unlimited(&r)));
+        } else {
+            return Some(Ok(r));
+        }
+    })))
+}
+
+fn islice_count(n: i64) -> Result<usize> {
+    if n < 0 {
+        return Err(Error::value(
+            "Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize.",
+        ));
+    }
+    Ok(n as usize)
+}
+
+/// `collection.skip(count)` (`queries.skip`).
+fn skip(cx: &Cx, a: Args) -> Result<Value> {
+    let n = islice_count(int_arg(&a, 1)?)?;
+    let mut it = cx.iter(a.get(0))?;
+    let mut skipped = false;
+    Ok(gen(std::iter::from_fn(move || {
+        if !skipped {
+            skipped = true;
+            for _ in 0..n {
+                tri!(it.next()?);
+            }
+        }
+        it.next()
+    })))
+}
+
+/// `collection.limit(count)` / `take` (`queries.limit`).
+fn limit(cx: &Cx, a: Args) -> Result<Value> {
+    let n = islice_count(int_arg(&a, 1)?)?;
+    let mut it = cx.iter(a.get(0))?;
+    let mut taken = 0usize;
+    Ok(gen(std::iter::from_fn(move || {
+        if taken >= n {
+            return None;
+        }
+        taken += 1;
+        it.next()
+    })))
+}
+
+/// `collection.append(*args)` (`queries.append`).
+fn append(cx: &Cx, a: Args) -> Result<Value> {
+    let it = cx.iter(a.get(0))?;
+    Ok(gen(it.chain(a.rest.into_iter().map(Ok))))
+}
+
+/// `collection.distinct(keySelector => null)` (`queries.distinct`).
+fn distinct(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = cx.iter(a.get(0))?;
+    let f = opt_fn(a.get(1));
+    let env = cx.env.clone();
+    let mut seen: HashSet<Value> = HashSet::new();
+    Ok(gen(std::iter::from_fn(move || loop {
+        let x = tri!(it.next()?);
+        let key = match &f {
+            None => x.clone(),
+            Some(f) => tri!(call(&env, f, std::slice::from_ref(&x))),
+        };
+        if seen.insert(key) {
+            return Some(Ok(x));
+        }
+    })))
+}
+
+/// `collection.enumerate(start => 0)` (`queries.enumerate_`).
+fn enumerate(cx: &Cx, a: Args) -> Result<Value> {
+    if a.get(1).is_null() {
+        return Err(Error::type_(
+            "'NoneType' object cannot be interpreted as an integer",
+        ));
+    }
+    let start = int_arg(&a, 1)?;
+    let it = cx.iter(a.get(0))?;
+    let mut i = start;
+    Ok(gen(it.map(move |x| {
+        let r = Value::list(vec![Value::Int(i), x?]);
+        i += 1;
+        Ok(r)
+    })))
+}
+
+/// `collection.any(predicate => null)` (`queries.any_`).
+fn any(cx: &Cx, a: Args) -> Result<Value> {
+    let f = opt_fn(a.get(1));
+    for x in cx.iter(a.get(0))? {
+        let x = x?;
+        match &f {
+            None => return Ok(Value::Bool(true)),
+            Some(f) => {
+                if cx.call(f, &[x])?.truthy() {
+                    return Ok(Value::Bool(true));
+                }
+            }
+        }
+    }
+    Ok(Value::Bool(false))
+}
+
+/// `collection.all(predicate => null)` (`queries.all_`).
+fn all(cx: &Cx, a: Args) -> Result<Value> {
+    let f = opt_fn(a.get(1));
+    for x in cx.iter(a.get(0))? {
+        let x = x?;
+        let ok = match &f {
+            None => x.truthy(),
+            Some(f) => cx.call(f, &[x])?.truthy(),
+        };
+        if !ok {
+            return Ok(Value::Bool(false));
+        }
+    }
+    Ok(Value::Bool(true))
+}
+
+/// `concat(*collections)` (`queries.concat`).
+fn concat(cx: &Cx, a: Args) -> Result<Value> {
+    let its: Vec<SeqIter> = a.rest.iter().map(|c| cx.iter(c)).collect::<Result<_>>()?;
+    Ok(gen(its.into_iter().flatten()))
+}
+
+/// `len(collection)` for iterators (`queries.count_`).
+fn len_iter(_: &Cx, a: Args) -> Result<Value> {
+    let mut n: i64 = 0;
+    for x in iterate_unlimited(a.get(0))? {
+        x?;
+        n += 1;
+    }
+    Ok(Value::Int(n))
+}
+
+/// `collection.count()` (`queries.count`).
+fn count(cx: &Cx, a: Args) -> Result<Value> {
+    let mut n: i64 = 0;
+    for x in cx.iter(a.get(0))? {
+        x?;
+        n += 1;
+    }
+    Ok(Value::Int(n))
+}
+
+/// `collection.memorize()` (`queries.memorize`): the collection itself
+/// (lazy sequences stay one-shot here, wrapped as a plain iterator).
+fn memorize(cx: &Cx, a: Args) -> Result<Value> {
+    let it = cx.iter(a.get(0))?;
+    Ok(match a.get(0) {
+        // The iterable parameter turns an `orderBy` result into a plain
+        // iterator (utils.limit_iterable), which memorize then wraps.
+        Value::Iter(_) => gen(it),
+        other => other.clone(),
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Aggregation
+// ---------------------------------------------------------------------------
+
+fn reduce(
+    cx: &Cx,
+    coll: &Value,
+    seed: &Value,
+    mut f: impl FnMut(Value, Value) -> Result<Value>,
+) -> Result<Value> {
+    let mut it = cx.iter(coll)?;
+    let mut acc = if is_novalue(seed) {
+        match it.next() {
+            None => {
+                return Err(Error::type_(
+                    "reduce() of empty iterable with no initial value",
+                ))
+            }
+            Some(r) => r?,
+        }
+    } else {
+        seed.clone()
+    };
+    for x in it {
+        acc = f(acc, x?)?;
+    }
+    Ok(acc)
+}
+
+/// `collection.aggregate(selector, seed => NoValue)` / `reduce`
+/// (`queries.aggregate`).
+fn aggregate(cx: &Cx, a: Args) -> Result<Value> {
+    let f = a.get(1).clone();
+    reduce(cx, a.get(0), a.get(2), |x, y| cx.call(&f, &[x, y]))
+}
+
+/// `collection.sum(initial => NoValue)` (`queries.sum_`): reduces with
+/// `#operator_+`.
+fn sum(cx: &Cx, a: Args) -> Result<Value> {
+    reduce(cx, a.get(0), a.get(1), |x, y| {
+        delegate(cx.env, cx.ctx, "#operator_+", &[x, y])
+    })
+}
+
+fn minmax(cx: &Cx, a: &Args, max: bool) -> Result<Value> {
+    let name = if max { "max" } else { "min" };
+    let registered = cx.env.registry().get(name).is_some();
+    reduce(cx, a.get(0), a.get(1), |x, y| {
+        if registered {
+            delegate(cx.env, cx.ctx, name, &[x, y])
+        } else if compare_op(cx.env, cx.ctx, !max, &y, &x)? {
+            Ok(y)
+        } else {
+            Ok(x)
+        }
+    })
+}
+
+/// `collection.max(initial => NoValue)` (`queries.max_`): reduces with
+/// the `max` function.
+fn max(cx: &Cx, a: Args) -> Result<Value> {
+    minmax(cx, &a, true)
+}
+
+/// `collection.min(initial => NoValue)` (`queries.min_`): reduces with
+/// the `min` function.
+fn min(cx: &Cx, a: Args) -> Result<Value> {
+    minmax(cx, &a, false)
+}
+
+/// `collection.accumulate(selector, seed => NoValue)`
+/// (`queries.accumulate`).
+fn accumulate(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = cx.iter(a.get(0))?;
+    let f = a.get(1).clone();
+    let seed = opt_fn(a.get(2));
+    let env = cx.env.clone();
+    let mut total: Option<Value> = None;
+    let mut seed = Some(seed);
+    Ok(gen(std::iter::from_fn(move || {
+        if let Some(s) = seed.take() {
+            let s = match s {
+                Some(s) => s,
+                None => match it.next() {
+                    Some(r) => tri!(r),
+                    None => {
+                        return Some(Err(Error::type_(
+                            "accumulate() of empty sequence with no initial value",
+                        )))
+                    }
+                },
+            };
+            total = Some(s.clone());
+            return Some(Ok(s));
+        }
+        let x = tri!(it.next()?);
+        let t = tri!(call(&env, &f, &[total.take().unwrap_or(Value::Null), x]));
+        total = Some(t.clone());
+        Some(Ok(t))
+    })))
+}
+
+// ---------------------------------------------------------------------------
+// Element access
+// ---------------------------------------------------------------------------
+
+/// `collection.first(default => NoValue)` (`queries.first`).
+fn first(cx: &Cx, a: Args) -> Result<Value> {
+    match cx.iter(a.get(0))?.next() {
+        Some(r) => r,
+        None => {
+            if is_novalue(a.get(1)) {
+                Err(stop_iteration(""))
+            } else {
+                Ok(a.get(1).clone())
+            }
+        }
+    }
+}
+
+/// `collection.single()` (`queries.single`).
+fn single(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = cx.iter(a.get(0))?;
+    let r = match it.next() {
+        Some(r) => r?,
+        None => return Err(stop_iteration("")),
+    };
+    match it.next() {
+        None => Ok(r),
+        Some(Err(e)) => Err(e),
+        Some(Ok(_)) => Err(stop_iteration("Collection contains more than one item")),
+    }
+}
+
+/// `collection.last(default => NoValue)` (`queries.last`).
+fn last(cx: &Cx, a: Args) -> Result<Value> {
+    let mut last = None;
+    for x in cx.iter(a.get(0))? {
+        last = Some(x?);
+    }
+    match last {
+        Some(v) => Ok(v),
+        None => {
+            if is_novalue(a.get(1)) {
+                Err(stop_iteration(""))
+            } else {
+                Ok(a.get(1).clone())
+            }
+        }
+    }
+}
+
+/// `collection.indexOf(item)` (`queries.index_of`).
+fn index_of(cx: &Cx, a: Args) -> Result<Value> {
+    for (i, x) in cx.iter(a.get(0))?.enumerate() {
+        if x? == *a.get(1) {
+            return Ok(Value::Int(i as i64));
+        }
+    }
+    Ok(Value::Int(-1))
+}
+
+/// `collection.lastIndexOf(item)` (`queries.last_index_of`).
+fn last_index_of(cx: &Cx, a: Args) -> Result<Value> {
+    let mut idx = -1i64;
+    for (i, x) in cx.iter(a.get(0))?.enumerate() {
+        if x? == *a.get(1) {
+            idx = i as i64;
+        }
+    }
+    Ok(Value::Int(idx))
+}
+
+/// `collection.indexWhere(predicate)` (`queries.index_where`).
+fn index_where(cx: &Cx, a: Args) -> Result<Value> {
+    for (i, x) in cx.iter(a.get(0))?.enumerate() {
+        if cx.call(a.get(1), &[x?])?.truthy() {
+            return Ok(Value::Int(i as i64));
+        }
+    }
+    Ok(Value::Int(-1))
+}
+
+/// `collection.lastIndexWhere(predicate)` (`queries.last_index_where`).
+fn last_index_where(cx: &Cx, a: Args) -> Result<Value> {
+    let mut idx = -1i64;
+    for (i, x) in cx.iter(a.get(0))?.enumerate() {
+        if cx.call(a.get(1), &[x?])?.truthy() {
+            idx = i as i64;
+        }
+    }
+    Ok(Value::Int(idx))
+}
+
+/// `collection.defaultIfEmpty(default)` (`queries.default_if_empty`).
+fn default_if_empty(cx: &Cx, a: Args) -> Result<Value> {
+    cx.iter(a.get(1))?;
+    match a.get(0) {
+        Value::List(l) => {
+            cx.iter(a.get(0))?;
+            Ok(if l.is_empty() {
+                a.get(1).clone()
+            } else {
+                a.get(0).clone()
+            })
+        }
+        Value::Set(s) => {
+            cx.iter(a.get(0))?;
+            Ok(if s.is_empty() {
+                a.get(1).clone()
+            } else {
+                a.get(0).clone()
+            })
+        }
+        other => {
+            let mut it = cx.iter(other)?;
+            match it.next() {
+                None => Ok(a.get(1).clone()),
+                Some(Err(e)) => Err(e),
+                Some(Ok(x)) => Ok(gen(std::iter::once(Ok(x)).chain(it))),
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Generators
+// ---------------------------------------------------------------------------
+
+fn int_range(start: i64, stop: i64, step: i64) -> Value {
+    let mut cur = start as i128;
+    let (stop, step) = (stop as i128, step as i128);
+    gen(std::iter::from_fn(move || {
+        if (step > 0 && cur < stop) || (step < 0 && cur > stop) {
+            let v = cur;
+            cur += step;
+            Some(Ok(Value::Int(v as i64)))
+        } else {
+            None
+        }
+    }))
+}
+
+/// `range(stop)` (`queries.range_`).
+fn range1(_: &Cx, a: Args) -> Result<Value> {
+    Ok(int_range(0, int_arg(&a, 0)?, 1))
+}
+
+/// `range(start, stop, step => 1)` (`queries.range__`).
+fn range3(_: &Cx, a: Args) -> Result<Value> {
+    let step = int_arg(&a, 2)?;
+    if step == 0 {
+        return Err(Error::value("range() arg 3 must not be zero"));
+    }
+    Ok(int_range(int_arg(&a, 0)?, int_arg(&a, 1)?, step))
+}
+
+/// `sequence(start => 0, step => 1)` (`queries.sequence`).
+fn sequence(_: &Cx, a: Args) -> Result<Value> {
+    let mut cur = int_arg(&a, 0)?;
+    let step = int_arg(&a, 1)?;
+    Ok(gen(std::iter::from_fn(move || {
+        let v = cur;
+        cur = cur.saturating_add(step);
+        Some(Ok(Value::Int(v)))
+    })))
+}
+
+/// `value.repeat(times => -1)` (`queries.repeat`).
+fn repeat(_: &Cx, a: Args) -> Result<Value> {
+    let v = a.get(0).clone();
+    let times = int_arg(&a, 1)?;
+    if times < 0 {
+        Ok(gen(std::iter::repeat(v).map(Ok)))
+    } else {
+        Ok(gen(std::iter::repeat(v).take(times as usize).map(Ok)))
+    }
+}
+
+/// `collection.cycle()` (`queries.cycle`).
+fn cycle(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = Some(cx.iter(a.get(0))?);
+    let mut saved: Vec<Value> = Vec::new();
+    let mut i = 0usize;
+    Ok(gen(std::iter::from_fn(move || {
+        if let Some(src) = it.as_mut() {
+            match src.next() {
+                Some(Ok(x)) => {
+                    saved.push(x.clone());
+                    return Some(Ok(x));
+                }
+                Some(Err(e)) => return Some(Err(e)),
+                None => it = None,
+            }
+        }
+        if saved.is_empty() {
+            return None;
+        }
+        let x = saved[i % saved.len()].clone();
+        i += 1;
+        Some(Ok(x))
+    })))
+}
+
+/// `generate(initial, predicate, producer, selector => null,
+/// decycle => false)` (`queries.generate`).
+fn generate(cx: &Cx, a: Args) -> Result<Value> {
+    let mut cur = a.get(0).clone();
+    let pred = a.get(1).clone();
+    let producer = a.get(2).clone();
+    let selector = opt_fn(a.get(3));
+    let mut past: Option<HashSet<Value>> = if a.bool(4) {
+        Some(HashSet::new())
+    } else {
+        None
+    };
+    let env = cx.env.clone();
+    let mut first = true;
+    Ok(gen(std::iter::from_fn(move || {
+        if !first {
+            cur = tri!(call(&env, &producer, std::slice::from_ref(&cur)));
+        }
+        first = false;
+        if !tri!(call(&env, &pred, std::slice::from_ref(&cur))).truthy() {
+            return None;
+        }
+        if let Some(p) = past.as_mut() {
+            if !p.insert(cur.clone()) {
+                return None;
+            }
+        }
+        Some(match &selector {
+            None => Ok(cur.clone()),
+            Some(s) => call(&env, s, std::slice::from_ref(&cur)),
+        })
+    })))
+}
+
+/// `generateMany(initial, producer, selector => null, decycle => false,
+/// depthFirst => false)` (`queries.generate_many`).
+fn generate_many(cx: &Cx, a: Args) -> Result<Value> {
+    let mut queue: VecDeque<Value> = VecDeque::from([a.get(0).clone()]);
+    let producer = a.get(1).clone();
+    let selector = opt_fn(a.get(2));
+    let mut past: Option<HashSet<Value>> = if a.bool(3) {
+        Some(HashSet::new())
+    } else {
+        None
+    };
+    let depth_first = a.bool(4);
+    let env = cx.env.clone();
+    let mut pending: Option<Value> = None;
+    Ok(gen(std::iter::from_fn(move || {
+        if let Some(item) = pending.take() {
+            let produced = tri!(call(&env, &producer, &[item]));
+            let items: Vec<Value> = tri!(tri!(py_iter(&produced)).collect::<Result<Vec<_>>>());
+            if depth_first {
+                for x in items.into_iter().rev() {
+                    queue.push_front(x);
+                }
+            } else {
+                queue.extend(items);
+            }
+        }
+        loop {
+            let item = queue.pop_front()?;
+            if let Some(p) = past.as_mut() {
+                if !p.insert(item.clone()) {
+                    continue;
+                }
+            }
+            pending = Some(item.clone());
+            return Some(match &selector {
+                None => Ok(item),
+                Some(s) => call(&env, s, &[item]),
+            });
+        }
+    })))
+}
+
+// ---------------------------------------------------------------------------
+// Grouping, joining, zipping
+// ---------------------------------------------------------------------------
+
+/// The reference's `GroupAggregator` with the pre-1.1.1 fallback (the
+/// aggregator may take `[key, values]` and return `[key, result]`).
+struct GroupAgg {
+    agg: Option<Value>,
+    allow_fallback: bool,
+    failure: Option<Error>,
+}
+
+impl GroupAgg {
+    fn apply(&mut self, env: &Env, key: Value, values: Vec<Value>) -> Result<Value> {
+        let Some(agg) = self.agg.clone() else {
+            return Ok(Value::list(vec![key, Value::list(values)]));
+        };
+        let first = values.first().cloned();
+        let n = values.len();
+        let vl = Value::list(values);
+        if self.failure.is_none() {
+            match call(env, &agg, std::slice::from_ref(&vl)) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        "NoMatchingMethodException" | "NoMatchingFunctionException" | "IndexError"
+                    ) =>
+                {
+                    self.failure = Some(e)
+                }
+                Err(e) => return Err(e),
+                Ok(result) => {
+                    let compatible = n == 2
+                        && matches!(&result, Value::List(r) if r.len() == 2
+                            && Some(&r[0]) == first.as_ref());
+                    if !compatible {
+                        self.allow_fallback = false;
+                    }
+                    return Ok(Value::list(vec![key, result]));
+                }
+            }
+        }
+        if self.allow_fallback {
+            if let Ok(r) = call(env, &agg, &[Value::list(vec![key, vl])]) {
+                if py_len(&r) == Some(2) {
+                    return Ok(r);
+                }
+            }
+        }
+        Err(self
+            .failure
+            .clone()
+            .unwrap_or_else(|| Error::value("aggregation failed")))
+    }
+}
+
+/// `collection.groupBy(keySelector, valueSelector => null,
+/// aggregator => null)` (`queries.group_by`).
+fn group_by(cx: &Cx, a: Args) -> Result<Value> {
+    let key_sel = a.get(1).clone();
+    let val_sel = opt_fn(a.get(2));
+    let mut groups: indexmap::IndexMap<Value, Vec<Value>, runtime::value::FxBuild> =
+        Default::default();
+    for x in cx.iter(a.get(0))? {
+        let x = x?;
+        let v = match &val_sel {
+            None => x.clone(),
+            Some(f) => cx.call(f, std::slice::from_ref(&x))?,
+        };
+        let k = cx.call(&key_sel, &[x])?;
+        groups.entry(k).or_default().push(v);
+    }
+    let mut agg = GroupAgg {
+        agg: opt_fn(a.get(3)),
+        allow_fallback: true,
+        failure: None,
+    };
+    let env = cx.env.clone();
+    Ok(gen(groups
+        .into_iter()
+        .map(move |(k, vs)| agg.apply(&env, k, vs))))
+}
+
+/// `collection1.join(collection2, predicate, selector)` (`queries.join`).
+fn join(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it1 = cx.iter(a.get(0))?;
+    let mut src2 = Some(cx.iter(a.get(1))?);
+    let pred = a.get(2).clone();
+    let sel = a.get(3).clone();
+    let env = cx.env.clone();
+    let mut cache: Vec<Value> = Vec::new();
+    let mut cur: Option<Value> = None;
+    let mut j = 0usize;
+    Ok(gen(std::iter::from_fn(move || loop {
+        if cur.is_none() {
+            cur = Some(tri!(it1.next()?));
+            j = 0;
+        }
+        let other = if j < cache.len() {
+            Some(cache[j].clone())
+        } else {
+            match src2.as_mut().and_then(|s| s.next()) {
+                Some(r) => {
+                    let v = tri!(r);
+                    cache.push(v.clone());
+                    Some(v)
+                }
+                None => {
+                    src2 = None;
+                    None
+                }
+            }
+        };
+        let Some(other) = other else {
+            cur = None;
+            continue;
+        };
+        j += 1;
+        let x = cur.clone().unwrap_or(Value::Null);
+        if tri!(call(&env, &pred, &[x.clone(), other.clone()])).truthy() {
+            return Some(call(&env, &sel, &[x, other]));
+        }
+    })))
+}
+
+/// `collection.zip(*collections)` (`queries.zip_`).
+fn zip(cx: &Cx, a: Args) -> Result<Value> {
+    let mut its: Vec<SeqIter> = a.rest.iter().map(|c| cx.iter(c)).collect::<Result<_>>()?;
+    Ok(gen(std::iter::from_fn(move || {
+        if its.is_empty() {
+            return None;
+        }
+        let mut row = Vec::with_capacity(its.len());
+        for it in its.iter_mut() {
+            row.push(tri!(it.next()?));
+        }
+        Some(Ok(Value::list(row)))
+    })))
+}
+
+/// `collection.zipLongest(*collections, default => null)`
+/// (`queries.zip_longest`).
+fn zip_longest(cx: &Cx, a: Args) -> Result<Value> {
+    let mut its: Vec<Option<SeqIter>> = a
+        .rest
+        .iter()
+        .map(|c| cx.iter(c).map(Some))
+        .collect::<Result<_>>()?;
+    let fill =
+        a.kw.iter()
+            .find(|(k, _)| &**k == "default")
+            .map(|(_, v)| v.clone())
+            .unwrap_or(Value::Null);
+    Ok(gen(std::iter::from_fn(move || {
+        let mut row = Vec::with_capacity(its.len());
+        let mut active = 0;
+        for slot in its.iter_mut() {
+            let v = match slot.as_mut().and_then(|it| it.next()) {
+                Some(r) => {
+                    active += 1;
+                    tri!(r)
+                }
+                None => {
+                    *slot = None;
+                    fill.clone()
+                }
+            };
+            row.push(v);
+        }
+        if active == 0 {
+            return None;
+        }
+        Some(Ok(Value::list(row)))
+    })))
+}
+
+// ---------------------------------------------------------------------------
+// Partitioning
+// ---------------------------------------------------------------------------
+
+/// `collection.takeWhile(predicate)` (`queries.take_while`).
+fn take_while(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = cx.iter(a.get(0))?;
+    let f = a.get(1).clone();
+    let env = cx.env.clone();
+    let mut done = false;
+    Ok(gen(std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let x = tri!(it.next()?);
+        if tri!(call(&env, &f, std::slice::from_ref(&x))).truthy() {
+            Some(Ok(x))
+        } else {
+            done = true;
+            None
+        }
+    })))
+}
+
+/// `collection.skipWhile(predicate)` (`queries.skip_while`).
+fn skip_while(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = cx.iter(a.get(0))?;
+    let f = a.get(1).clone();
+    let env = cx.env.clone();
+    let mut dropping = true;
+    Ok(gen(std::iter::from_fn(move || {
+        if dropping {
+            loop {
+                let x = tri!(it.next()?);
+                if !tri!(call(&env, &f, std::slice::from_ref(&x))).truthy() {
+                    dropping = false;
+                    return Some(Ok(x));
+                }
+            }
+        }
+        it.next()
+    })))
+}
+
+/// `collection.slice(length)` (`queries.slice_`).
+fn slice(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = cx.iter(a.get(0))?;
+    let n = int_arg(&a, 1)?;
+    let mut done = false;
+    Ok(gen(std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let n = tri!(islice_count(n));
+        let mut chunk = Vec::new();
+        while chunk.len() < n {
+            match it.next() {
+                Some(r) => chunk.push(tri!(r)),
+                None => break,
+            }
+        }
+        if chunk.is_empty() {
+            done = true;
+            None
+        } else {
+            Some(Ok(Value::list(chunk)))
+        }
+    })))
+}
+
+/// `collection.splitWhere(predicate)` (`queries.split_where`).
+fn split_where(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = Some(cx.iter(a.get(0))?);
+    let f = a.get(1).clone();
+    let env = cx.env.clone();
+    let mut lst: Vec<Value> = Vec::new();
+    let (mut start, mut end) = (0usize, 0usize);
+    let mut finished = false;
+    Ok(gen(std::iter::from_fn(move || {
+        if let Some(src) = it.take() {
+            lst = tri!(src.collect::<Result<Vec<_>>>());
+        }
+        while end < lst.len() {
+            let hit = tri!(call(&env, &f, &[lst[end].clone()])).truthy();
+            end += 1;
+            if hit {
+                let part = lst[start..end - 1].to_vec();
+                start = end;
+                return Some(Ok(Value::list(part)));
+            }
+        }
+        if !finished && start != end {
+            finished = true;
+            return Some(Ok(Value::list(lst[start..end].to_vec())));
+        }
+        None
+    })))
+}
+
+/// `collection.sliceWhere(predicate)` (`queries.slice_where`).
+fn slice_where(cx: &Cx, a: Args) -> Result<Value> {
+    let mut it = Some(cx.iter(a.get(0))?);
+    let f = a.get(1).clone();
+    let env = cx.env.clone();
+    let mut lst: Vec<Value> = Vec::new();
+    let (mut start, mut end) = (0usize, 0usize);
+    let mut p1: Option<Value> = None;
+    let mut finished = false;
+    Ok(gen(std::iter::from_fn(move || {
+        if let Some(src) = it.take() {
+            lst = tri!(src.collect::<Result<Vec<_>>>());
+        }
+        while end < lst.len() {
+            let p2 = tri!(call(&env, &f, &[lst[end].clone()]));
+            let cut = matches!(&p1, Some(p) if *p != p2);
+            p1 = Some(p2);
+            if cut {
+                let part = lst[start..end].to_vec();
+                start = end;
+                end += 1;
+                return Some(Ok(Value::list(part)));
+            }
+            end += 1;
+        }
+        if !finished && start != end {
+            finished = true;
+            return Some(Ok(Value::list(lst[start..end].to_vec())));
+        }
+        None
+    })))
+}
+
+/// `collection.splitAt(index)` (`queries.split_at`).
+fn split_at(cx: &Cx, a: Args) -> Result<Value> {
+    let lst = cx.to_vec(a.get(0))?;
+    let idx = int_arg(&a, 1)?;
+    let n = lst.len() as i64;
+    let cut = if idx < 0 {
+        (n + idx).max(0)
+    } else {
+        idx.min(n)
+    } as usize;
+    Ok(Value::list(vec![
+        Value::list(lst[..cut].to_vec()),
+        Value::list(lst[cut..].to_vec()),
+    ]))
+}
+
+/// `collection.reverse()` (`queries.reverse`): a reversed iterator over
+/// the collection evaluated to a list.
+fn reverse(cx: &Cx, a: Args) -> Result<Value> {
+    let lst = cx.to_vec(a.get(0))?;
+    Ok(gen(lst.into_iter().rev().map(Ok)))
+}
+
+// ---------------------------------------------------------------------------
+// Dictionaries and predicates
+// ---------------------------------------------------------------------------
+
+fn merge_dicts(
+    d1: &Dict,
+    d2: &Dict,
+    list_merger: &mut dyn FnMut(Value, Value) -> Result<Value>,
+    item_merger: &mut dyn FnMut(Value, Value) -> Result<Value>,
+    max_levels: i64,
+) -> Result<Dict> {
+    let mut result = Dict::default();
+    for (key, v1) in d1.iter() {
+        result.insert(key.clone(), v1.clone());
+        if let Some(v2) = d2.get(key) {
+            let merged = match v2 {
+                Value::Dict(m2) if max_levels != 1 => {
+                    let Value::Dict(m1) = v1 else {
+                        return Err(cannot_merge(v1, v2));
+                    };
+                    let next = if max_levels == 0 { 0 } else { max_levels - 1 };
+                    Value::dict(merge_dicts(m1, m2, list_merger, item_merger, next)?)
+                }
+                Value::List(_) if max_levels != 1 => {
+                    if !matches!(v1, Value::List(_)) {
+                        return Err(cannot_merge(v1, v2));
+                    }
+                    list_merger(v1.clone(), v2.clone())?
+                }
+                _ => item_merger(v1.clone(), v2.clone())?,
+            };
+            result.insert(key.clone(), merged);
+        }
+    }
+    for (k, v) in d2.iter() {
+        if !result.contains_key(k) {
+            result.insert(k.clone(), v.clone());
+        }
+    }
+    Ok(result)
+}
+
+fn cannot_merge(a: &Value, b: &Value) -> Error {
+    Error::type_(format!(
+        "Cannot merge <class '{}'> with <class '{}'>",
+        a.type_name(),
+        b.type_name()
+    ))
+}
+
+/// `dict.mergeWith(another, listMerger => null, itemMerger => null,
+/// maxLevels => 0)` (`queries.merge_with`).
+fn merge_with(cx: &Cx, a: Args) -> Result<Value> {
+    let (Value::Dict(d1), Value::Dict(d2)) = (a.get(0), a.get(1)) else {
+        return Err(Error::type_("mergeWith needs two dictionaries"));
+    };
+    let lm = opt_fn(a.get(2));
+    let im = opt_fn(a.get(3));
+    let max_levels = int_arg(&a, 4)?;
+    let mut list_merger = |x: Value, y: Value| -> Result<Value> {
+        match &lm {
+            Some(f) => cx.call(f, &[x, y]),
+            None => {
+                let mut seen = HashSet::new();
+                let mut out = Vec::new();
+                for v in cx.to_vec(&x)?.into_iter().chain(cx.to_vec(&y)?) {
+                    if seen.insert(v.clone()) {
+                        out.push(v);
+                    }
+                }
+                Ok(Value::list(out))
+            }
+        }
+    };
+    let mut item_merger = |x: Value, y: Value| -> Result<Value> {
+        match &im {
+            Some(f) => cx.call(f, &[x, y]),
+            None => Ok(y),
+        }
+    };
+    Ok(Value::dict(merge_dicts(
+        d1,
+        d2,
+        &mut list_merger,
+        &mut item_merger,
+        max_levels,
+    )?))
+}
+
+/// `isIterable(value)` (`queries.is_iterable`).
+fn is_iterable(_: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::Bool(a.get(0).is_iterable()))
+}
+
+// ---------------------------------------------------------------------------
+// Registration
+// ---------------------------------------------------------------------------
+
+fn coll() -> runtime::registry::Param {
+    p("collection", Ty::Iterable)
+}
 
 /// Registers the group.
 pub fn register(r: &mut Registry) {
-    let _ = r;
+    let nv = novalue;
+    let pred = || vec![coll(), lazy("predicate")];
+    let selr = || vec![coll(), lazy("selector")];
+
+    r.method("where", pred(), where_);
+    r.method("filter", pred(), where_);
+    r.method("select", selr(), select);
+    r.method("map", selr(), select);
+    r.function(
+        "#attr",
+        vec![coll(), p("attribute", Ty::Str)],
+        collection_attribution,
+    );
+    r.method("limit", vec![coll(), p("count", Ty::Int)], limit);
+    r.method("take", vec![coll(), p("count", Ty::Int)], limit);
+    r.method("skip", vec![coll(), p("count", Ty::Int)], skip);
+    r.extension(
+        "append",
+        vec![coll(), var("args", Ty::Any).nullable()],
+        append,
+    );
+    r.extension(
+        "distinct",
+        vec![coll(), lazy("keySelector").default(nv())],
+        distinct,
+    );
+    r.extension(
+        "enumerate",
+        vec![
+            coll(),
+            p("start", Ty::Int).nullable().default(Value::Int(0)),
+        ],
+        enumerate,
+    );
+    r.extension("any", vec![coll(), lazy("predicate").default(nv())], any);
+    r.extension("all", vec![coll(), lazy("predicate").default(nv())], all);
+    r.extension("concat", vec![var("collections", Ty::Iterable)], concat);
+    r.extension(
+        "len",
+        vec![p("collection", Ty::Check(is_iterator))],
+        len_iter,
+    );
+    r.method("count", vec![coll()], count);
+    r.method("memorize", vec![coll()], memorize);
+    let initial = || vec![coll(), p("initial", Ty::Any).nullable().default(nv())];
+    r.method("sum", initial(), sum);
+    r.method("min", initial(), min);
+    r.method("max", initial(), max);
+    let with_default = || vec![coll(), p("default", Ty::Any).nullable().default(nv())];
+    r.method("first", with_default(), first);
+    r.method("single", vec![coll()], single);
+    r.method("last", with_default(), last);
+    r.method("selectMany", selr(), select_many);
+    r.function("range", vec![p("stop", Ty::Int)], range1);
+    r.function(
+        "range",
+        vec![
+            p("start", Ty::Int),
+            p("stop", Ty::Int),
+            p("step", Ty::Int).default(Value::Int(1)),
+        ],
+        range3,
+    );
+    r.method("orderBy", selr(), order_by);
+    r.method("orderByDescending", selr(), order_by_descending);
+    let ordering = || vec![p("collection", Ty::Check(is_ordering)), lazy("selector")];
+    r.method("thenBy", ordering(), then_by);
+    r.method("thenByDescending", ordering(), then_by_descending);
+    r.method(
+        "groupBy",
+        vec![
+            coll(),
+            lazy("keySelector"),
+            lazy("valueSelector").default(nv()),
+            lazy("aggregator").default(nv()),
+        ],
+        group_by,
+    );
+    r.method(
+        "join",
+        vec![
+            p("collection1", Ty::Iterable),
+            p("collection2", Ty::Iterable),
+            lazy("predicate"),
+            lazy("selector"),
+        ],
+        join,
+    );
+    r.method("zip", vec![var("collections", Ty::Iterable)], zip);
+    r.method(
+        "zipLongest",
+        vec![
+            var("collections", Ty::Iterable),
+            kw("kwargs", Ty::Any).nullable(),
+        ],
+        zip_longest,
+    );
+    r.method(
+        "repeat",
+        vec![
+            p("value", Ty::Any).nullable(),
+            p("times", Ty::Int).default(Value::Int(-1)),
+        ],
+        repeat,
+    );
+    r.method("cycle", vec![coll()], cycle);
+    r.method("takeWhile", pred(), take_while);
+    r.method("skipWhile", pred(), skip_while);
+    r.method(
+        "indexOf",
+        vec![coll(), p("item", Ty::Any).nullable()],
+        index_of,
+    );
+    r.method(
+        "lastIndexOf",
+        vec![coll(), p("item", Ty::Any).nullable()],
+        last_index_of,
+    );
+    r.method("indexWhere", pred(), index_where);
+    r.method("lastIndexWhere", pred(), last_index_where);
+    r.method("slice", vec![coll(), p("length", Ty::Int)], slice);
+    r.method("splitWhere", pred(), split_where);
+    r.method("sliceWhere", pred(), slice_where);
+    r.method("splitAt", vec![coll(), p("index", Ty::Int)], split_at);
+    let agg = || {
+        vec![
+            coll(),
+            lazy("selector"),
+            p("seed", Ty::Any).nullable().default(nv()),
+        ]
+    };
+    r.method("aggregate", agg(), aggregate);
+    r.method("reduce", agg(), aggregate);
+    r.method("accumulate", agg(), accumulate);
+    r.method("reverse", vec![coll()], reverse);
+    r.method(
+        "mergeWith",
+        vec![
+            p("dict", Ty::Mapping),
+            p("another", Ty::Mapping),
+            lazy("listMerger").default(nv()),
+            lazy("itemMerger").default(nv()),
+            p("maxLevels", Ty::Int).default(Value::Int(0)),
+        ],
+        merge_with,
+    );
+    r.function(
+        "isIterable",
+        vec![p("value", Ty::Any).nullable()],
+        is_iterable,
+    );
+    r.function(
+        "sequence",
+        vec![
+            p("start", Ty::Int).default(Value::Int(0)),
+            p("step", Ty::Int).default(Value::Int(1)),
+        ],
+        sequence,
+    );
+    r.function(
+        "generate",
+        vec![
+            p("initial", Ty::Any).nullable(),
+            lazy("predicate"),
+            lazy("producer"),
+            lazy("selector").default(nv()),
+            p("decycle", Ty::Bool).default(false),
+        ],
+        generate,
+    );
+    r.function(
+        "generateMany",
+        vec![
+            p("initial", Ty::Any).nullable(),
+            lazy("producer"),
+            lazy("selector").default(nv()),
+            p("decycle", Ty::Bool).default(false),
+            p("depthFirst", Ty::Bool).default(false),
+        ],
+        generate_many,
+    );
+    r.method(
+        "defaultIfEmpty",
+        vec![coll(), p("default", Ty::Iterable)],
+        default_if_empty,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use runtime::{json, Options, Value};
+
+    fn eval(expr: &str, data: &str) -> Result<String, String> {
+        let env = crate::env(Options::test_suite(false));
+        let prog = compiler::compile(expr, env.registry(), Default::default())
+            .map_err(|e| e.kind().to_string())?;
+        let data = json::from_tagged_str(data).unwrap_or(Value::Null);
+        let v = prog
+            .eval(&env, data)
+            .and_then(|v| crate::finalize(&env, v))
+            .map_err(|e| e.kind().to_string())?;
+        Ok(json::to_tagged_string(&v))
+    }
+
+    fn ok(expr: &str, data: &str, expected: &str) {
+        assert_eq!(eval(expr, data), Ok(expected.to_string()), "{expr}");
+    }
+
+    #[test]
+    fn lazy_pipelines() {
+        ok("$.where($ > 2).select($ * 10)", "[1, 2, 3, 4]", "[30, 40]");
+        ok("sequence().where($ mod 2 = 0).take(3)", "null", "[0, 2, 4]");
+        ok("[1, 2].cycle().take(5)", "null", "[1, 2, 1, 2, 1]");
+        ok(
+            "range(4).selectMany(range($))",
+            "null",
+            "[0, 0, 1, 0, 1, 2]",
+        );
+        ok(
+            "[1, 2, 3].zipLongest([4], default => 0)",
+            "null",
+            "[[1, 4], [2, 0], [3, 0]]",
+        );
+        assert_eq!(
+            eval("sequence()", "null"),
+            Err("CollectionTooLargeException".into())
+        );
+    }
+
+    #[test]
+    fn ordering_and_grouping() {
+        ok(
+            "$.orderBy($[0]).thenByDescending($[1])",
+            "[[2, 2], [1, 5], [1, 0]]",
+            "[[1, 5], [1, 0], [2, 2]]",
+        );
+        ok(
+            "$.groupBy($[1], $[0], $.sum())",
+            r#"[["a", 1], ["b", 2], ["c", 1]]"#,
+            r#"[[1, "ac"], [2, "b"]]"#,
+        );
+        assert!(eval("[1].thenBy($)", "null").is_err());
+    }
+
+    #[test]
+    fn element_access() {
+        ok("[].first(7)", "null", "7");
+        assert_eq!(eval("[].first()", "null"), Err("StopIteration".into()));
+        ok("[1, 2, 3].last()", "null", "3");
+        ok("[1, 2, 3, 2].lastIndexOf(2)", "null", "3");
+        ok("[].aggregate($1 + $2, 1)", "null", "1");
+    }
 }

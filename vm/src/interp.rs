@@ -336,9 +336,31 @@ pub fn call_site(
             },
         }
     };
-    let pos: SmallVec<[ArgIn; 6]> = s.pos.iter().map(|k| conv(*k)).collect();
-    let named: SmallVec<[(Arc<str>, ArgIn); 2]> =
+    let mut pos: SmallVec<[ArgIn; 6]> = s.pos.iter().map(|k| conv(*k)).collect();
+    let mut named: SmallVec<[(Arc<str>, ArgIn); 2]> =
         s.named.iter().map(|(n, k)| (n.clone(), conv(*k))).collect();
+    if s.form == runtime::registry::Form::Method && env.options().legacy {
+        if let Some(ArgIn::Val(Value::Context(c))) = pos.first() {
+            // yaql 0.2 `op_dot_context`: a method call on a context object
+            // runs in that context, with its `$` as the receiver.
+            let c = c.clone();
+            pos[0] = ArgIn::Val(c.arg(1));
+            let rebind = |a: &mut ArgIn| {
+                if let ArgIn::Thunk(t) = a {
+                    *a = ArgIn::Thunk(Arc::new(Closure {
+                        code: t.code.clone(),
+                        ctx: c.clone(),
+                    }));
+                }
+            };
+            pos.iter_mut().for_each(rebind);
+            named.iter_mut().for_each(|(_, a)| rebind(a));
+            let cx = Cx { env, ctx: &c };
+            return env
+                .registry()
+                .call(&cx, &s.name, s.set.as_deref(), s.form, &pos, &named);
+        }
+    }
     if ctx.has_funcs {
         if let Some(f) = ctx.func(&s.name) {
             return call_user(env, ctx, &f, &pos, &named);
