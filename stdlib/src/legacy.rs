@@ -111,15 +111,18 @@ fn op_dot_context(cx: &Cx, a: Args) -> Result<Value> {
     let (Value::Context(c), Value::Lambda(f)) = (a.get(0), a.get(1)) else {
         return Err(Error::type_("context expected"));
     };
-    let recv = c.arg(1);
+    let recv = c.var("0");
     f.call_in(cx.env, c, &[recv])
 }
 
 /// `receiver.as(*mappings)` (`as_`): a context where each `expr => name`
-/// mapping, evaluated with `$` = receiver, sets `$name`; continue in it
-/// with `.`.
+/// mapping, evaluated with `$` = receiver, sets `$name`, and `$0` is the
+/// receiver; continue in it with `.` (method calls on it see the receiver)
+/// or `->`.
 fn as_(cx: &Cx, a: Args) -> Result<Value> {
     let recv = a.get(0).clone();
+    // The receiver is `$0`; it is also the frame's `$1`, which the VM's
+    // method-call-on-context path takes as the receiver.
     let mut f = Frame::child(cx.ctx, std::slice::from_ref(&recv));
     for m in &a.rest {
         // Each mapping sees the names set by the previous ones.
@@ -142,9 +145,11 @@ fn as_(cx: &Cx, a: Args) -> Result<Value> {
                 };
                 f.vars.push((name.into(), l[0].clone()));
             }
-            _ => return Err(Error::value("as() tuples should be of length 2")),
+            Value::List(_) => return Err(Error::value("as() tuples must be of size 2")),
+            _ => return Err(Error::value("as() must have tuple parameters")),
         }
     }
+    f.vars.push(("0".into(), recv));
     Ok(Value::Context(Arc::new(f)))
 }
 
@@ -177,7 +182,12 @@ fn switch(cx: &Cx, a: Args) -> Result<Value> {
                     return Ok(l[1].clone());
                 }
             }
-            _ => return Err(Error::value("switch() tuples should be of length 2")),
+            Value::List(_) => return Err(Error::value("switch() tuples must be of size 2")),
+            _ => {
+                return Err(Error::value(
+                    "switch() must have tuple or mapping parameters",
+                ))
+            }
         }
     }
     Ok(Value::Null)

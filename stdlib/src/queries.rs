@@ -128,6 +128,17 @@ fn delegate(env: &Env, ctx: &Arc<Frame>, name: &str, args: &[Value]) -> Result<V
 /// not registered.
 fn compare_op(env: &Env, ctx: &Arc<Frame>, less: bool, a: &Value, b: &Value) -> Result<bool> {
     let name = if less { "#operator_<" } else { "#operator_>" };
+    // Fast path for the standard number and string operators.
+    let want = if less {
+        std::cmp::Ordering::Less
+    } else {
+        std::cmp::Ordering::Greater
+    };
+    match (a, b) {
+        (Value::Str(p), Value::Str(q)) => return Ok(p.as_str().cmp(q.as_str()) == want),
+        _ if a.is_number() && b.is_number() => return Ok(num_cmp(a, b) == Some(want)),
+        _ => {}
+    }
     if env.registry().get(name).is_some() {
         return Ok(delegate(env, ctx, name, &[a.clone(), b.clone()])?.truthy());
     }

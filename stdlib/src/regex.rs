@@ -58,14 +58,7 @@ impl Tr<'_> {
         self.cs.get(self.i + k).copied()
     }
     fn starts(&self, s: &str) -> bool {
-        let mut k = 0;
-        for c in s.chars() {
-            if self.peek(k) != Some(c) {
-                return false;
-            }
-            k += 1;
-        }
-        true
+        s.chars().enumerate().all(|(k, c)| self.peek(k) == Some(c))
     }
 
     /// `\x`, `\u`, `\U` with exactly `n` hex digits.
@@ -227,30 +220,36 @@ impl Tr<'_> {
             lo.push(c);
             self.i += 1;
         }
-        let hi;
-        if self.peek(0) == Some(',') {
+        let hi = if self.peek(0) == Some(',') {
             self.i += 1;
             let mut h = String::new();
             while let Some(c) = self.peek(0).filter(|c| c.is_ascii_digit()) {
                 h.push(c);
                 self.i += 1;
             }
-            hi = Some(h);
+            Some(h)
         } else {
-            hi = None;
-        }
+            None
+        };
         if self.peek(0) != Some('}') || (lo.is_empty() && hi.is_none()) {
             self.i = save;
             lit(&mut self.out, '{');
             return Ok(());
         }
         self.i += 1;
-        let lo_n: u64 = if lo.is_empty() { 0 } else { lo.parse().map_err(|_| re_err("the repetition number is too large"))? };
+        let lo_n: u64 = if lo.is_empty() {
+            0
+        } else {
+            lo.parse()
+                .map_err(|_| re_err("the repetition number is too large"))?
+        };
         match hi {
             None => self.out.push_str(&format!("{{{lo_n}}}")),
             Some(h) if h.is_empty() => self.out.push_str(&format!("{{{lo_n},}}")),
             Some(h) => {
-                let hi_n: u64 = h.parse().map_err(|_| re_err("the repetition number is too large"))?;
+                let hi_n: u64 = h
+                    .parse()
+                    .map_err(|_| re_err("the repetition number is too large"))?;
                 if hi_n < lo_n {
                     return Err(re_err("min repeat greater than max repeat"));
                 }
@@ -316,13 +315,23 @@ impl Tr<'_> {
             match self.peek(k) {
                 Some(c @ ('a' | 'i' | 'L' | 'm' | 's' | 'u' | 'x')) => {
                     if c == 'L' {
-                        return Err(re_err("bad inline flags: cannot use 'L' flag with a str pattern"));
+                        return Err(re_err(
+                            "bad inline flags: cannot use 'L' flag with a str pattern",
+                        ));
                     }
-                    if neg { off.push(c) } else { on.push(c) }
+                    if neg {
+                        off.push(c)
+                    } else {
+                        on.push(c)
+                    }
                 }
                 Some('-') if !neg => neg = true,
                 Some(':') => {
-                    let keep = |s: &str| s.chars().filter(|c| "imsx".contains(*c)).collect::<String>();
+                    let keep = |s: &str| {
+                        s.chars()
+                            .filter(|c| "imsx".contains(*c))
+                            .collect::<String>()
+                    };
                     let (on, off) = (keep(&on), keep(&off));
                     self.out.push_str("(?");
                     self.out.push_str(&on);
@@ -394,7 +403,11 @@ fn translate(src: &str, mut flags: u8) -> Result<String> {
                 's' => f |= DOTALL,
                 'x' => f |= VERBOSE,
                 'a' | 'u' => {}
-                'L' => return Err(re_err("bad inline flags: cannot use 'L' flag with a str pattern")),
+                'L' => {
+                    return Err(re_err(
+                        "bad inline flags: cannot use 'L' flag with a str pattern",
+                    ))
+                }
                 _ => break,
             }
             k += 1;
@@ -545,7 +558,9 @@ fn is_regex_value(v: &Value) -> bool {
 type Spans = Vec<Option<(usize, usize)>>;
 
 fn spans_of(c: &fancy_regex::Captures, n: usize) -> Spans {
-    (0..=n).map(|i| c.get(i).map(|m| (m.start(), m.end()))).collect()
+    (0..=n)
+        .map(|i| c.get(i).map(|m| (m.start(), m.end())))
+        .collect()
 }
 
 fn next_boundary(s: &str, pos: usize) -> usize {
@@ -573,10 +588,9 @@ fn find_all(c: &Compiled, s: &str, limit: usize) -> Result<Vec<Spans>> {
         if limit > 0 && out.len() >= limit {
             break;
         }
-        let m = c
-            .re
-            .captures_from_pos(s, pos)
-            .map_err(|e| re_err(e.to_string()))?;
+        let m =
+            c.re.captures_from_pos(s, pos)
+                .map_err(|e| re_err(e.to_string()))?;
         let Some(m) = m else { break };
         let m0 = m.get(0).map_or((pos, pos), |x| (x.start(), x.end()));
         if must_advance && m0.0 == pos && m0.1 == pos {
@@ -584,10 +598,9 @@ fn find_all(c: &Compiled, s: &str, limit: usize) -> Result<Vec<Spans>> {
                 break;
             }
             let np = next_boundary(s, pos);
-            let m = c
-                .re
-                .captures_from_pos(s, np)
-                .map_err(|e| re_err(e.to_string()))?;
+            let m =
+                c.re.captures_from_pos(s, np)
+                    .map_err(|e| re_err(e.to_string()))?;
             let Some(m) = m else { break };
             let sp = spans_of(&m, c.ngroups);
             let (a, b) = sp[0].unwrap_or((np, np));
@@ -817,13 +830,15 @@ fn sub_template(c: &Compiled, s: &str, repl: &str, count: i64) -> Result<String>
 }
 
 fn sub_lambda(cx: &Cx, c: &Compiled, s: &str, f: &Value, count: i64) -> Result<String> {
-    sub_with(c, s, count, |sp| match call_with_match(cx.env, f, c, s, sp)? {
-        Value::Null => Ok(None),
-        Value::Str(r) => Ok(Some(r.to_string())),
-        other => Err(Error::type_(format!(
-            "expected str instance, {} found",
-            other.type_name()
-        ))),
+    sub_with(c, s, count, |sp| {
+        match call_with_match(cx.env, f, c, s, sp)? {
+            Value::Null => Ok(None),
+            Value::Str(r) => Ok(Some(r.to_string())),
+            other => Err(Error::type_(format!(
+                "expected str instance, {} found",
+                other.type_name()
+            ))),
+        }
     })
 }
 
@@ -985,13 +1000,25 @@ fn replace_string(_: &Cx, a: Args) -> Result<Value> {
 /// `regex.replace_by`: `regexp.replaceBy(string, repl, count)`.
 fn replace_by(cx: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(0))?;
-    Ok(Value::str(sub_lambda(cx, &c, a.str(1), a.get(2), a.int(3)?)?))
+    Ok(Value::str(sub_lambda(
+        cx,
+        &c,
+        a.str(1),
+        a.get(2),
+        a.int(3)?,
+    )?))
 }
 
 /// `regex.replace_by_string`: `string.replaceBy(regexp, repl, count)`.
 fn replace_by_string(cx: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(1))?;
-    Ok(Value::str(sub_lambda(cx, &c, a.str(0), a.get(2), a.int(3)?)?))
+    Ok(Value::str(sub_lambda(
+        cx,
+        &c,
+        a.str(0),
+        a.get(2),
+        a.int(3)?,
+    )?))
 }
 
 /// `regex.escape_regex`: Python 3.7+ `re.escape`.
@@ -1019,22 +1046,63 @@ pub fn register(r: &mut Registry) {
     let count = |n: &str| p(n, Ty::Int).default(0i64);
     r.function(
         "regex",
-        vec![s("pattern"), flag("ignoreCase"), flag("multiLine"), flag("dotAll")],
+        vec![
+            s("pattern"),
+            flag("ignoreCase"),
+            flag("multiLine"),
+            flag("dotAll"),
+        ],
         regex_,
     );
     r.method("matches", vec![re("regexp"), s("string")], matches);
     r.method("matches", vec![s("string"), s("regexp")], matches_);
-    r.function("#operator_=~", vec![s("string"), re("regexp")], match_op_regex);
-    r.function("#operator_=~", vec![s("string"), s("pattern")], match_op_string);
-    r.function("#operator_!~", vec![s("string"), re("regexp")], not_match_op_regex);
-    r.function("#operator_!~", vec![s("string"), s("pattern")], not_match_op_string);
+    r.function(
+        "#operator_=~",
+        vec![s("string"), re("regexp")],
+        match_op_regex,
+    );
+    r.function(
+        "#operator_=~",
+        vec![s("string"), s("pattern")],
+        match_op_string,
+    );
+    r.function(
+        "#operator_!~",
+        vec![s("string"), re("regexp")],
+        not_match_op_regex,
+    );
+    r.function(
+        "#operator_!~",
+        vec![s("string"), s("pattern")],
+        not_match_op_string,
+    );
     r.method("search", vec![re("regexp"), s("string")], search);
-    r.method("search", vec![re("regexp"), s("string"), lazy("selector")], search_sel);
+    r.method(
+        "search",
+        vec![re("regexp"), s("string"), lazy("selector")],
+        search_sel,
+    );
     r.method("searchAll", vec![re("regexp"), s("string")], search_all);
-    r.method("searchAll", vec![re("regexp"), s("string"), lazy("selector")], search_all_sel);
-    r.method("split", vec![re("regexp"), s("string"), count("maxSplit")], split);
-    r.method("split", vec![s("string"), re("regexp"), count("maxSplit")], split_string);
-    r.method("replace", vec![re("regexp"), s("string"), s("repl"), count("count")], replace);
+    r.method(
+        "searchAll",
+        vec![re("regexp"), s("string"), lazy("selector")],
+        search_all_sel,
+    );
+    r.method(
+        "split",
+        vec![re("regexp"), s("string"), count("maxSplit")],
+        split,
+    );
+    r.method(
+        "split",
+        vec![s("string"), re("regexp"), count("maxSplit")],
+        split_string,
+    );
+    r.method(
+        "replace",
+        vec![re("regexp"), s("string"), s("repl"), count("count")],
+        replace,
+    );
     r.method(
         "replace",
         vec![s("string"), re("regexp"), s("repl"), count("count")],
@@ -1050,8 +1118,10 @@ pub fn register(r: &mut Registry) {
         vec![s("string"), re("regexp"), lazy("repl"), count("count")],
         replace_by_string,
     );
-    r.function("escapeRegex", vec![s("string")], escape_regex).pure_();
-    r.function("isRegex", vec![p("value", Ty::Any).nullable()], is_regex).pure_();
+    r.function("escapeRegex", vec![s("string")], escape_regex)
+        .pure_();
+    r.function("isRegex", vec![p("value", Ty::Any).nullable()], is_regex)
+        .pure_();
 }
 
 #[cfg(test)]
@@ -1062,7 +1132,9 @@ mod tests {
         let env = crate::env(runtime::Options::test_suite(false));
         let prog = compiler::compile(expr, &crate::registry(false), Default::default())
             .map_err(|e| format!("{e:?}"))?;
-        let v = prog.eval(&env, Value::Null).map_err(|e| e.kind().to_string())?;
+        let v = prog
+            .eval(&env, Value::Null)
+            .map_err(|e| e.kind().to_string())?;
         crate::finalize(&env, v).map_err(|e| e.kind().to_string())
     }
 
@@ -1086,9 +1158,18 @@ mod tests {
             "\"24/5\""
         );
         assert_eq!(ok("regex('x*').replace('abxd', '-')"), "\"-a-b--d-\"");
-        assert_eq!(ok("regex('x*').split('axb')"), "[\"\", \"a\", \"\", \"b\", \"\"]");
-        assert_eq!(ok("regex(`([a-z])([A-Z])`).replace('fooBar', `\\2_\\1`)"), "\"foB_oar\"");
-        assert_eq!(ok("'a1b22'.replaceBy(regex(`\\d+`), str($.value.len()))"), "\"a1b2\"");
+        assert_eq!(
+            ok("regex('x*').split('axb')"),
+            "[\"\", \"a\", \"\", \"b\", \"\"]"
+        );
+        assert_eq!(
+            ok("regex(`([a-z])([A-Z])`).replace('fooBar', `\\2_\\1`)"),
+            "\"foB_oar\""
+        );
+        assert_eq!(
+            ok("'a1b22'.replaceBy(regex(`\\d+`), str($.value.len()))"),
+            "\"a1b2\""
+        );
         assert_eq!(ok("regex('é.').searchAll('aébéc', $.end)"), "[3, 5]");
         assert_eq!(ok("isRegex(regex('a'))"), "true");
         assert_eq!(ok("isRegex(lambda($))"), "false");

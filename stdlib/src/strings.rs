@@ -71,7 +71,11 @@ fn adjust(start: i64, end: Option<i64>, len: i64) -> (i64, i64) {
     } else if end < 0 {
         end = (end + len).max(0);
     }
-    let start = if start < 0 { (start + len).max(0) } else { start };
+    let start = if start < 0 {
+        (start + len).max(0)
+    } else {
+        start
+    };
     (start, end)
 }
 
@@ -378,7 +382,7 @@ fn pad(sp: &Spec, prefix: &str, body: &str, default_align: char) -> String {
         return format!("{prefix}{body}");
     }
     let n = sp.width - len;
-    let f = |k: usize| std::iter::repeat(fill).take(k).collect::<String>();
+    let f = |k: usize| (0..k).map(|_| fill).collect::<String>();
     match align {
         '<' => format!("{prefix}{body}{}", f(n)),
         '^' => format!("{}{prefix}{body}{}", f(n / 2), f(n - n / 2)),
@@ -391,7 +395,8 @@ fn group_digits(digits: &str, sep: char, every: usize) -> String {
     let cs: Vec<char> = digits.chars().collect();
     let mut out = String::new();
     for (i, c) in cs.iter().enumerate() {
-        if i > 0 && (cs.len() - i) % every == 0 {
+        let left = cs.len() - i;
+        if i > 0 && left == (left / every) * every {
             out.push(sep);
         }
         out.push(*c);
@@ -440,7 +445,11 @@ fn format_int(n: &BigInt, sp: &Spec) -> Result<String> {
     };
     let digits = match sp.grouping {
         Some(g) => {
-            let every = if matches!(sp.ty, Some('b' | 'o' | 'x' | 'X')) { 4 } else { 3 };
+            let every = if matches!(sp.ty, Some('b' | 'o' | 'x' | 'X')) {
+                4
+            } else {
+                3
+            };
             group_digits(&digits, g, every)
         }
         None => digits,
@@ -491,7 +500,9 @@ fn strip_zeros(s: &str) -> String {
 fn format_general(x: f64, p: usize, alt: bool, upper: bool, repr_like: bool) -> String {
     let p = p.max(1);
     let es = format!("{:.*e}", p - 1, x);
-    let exp: i32 = es.split_once('e').map_or(0, |(_, e)| e.parse().unwrap_or(0));
+    let exp: i32 = es
+        .split_once('e')
+        .map_or(0, |(_, e)| e.parse().unwrap_or(0));
     let limit = if repr_like { p as i32 - 1 } else { p as i32 };
     let out = if exp >= -4 && exp < limit.max(if repr_like { 1 } else { 0 }) {
         let dec = (p as i32 - 1 - exp).max(0) as usize;
@@ -527,7 +538,11 @@ fn format_float(f: f64, sp: &Spec) -> Result<String> {
     let upper = matches!(sp.ty, Some('E' | 'F' | 'G'));
     let body = if !x.is_finite() {
         let s = if x.is_nan() { "nan" } else { "inf" };
-        let s = if upper { s.to_uppercase() } else { s.to_string() };
+        let s = if upper {
+            s.to_uppercase()
+        } else {
+            s.to_string()
+        };
         if sp.ty == Some('%') {
             format!("{s}%")
         } else {
@@ -537,7 +552,9 @@ fn format_float(f: f64, sp: &Spec) -> Result<String> {
         match sp.ty {
             Some('f' | 'F') => format!("{:.*}", sp.precision.unwrap_or(6), x),
             Some('e' | 'E') => py_exp(x, sp.precision.unwrap_or(6), upper),
-            Some('g' | 'G' | 'n') => format_general(x, sp.precision.unwrap_or(6), sp.alt, upper, false),
+            Some('g' | 'G' | 'n') => {
+                format_general(x, sp.precision.unwrap_or(6), sp.alt, upper, false)
+            }
             Some('%') => format!("{:.*}%", sp.precision.unwrap_or(6), x * 100.0),
             None => match sp.precision {
                 None => runtime::num::float_repr(x),
@@ -800,11 +817,7 @@ impl Fmt<'_> {
             Some('r') => Value::str(repr(&v)),
             Some('s') => Value::str(py_str(&v)),
             Some('a') => Value::str(py_ascii(&v)),
-            Some(c) => {
-                return Err(Error::value(format!(
-                    "Unknown conversion specifier {c}"
-                )))
-            }
+            Some(c) => return Err(Error::value(format!("Unknown conversion specifier {c}"))),
         };
         format_value(&v, &spec)
     }
@@ -875,12 +888,20 @@ fn to_upper(_: &Cx, a: Args) -> Result<Value> {
 
 /// `strings.split`: Python `str.split(separator, maxSplits)`.
 fn split(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::list(py_split(a.str(0), opt_str(a.get(1)), a.int(2)?)?))
+    Ok(Value::list(py_split(
+        a.str(0),
+        opt_str(a.get(1)),
+        a.int(2)?,
+    )?))
 }
 
 /// `strings.right_split`: Python `str.rsplit(separator, maxSplits)`.
 fn right_split(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::list(py_rsplit(a.str(0), opt_str(a.get(1)), a.int(2)?)?))
+    Ok(Value::list(py_rsplit(
+        a.str(0),
+        opt_str(a.get(1)),
+        a.int(2)?,
+    )?))
 }
 
 fn join_impl(cx: &Cx, seq: &Value, sep: &str) -> Result<Value> {
@@ -923,17 +944,32 @@ fn concat(_: &Cx, a: Args) -> Result<Value> {
 
 /// `strings.trim`: Python `str.strip(chars)`.
 fn trim(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::from(py_strip(a.str(0), opt_str(a.get(1)), true, true)))
+    Ok(Value::from(py_strip(
+        a.str(0),
+        opt_str(a.get(1)),
+        true,
+        true,
+    )))
 }
 
 /// `strings.trim_left`: Python `str.lstrip(chars)`.
 fn trim_left(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::from(py_strip(a.str(0), opt_str(a.get(1)), true, false)))
+    Ok(Value::from(py_strip(
+        a.str(0),
+        opt_str(a.get(1)),
+        true,
+        false,
+    )))
 }
 
 /// `strings.trim_right`: Python `str.rstrip(chars)`.
 fn trim_right(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::from(py_strip(a.str(0), opt_str(a.get(1)), false, true)))
+    Ok(Value::from(py_strip(
+        a.str(0),
+        opt_str(a.get(1)),
+        false,
+        true,
+    )))
 }
 
 /// `strings.norm`: strip, and null when the result is empty.
@@ -942,7 +978,11 @@ fn norm(_: &Cx, a: Args) -> Result<Value> {
         return Ok(Value::Null);
     };
     let r = py_strip(s, opt_str(a.get(1)), true, true);
-    Ok(if r.is_empty() { Value::Null } else { Value::from(r) })
+    Ok(if r.is_empty() {
+        Value::Null
+    } else {
+        Value::from(r)
+    })
 }
 
 /// `strings.is_empty`: true for null or a string empty after trimming.
@@ -960,7 +1000,12 @@ fn is_empty(_: &Cx, a: Args) -> Result<Value> {
 
 /// `strings.replace`: Python `str.replace(old, new, count)`.
 fn replace(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::str(py_replace(a.str(0), a.str(1), a.str(2), a.int(3)?)))
+    Ok(Value::str(py_replace(
+        a.str(0),
+        a.str(1),
+        a.str(2),
+        a.int(3)?,
+    )))
 }
 
 /// `strings.replace_with_dict`: replaces every key (through `str()`) in turn.
@@ -988,7 +1033,11 @@ fn format_(_: &Cx, a: Args) -> Result<Value> {
 
 fn repeat(cx: &Cx, s: &str, n: i64) -> Result<Value> {
     check_repeat_memory(cx, s, n)?;
-    Ok(Value::str(if n <= 0 { String::new() } else { s.repeat(n as usize) }))
+    Ok(Value::str(if n <= 0 {
+        String::new()
+    } else {
+        s.repeat(n as usize)
+    }))
 }
 
 /// `strings.string_by_int`: `string * int`.
@@ -1061,7 +1110,10 @@ fn last_index_of_(_: &Cx, a: Args) -> Result<Value> {
 /// `strings.to_char_array`: tuple of one-character strings.
 fn to_char_array(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::list(
-        a.str(0).chars().map(|c| Value::str(c.to_string())).collect(),
+        a.str(0)
+            .chars()
+            .map(|c| Value::str(c.to_string()))
+            .collect(),
     ))
 }
 
@@ -1114,7 +1166,9 @@ fn is_string(_: &Cx, a: Args) -> Result<Value> {
 fn starts_with(_: &Cx, a: Args) -> Result<Value> {
     let s = a.str(0);
     Ok(Value::Bool(
-        a.rest.iter().any(|p| s.starts_with(p.as_str().unwrap_or(""))),
+        a.rest
+            .iter()
+            .any(|p| s.starts_with(p.as_str().unwrap_or(""))),
     ))
 }
 
@@ -1152,36 +1206,67 @@ fn hex_(_: &Cx, a: Args) -> Result<Value> {
 pub fn register(r: &mut Registry) {
     let s = |n: &str| p(n, Ty::Str);
     let sn = |n: &str| p(n, Ty::Str).nullable().default(Value::Null);
-    r.function("#operator_>", vec![s("left"), s("right")], gt).pure_();
-    r.function("#operator_<", vec![s("left"), s("right")], lt).pure_();
-    r.function("#operator_>=", vec![s("left"), s("right")], gte).pure_();
-    r.function("#operator_<=", vec![s("left"), s("right")], lte).pure_();
+    r.function("#operator_>", vec![s("left"), s("right")], gt)
+        .pure_();
+    r.function("#operator_<", vec![s("left"), s("right")], lt)
+        .pure_();
+    r.function("#operator_>=", vec![s("left"), s("right")], gte)
+        .pure_();
+    r.function("#operator_<=", vec![s("left"), s("right")], lte)
+        .pure_();
     r.extension("len", vec![s("string")], len_).pure_();
     r.method("toLower", vec![s("string")], to_lower).pure_();
     r.method("toUpper", vec![s("string")], to_upper).pure_();
     r.method(
         "split",
-        vec![s("string"), sn("separator"), p("maxSplits", Ty::Int).default(-1i64)],
+        vec![
+            s("string"),
+            sn("separator"),
+            p("maxSplits", Ty::Int).default(-1i64),
+        ],
         split,
     )
     .pure_();
     r.method(
         "rightSplit",
-        vec![s("string"), sn("separator"), p("maxSplits", Ty::Int).default(-1i64)],
+        vec![
+            s("string"),
+            sn("separator"),
+            p("maxSplits", Ty::Int).default(-1i64),
+        ],
         right_split,
     )
     .pure_();
-    r.method("join", vec![p("sequence", Ty::Iterable), s("separator")], join);
-    r.method("join", vec![s("separator"), p("sequence", Ty::Iterable)], join_);
-    r.function("str", vec![p("value", Ty::Any).nullable()], str_).pure_();
-    r.function("concat", vec![var("args", Ty::Str)], concat).pure_();
-    r.function("#operator_+", vec![var("args", Ty::Str)], concat).pure_();
-    r.method("trim", vec![s("string"), sn("chars")], trim).pure_();
-    r.method("trimLeft", vec![s("string"), sn("chars")], trim_left).pure_();
-    r.method("trimRight", vec![s("string"), sn("chars")], trim_right).pure_();
+    r.method(
+        "join",
+        vec![p("sequence", Ty::Iterable), s("separator")],
+        join,
+    );
+    r.method(
+        "join",
+        vec![s("separator"), p("sequence", Ty::Iterable)],
+        join_,
+    );
+    r.function("str", vec![p("value", Ty::Any).nullable()], str_)
+        .pure_();
+    r.function("concat", vec![var("args", Ty::Str)], concat)
+        .pure_();
+    r.function("#operator_+", vec![var("args", Ty::Str)], concat)
+        .pure_();
+    r.method("trim", vec![s("string"), sn("chars")], trim)
+        .pure_();
+    r.method("trimLeft", vec![s("string"), sn("chars")], trim_left)
+        .pure_();
+    r.method("trimRight", vec![s("string"), sn("chars")], trim_right)
+        .pure_();
     r.method(
         "replace",
-        vec![s("string"), s("old"), s("new"), p("count", Ty::Int).default(-1i64)],
+        vec![
+            s("string"),
+            s("old"),
+            s("new"),
+            p("count", Ty::Int).default(-1i64),
+        ],
         replace,
     )
     .pure_();
@@ -1215,11 +1300,23 @@ pub fn register(r: &mut Registry) {
         is_empty,
     )
     .pure_();
-    r.function("#operator_*", vec![s("left"), p("right", Ty::Int)], string_by_int);
-    r.function("#operator_*", vec![p("left", Ty::Int), s("right")], int_by_string);
+    r.function(
+        "#operator_*",
+        vec![s("left"), p("right", Ty::Int)],
+        string_by_int,
+    );
+    r.function(
+        "#operator_*",
+        vec![p("left", Ty::Int), s("right")],
+        int_by_string,
+    );
     r.method(
         "substring",
-        vec![s("string"), p("start", Ty::Int), p("length", Ty::Int).default(-1i64)],
+        vec![
+            s("string"),
+            p("start", Ty::Int),
+            p("length", Ty::Int).default(-1i64),
+        ],
         substring,
     )
     .pure_();
@@ -1231,7 +1328,12 @@ pub fn register(r: &mut Registry) {
     .pure_();
     r.method(
         "indexOf",
-        vec![s("string"), s("sub"), p("start", Ty::Int), p("length", Ty::Int)],
+        vec![
+            s("string"),
+            s("sub"),
+            p("start", Ty::Int),
+            p("length", Ty::Int),
+        ],
         index_of_,
     )
     .pure_();
@@ -1243,11 +1345,17 @@ pub fn register(r: &mut Registry) {
     .pure_();
     r.method(
         "lastIndexOf",
-        vec![s("string"), s("sub"), p("start", Ty::Int), p("length", Ty::Int)],
+        vec![
+            s("string"),
+            s("sub"),
+            p("start", Ty::Int),
+            p("length", Ty::Int),
+        ],
         last_index_of_,
     )
     .pure_();
-    r.method("toCharArray", vec![s("string")], to_char_array).pure_();
+    r.method("toCharArray", vec![s("string")], to_char_array)
+        .pure_();
     let flag = |n: &str| p(n, Ty::Bool).nullable().default(false);
     r.function(
         "characters",
@@ -1268,17 +1376,30 @@ pub fn register(r: &mut Registry) {
         characters,
     )
     .pure_();
-    r.function("isString", vec![p("arg", Ty::Any).nullable()], is_string).pure_();
+    r.function("isString", vec![p("arg", Ty::Any).nullable()], is_string)
+        .pure_();
     r.extension(
         "norm",
         vec![p("string", Ty::Str).nullable(), sn("chars")],
         norm,
     )
     .pure_();
-    r.function("#operator_in", vec![s("left"), s("right")], in_).pure_();
-    r.method("startsWith", vec![s("string"), var("prefixes", Ty::Str)], starts_with).pure_();
-    r.method("endsWith", vec![s("string"), var("suffixes", Ty::Str)], ends_with).pure_();
-    r.function("hex", vec![p("num", Ty::Number).nullable()], hex_).pure_();
+    r.function("#operator_in", vec![s("left"), s("right")], in_)
+        .pure_();
+    r.method(
+        "startsWith",
+        vec![s("string"), var("prefixes", Ty::Str)],
+        starts_with,
+    )
+    .pure_();
+    r.method(
+        "endsWith",
+        vec![s("string"), var("suffixes", Ty::Str)],
+        ends_with,
+    )
+    .pure_();
+    r.function("hex", vec![p("num", Ty::Number).nullable()], hex_)
+        .pure_();
 }
 
 #[cfg(test)]
@@ -1303,10 +1424,16 @@ mod tests {
         assert_eq!(ok("'aбв'.len()"), "3");
         assert_eq!(ok("'abcdef'.substring(-3, 2)"), "\"de\"");
         assert_eq!(ok("'abcdefedcba'.indexOf(dcb, -4, 100)"), "7");
-        assert_eq!(ok("'  a b  c '.split(maxSplits => 1)"), "[\"a\", \"b  c \"]");
+        assert_eq!(
+            ok("'  a b  c '.split(maxSplits => 1)"),
+            "[\"a\", \"b  c \"]"
+        );
         assert_eq!(ok("'a,b,c'.rightSplit(',', 1)"), "[\"a,b\", \"c\"]");
         assert_eq!(ok("'xxhixx'.trim('x')"), "\"hi\"");
-        assert_eq!(ok("str([1, 'a', true, null, 2.0])"), "\"(1, 'a', True, None, 2.0)\"");
+        assert_eq!(
+            ok("str([1, 'a', true, null, 2.0])"),
+            "\"(1, 'a', True, None, 2.0)\""
+        );
         assert_eq!(ok("'ab' * 3"), "\"ababab\"");
         assert_eq!(ok("hex(-42)"), "\"-0x2a\"");
         assert_eq!(ok("[1, null, true].join('-')"), "\"1-null-true\"");
@@ -1316,14 +1443,23 @@ mod tests {
     fn format() {
         assert_eq!(ok("'abc{0}ab{1}abc'.format(' ', ',')"), "\"abc ab,abc\"");
         assert_eq!(ok("format('{x}-{}', 1, x => 2)"), "\"2-1\"");
-        assert_eq!(ok("'{0:>5}|{1:.2f}|{2:05d}'.format(ab, 3.14159, 42)"), "\"   ab|3.14|00042\"");
+        assert_eq!(
+            ok("'{0:>5}|{1:.2f}|{2:05d}'.format(ab, 3.14159, 42)"),
+            "\"   ab|3.14|00042\""
+        );
         assert_eq!(ok("'{!r}'.format(a)"), "\"'a'\"");
     }
 
     #[test]
     fn errors() {
-        assert_eq!(eval("'a' + 1", Value::Null).unwrap_err(), "NoMatchingFunctionException");
-        assert_eq!(eval("'a'.split('')", Value::Null).unwrap_err(), "ValueError");
+        assert_eq!(
+            eval("'a' + 1", Value::Null).unwrap_err(),
+            "NoMatchingFunctionException"
+        );
+        assert_eq!(
+            eval("'a'.split('')", Value::Null).unwrap_err(),
+            "ValueError"
+        );
         assert_eq!(eval("hex(1.5)", Value::Null).unwrap_err(), "TypeError");
     }
 }

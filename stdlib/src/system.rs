@@ -159,7 +159,7 @@ fn assert_(cx: &Cx, a: Args) -> Result<Value> {
         v @ Value::Iter(_) => Value::list(cx.to_vec(v)?),
         v => v.clone(),
     };
-    let ok = cx.call(a.get(1), &[obj.clone()])?;
+    let ok = cx.call(a.get(1), std::slice::from_ref(&obj))?;
     if ok.truthy() {
         Ok(obj)
     } else {

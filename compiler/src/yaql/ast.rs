@@ -120,6 +120,7 @@ impl Expr {
 }
 
 /// Builds the member side of `recv.member`.
+#[allow(clippy::boxed_local)]
 pub fn dot(recv: Box<Expr>, member: Box<Expr>, l: usize, r: usize) -> Box<Expr> {
     let m = *member;
     let kind = match m.kind {
