@@ -2,7 +2,7 @@
 //!
 //! ```
 //! use muranopl_compiler::{compile, CompileOptions};
-//! use muranopl_runtime::Registry;
+//! use runtime::Registry;
 //! let prog = compile("1 + 2 * 3", &Registry::new(), CompileOptions::default()).unwrap();
 //! assert!(prog.ir().print().contains("const 7"));
 //! ```

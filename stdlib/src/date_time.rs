@@ -25,11 +25,10 @@ const WALL_MAX: i64 = 253_402_300_800 * US_PER_SEC - 1;
 /// The engine has no host clock yet, so this reads the system clock and
 /// `now()`/`localtz()` behave as on a host whose local zone is UTC.
 pub fn clock_micros() -> i64 {
-    let d = std::time::SystemTime::now()
+    std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_micros() as i64)
-        .unwrap_or(0);
-    d
+        .unwrap_or(0)
 }
 
 // ---------------------------------------------------------------------------
@@ -205,14 +204,16 @@ fn datetime_from_timestamp(_: &Cx, a: Args) -> Result<Value> {
         }
         _ => return Err(overflow("timestamp out of range for platform time_t")),
     };
-    let w = us + off as i128 * US_PER_SEC as i128;
-    if us.abs() > (1i128 << 62) || !(WALL_MIN as i128..=WALL_MAX as i128).contains(&w) {
-        if us.abs() > (1i128 << 62) {
-            return Err(overflow("timestamp out of range for platform time_t"));
-        }
-        let y = naive(w.clamp(i64::MIN as i128 / 2, i64::MAX as i128 / 2) as i64).year();
+    if us.abs() > (1i128 << 62) {
+        return Err(overflow("timestamp out of range for platform time_t"));
+    }
+    // Python computes the UTC time first (ValueError out of range), then
+    // the local time (OverflowError out of range).
+    if !(WALL_MIN as i128..=WALL_MAX as i128).contains(&us) {
+        let y = naive(us as i64).year();
         return Err(Error::value(format!("year {y} is out of range")));
     }
+    let w = us + off as i128 * US_PER_SEC as i128;
     make_dt(w as i64, off)
 }
 
@@ -240,9 +241,8 @@ fn build_timespan(_: &Cx, a: Args) -> Result<Value> {
             _ => a.int(i)? as i128,
         };
     }
-    let us = (((v[0] * 24 + v[1]) * 60 + v[2]) * 60 + v[3]) * US_PER_SEC as i128
-        + v[4] * 1000
-        + v[5];
+    let us =
+        (((v[0] * 24 + v[1]) * 60 + v[2]) * 60 + v[3]) * US_PER_SEC as i128 + v[4] * 1000 + v[5];
     make_ts(us)
 }
 
@@ -486,44 +486,54 @@ fn date(_: &Cx, a: Args) -> Result<Value> {
 }
 /// `dt.time`: the timespan since midnight.
 fn time(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::TimeSpan(wall(&dt_of(a.get(0))).rem_euclid(US_PER_DAY)))
+    Ok(Value::TimeSpan(
+        wall(&dt_of(a.get(0))).rem_euclid(US_PER_DAY),
+    ))
 }
-/// `dt.timestamp`: seconds since the epoch, a float.
+/// `dt.timestamp`: `(dt.utc - datetime(1970, 1, 1)).total_seconds()`; as
+/// `utc` keeps the offset, a non-zero offset counts twice (as in the
+/// reference).
 fn timestamp(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::Float(dt_of(a.get(0)).micros as f64 / 1e6))
+    let d = dt_of(a.get(0));
+    let u = d.micros - d.offset as i64 * US_PER_SEC;
+    if !(WALL_MIN..=WALL_MAX).contains(&(u + d.offset as i64 * US_PER_SEC)) {
+        return Err(overflow("date value out of range"));
+    }
+    Ok(Value::Float(u as f64 / 1e6))
 }
 /// `dt.offset`: a timespan.
 fn offset(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::TimeSpan(dt_of(a.get(0)).offset as i64 * US_PER_SEC))
 }
-/// `dt.utc`: the same instant in UTC.
+/// `dt.utc`: `dt - dt.utcoffset()`, i.e. the UTC wall-clock time (the
+/// offset is kept, as in the reference).
 fn utc(_: &Cx, a: Args) -> Result<Value> {
     let d = dt_of(a.get(0));
-    make_dt(d.micros, 0)
+    make_dt(d.micros, d.offset)
 }
 
-fn total_seconds(a: &Args) -> f64 {
-    ts_of(a.get(0)) as f64 / 1e6
+fn total_us(a: &Args) -> f64 {
+    ts_of(a.get(0)) as f64
 }
 /// `ts.days`: total days, a float.
 fn days(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::Float(total_seconds(&a) / 86400.0))
+    Ok(Value::Float(total_us(&a) / 86_400_000_000.0))
 }
 /// `ts.hours`: total hours, a float.
 fn hours(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::Float(total_seconds(&a) / 3600.0))
+    Ok(Value::Float(total_us(&a) / 3_600_000_000.0))
 }
 /// `ts.minutes`: total minutes, a float.
 fn minutes(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::Float(total_seconds(&a) / 60.0))
+    Ok(Value::Float(total_us(&a) / 60_000_000.0))
 }
 /// `ts.seconds`: total seconds, a float.
 fn seconds(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::Float(total_seconds(&a)))
+    Ok(Value::Float(total_us(&a) / 1_000_000.0))
 }
 /// `ts.milliseconds`: total milliseconds, a float.
 fn milliseconds(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::Float(total_seconds(&a) * 1000.0))
+    Ok(Value::Float(total_us(&a) / 1000.0))
 }
 /// `ts.microseconds`: total microseconds, an integer.
 fn microseconds(_: &Cx, a: Args) -> Result<Value> {
@@ -561,7 +571,7 @@ fn utcoffset_str(off: i32) -> String {
     let sign = if off < 0 { '-' } else { '+' };
     let a = off.unsigned_abs();
     let mut s = format!("{}{:02}{:02}", sign, a / 3600, (a % 3600) / 60);
-    if a % 60 != 0 {
+    if !a.is_multiple_of(60) {
         s.push_str(&format!("{:02}", a % 60));
     }
     s
@@ -662,8 +672,7 @@ fn glibc_strftime(n: &NaiveDateTime, off: i32, fmt: &str) -> String {
             match width {
                 Some(w) if s.chars().count() < w => {
                     let p = if pad == Some('0') { '0' } else { ' ' };
-                    let mut r: String =
-                        std::iter::repeat(p).take(w - s.chars().count()).collect();
+                    let mut r: String = std::iter::repeat_n(p, w - s.chars().count()).collect();
                     r.push_str(&s);
                     r
                 }
@@ -833,7 +842,7 @@ fn ordinal(y: i64, m: i64, d: i64) -> Result<i64> {
 
 fn from_ordinal(o: i64) -> Result<NaiveDate> {
     if !(1..=3_652_059).contains(&o) {
-        return Err(Error::value(format!("ordinal must be in 1..3652059")));
+        return Err(Error::value("ordinal must be in 1..3652059"));
     }
     NaiveDate::from_num_days_from_ce_opt(o as i32).ok_or_else(|| Error::value("bad ordinal"))
 }
@@ -859,7 +868,10 @@ pub fn strptime(s: &str, fmt: &str) -> Result<(i64, Option<i32>)> {
     };
     let end = caps.get(0).map_or(0, |m| m.end());
     if end != s.len() {
-        return Err(Error::value(format!("unconverted data remains: {}", &s[end..])));
+        return Err(Error::value(format!(
+            "unconverted data remains: {}",
+            &s[end..]
+        )));
     }
     let get = |n: &str| caps.name(n).map(|m| m.as_str().to_string());
     let int = |t: &str| -> i64 { t.trim().parse::<i64>().unwrap_or(0) };
@@ -876,8 +888,8 @@ pub fn strptime(s: &str, fmt: &str) -> Result<(i64, Option<i32>)> {
     let pos = |n: &str| caps.name(n).map_or(usize::MAX, |m| m.start());
     // Python iterates the groups in the order of the pattern.
     let mut order: Vec<&str> = [
-        "y", "Y", "G", "m", "B", "b", "d", "H", "I", "M", "S", "f", "A", "a", "w", "u", "j",
-        "U", "W", "V", "z",
+        "y", "Y", "G", "m", "B", "b", "d", "H", "I", "M", "S", "f", "A", "a", "w", "u", "j", "U",
+        "W", "V", "z",
     ]
     .into_iter()
     .filter(|n| caps.name(n).is_some())
@@ -895,7 +907,11 @@ pub fn strptime(s: &str, fmt: &str) -> Result<(i64, Option<i32>)> {
             "m" => month = int(&v),
             "B" => {
                 let l = v.to_lowercase();
-                month = MONTHS.iter().position(|m| m.to_lowercase() == l).unwrap_or(0) as i64 + 1
+                month = MONTHS
+                    .iter()
+                    .position(|m| m.to_lowercase() == l)
+                    .unwrap_or(0) as i64
+                    + 1
             }
             "b" => {
                 let l = v.to_lowercase();
@@ -923,7 +939,10 @@ pub fn strptime(s: &str, fmt: &str) -> Result<(i64, Option<i32>)> {
             "f" => fraction = int(&format!("{v:0<6}")),
             "A" => {
                 let l = v.to_lowercase();
-                weekday = WEEKDAYS.iter().position(|d| d.to_lowercase() == l).map(|x| x as i64)
+                weekday = WEEKDAYS
+                    .iter()
+                    .position(|d| d.to_lowercase() == l)
+                    .map(|x| x as i64)
             }
             "a" => {
                 let l = v.to_lowercase();
@@ -952,9 +971,7 @@ pub fn strptime(s: &str, fmt: &str) -> Result<(i64, Option<i32>)> {
                         z.remove(3);
                         if z.len() > 5 {
                             if z[5] != ':' {
-                                return Err(Error::value(format!(
-                                    "Inconsistent use of : in {v}"
-                                )));
+                                return Err(Error::value(format!("Inconsistent use of : in {v}")));
                             }
                             z.remove(5);
                         }
@@ -1180,8 +1197,12 @@ pub fn dateutil_parse(s: &str, now_us: i64) -> Result<(i64, Option<i32>)> {
         mstr: None,
         century: false,
     };
-    let (mut hour, mut minute, mut second, mut micro): (Option<i64>, Option<i64>, Option<i64>, Option<i64>) =
-        (None, None, None, None);
+    let (mut hour, mut minute, mut second, mut micro): (
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+    ) = (None, None, None, None);
     let mut ampm: Option<bool> = None;
     let mut tz: Option<i32> = None;
     let mut flip = false;
@@ -1505,22 +1526,55 @@ pub fn register(r: &mut Registry) {
         datetime_from_timestamp,
     )
     .pure_();
-    r.method("format", vec![p("dt", D), p("format", Ty::Str)], format_).pure_();
-    r.function("isDatetime", vec![p("value", Ty::Any).nullable()], is_datetime).pure_();
-    r.function("isTimespan", vec![p("value", Ty::Any).nullable()], is_timespan).pure_();
+    r.method("format", vec![p("dt", D), p("format", Ty::Str)], format_)
+        .pure_();
+    r.function(
+        "isDatetime",
+        vec![p("value", Ty::Any).nullable()],
+        is_datetime,
+    )
+    .pure_();
+    r.function(
+        "isTimespan",
+        vec![p("value", Ty::Any).nullable()],
+        is_timespan,
+    )
+    .pure_();
     r.function("localtz", vec![], localtz);
     r.function("now", vec![p("offset", T).nullable().default(zero())], now);
     r.function("utctz", vec![], utctz).pure_();
-    r.function("#operator_*", vec![p("n", Ty::Number), p("ts", T)], num_by_ts).pure_();
-    r.function("#operator_*", vec![p("ts", T), p("n", Ty::Number)], ts_by_num).pure_();
-    r.function("#operator_+", vec![p("dt", D), p("ts", T)], dt_plus_ts).pure_();
-    r.function("#operator_+", vec![p("ts", T), p("dt", D)], ts_plus_dt).pure_();
-    r.function("#operator_+", vec![p("ts1", T), p("ts2", T)], ts_plus_ts).pure_();
-    r.function("#operator_-", vec![p("dt1", D), p("dt2", D)], dt_minus_dt).pure_();
-    r.function("#operator_-", vec![p("dt", D), p("ts", T)], dt_minus_ts).pure_();
-    r.function("#operator_-", vec![p("ts1", T), p("ts2", T)], ts_minus_ts).pure_();
-    r.function("#operator_/", vec![p("ts", T), p("n", Ty::Number)], ts_div_num).pure_();
-    r.function("#operator_/", vec![p("ts1", T), p("ts2", T)], ts_div_ts).pure_();
+    r.function(
+        "#operator_*",
+        vec![p("n", Ty::Number), p("ts", T)],
+        num_by_ts,
+    )
+    .pure_();
+    r.function(
+        "#operator_*",
+        vec![p("ts", T), p("n", Ty::Number)],
+        ts_by_num,
+    )
+    .pure_();
+    r.function("#operator_+", vec![p("dt", D), p("ts", T)], dt_plus_ts)
+        .pure_();
+    r.function("#operator_+", vec![p("ts", T), p("dt", D)], ts_plus_dt)
+        .pure_();
+    r.function("#operator_+", vec![p("ts1", T), p("ts2", T)], ts_plus_ts)
+        .pure_();
+    r.function("#operator_-", vec![p("dt1", D), p("dt2", D)], dt_minus_dt)
+        .pure_();
+    r.function("#operator_-", vec![p("dt", D), p("ts", T)], dt_minus_ts)
+        .pure_();
+    r.function("#operator_-", vec![p("ts1", T), p("ts2", T)], ts_minus_ts)
+        .pure_();
+    r.function(
+        "#operator_/",
+        vec![p("ts", T), p("n", Ty::Number)],
+        ts_div_num,
+    )
+    .pure_();
+    r.function("#operator_/", vec![p("ts1", T), p("ts2", T)], ts_div_ts)
+        .pure_();
     for (name, f) in [
         ("#operator_<", lt as runtime::registry::NativeFn),
         ("#operator_<=", le),
@@ -1552,7 +1606,8 @@ pub fn register(r: &mut Registry) {
         ("year", D, year),
     ];
     for (name, ty, f) in props {
-        r.function(&format!("#property#{name}"), vec![p("obj", ty)], f).pure_();
+        r.function(&format!("#property#{name}"), vec![p("obj", ty)], f)
+            .pure_();
     }
     r.method(
         "replace",
@@ -1583,8 +1638,10 @@ pub fn register(r: &mut Registry) {
         build_timespan,
     )
     .pure_();
-    r.function("#unary_operator_+", vec![p("ts", T)], ts_pos).pure_();
-    r.function("#unary_operator_-", vec![p("ts", T)], ts_neg).pure_();
+    r.function("#unary_operator_+", vec![p("ts", T)], ts_pos)
+        .pure_();
+    r.function("#unary_operator_-", vec![p("ts", T)], ts_neg)
+        .pure_();
 }
 
 #[cfg(test)]
@@ -1611,12 +1668,18 @@ mod tests {
             ok("datetime(2015, 8, 29, offset => timespan(hours => 2))"),
             r#"{"$datetime": "2015-08-29T00:00:00+02:00"}"#
         );
-        assert_eq!(ok("datetime(1832333854)"), r#"{"$datetime": "2028-01-24T13:37:34+00:00"}"#);
+        assert_eq!(
+            ok("datetime(1832333854)"),
+            r#"{"$datetime": "2028-01-24T13:37:34+00:00"}"#
+        );
         assert_eq!(
             ok(r#"datetime("2008-09-03T20:56:35.450686+03:00")"#),
             r#"{"$datetime": "2008-09-03T20:56:35.450686+03:00"}"#
         );
-        assert_eq!(ok(r#"datetime("20080903")"#), r#"{"$datetime": "2008-09-03T00:00:00+00:00"}"#);
+        assert_eq!(
+            ok(r#"datetime("20080903")"#),
+            r#"{"$datetime": "2008-09-03T00:00:00+00:00"}"#
+        );
         assert_eq!(
             ok(r#"datetime("Tuesday, 21. November 2006 04:30PM", "%A, %d. %B %Y %I:%M%p")"#),
             r#"{"$datetime": "2006-11-21T16:30:00+00:00"}"#
@@ -1625,7 +1688,10 @@ mod tests {
             ok("timespan(days => 1, hours => 2, minutes => 3, seconds => 4, milliseconds => 5, microseconds => 6)"),
             r#"{"$timespan": 93784005006}"#
         );
-        assert_eq!(run("datetime(2015, 13, 1)", Value::Null), Err("ValueError".into()));
+        assert_eq!(
+            run("datetime(2015, 13, 1)", Value::Null),
+            Err("ValueError".into())
+        );
     }
 
     #[test]
@@ -1634,8 +1700,14 @@ mod tests {
             ok("datetime('2010-06-12T05:02:00-05:30') - datetime('2002-07-17T22:14:58-05:30')"),
             r#"{"$timespan": 249374822000000}"#
         );
-        assert_eq!(ok("datetime(1054333733).time"), r#"{"$timespan": 80933000000}"#);
-        assert_eq!(ok("timespan(hours => 37) * 3"), r#"{"$timespan": 399600000000}"#);
+        assert_eq!(
+            ok("datetime(1054333733).time"),
+            r#"{"$timespan": 80933000000}"#
+        );
+        assert_eq!(
+            ok("timespan(hours => 37) * 3"),
+            r#"{"$timespan": 399600000000}"#
+        );
         assert_eq!(ok("timespan(hours => 3) / timespan(hours => 2)"), "1.5");
         assert_eq!(ok("datetime(2015, 8, 29).weekday"), "5");
         assert_eq!(ok("datetime(2015, 8, 29) < datetime(2015, 8, 30)"), "true");

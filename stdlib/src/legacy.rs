@@ -207,19 +207,32 @@ fn tuple_(_: &Cx, a: Args) -> Result<Value> {
 pub fn register(r: &mut Registry) {
     r.method(
         "as",
-        vec![p("receiver", Ty::Any).nullable(), var("mappings", Ty::Any).nullable().lazy()],
+        vec![
+            p("receiver", Ty::Any).nullable(),
+            var("mappings", Ty::Any).nullable().lazy(),
+        ],
         as_,
     )
     .no_kw();
-    r.extension("dict", vec![var("tuples", Ty::Sequence)], dict_).no_kw();
+    r.extension("dict", vec![var("tuples", Ty::Sequence)], dict_)
+        .no_kw();
     r.function(
         "#indexer",
         vec![p("collection", Ty::Iterable), lazy("indexExpression")],
         indexer,
     );
-    r.extension("#map", vec![var("tuples", Ty::Sequence)], dict_).no_kw();
-    r.function("#attr", vec![p("dict", Ty::Mapping), p("key", Ty::Str)], dict_keyword_access);
-    r.function("#operator_.", vec![p("receiver", Ty::Context), lazy("expr")], op_dot_context);
+    r.extension("#map", vec![var("tuples", Ty::Sequence)], dict_)
+        .no_kw();
+    r.function(
+        "#attr",
+        vec![p("dict", Ty::Mapping), p("key", Ty::Str)],
+        dict_keyword_access,
+    );
+    r.function(
+        "#operator_.",
+        vec![p("receiver", Ty::Context), lazy("expr")],
+        op_dot_context,
+    );
     r.function(
         "#operator_=>",
         vec![
@@ -236,7 +249,10 @@ pub fn register(r: &mut Registry) {
     );
     r.extension(
         "switch",
-        vec![p("value", Ty::Any).nullable(), var("conditions", Ty::Any).nullable().lazy()],
+        vec![
+            p("value", Ty::Any).nullable(),
+            var("conditions", Ty::Any).nullable().lazy(),
+        ],
         switch,
     )
     .no_kw();
@@ -283,7 +299,10 @@ mod tests {
 
     #[test]
     fn switch_range_indexer() {
-        assert_eq!(run("switch($, $ > 10 => 1, $ <= 10 => -1)", Value::Int(5)).unwrap(), "-1");
+        assert_eq!(
+            run("switch($, $ > 10 => 1, $ <= 10 => -1)", Value::Int(5)).unwrap(),
+            "-1"
+        );
         assert_eq!(ok("range(1, 4)"), "[1, 2, 3]");
         assert_eq!(run("tuple(1, 2, 3)[$]", Value::Int(2)).unwrap(), "3");
         assert_eq!(ok("tuple(1, 2, 3)[$ > 1]"), "[2, 3]");

@@ -14,8 +14,8 @@ use runtime::{Error, Result, Value};
 /// ```
 /// # use muranopl_stdlib as s;
 /// # let env = s::env(Default::default());
-/// # let r = muranopl_compiler::compile("let(a => 2, 3) -> $a * $1", env.registry(), Default::default()).unwrap();
-/// assert_eq!(r.eval(&env, muranopl_runtime::Value::Null).unwrap(), muranopl_runtime::Value::Int(6));
+/// # let r = compiler::compile("let(3, a => 2) -> $a * $1", env.registry(), Default::default()).unwrap();
+/// assert_eq!(r.eval(&env, runtime::Value::Null).unwrap(), runtime::Value::Int(6));
 /// ```
 fn let_(cx: &Cx, a: Args) -> Result<Value> {
     let mut f = Frame::child(cx.ctx, &a.rest);

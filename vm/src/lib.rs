@@ -4,7 +4,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use muranopl_vm::bc::{Chunk, Op};
-//! use muranopl_runtime::{Env, Frame, Options, Registry, Value};
+//! use runtime::{Env, Frame, Options, Registry, Value};
 //! let mut code = Vec::new();
 //! Op::Const { idx: 0 }.encode(&mut code);
 //! Op::Return {}.encode(&mut code);
