@@ -18,10 +18,9 @@ pub fn force(cx: &Cx, v: &Value) -> Result<Value> {
 /// before anything; other mixes are a `TypeError`.
 pub fn py_cmp(a: &Value, b: &Value) -> Result<std::cmp::Ordering> {
     use std::cmp::Ordering;
-    if a.is_number() || matches!(a, Value::Bool(_)) {
-        if b.is_number() || matches!(b, Value::Bool(_)) {
-            return Ok(runtime::value::num_cmp(a, b).unwrap_or(Ordering::Equal));
-        }
+    let numeric = |v: &Value| v.is_number() || matches!(v, Value::Bool(_));
+    if numeric(a) && numeric(b) {
+        return Ok(runtime::value::num_cmp(a, b).unwrap_or(Ordering::Equal));
     }
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => Ok(x.as_str().cmp(y.as_str())),
