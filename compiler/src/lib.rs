@@ -12,6 +12,7 @@
 pub mod emit;
 pub mod ir;
 pub mod lower;
+pub mod murano;
 pub mod yaql;
 
 use std::sync::Arc;

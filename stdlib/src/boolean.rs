@@ -6,16 +6,52 @@ use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
 use runtime::{Result, Value};
 
 /// `bool(value)` (`boolean.bool_`): Python truthiness.
+///
+/// Matches yaql `boolean.bool_` (`bool`). False for null, `false`, 0,
+/// 0.0 and empty strings and collections; true otherwise.
+///
+/// ```yaql
+/// bool([])
+/// # => false
+/// bool('0')
+/// # => true
+/// bool(0.0)
+/// # => false
+/// bool(null)
+/// # => false
+/// ```
 fn bool_(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.get(0).truthy()))
 }
 
 /// `isBoolean(value)` (`boolean.is_boolean`).
+///
+/// Matches yaql `boolean.is_boolean` (`isBoolean`).
+///
+/// ```yaql
+/// isBoolean(false)
+/// # => true
+/// isBoolean(0)
+/// # => false
+/// ```
 fn is_boolean(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(matches!(a.get(0), Value::Bool(_))))
 }
 
 /// `#operator_and(left, right)` (`boolean.and_`): `left() and right()`.
+///
+/// Matches yaql `boolean.and_` (`#operator_and`, `left and right`):
+/// returns an operand, not necessarily a boolean; the right operand is not
+/// evaluated when the left one is falsy.
+///
+/// ```yaql
+/// 'a' and 'b'
+/// # => "b"
+/// 0 and 1 / 0
+/// # => 0
+/// null and true
+/// # => null
+/// ```
 fn and_(cx: &Cx, a: Args) -> Result<Value> {
     let l = cx.call(a.get(0), &[])?;
     if !l.truthy() {
@@ -25,6 +61,19 @@ fn and_(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `#operator_or(left, right)` (`boolean.or_`): `left() or right()`.
+///
+/// Matches yaql `boolean.or_` (`#operator_or`, `left or right`):
+/// returns an operand, not necessarily a boolean; the right operand is not
+/// evaluated when the left one is truthy.
+///
+/// ```yaql
+/// null or 'x'
+/// # => "x"
+/// 12 or 1 / 0
+/// # => 12
+/// false or 0
+/// # => 0
+/// ```
 fn or_(cx: &Cx, a: Args) -> Result<Value> {
     let l = cx.call(a.get(0), &[])?;
     if l.truthy() {
@@ -34,6 +83,15 @@ fn or_(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `#unary_operator_not(arg)` (`boolean.not_`): `not arg`.
+///
+/// Matches yaql `boolean.not_` (`#unary_operator_not`, `not arg`).
+///
+/// ```yaql
+/// not ''
+/// # => true
+/// not [0]
+/// # => false
+/// ```
 fn not_(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(!a.get(0).truthy()))
 }

@@ -10,6 +10,19 @@ use crate::util::force;
 
 /// `switch(*args)` (`branching.switch`): the value of the first mapping
 /// rule whose condition is true; null when none is.
+///
+/// Matches yaql `branching.switch` (`switch`). Conditions and values are
+/// evaluated lazily; every argument must be a `condition => value` rule.
+///
+/// ```yaql
+/// # data: 50
+/// switch($ < 10 => 'small', $ < 100 => 'medium', true => 1 / 0)
+/// # => "medium"
+/// switch(false => 1)
+/// # => null
+/// switch(1)
+/// # error: NoMatchingFunctionException
+/// ```
 fn switch(cx: &Cx, a: Args) -> Result<Value> {
     // Every argument must be a mapping rule (`yaqltypes.MappingRule`).
     if a.rest.iter().any(|r| !matches!(r, Value::Pair(_))) {
@@ -26,6 +39,18 @@ fn switch(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `coalesce(*args)` (`branching.coalesce`): the first non-null argument.
+///
+/// Matches yaql `branching.coalesce` (`coalesce`). Arguments after the
+/// first non-null one are not evaluated.
+///
+/// ```yaql
+/// coalesce(null, 2, 1 / 0)
+/// # => 2
+/// coalesce(null, false)
+/// # => false
+/// coalesce()
+/// # => null
+/// ```
 fn coalesce(cx: &Cx, a: Args) -> Result<Value> {
     for f in &a.rest {
         let v = cx.call(f, &[])?;
@@ -38,6 +63,17 @@ fn coalesce(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `selectCase(*args)` (`branching.select_case`): index of the first true
 /// predicate, or the number of predicates.
+///
+/// Matches yaql `branching.select_case` (`selectCase`). Predicates after
+/// the first true one are not evaluated.
+///
+/// ```yaql
+/// # data: 0
+/// selectCase($ > 1, true, 1 / 0)
+/// # => 1
+/// selectCase(false, null)
+/// # => 2
+/// ```
 fn select_case(cx: &Cx, a: Args) -> Result<Value> {
     for (i, f) in a.rest.iter().enumerate() {
         if cx.call(f, &[])?.truthy() {
@@ -56,6 +92,16 @@ fn call0(env: &Env, f: &Value) -> Result<Value> {
 
 /// `selectAllCases(*args)` (`branching.select_all_cases`): a lazy sequence
 /// of the indexes of the true predicates.
+///
+/// Matches yaql `branching.select_all_cases` (`selectAllCases`).
+///
+/// ```yaql
+/// # data: 7
+/// selectAllCases($ < 10, $ = 0, $ > 5)
+/// # => [0, 2]
+/// selectAllCases(false)
+/// # => []
+/// ```
 fn select_all_cases(cx: &Cx, a: Args) -> Result<Value> {
     let env = cx.env.clone();
     let preds = Arc::new(a.rest);
@@ -79,6 +125,13 @@ fn select_all_cases(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `examine(*args)` (`branching.examine`): a lazy sequence of the
 /// predicates' truth values.
+///
+/// Matches yaql `branching.examine` (`examine`).
+///
+/// ```yaql
+/// examine(1, null, [], 'x')
+/// # => [true, false, false, true]
+/// ```
 fn examine(cx: &Cx, a: Args) -> Result<Value> {
     let env = cx.env.clone();
     let preds = a.rest;
@@ -101,6 +154,23 @@ fn examine(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `case.switchCase(*args)` (`branching.switch_case`): the `case`-th
 /// argument evaluated, the last one when out of range, null without args.
+///
+/// Matches yaql `branching.switch_case` (`switchCase`, a method on an
+/// int; booleans count as 0 and 1).
+///
+/// ```yaql
+/// 1.switchCase('a', 'b', 'c')
+/// # => "b"
+/// 5.switchCase('a', 'b', 'c')
+/// # => "c"
+/// # data: -1
+/// $.switchCase('a', 'b', 'c')
+/// # => "c"
+/// true.switchCase('a', 'b', 'c')
+/// # => "b"
+/// 0.switchCase()
+/// # => null
+/// ```
 fn switch_case(cx: &Cx, a: Args) -> Result<Value> {
     let n = a.rest.len();
     if n == 0 {

@@ -164,17 +164,53 @@ fn contains_in(cx: &Cx, coll: &Value, v: &Value) -> Result<bool> {
 
 /// `list(*args)` (`collections.list_`): the args, with lazy sequences among
 /// them unpacked recursively.
+///
+/// Matches yaql `collections.list_` (`list`). Lists among the args stay
+/// nested; only lazy sequences (iterators) are unpacked.
+///
+/// ```yaql
+/// list(1, 2, list(3, 4))
+/// # => [1, 2, [3, 4]]
+/// list(1, {a => 2, b => 3}.values(), 4)
+/// # => [1, 2, 3, 4]
+/// list()
+/// # => []
+/// ```
 fn list_(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::list(flatten_iterators(cx, &a.rest)?))
 }
 
 /// `#list(*args)` (`collections.build_list`): the args as a list.
+///
+/// Matches yaql `collections.build_list` (`#list`, the `[...]` literal).
+///
+/// ```yaql
+/// [1, [2, 3], null]
+/// # => [1, [2, 3], null]
+/// []
+/// # => []
+/// ```
 fn build_list(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::list(a.rest))
 }
 
 /// `set(*args)` (`collections.set_`): a set of the args, lazy sequences
 /// among them unpacked recursively.
+///
+/// Matches yaql `collections.set_` (`set`). Equal values collapse (`1`,
+/// `1.0` and `true` are one element, as in Python); a list argument stays a
+/// single element while a lazy sequence is unpacked.
+///
+/// ```yaql
+/// set(1, 2, 2, 1)
+/// # => [1, 2]
+/// set([1, 2].select($), [3, 4])
+/// # => [1, 2, [3, 4]]
+/// set(1, 1.0, true)
+/// # => [1]
+/// set()
+/// # => []
+/// ```
 fn set_(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::set(
         flatten_iterators(cx, &a.rest)?.into_iter().collect(),
@@ -182,17 +218,52 @@ fn set_(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.toList()` (`collections.to_list`).
+///
+/// Matches yaql `collections.to_list` (`toList`). The collection passes
+/// through the iterator limit.
+///
+/// ```yaql
+/// {a => 1, b => 2}.values().toList()
+/// # => [1, 2]
+/// isList([1, 2, 3].select($).toList())
+/// # => true
+/// range(200).toList()
+/// # error: CollectionTooLargeException
+/// ```
 fn to_list(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::List(runtime::seq::to_list(cx.env, a.get(0))?))
 }
 
 /// `collection.toSet()` (`collections.to_set`).
+///
+/// Matches yaql `collections.to_set` (`toSet`).
+///
+/// ```yaql
+/// [1, 2, 2, 1].toSet()
+/// # => [1, 2]
+/// isSet([1, 2].toSet())
+/// # => true
+/// ```
 fn to_set(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Set(set_of(cx, a.get(0))?))
 }
 
 /// `dict(*args)` / `#map(*args)` (`collections.dict_`): a dict of mapping
 /// rules `k => v`.
+///
+/// Matches yaql `collections.dict_` (`dict` and `#map`, the `{k => v}`
+/// literal). A repeated key keeps the last value; keys need not be strings.
+///
+/// ```yaql
+/// dict(a => 1, b => 2, a => 3)
+/// # => {"a": 3, "b": 2}
+/// dict(1 => one, null => none)
+/// # => {"$dict": [[1, "one"], [null, "none"]]}
+/// {a => 1, b => [2, 3]}
+/// # => {"a": 1, "b": [2, 3]}
+/// {}
+/// # => {}
+/// ```
 fn dict_(_: &Cx, a: Args) -> Result<Value> {
     let mut d = Dict::default();
     for r in &a.rest {
@@ -235,6 +306,21 @@ fn first_two(t: &Value) -> Result<(Value, Value)> {
 }
 
 /// `dict(items)` (`collections.dict__`): a dict of `[key, value]` pairs.
+///
+/// Matches yaql `collections.dict__` (`dict`). Each item yields its first
+/// two elements as key and value (a string item gives two characters); an
+/// item with fewer than two elements raises `StopIteration`.
+///
+/// ```yaql
+/// dict([[a, 1], [b, 2]])
+/// # => {"a": 1, "b": 2}
+/// dict({a => 1, b => 2}.items())
+/// # => {"a": 1, "b": 2}
+/// dict(['xy', [1, 2, 3]])
+/// # => {"$dict": [["x", "y"], [1, 2]]}
+/// dict([[1]])
+/// # error: StopIteration
+/// ```
 fn dict_items_ctor(cx: &Cx, a: Args) -> Result<Value> {
     let mut d = Dict::default();
     for t in cx.iter(a.get(0))? {
@@ -245,6 +331,16 @@ fn dict_items_ctor(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.toDict(keySelector, valueSelector)` (`collections.to_dict`).
+///
+/// Matches yaql `collections.to_dict` (`toDict`). Later elements overwrite
+/// earlier ones with the same key.
+///
+/// ```yaql
+/// [1, 2, 3].toDict($, $ * $)
+/// # => {"$dict": [[1, 1], [2, 4], [3, 9]]}
+/// [a, bb, cc].toDict($, $.len())
+/// # => {"a": 1, "bb": 2, "cc": 2}
+/// ```
 fn to_dict2(cx: &Cx, a: Args) -> Result<Value> {
     let mut d = Dict::default();
     for t in cx.iter(a.get(0))? {
@@ -258,6 +354,14 @@ fn to_dict2(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.toDict(keySelector)` (`collections.to_dict` without a value
 /// selector: values are the elements).
+///
+/// Matches yaql `collections.to_dict` (`toDict`) with the default
+/// `valueSelector => null`.
+///
+/// ```yaql
+/// [a, bb, cc].toDict($.len())
+/// # => {"$dict": [[1, "a"], [2, "cc"]]}
+/// ```
 fn to_dict1(cx: &Cx, a: Args) -> Result<Value> {
     let mut d = Dict::default();
     for t in cx.iter(a.get(0))? {
@@ -273,6 +377,21 @@ fn to_dict1(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `dict.key` (`collections.dict_keyword_access`): `d[key]`, `KeyError` when
 /// missing.
+///
+/// Matches yaql `collections.dict_keyword_access` (`#operator_.`). The key
+/// must be a bare identifier.
+///
+/// ```yaql
+/// # data: {"a": {"b": [5]}}
+/// $.a.b
+/// # => [5]
+/// # data: {"a": 1}
+/// $.x
+/// # error: KeyError
+/// # data: {"a": 1, "b c": 2}
+/// $.'b c'
+/// # error: NoMatchingFunctionException
+/// ```
 fn dict_keyword_access(_: &Cx, a: Args) -> Result<Value> {
     as_dict(a.get(0))
         .get(a.get(1))
@@ -281,6 +400,20 @@ fn dict_keyword_access(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `dict[key]` (`collections.dict_indexer`).
+///
+/// Matches yaql `collections.dict_indexer` (`#indexer`). Any key type works;
+/// a missing key raises `KeyError`.
+///
+/// ```yaql
+/// # data: {"a": 1, "b c": 2}
+/// $['b c']
+/// # => 2
+/// {1 => one, null => none}[null]
+/// # => "none"
+/// # data: {"a": 1}
+/// $[x]
+/// # error: KeyError
+/// ```
 fn dict_indexer(_: &Cx, a: Args) -> Result<Value> {
     as_dict(a.get(0))
         .get(a.get(1))
@@ -290,6 +423,24 @@ fn dict_indexer(_: &Cx, a: Args) -> Result<Value> {
 
 /// `dict[key, default]` (`collections.dict_indexer_with_default`) and
 /// `dict.get(key, default => null)` (`collections.dict_get`).
+///
+/// Matches yaql `collections.dict_indexer_with_default` (`#indexer`) and
+/// `collections.dict_get` (`get`).
+///
+/// ```yaql
+/// # data: {"a": 1}
+/// $[x, 0]
+/// # => 0
+/// # data: {"a": 1}
+/// $.get(a, 0)
+/// # => 1
+/// # data: {"a": 1}
+/// $.get(x)
+/// # => null
+/// # data: {"a": 1}
+/// $.get(x, default => 0)
+/// # => 0
+/// ```
 fn dict_get(_: &Cx, a: Args) -> Result<Value> {
     Ok(as_dict(a.get(0))
         .get(a.get(1))
@@ -299,6 +450,22 @@ fn dict_get(_: &Cx, a: Args) -> Result<Value> {
 
 /// `sequence[index]` (`collections.list_indexer`): Python indexing,
 /// negative indexes from the end.
+///
+/// Matches yaql `collections.list_indexer` (`#indexer`). Only lists (not
+/// lazy sequences) are indexable; `true`/`false` count as `1`/`0`.
+///
+/// ```yaql
+/// [1, 2, 3][0]
+/// # => 1
+/// [1, 2, 3][-1]
+/// # => 3
+/// [1, 2, 3][true]
+/// # => 2
+/// [1, 2, 3][3]
+/// # error: IndexError
+/// [1, 2, 3].select($)[0]
+/// # error: NoMatchingFunctionException
+/// ```
 fn list_indexer(_: &Cx, a: Args) -> Result<Value> {
     let Value::List(l) = a.get(0) else {
         return Err(Error::type_("not a sequence"));
@@ -331,17 +498,42 @@ fn dict_seq(d: &Value, f: fn(&Value, &Value) -> Value) -> Value {
 }
 
 /// `dict.keys()` (`collections.dict_keys`): an iterator over the keys.
+///
+/// Matches yaql `collections.dict_keys` (`keys`).
+///
+/// ```yaql
+/// {a => 1, b => 2}.keys()
+/// # => ["a", "b"]
+/// isList({a => 1}.keys())
+/// # => false
+/// ```
 fn dict_keys(_: &Cx, a: Args) -> Result<Value> {
     Ok(dict_seq(a.get(0), |k, _| k.clone()))
 }
 
 /// `dict.values()` (`collections.dict_values`): an iterator over the values.
+///
+/// Matches yaql `collections.dict_values` (`values`).
+///
+/// ```yaql
+/// {a => 1, b => [2]}.values()
+/// # => [1, [2]]
+/// ```
 fn dict_values(_: &Cx, a: Args) -> Result<Value> {
     Ok(dict_seq(a.get(0), |_, v| v.clone()))
 }
 
 /// `dict.items()` (`collections.dict_items`): an iterator over
 /// `[key, value]` pairs.
+///
+/// Matches yaql `collections.dict_items` (`items`).
+///
+/// ```yaql
+/// {a => 1, b => 2}.items()
+/// # => [["a", 1], ["b", 2]]
+/// {}.items()
+/// # => []
+/// ```
 fn dict_items(_: &Cx, a: Args) -> Result<Value> {
     Ok(dict_seq(a.get(0), |k, v| {
         Value::list(vec![k.clone(), v.clone()])
@@ -349,21 +541,64 @@ fn dict_items(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `value in collection` (`collections.in_`).
+///
+/// Matches yaql `collections.in_` (`#operator_in`). The collection is any
+/// iterable except strings and dicts.
+///
+/// ```yaql
+/// 2.0 in set(1, 2)
+/// # => true
+/// [1, 2] in [[1, 2], 3]
+/// # => true
+/// 4 in [1, 2, 3].select($ + 1)
+/// # => true
+/// a in {a => 1}
+/// # error: NoMatchingFunctionException
+/// ```
 fn in_(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(contains_in(cx, a.get(1), a.get(0))?))
 }
 
 /// `collection.contains(value)` (`collections.contains`).
+///
+/// Matches yaql `collections.contains` (`contains`).
+///
+/// ```yaql
+/// [1, 2, 3].contains(2)
+/// # => true
+/// set(1, 2).contains(3)
+/// # => false
+/// {a => 1}.values().contains(1)
+/// # => true
+/// ```
 fn contains(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(contains_in(cx, a.get(0), a.get(1))?))
 }
 
 /// `dict.containsKey(key)` (`collections.contains_key`).
+///
+/// Matches yaql `collections.contains_key` (`containsKey`).
+///
+/// ```yaql
+/// {a => 1, null => 2}.containsKey(null)
+/// # => true
+/// {a => 1}.containsKey(1)
+/// # => false
+/// ```
 fn contains_key(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(as_dict(a.get(0)).contains_key(a.get(1))))
 }
 
 /// `dict.containsValue(value)` (`collections.contains_value`).
+///
+/// Matches yaql `collections.contains_value` (`containsValue`).
+///
+/// ```yaql
+/// {a => [1, 2]}.containsValue([1, 2])
+/// # => true
+/// {a => 1}.containsValue(a)
+/// # => false
+/// ```
 fn contains_value(_: &Cx, a: Args) -> Result<Value> {
     let v = a.get(1);
     Ok(Value::Bool(as_dict(a.get(0)).values().any(|x| x == v)))
@@ -371,6 +606,20 @@ fn contains_value(_: &Cx, a: Args) -> Result<Value> {
 
 /// `len(dict)` / `len(sequence)` / `len(set)` (`collections.dict_len`,
 /// `sequence_len`, `set_len`).
+///
+/// Matches yaql `collections.dict_len`, `collections.sequence_len` and
+/// `collections.set_len` (`len`).
+///
+/// ```yaql
+/// len({a => 1, b => 2})
+/// # => 2
+/// [1, [2, 3]].len()
+/// # => 2
+/// len(set(1, 1, 2))
+/// # => 2
+/// {}.len()
+/// # => 0
+/// ```
 fn len_(_: &Cx, a: Args) -> Result<Value> {
     let n = match a.get(0) {
         Value::Dict(d) => d.len(),
@@ -382,16 +631,48 @@ fn len_(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `isList(arg)` (`collections.is_list`).
+///
+/// Matches yaql `collections.is_list` (`isList`). Lazy sequences and sets
+/// are not lists.
+///
+/// ```yaql
+/// isList([1, 2])
+/// # => true
+/// isList([1, 2].select($))
+/// # => false
+/// isList(set(1))
+/// # => false
+/// isList(null)
+/// # => false
+/// ```
 fn is_list(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(matches!(a.get(0), Value::List(_))))
 }
 
 /// `isDict(arg)` (`collections.is_dict`).
+///
+/// Matches yaql `collections.is_dict` (`isDict`).
+///
+/// ```yaql
+/// isDict({a => 1})
+/// # => true
+/// isDict([[a, 1]])
+/// # => false
+/// ```
 fn is_dict(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(matches!(a.get(0), Value::Dict(_))))
 }
 
 /// `isSet(arg)` (`collections.is_set`).
+///
+/// Matches yaql `collections.is_set` (`isSet`).
+///
+/// ```yaql
+/// isSet(set(1, 2))
+/// # => true
+/// isSet([1, 2])
+/// # => false
+/// ```
 fn is_set(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(matches!(a.get(0), Value::Set(_))))
 }
@@ -401,6 +682,21 @@ fn is_set(_: &Cx, a: Args) -> Result<Value> {
 
 /// `left + right` for iterables (`collections.combine_lists`): tuple
 /// concatenation, set union, otherwise a lazy concatenation.
+///
+/// Matches yaql `collections.combine_lists` (`#operator_+`).
+///
+/// ```yaql
+/// [1, 2] + [3]
+/// # => [1, 2, 3]
+/// isSet(set(1, 2) + set(2, 3))
+/// # => true
+/// len(set(1, 2) + set(2, 3))
+/// # => 3
+/// isList([1, 2] + set(3))
+/// # => false
+/// [1, 2].select($ * 10) + [3]
+/// # => [10, 20, 3]
+/// ```
 fn combine_lists(cx: &Cx, a: Args) -> Result<Value> {
     match (a.get(0), a.get(1)) {
         (Value::List(l), Value::List(r)) => {
@@ -428,6 +724,13 @@ fn combine_lists(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `left + right` for dicts (`collections.combine_dicts`): `left` updated
 /// with `right`.
+///
+/// Matches yaql `collections.combine_dicts` (`#operator_+`).
+///
+/// ```yaql
+/// {a => 1, b => 2} + {b => 3, c => 4}
+/// # => {"a": 1, "b": 3, "c": 4}
+/// ```
 fn combine_dicts(_: &Cx, a: Args) -> Result<Value> {
     let mut d = as_dict(a.get(0)).clone();
     for (k, v) in as_dict(a.get(1)) {
@@ -462,33 +765,90 @@ fn repeat(seq: &Value, count: &Value) -> Result<Value> {
 }
 
 /// `sequence * int` (`collections.list_by_int`).
+///
+/// Matches yaql `collections.list_by_int` (`#operator_*`): Python
+/// repetition, so a count below one gives an empty list.
+///
+/// ```yaql
+/// [1, 2] * 2
+/// # => [1, 2, 1, 2]
+/// [1] * -3
+/// # => []
+/// [1, 2].select($) * 2
+/// # error: NoMatchingFunctionException
+/// ```
 fn list_by_int(_: &Cx, a: Args) -> Result<Value> {
     repeat(a.get(0), a.get(1))
 }
 
 /// `int * sequence` (`collections.int_by_list`).
+///
+/// Matches yaql `collections.int_by_list` (`#operator_*`).
+///
+/// ```yaql
+/// 3 * [1, 2]
+/// # => [1, 2, 1, 2, 1, 2]
+/// 0 * [1]
+/// # => []
+/// ```
 fn int_by_list(_: &Cx, a: Args) -> Result<Value> {
     repeat(a.get(1), a.get(0))
 }
 
 /// `left < right` for sets (`collections.set_lt`): proper subset.
+///
+/// Matches yaql `collections.set_lt` (`#operator_<`).
+///
+/// ```yaql
+/// set(1, 2) < set(1, 2, 3)
+/// # => true
+/// set(1, 2) < set(1, 2)
+/// # => false
+/// ```
 fn set_lt(_: &Cx, a: Args) -> Result<Value> {
     let (l, r) = (as_set(a.get(0)), as_set(a.get(1)));
     Ok(Value::Bool(l.len() < r.len() && l.is_subset(r)))
 }
 
 /// `left <= right` for sets (`collections.set_lte`): subset.
+///
+/// Matches yaql `collections.set_lte` (`#operator_<=`).
+///
+/// ```yaql
+/// set(1, 2) <= set(1, 2)
+/// # => true
+/// set(1, 2) <= set(1, 3)
+/// # => false
+/// ```
 fn set_lte(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(as_set(a.get(0)).is_subset(as_set(a.get(1)))))
 }
 
 /// `left > right` for sets (`collections.set_gt`): proper superset.
+///
+/// Matches yaql `collections.set_gt` (`#operator_>`).
+///
+/// ```yaql
+/// set(1, 2, 3) > set(1, 2)
+/// # => true
+/// set(1, 2) > set(1, 2)
+/// # => false
+/// ```
 fn set_gt(_: &Cx, a: Args) -> Result<Value> {
     let (l, r) = (as_set(a.get(0)), as_set(a.get(1)));
     Ok(Value::Bool(l.len() > r.len() && r.is_subset(l)))
 }
 
 /// `left >= right` for sets (`collections.set_gte`): superset.
+///
+/// Matches yaql `collections.set_gte` (`#operator_>=`).
+///
+/// ```yaql
+/// set(1, 2) >= set(1, 2)
+/// # => true
+/// set(1, 2) >= set(3)
+/// # => false
+/// ```
 fn set_gte(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(as_set(a.get(1)).is_subset(as_set(a.get(0)))))
 }
@@ -497,6 +857,15 @@ fn set_gte(_: &Cx, a: Args) -> Result<Value> {
 // set algebra
 
 /// `left.union(right)` (`collections.union`).
+///
+/// Matches yaql `collections.union` (`union`). Both operands must be sets.
+///
+/// ```yaql
+/// set(1, 2).union(set(2, 3))
+/// # => [1, 2, 3]
+/// [1, 2].union([2])
+/// # error: NoMatchingMethodException
+/// ```
 fn union(_: &Cx, a: Args) -> Result<Value> {
     let mut s = as_set(a.get(0)).clone();
     s.extend(as_set(a.get(1)).iter().cloned());
@@ -504,6 +873,15 @@ fn union(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `left.intersect(right)` (`collections.intersect`).
+///
+/// Matches yaql `collections.intersect` (`intersect`).
+///
+/// ```yaql
+/// set(1, 2, 3).intersect(set(2, 3, 4))
+/// # => [2, 3]
+/// set(1, 2).intersect(set(3))
+/// # => []
+/// ```
 fn intersect(_: &Cx, a: Args) -> Result<Value> {
     let r = as_set(a.get(1));
     Ok(Value::set(
@@ -516,6 +894,17 @@ fn intersect(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `left.difference(right)` and `left - right` (`collections.difference`).
+///
+/// Matches yaql `collections.difference` (`difference` and `#operator_-`).
+///
+/// ```yaql
+/// set(1, 2, 3).difference(set(2))
+/// # => [1, 3]
+/// set(1, 2, 3) - set(2, 4)
+/// # => [1, 3]
+/// isSet(set(1, 2) - set(1, 2))
+/// # => true
+/// ```
 fn difference(_: &Cx, a: Args) -> Result<Value> {
     let r = as_set(a.get(1));
     Ok(Value::set(
@@ -528,6 +917,13 @@ fn difference(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `left.symmetricDifference(right)` (`collections.symmetric_difference`).
+///
+/// Matches yaql `collections.symmetric_difference` (`symmetricDifference`).
+///
+/// ```yaql
+/// set(1, 2, 3).symmetricDifference(set(3, 4))
+/// # => [1, 2, 4]
+/// ```
 fn symmetric_difference(_: &Cx, a: Args) -> Result<Value> {
     let (l, r) = (as_set(a.get(0)), as_set(a.get(1)));
     let mut s: Set = l.iter().filter(|x| !r.contains(*x)).cloned().collect();
@@ -536,6 +932,16 @@ fn symmetric_difference(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `set.add(*values)` (`collections.set_add`).
+///
+/// Matches yaql `collections.set_add` (`add`): a new set; the receiver is
+/// unchanged.
+///
+/// ```yaql
+/// set(1, 2).add(3, [4, 5])
+/// # => [1, 2, 3, [4, 5]]
+/// set(1, 2).add(2)
+/// # => [1, 2]
+/// ```
 fn set_add(_: &Cx, a: Args) -> Result<Value> {
     let mut s = as_set(a.get(0)).clone();
     s.extend(a.rest.iter().cloned());
@@ -543,6 +949,16 @@ fn set_add(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `set.remove(*values)` (`collections.set_remove`).
+///
+/// Matches yaql `collections.set_remove` (`remove`). Values not in the set
+/// are ignored.
+///
+/// ```yaql
+/// set(1, 2, 3).remove(2, 5)
+/// # => [1, 3]
+/// set(1, null).remove(null)
+/// # => [1]
+/// ```
 fn set_remove(_: &Cx, a: Args) -> Result<Value> {
     let r: Set = a.rest.iter().cloned().collect();
     Ok(Value::set(
@@ -558,6 +974,18 @@ fn set_remove(_: &Cx, a: Args) -> Result<Value> {
 // dict editors
 
 /// `dict.set(key, value)` (`collections.dict_set`).
+///
+/// Matches yaql `collections.dict_set` (`set`): a new dict; the receiver is
+/// unchanged.
+///
+/// ```yaql
+/// {a => 1}.set(b, 2)
+/// # => {"a": 1, "b": 2}
+/// {a => 1}.set(a, null)
+/// # => {"a": null}
+/// {a => 1}.set(null, 2)
+/// # => {"$dict": [["a", 1], [null, 2]]}
+/// ```
 fn dict_set(_: &Cx, a: Args) -> Result<Value> {
     let mut d = as_dict(a.get(0)).clone();
     d.insert(a.get(1).clone(), a.get(2).clone());
@@ -565,6 +993,13 @@ fn dict_set(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `dict.set(replacements)` (`collections.dict_set_many`).
+///
+/// Matches yaql `collections.dict_set_many` (`set`).
+///
+/// ```yaql
+/// {a => 1, b => 2}.set({a => 3, c => 4})
+/// # => {"a": 3, "b": 2, "c": 4}
+/// ```
 fn dict_set_many(_: &Cx, a: Args) -> Result<Value> {
     let mut d = as_dict(a.get(0)).clone();
     for (k, v) in as_dict(a.get(1)) {
@@ -574,6 +1009,13 @@ fn dict_set_many(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `dict.set(k => v, ...)` (`collections.dict_set_many_inline`).
+///
+/// Matches yaql `collections.dict_set_many_inline` (`set`).
+///
+/// ```yaql
+/// {a => 1, b => 2}.set(a => 3, c => 4)
+/// # => {"a": 3, "b": 2, "c": 4}
+/// ```
 fn dict_set_many_inline(_: &Cx, a: Args) -> Result<Value> {
     let mut d = as_dict(a.get(0)).clone();
     for r in &a.rest {
@@ -592,11 +1034,31 @@ fn delete_keys_from(d: &Value, keys: impl Iterator<Item = Result<Value>>) -> Res
 }
 
 /// `dict.delete(*keys)` (`collections.delete_keys`).
+///
+/// Matches yaql `collections.delete_keys` (`delete`). Missing keys are
+/// ignored.
+///
+/// ```yaql
+/// {a => 1, b => 2, c => 3}.delete(a, c, x)
+/// # => {"b": 2}
+/// {a => 1}.delete()
+/// # => {"a": 1}
+/// ```
 fn delete_keys(_: &Cx, a: Args) -> Result<Value> {
     delete_keys_from(a.get(0), a.rest.iter().cloned().map(Ok))
 }
 
 /// `dict.deleteAll(keys)` (`collections.delete_keys_seq`).
+///
+/// Matches yaql `collections.delete_keys_seq` (`deleteAll`). Missing keys
+/// are ignored.
+///
+/// ```yaql
+/// {a => 1, b => 2, c => 3}.deleteAll([b, x])
+/// # => {"a": 1, "c": 3}
+/// {a => 1, b => 2}.deleteAll({a => 0}.keys())
+/// # => {"b": 2}
+/// ```
 fn delete_keys_seq(cx: &Cx, a: Args) -> Result<Value> {
     delete_keys_from(a.get(0), cx.iter(a.get(1))?)
 }
@@ -605,6 +1067,23 @@ fn delete_keys_seq(cx: &Cx, a: Args) -> Result<Value> {
 // sequence editors (generators in the reference)
 
 /// `collection.delete(position, count => 1)` (`collections.delete`): lazy.
+///
+/// Matches yaql `collections.delete` (`delete`). A negative count deletes
+/// to the end; a negative position deletes nothing (with a non-negative
+/// count).
+///
+/// ```yaql
+/// [1, 2, 3, 4].delete(1)
+/// # => [1, 3, 4]
+/// [1, 2, 3, 4].delete(1, 2)
+/// # => [1, 4]
+/// [1, 2, 3, 4].delete(1, -1)
+/// # => [1]
+/// [1, 2, 3].delete(-1)
+/// # => [1, 2, 3]
+/// isList([1, 2].delete(0))
+/// # => false
+/// ```
 fn delete(cx: &Cx, a: Args) -> Result<Value> {
     let src = cx.iter(a.get(0))?;
     let (pos, count) = (ival(a.get(1)), ival(a.get(2)));
@@ -624,6 +1103,21 @@ fn delete(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.replace(position, value, count => 1)`
 /// (`collections.replace`): lazy.
+///
+/// Matches yaql `collections.replace` (`replace`). The whole
+/// `[position, position + count)` window becomes one `value`; a negative
+/// count reaches the end.
+///
+/// ```yaql
+/// [1, 2, 3, 4].replace(1, x)
+/// # => [1, "x", 3, 4]
+/// [1, 2, 3, 4].replace(1, x, 2)
+/// # => [1, "x", 4]
+/// [1, 2, 3, 4].replace(1, x, -1)
+/// # => [1, "x"]
+/// [1, 2].replace(5, x)
+/// # => [1, 2]
+/// ```
 fn replace(cx: &Cx, a: Args) -> Result<Value> {
     let src = cx.iter(a.get(0))?;
     let (pos, value, count) = (ival(a.get(1)), a.get(2).clone(), ival(a.get(3)));
@@ -650,6 +1144,21 @@ fn replace(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.replaceMany(position, values, count => 1)`
 /// (`collections.replace_many`): lazy.
+///
+/// Matches yaql `collections.replace_many` (`replaceMany`). The
+/// `[position, position + count)` window is replaced by all of `values`; a
+/// negative count reaches the end.
+///
+/// ```yaql
+/// [1, 2, 3, 4].replaceMany(1, [x, y])
+/// # => [1, "x", "y", 3, 4]
+/// [1, 2, 3, 4].replaceMany(1, [x, y], 2)
+/// # => [1, "x", "y", 4]
+/// [1, 2, 3, 4].replaceMany(2, [x], -1)
+/// # => [1, 2, "x"]
+/// [1, 2, 3].replaceMany(1, [x], 0)
+/// # => [1, 2, 3]
+/// ```
 fn replace_many(cx: &Cx, a: Args) -> Result<Value> {
     let mut src = cx.iter(a.get(0))?;
     let (pos, count) = (ival(a.get(1)), ival(a.get(3)));
@@ -686,6 +1195,20 @@ fn replace_many(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.insert(position, value)` on a sequence
 /// (`collections.list_insert`): Python's `list.insert`.
+///
+/// Matches yaql `collections.list_insert` (`insert`): a negative position
+/// counts from the end, a position past the end appends.
+///
+/// ```yaql
+/// [1, 2].insert(1, a)
+/// # => [1, "a", 2]
+/// [1, 2].insert(-1, a)
+/// # => [1, "a", 2]
+/// [1, 2].insert(100, a)
+/// # => [1, 2, "a"]
+/// [1, 2].insert(0, [a, b])
+/// # => [["a", "b"], 1, 2]
+/// ```
 fn list_insert(_: &Cx, a: Args) -> Result<Value> {
     let Value::List(l) = a.get(0) else {
         return Err(Error::type_("not a sequence"));
@@ -705,6 +1228,20 @@ fn list_insert(_: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.insert(position, value)` on other iterables, not sets
 /// (`collections.iter_insert`): lazy; a negative position inserts nothing.
+///
+/// Matches yaql `collections.iter_insert` (`insert`); sets have no
+/// `insert` at all.
+///
+/// ```yaql
+/// [1, 2].select($).insert(1, a)
+/// # => [1, "a", 2]
+/// [1, 2].select($).insert(-1, a)
+/// # => [1, 2]
+/// [1, 2].select($).insert(5, a)
+/// # => [1, 2, "a"]
+/// set(1, 2).insert(0, a)
+/// # error: NoMatchingMethodException
+/// ```
 fn iter_insert(cx: &Cx, a: Args) -> Result<Value> {
     let mut src = cx.iter(a.get(0))?;
     let (pos, value) = (ival(a.get(1)), a.get(2).clone());
@@ -742,6 +1279,18 @@ fn iter_insert(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.insertMany(position, values)` (`collections.insert_many`):
 /// lazy; a negative position inserts at the start.
+///
+/// Matches yaql `collections.insert_many` (`insertMany`); a position past
+/// the end appends.
+///
+/// ```yaql
+/// [1, 2].insertMany(1, [a, b])
+/// # => [1, "a", "b", 2]
+/// [1, 2].insertMany(-1, [a, b])
+/// # => ["a", "b", 1, 2]
+/// [1, 2].insertMany(5, [a, b])
+/// # => [1, 2, "a", "b"]
+/// ```
 fn insert_many(cx: &Cx, a: Args) -> Result<Value> {
     let mut src = cx.iter(a.get(0))?;
     let pos = ival(a.get(1));
@@ -794,6 +1343,15 @@ fn insert_many(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.flatten()` (`collections.flatten`): lazy recursive traversal
 /// of nested lists, sets and sequences (strings and dicts are leaves).
+///
+/// Matches yaql `collections.flatten` (`flatten`).
+///
+/// ```yaql
+/// [1, [2, [3, set(4)]], 'ab', {a => [5]}].flatten()
+/// # => [1, 2, 3, 4, "ab", {"a": [5]}]
+/// [[1, 2], [3]].select($).flatten()
+/// # => [1, 2, 3]
+/// ```
 fn flatten(cx: &Cx, a: Args) -> Result<Value> {
     let mut stack: Vec<SeqIter> = vec![cx.iter(a.get(0))?];
     Ok(Value::iter(std::iter::from_fn(move || loop {

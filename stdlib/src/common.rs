@@ -6,23 +6,86 @@ use runtime::registry::{p, Args, Cx, Registry, Ty};
 use runtime::{Result, Value};
 
 /// `*equal(left, right)` (`common.eq`): Python `left == right`.
+///
+/// Matches yaql `common.eq` (`*equal`, the `=` operator). Ints, floats
+/// and booleans compare by value, as in Python.
+///
+/// ```yaql
+/// 1 = 1.0
+/// # => true
+/// [1, 2] = [1, 2]
+/// # => true
+/// '1' = 1
+/// # => false
+/// ```
 fn eq(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.get(0) == a.get(1)))
 }
 
 /// `*not_equal(left, right)` (`common.neq`): Python `left != right`.
+///
+/// Matches yaql `common.neq` (`*not_equal`, the `!=` operator).
+///
+/// ```yaql
+/// 'a' != 'b'
+/// # => true
+/// null != 0
+/// # => true
+/// 1 != true
+/// # => false
+/// ```
 fn neq(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.get(0) != a.get(1)))
 }
 
 /// `common.left_lt_null`, `null_lt_null`, `left_lte_null`, `null_gt_null`,
 /// `null_gt_right`, `null_gte_right`: false.
+///
+/// Matches yaql `common.left_lt_null`, `common.null_lt_null`,
+/// `common.left_lte_null`, `common.null_gt_null`, `common.null_gt_right` and
+/// `common.null_gte_right` (overloads of `#operator_<`, `#operator_<=`,
+/// `#operator_>`, `#operator_>=` with a null operand).
+///
+/// ```yaql
+/// 1 < null
+/// # => false
+/// null < null
+/// # => false
+/// 'a' <= null
+/// # => false
+/// null > null
+/// # => false
+/// null > 0
+/// # => false
+/// null >= [1]
+/// # => false
+/// ```
 fn false_(_: &Cx, _: Args) -> Result<Value> {
     Ok(Value::Bool(false))
 }
 
 /// `common.null_lt_right`, `null_lte_null`, `null_lte_right`,
 /// `left_gt_null`, `left_gte_null`, `null_gte_null`: true.
+///
+/// Matches yaql `common.null_lt_right`, `common.null_lte_null`,
+/// `common.null_lte_right`, `common.left_gt_null`, `common.left_gte_null` and
+/// `common.null_gte_null` (overloads of `#operator_<`, `#operator_<=`,
+/// `#operator_>`, `#operator_>=` with a null operand).
+///
+/// ```yaql
+/// null < 0
+/// # => true
+/// null <= null
+/// # => true
+/// null <= 'a'
+/// # => true
+/// [1] > null
+/// # => true
+/// 0 >= null
+/// # => true
+/// null >= null
+/// # => true
+/// ```
 fn true_(_: &Cx, _: Args) -> Result<Value> {
     Ok(Value::Bool(true))
 }

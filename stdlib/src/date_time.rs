@@ -178,6 +178,17 @@ fn round_us(f: f64) -> Result<i128> {
 
 /// `datetime(year, month, day, hour, minute, second, microsecond, offset)`
 /// (`build_datetime`).
+///
+/// Matches yaql `date_time.build_datetime` (`datetime`).
+///
+/// ```yaql
+/// datetime(2015, 8, 29)
+/// # => {"$datetime": "2015-08-29T00:00:00+00:00"}
+/// datetime(2015, 8, 29, 10, 30, offset => timespan(hours => 2))
+/// # => {"$datetime": "2015-08-29T10:30:00+02:00"}
+/// datetime(2015, 13, 1)
+/// # error: ValueError
+/// ```
 fn build_datetime(_: &Cx, a: Args) -> Result<Value> {
     let mut v = [0i64; 7];
     for (i, x) in v.iter_mut().enumerate() {
@@ -189,6 +200,15 @@ fn build_datetime(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `datetime(timestamp, offset)` (`datetime_from_timestamp`).
+///
+/// Matches yaql `date_time.datetime_from_timestamp` (`datetime`).
+///
+/// ```yaql
+/// datetime(1832333854)
+/// # => {"$datetime": "2028-01-24T13:37:34+00:00"}
+/// datetime(0, timespan(hours => 3))
+/// # => {"$datetime": "1970-01-01T03:00:00+03:00"}
+/// ```
 fn datetime_from_timestamp(_: &Cx, a: Args) -> Result<Value> {
     let off = tz_of(ts_of(a.get(1)))?;
     let us: i128 = match a.get(0) {
@@ -219,6 +239,17 @@ fn datetime_from_timestamp(_: &Cx, a: Args) -> Result<Value> {
 
 /// `datetime(string, format)` (`datetime_from_string`): `dateutil.parser`
 /// without a format, `datetime.strptime` with one; naive results are UTC.
+///
+/// Matches yaql `date_time.datetime_from_string` (`datetime`).
+///
+/// ```yaql
+/// datetime("2008-09-03T20:56:35.450686+03:00")
+/// # => {"$datetime": "2008-09-03T20:56:35.450686+03:00"}
+/// datetime("20080903")
+/// # => {"$datetime": "2008-09-03T00:00:00+00:00"}
+/// datetime("Tuesday, 21. November 2006 04:30PM", "%A, %d. %B %Y %I:%M%p")
+/// # => {"$datetime": "2006-11-21T16:30:00+00:00"}
+/// ```
 fn datetime_from_string(_: &Cx, a: Args) -> Result<Value> {
     let s = a.str(0);
     let (w, off) = match a.get(1) {
@@ -233,6 +264,17 @@ fn datetime_from_string(_: &Cx, a: Args) -> Result<Value> {
 
 /// `timespan(days, hours, minutes, seconds, milliseconds, microseconds)`
 /// (`build_timespan`).
+///
+/// Matches yaql `date_time.build_timespan` (`timespan`).
+///
+/// ```yaql
+/// timespan(days => 1, hours => 2, minutes => 3, seconds => 4, milliseconds => 5)
+/// # => {"$timespan": 93784005000}
+/// timespan(milliseconds => -1)
+/// # => {"$timespan": -1000}
+/// timespan(seconds => 1.5)
+/// # error: NoMatchingFunctionException
+/// ```
 fn build_timespan(_: &Cx, a: Args) -> Result<Value> {
     let mut v = [0i128; 6];
     for (i, x) in v.iter_mut().enumerate() {
@@ -248,6 +290,15 @@ fn build_timespan(_: &Cx, a: Args) -> Result<Value> {
 
 /// `now(offset)`: the current time with the given offset (naive = UTC when
 /// the offset is null).
+///
+/// Matches yaql `date_time.now` (`now`).
+///
+/// ```yaql
+/// isDatetime(now())
+/// # => true
+/// now(timespan(hours => 3)).offset
+/// # => {"$timespan": 10800000000}
+/// ```
 fn now(_: &Cx, a: Args) -> Result<Value> {
     let off = match a.get(0) {
         Value::TimeSpan(t) => tz_of(*t)?,
@@ -257,27 +308,69 @@ fn now(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `localtz()`: the local zone offset (UTC until the host clock exists).
+///
+/// Matches yaql `date_time.localtz` (`localtz`).
+///
+/// ```yaql
+/// isTimespan(localtz())
+/// # => true
+/// ```
 fn localtz(_: &Cx, _: Args) -> Result<Value> {
     Ok(Value::TimeSpan(0))
 }
 
 /// `utctz()`.
+///
+/// Matches yaql `date_time.utctz` (`utctz`).
+///
+/// ```yaql
+/// utctz()
+/// # => {"$timespan": 0}
+/// ```
 fn utctz(_: &Cx, _: Args) -> Result<Value> {
     Ok(Value::TimeSpan(0))
 }
 
 /// `isDatetime(value)`.
+///
+/// Matches yaql `date_time.is_datetime` (`isDatetime`).
+///
+/// ```yaql
+/// isDatetime(datetime("2015-8-29"))
+/// # => true
+/// isDatetime('2015-08-29')
+/// # => false
+/// ```
 fn is_datetime(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(matches!(a.get(0), Value::DateTime(_))))
 }
 
 /// `isTimespan(value)`.
+///
+/// Matches yaql `date_time.is_timespan` (`isTimespan`).
+///
+/// ```yaql
+/// isTimespan(timespan(milliseconds => -1))
+/// # => true
+/// isTimespan(1)
+/// # => false
+/// ```
 fn is_timespan(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(matches!(a.get(0), Value::TimeSpan(_))))
 }
 
 /// `dt.replace(year, month, day, hour, minute, second, microsecond, offset)`
 /// (`replace`): replaces wall-clock fields; a new offset keeps the wall time.
+///
+/// Matches yaql `date_time.replace` (`replace`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:00+00:00"}
+/// $.replace(year => 2009, minute => 40)
+/// # => {"$datetime": "2009-11-21T16:40:00+00:00"}
+/// $.replace(offset => timespan(hours => 2))
+/// # => {"$datetime": "2006-11-21T16:30:00+02:00"}
+/// ```
 fn replace(_: &Cx, a: Args) -> Result<Value> {
     let d = dt_of(a.get(0));
     let n = naive(wall(&d));
@@ -304,6 +397,15 @@ fn replace(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `dt.format(format)` (`format_`): Python `datetime.strftime`.
+///
+/// Matches yaql `date_time.format_` (`format`).
+///
+/// ```yaql
+/// datetime(2011, 3, 2, 15, 2, 33).format('%Y-%m-%d %H:%M:%S')
+/// # => "2011-03-02 15:02:33"
+/// datetime(2011, 3, 2).format('%A %d %B %Y')
+/// # => "Wednesday 02 March 2011"
+/// ```
 fn format_(_: &Cx, a: Args) -> Result<Value> {
     let d = dt_of(a.get(0));
     Ok(Value::str(strftime(&d, a.str(1))))
@@ -313,12 +415,26 @@ fn format_(_: &Cx, a: Args) -> Result<Value> {
 // arithmetic
 
 /// `#operator_+(dt, ts)` (`datetime_plus_timespan`).
+///
+/// Matches yaql `date_time.datetime_plus_timespan` (`#operator_+`).
+///
+/// ```yaql
+/// datetime(2015, 8, 29) + timespan(days => 3)
+/// # => {"$datetime": "2015-09-01T00:00:00+00:00"}
+/// ```
 fn dt_plus_ts(_: &Cx, a: Args) -> Result<Value> {
     let d = dt_of(a.get(0));
     shift(&d, ts_of(a.get(1)))
 }
 
 /// `#operator_+(ts, dt)` (`timespan_plus_datetime`).
+///
+/// Matches yaql `date_time.timespan_plus_datetime` (`#operator_+`).
+///
+/// ```yaql
+/// timespan(hours => 2) + datetime(2015, 8, 29)
+/// # => {"$datetime": "2015-08-29T02:00:00+00:00"}
+/// ```
 fn ts_plus_dt(_: &Cx, a: Args) -> Result<Value> {
     let d = dt_of(a.get(1));
     shift(&d, ts_of(a.get(0)))
@@ -332,6 +448,13 @@ fn shift(d: &DateTime, us: i64) -> Result<Value> {
 }
 
 /// `#operator_-(dt, ts)` (`datetime_minus_timespan`).
+///
+/// Matches yaql `date_time.datetime_minus_timespan` (`#operator_-`).
+///
+/// ```yaql
+/// datetime(2015, 8, 29) - timespan(hours => 1)
+/// # => {"$datetime": "2015-08-28T23:00:00+00:00"}
+/// ```
 fn dt_minus_ts(_: &Cx, a: Args) -> Result<Value> {
     let d = dt_of(a.get(0));
     match ts_of(a.get(1)).checked_neg() {
@@ -341,17 +464,40 @@ fn dt_minus_ts(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `#operator_-(dt1, dt2)` (`datetime_minus_datetime`).
+///
+/// Matches yaql `date_time.datetime_minus_datetime` (`#operator_-`).
+///
+/// ```yaql
+/// datetime('2010-06-12T05:02:00-05:30') - datetime('2002-07-17T22:14:58-05:30')
+/// # => {"$timespan": 249374822000000}
+/// datetime(2015, 8, 29) - datetime(2015, 8, 29, offset => timespan(hours => 2))
+/// # => {"$timespan": 7200000000}
+/// ```
 fn dt_minus_dt(_: &Cx, a: Args) -> Result<Value> {
     let (x, y) = (dt_of(a.get(0)), dt_of(a.get(1)));
     make_ts(x.micros as i128 - y.micros as i128)
 }
 
 /// `#operator_+(ts1, ts2)` (`timespan_plus_timespan`).
+///
+/// Matches yaql `date_time.timespan_plus_timespan` (`#operator_+`).
+///
+/// ```yaql
+/// timespan(hours => 1) + timespan(minutes => 30)
+/// # => {"$timespan": 5400000000}
+/// ```
 fn ts_plus_ts(_: &Cx, a: Args) -> Result<Value> {
     make_ts(ts_of(a.get(0)) as i128 + ts_of(a.get(1)) as i128)
 }
 
 /// `#operator_-(ts1, ts2)` (`timespan_minus_timespan`).
+///
+/// Matches yaql `date_time.timespan_minus_timespan` (`#operator_-`).
+///
+/// ```yaql
+/// timespan(hours => 1) - timespan(minutes => 90)
+/// # => {"$timespan": -1800000000}
+/// ```
 fn ts_minus_ts(_: &Cx, a: Args) -> Result<Value> {
     make_ts(ts_of(a.get(0)) as i128 - ts_of(a.get(1)) as i128)
 }
@@ -373,17 +519,42 @@ fn ts_times(ts: i64, n: &Value) -> Result<Value> {
 }
 
 /// `#operator_*(ts, n)` (`timespan_by_num`).
+///
+/// Matches yaql `date_time.timespan_by_num` (`#operator_*`).
+///
+/// ```yaql
+/// timespan(hours => 37) * 3
+/// # => {"$timespan": 399600000000}
+/// timespan(hours => 1) * 1.5
+/// # => {"$timespan": 5400000000}
+/// ```
 fn ts_by_num(_: &Cx, a: Args) -> Result<Value> {
     ts_times(ts_of(a.get(0)), a.get(1))
 }
 
 /// `#operator_*(n, ts)` (`num_by_timespan`).
+///
+/// Matches yaql `date_time.num_by_timespan` (`#operator_*`).
+///
+/// ```yaql
+/// 2 * timespan(hours => 1)
+/// # => {"$timespan": 7200000000}
+/// ```
 fn num_by_ts(_: &Cx, a: Args) -> Result<Value> {
     ts_times(ts_of(a.get(1)), a.get(0))
 }
 
 /// `#operator_/(ts, n)` (`div_timespan_by_num`): true division, rounded to
 /// microseconds half to even.
+///
+/// Matches yaql `date_time.div_timespan_by_num` (`#operator_/`).
+///
+/// ```yaql
+/// timespan(hours => 3) / 2
+/// # => {"$timespan": 5400000000}
+/// timespan(hours => 3) / 0
+/// # error: ZeroDivisionError
+/// ```
 fn ts_div_num(_: &Cx, a: Args) -> Result<Value> {
     let ts = ts_of(a.get(0));
     let n = a.get(1).as_f64().unwrap_or(0.0);
@@ -394,6 +565,13 @@ fn ts_div_num(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `#operator_/(ts1, ts2)` (`div_timespans`): a float.
+///
+/// Matches yaql `date_time.div_timespans` (`#operator_/`).
+///
+/// ```yaql
+/// timespan(hours => 3) / timespan(hours => 2)
+/// # => 1.5
+/// ```
 fn ts_div_ts(_: &Cx, a: Args) -> Result<Value> {
     let (x, y) = (ts_of(a.get(0)), ts_of(a.get(1)));
     if y == 0 {
@@ -403,11 +581,25 @@ fn ts_div_ts(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `#unary_operator_-(ts)` (`negative_timespan`).
+///
+/// Matches yaql `date_time.negative_timespan` (`#unary_operator_-`).
+///
+/// ```yaql
+/// -timespan(seconds => 1)
+/// # => {"$timespan": -1000000}
+/// ```
 fn ts_neg(_: &Cx, a: Args) -> Result<Value> {
     make_ts(-(ts_of(a.get(0)) as i128))
 }
 
 /// `#unary_operator_+(ts)` (`positive_timespan`).
+///
+/// Matches yaql `date_time.positive_timespan` (`#unary_operator_+`).
+///
+/// ```yaql
+/// +timespan(hours => 1)
+/// # => {"$timespan": 3600000000}
+/// ```
 fn ts_pos(_: &Cx, a: Args) -> Result<Value> {
     Ok(a.get(0).clone())
 }
@@ -422,18 +614,58 @@ fn key(v: &Value) -> i64 {
 
 /// `#operator_<` for datetimes and timespans (`datetime_lt_datetime`,
 /// `timespan_lt_timespan`).
+///
+/// Matches yaql `date_time.datetime_lt_datetime` and
+/// `date_time.timespan_lt_timespan` (`#operator_<`).
+///
+/// ```yaql
+/// datetime(2015, 8, 29) < datetime(2015, 8, 30)
+/// # => true
+/// timespan(hours => 1) < timespan(minutes => 30)
+/// # => false
+/// ```
 fn lt(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(key(a.get(0)) < key(a.get(1))))
 }
 /// `#operator_<=` (`datetime_lte_datetime`, `timespan_lte_timespan`).
+///
+/// Matches yaql `date_time.datetime_lte_datetime` and
+/// `date_time.timespan_lte_timespan` (`#operator_<=`).
+///
+/// ```yaql
+/// datetime(2015, 8, 29) <= datetime(2015, 8, 29)
+/// # => true
+/// timespan(hours => 1) <= timespan(minutes => 59)
+/// # => false
+/// ```
 fn le(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(key(a.get(0)) <= key(a.get(1))))
 }
 /// `#operator_>` (`datetime_gt_datetime`, `timespan_gt_timespan`).
+///
+/// Matches yaql `date_time.datetime_gt_datetime` and
+/// `date_time.timespan_gt_timespan` (`#operator_>`).
+///
+/// ```yaql
+/// datetime(2015, 8, 29) > datetime(2015, 8, 30)
+/// # => false
+/// timespan(hours => 1) > timespan(minutes => 30)
+/// # => true
+/// ```
 fn gt(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(key(a.get(0)) > key(a.get(1))))
 }
 /// `#operator_>=` (`datetime_gte_datetime`, `timespan_gte_timespan`).
+///
+/// Matches yaql `date_time.datetime_gte_datetime` and
+/// `date_time.timespan_gte_timespan` (`#operator_>=`).
+///
+/// ```yaql
+/// datetime(2015, 8, 29, offset => timespan(hours => 2)) >= datetime(2015, 8, 28, 22)
+/// # => true
+/// timespan(hours => 1) >= timespan(minutes => 61)
+/// # => false
+/// ```
 fn ge(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(key(a.get(0)) >= key(a.get(1))))
 }
@@ -446,45 +678,125 @@ fn local_of(a: &Args) -> NaiveDateTime {
 }
 
 /// `dt.year`.
+///
+/// Matches yaql `date_time.year` (`#property#year`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:00+00:00"}
+/// $.year
+/// # => 2006
+/// ```
 fn year(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(local_of(&a).year() as i64))
 }
 /// `dt.month`.
+///
+/// Matches yaql `date_time.month` (`#property#month`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:00+00:00"}
+/// $.month
+/// # => 11
+/// ```
 fn month(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(local_of(&a).month() as i64))
 }
 /// `dt.day`.
+///
+/// Matches yaql `date_time.day` (`#property#day`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:00+00:00"}
+/// $.day
+/// # => 21
+/// ```
 fn day(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(local_of(&a).day() as i64))
 }
 /// `dt.hour`.
+///
+/// Matches yaql `date_time.hour` (`#property#hour`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:00+00:00"}
+/// $.hour
+/// # => 16
+/// ```
 fn hour(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(local_of(&a).hour() as i64))
 }
 /// `dt.minute`.
+///
+/// Matches yaql `date_time.minute` (`#property#minute`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:00+00:00"}
+/// $.minute
+/// # => 30
+/// ```
 fn minute(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(local_of(&a).minute() as i64))
 }
 /// `dt.second`.
+///
+/// Matches yaql `date_time.second` (`#property#second`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:15.000123+02:00"}
+/// $.second
+/// # => 15
+/// ```
 fn second(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(local_of(&a).second() as i64))
 }
 /// `dt.microsecond`.
+///
+/// Matches yaql `date_time.microsecond` (`#property#microsecond`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:15.000123+02:00"}
+/// $.microsecond
+/// # => 123
+/// ```
 fn microsecond(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(wall(&dt_of(a.get(0))).rem_euclid(US_PER_SEC)))
 }
 /// `dt.weekday`: Monday is 0.
+///
+/// Matches yaql `date_time.weekday` (`#property#weekday`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:00+00:00"}
+/// $.weekday
+/// # => 1
+/// ```
 fn weekday(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(
         local_of(&a).weekday().num_days_from_monday() as i64
     ))
 }
 /// `dt.date`: midnight of the same day, same offset.
+///
+/// Matches yaql `date_time.date` (`#property#date`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:15.000123+02:00"}
+/// $.date
+/// # => {"$datetime": "2006-11-21T00:00:00+02:00"}
+/// ```
 fn date(_: &Cx, a: Args) -> Result<Value> {
     let d = dt_of(a.get(0));
     make_dt(wall(&d).div_euclid(US_PER_DAY) * US_PER_DAY, d.offset)
 }
 /// `dt.time`: the timespan since midnight.
+///
+/// Matches yaql `date_time.time` (`#property#time`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:15.000123+02:00"}
+/// $.time
+/// # => {"$timespan": 59415000123}
+/// ```
 fn time(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::TimeSpan(
         wall(&dt_of(a.get(0))).rem_euclid(US_PER_DAY),
@@ -493,6 +805,14 @@ fn time(_: &Cx, a: Args) -> Result<Value> {
 /// `dt.timestamp`: `(dt.utc - datetime(1970, 1, 1)).total_seconds()`; as
 /// `utc` keeps the offset, a non-zero offset counts twice (as in the
 /// reference).
+///
+/// Matches yaql `date_time.timestamp` (`#property#timestamp`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:00+00:00"}
+/// $.timestamp
+/// # => 1164126600.0
+/// ```
 fn timestamp(_: &Cx, a: Args) -> Result<Value> {
     let d = dt_of(a.get(0));
     let u = d.micros - d.offset as i64 * US_PER_SEC;
@@ -502,11 +822,27 @@ fn timestamp(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Float(u as f64 / 1e6))
 }
 /// `dt.offset`: a timespan.
+///
+/// Matches yaql `date_time.offset` (`#property#offset`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:15.000123+02:00"}
+/// $.offset
+/// # => {"$timespan": 7200000000}
+/// ```
 fn offset(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::TimeSpan(dt_of(a.get(0)).offset as i64 * US_PER_SEC))
 }
 /// `dt.utc`: `dt - dt.utcoffset()`, i.e. the UTC wall-clock time (the
 /// offset is kept, as in the reference).
+///
+/// Matches yaql `date_time.utc` (`#property#utc`).
+///
+/// ```yaql
+/// # data: {"$datetime": "2006-11-21T16:30:00+02:00"}
+/// $.utc
+/// # => {"$datetime": "2006-11-21T14:30:00+02:00"}
+/// ```
 fn utc(_: &Cx, a: Args) -> Result<Value> {
     let d = dt_of(a.get(0));
     make_dt(d.micros, d.offset)
@@ -516,26 +852,74 @@ fn total_us(a: &Args) -> f64 {
     ts_of(a.get(0)) as f64
 }
 /// `ts.days`: total days, a float.
+///
+/// Matches yaql `date_time.days` (`#property#days`).
+///
+/// ```yaql
+/// # data: {"$timespan": 138345005000}
+/// $.days
+/// # => 1.6012153356481482
+/// ```
 fn days(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Float(total_us(&a) / 86_400_000_000.0))
 }
 /// `ts.hours`: total hours, a float.
+///
+/// Matches yaql `date_time.hours` (`#property#hours`).
+///
+/// ```yaql
+/// # data: {"$timespan": 5400000000}
+/// $.hours
+/// # => 1.5
+/// ```
 fn hours(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Float(total_us(&a) / 3_600_000_000.0))
 }
 /// `ts.minutes`: total minutes, a float.
+///
+/// Matches yaql `date_time.minutes` (`#property#minutes`).
+///
+/// ```yaql
+/// # data: {"$timespan": 138345005000}
+/// $.minutes
+/// # => 2305.7500833333334
+/// ```
 fn minutes(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Float(total_us(&a) / 60_000_000.0))
 }
 /// `ts.seconds`: total seconds, a float.
+///
+/// Matches yaql `date_time.seconds` (`#property#seconds`).
+///
+/// ```yaql
+/// # data: {"$timespan": 138345005000}
+/// $.seconds
+/// # => 138345.005
+/// ```
 fn seconds(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Float(total_us(&a) / 1_000_000.0))
 }
 /// `ts.milliseconds`: total milliseconds, a float.
+///
+/// Matches yaql `date_time.milliseconds` (`#property#milliseconds`).
+///
+/// ```yaql
+/// # data: {"$timespan": 138345005000}
+/// $.milliseconds
+/// # => 138345005.0
+/// ```
 fn milliseconds(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Float(total_us(&a) / 1000.0))
 }
 /// `ts.microseconds`: total microseconds, an integer.
+///
+/// Matches yaql `date_time.microseconds` (`#property#microseconds`).
+///
+/// ```yaql
+/// # data: {"$timespan": 138345005000}
+/// $.microseconds
+/// # => 138345005000
+/// ```
 fn microseconds(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(ts_of(a.get(0))))
 }

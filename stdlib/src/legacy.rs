@@ -18,6 +18,20 @@ use runtime::{Dict, Error, Result, Value};
 /// positional arguments extend the tuple: a compiler that flattens an
 /// unparenthesized chain `a => b => c` into `#operator_=>(a, b, c)` gets the
 /// reference's `(a, b, c)`.
+///
+/// Matches yaql `legacy.build_tuple` (`#operator_=>`, legacy mode).
+///
+/// ```yaql
+/// # legacy
+/// 1 => 2
+/// # => [1, 2]
+/// # legacy
+/// 1 => 2 => 3
+/// # => [1, 2, 3]
+/// # legacy
+/// (1 => 2) => 3
+/// # => [[1, 2], 3]
+/// ```
 fn build_tuple(cx: &Cx, a: Args) -> Result<Value> {
     let left = cx.call(a.get(0), &[])?;
     let mut out = Vec::with_capacity(2 + a.rest.len());
@@ -55,6 +69,24 @@ fn dict_from(items: &[Value]) -> Result<Value> {
 
 /// `dict(*tuples)` / `#map(*tuples)` (`dict_`): a dict from key-value
 /// tuples.
+///
+/// Matches yaql `legacy.dict_` (`dict` and `#map`, i.e. `{k => v}`, legacy
+/// mode).
+///
+/// ```yaql
+/// # legacy
+/// dict(1 => 2, a => b)
+/// # => {"$dict": [[1, 2], ["a", "b"]]}
+/// # legacy
+/// {a => 1, b => 2}
+/// # => {"a": 1, "b": 2}
+/// # legacy
+/// dict()
+/// # => {}
+/// # legacy
+/// dict(tuple(1, 2, 3))
+/// # error: ValueError
+/// ```
 fn dict_(_: &Cx, a: Args) -> Result<Value> {
     dict_from(&a.rest)
 }
@@ -62,6 +94,21 @@ fn dict_(_: &Cx, a: Args) -> Result<Value> {
 /// `#indexer(collection, indexExpression)` (`indexer`): on a sequence, an
 /// index expression evaluating to an integer indexes it; otherwise the
 /// expression is a predicate filtering the collection.
+///
+/// Matches yaql `legacy.indexer` (`#indexer`, legacy mode).
+///
+/// ```yaql
+/// # legacy
+/// # data: 2
+/// list(1, 2, 3)[$]
+/// # => 3
+/// # legacy
+/// list(1, 2, 3)[$ > 1]
+/// # => [2, 3]
+/// # legacy
+/// list(1, 2, 3)[5]
+/// # error: IndexError
+/// ```
 fn indexer(cx: &Cx, a: Args) -> Result<Value> {
     let coll = a.get(0).clone();
     let f = a.get(1).clone();
@@ -97,6 +144,20 @@ fn indexer(cx: &Cx, a: Args) -> Result<Value> {
 /// `#operator_.(dict, key)` with a bare keyword (`dict_keyword_access`):
 /// the key's value, null when missing. Registered as `#attr`, which
 /// `obj.name` compiles to.
+///
+/// Matches yaql `legacy.dict_keyword_access` (`#operator_.` with a
+/// keyword, legacy mode).
+///
+/// ```yaql
+/// # legacy
+/// # data: {"A": 12, "_e": 999}
+/// $.A
+/// # => 12
+/// # legacy
+/// # data: {"A": 12}
+/// $.b
+/// # => null
+/// ```
 fn dict_keyword_access(_: &Cx, a: Args) -> Result<Value> {
     match a.get(0) {
         Value::Dict(d) => Ok(d.get(a.get(1)).cloned().unwrap_or(Value::Null)),
@@ -107,6 +168,18 @@ fn dict_keyword_access(_: &Cx, a: Args) -> Result<Value> {
 /// `#operator_.(receiver, expr)` for a context receiver
 /// (`op_dot_context`): evaluates `expr` in that context with the value
 /// `as()` was called on as `$`.
+///
+/// Matches yaql `legacy.op_dot_context` (`#operator_.` on a context,
+/// legacy mode).
+///
+/// ```yaql
+/// # legacy
+/// [1, 2].as(sum($) => a).select($ * $a)
+/// # => [3, 6]
+/// # legacy
+/// tuple(1, 2).as(len($) => n).($n + len($))
+/// # => 4
+/// ```
 fn op_dot_context(cx: &Cx, a: Args) -> Result<Value> {
     let (Value::Context(c), Value::Lambda(f)) = (a.get(0), a.get(1)) else {
         return Err(Error::type_("context expected"));
@@ -119,6 +192,17 @@ fn op_dot_context(cx: &Cx, a: Args) -> Result<Value> {
 /// mapping, evaluated with `$` = receiver, sets `$name`, and `$0` is the
 /// receiver; continue in it with `.` (method calls on it see the receiver)
 /// or `->`.
+///
+/// Matches yaql `legacy.as_` (`as`, legacy mode).
+///
+/// ```yaql
+/// # legacy
+/// [1, 2].as(sum($) => a) -> $a
+/// # => 3
+/// # legacy
+/// [1, 2].as(sum($) => a).select($ * $a)
+/// # => [3, 6]
+/// ```
 fn as_(cx: &Cx, a: Args) -> Result<Value> {
     let recv = a.get(0).clone();
     // The receiver is `$0`; it is also the frame's `$1`, which the VM's
@@ -155,6 +239,17 @@ fn as_(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `range(start, stop)` (`range_`): `[start, stop)`, or an endless count
 /// from `start` when `stop` is null.
+///
+/// Matches yaql `legacy.range_` (`range`, legacy mode).
+///
+/// ```yaql
+/// # legacy
+/// range(1, 4)
+/// # => [1, 2, 3]
+/// # legacy
+/// 2.range().take(4)
+/// # => [2, 3, 4, 5]
+/// ```
 fn range_(cx: &Cx, a: Args) -> Result<Value> {
     let start = a.int(0)?;
     if a.get(1).is_null() {
@@ -172,6 +267,18 @@ fn range_(cx: &Cx, a: Args) -> Result<Value> {
 /// `value.switch(*conditions)` (`switch`): the value of the first
 /// `condition => value` tuple whose condition (evaluated with `$` = value)
 /// is true; null when none is.
+///
+/// Matches yaql `legacy.switch` (`switch`, legacy mode).
+///
+/// ```yaql
+/// # legacy
+/// # data: 15
+/// switch($, $ > 10 => 1, $ <= 10 => -1)
+/// # => 1
+/// # legacy
+/// 5.switch($ > 10 => big)
+/// # => null
+/// ```
 fn switch(cx: &Cx, a: Args) -> Result<Value> {
     let value = a.get(0).clone();
     for c in &a.rest {
@@ -194,11 +301,30 @@ fn switch(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.toList()` (`to_list`).
+///
+/// Matches yaql `legacy.to_list` (`toList`, legacy mode).
+///
+/// ```yaql
+/// # legacy
+/// [1, 2].select($ * 2).toList()
+/// # => [2, 4]
+/// ```
 fn to_list(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::list(cx.to_vec(a.get(0))?))
 }
 
 /// `tuple(*args)` (`tuple_`).
+///
+/// Matches yaql `legacy.tuple_` (`tuple`, legacy mode).
+///
+/// ```yaql
+/// # legacy
+/// tuple(1, a, null)
+/// # => [1, "a", null]
+/// # legacy
+/// tuple()
+/// # => []
+/// ```
 fn tuple_(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::list(a.rest))
 }

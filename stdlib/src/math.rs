@@ -231,37 +231,109 @@ fn parse_float(s: &str) -> Result<f64> {
 // operators
 
 /// `#operator_+` (`math.binary_plus`): `left + right` for numbers.
+///
+/// Matches yaql `math.binary_plus` (`#operator_+`, `left + right`).
+///
+/// ```yaql
+/// 1 + 2
+/// # => 3
+/// 1 + 2.5
+/// # => 3.5
+/// true + 1
+/// # error: NoMatchingFunctionException
+/// ```
 fn op_add(_: &Cx, a: Args) -> Result<Value> {
     num::add(a.get(0), a.get(1))
 }
 
 /// `#operator_-` (`math.binary_minus`).
+///
+/// Matches yaql `math.binary_minus` (`#operator_-`, `left - right`).
+///
+/// ```yaql
+/// 3 - 5
+/// # => -2
+/// 0.5 - 1
+/// # => -0.5
+/// ```
 fn op_sub(_: &Cx, a: Args) -> Result<Value> {
     num::sub(a.get(0), a.get(1))
 }
 
 /// `#operator_*` (`math.multiplication`).
+///
+/// Matches yaql `math.multiplication` (`#operator_*`, `left * right`).
+///
+/// ```yaql
+/// -3 * 4
+/// # => -12
+/// 2 * 3.0
+/// # => 6.0
+/// ```
 fn op_mul(_: &Cx, a: Args) -> Result<Value> {
     num::mul(a.get(0), a.get(1))
 }
 
 /// `#operator_/` (`math.division`): floor division for two ints, true
 /// division otherwise.
+///
+/// Matches yaql `math.division` (`#operator_/`, `left / right`).
+///
+/// ```yaql
+/// 7 / 2
+/// # => 3
+/// 7 / -2
+/// # => -4
+/// 7 / 2.0
+/// # => 3.5
+/// 1 / 0
+/// # error: ZeroDivisionError
+/// ```
 fn op_div(_: &Cx, a: Args) -> Result<Value> {
     num::div(a.get(0), a.get(1))
 }
 
 /// `#operator_mod` (`math.modulo`): Python `%`.
+///
+/// Matches yaql `math.modulo` (`#operator_mod`, `left mod right`). The
+/// result takes the sign of the divisor.
+///
+/// ```yaql
+/// -7 mod 3
+/// # => 2
+/// 7.5 mod 2
+/// # => 1.5
+/// 5 mod 0
+/// # error: ZeroDivisionError
+/// ```
 fn op_mod(_: &Cx, a: Args) -> Result<Value> {
     num::modulo(a.get(0), a.get(1))
 }
 
 /// `#unary_operator_+` (`math.unary_plus`).
+///
+/// Matches yaql `math.unary_plus` (`#unary_operator_+`, `+op`).
+///
+/// ```yaql
+/// +5
+/// # => 5
+/// +true
+/// # error: NoMatchingFunctionException
+/// ```
 fn op_uplus(_: &Cx, a: Args) -> Result<Value> {
     Ok(a.get(0).clone())
 }
 
 /// `#unary_operator_-` (`math.unary_minus`).
+///
+/// Matches yaql `math.unary_minus` (`#unary_operator_-`, `-op`).
+///
+/// ```yaql
+/// -(2.5)
+/// # => -2.5
+/// -(-3)
+/// # => 3
+/// ```
 fn op_uminus(_: &Cx, a: Args) -> Result<Value> {
     num::neg(a.get(0))
 }
@@ -271,11 +343,31 @@ fn ord_of(a: &Args) -> Option<Ordering> {
 }
 
 /// `#operator_<` (`math.lt`).
+///
+/// Matches yaql `math.lt` (`#operator_<`, `left < right`).
+///
+/// ```yaql
+/// 1 < 2.5
+/// # => true
+/// 2 < 2
+/// # => false
+/// true < 2
+/// # error: NoMatchingFunctionException
+/// ```
 fn op_lt(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(ord_of(&a) == Some(Ordering::Less)))
 }
 
 /// `#operator_<=` (`math.lte`).
+///
+/// Matches yaql `math.lte` (`#operator_<=`, `left <= right`).
+///
+/// ```yaql
+/// 2 <= 2.0
+/// # => true
+/// 3 <= 2
+/// # => false
+/// ```
 fn op_le(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(matches!(
         ord_of(&a),
@@ -284,11 +376,29 @@ fn op_le(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `#operator_>` (`math.gt`).
+///
+/// Matches yaql `math.gt` (`#operator_>`, `left > right`).
+///
+/// ```yaql
+/// 3 > 2
+/// # => true
+/// float('nan') > 0
+/// # => false
+/// ```
 fn op_gt(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(ord_of(&a) == Some(Ordering::Greater)))
 }
 
 /// `#operator_>=` (`math.gte`).
+///
+/// Matches yaql `math.gte` (`#operator_>=`, `left >= right`).
+///
+/// ```yaql
+/// 1 >= 2
+/// # => false
+/// 2.0 >= 2
+/// # => true
+/// ```
 fn op_ge(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(matches!(
         ord_of(&a),
@@ -300,11 +410,31 @@ fn op_ge(_: &Cx, a: Args) -> Result<Value> {
 // functions
 
 /// `abs(op)` (`math.abs_`).
+///
+/// Matches yaql `math.abs_` (`abs`).
+///
+/// ```yaql
+/// abs(-3)
+/// # => 3
+/// abs(-2.5)
+/// # => 2.5
+/// ```
 fn abs_(_: &Cx, a: Args) -> Result<Value> {
     num::abs(a.get(0))
 }
 
 /// `sign(num)` (`math.sign`): 1, 0 or -1 (0 for NaN).
+///
+/// Matches yaql `math.sign` (`sign`).
+///
+/// ```yaql
+/// sign(-0.5)
+/// # => -1
+/// sign(0)
+/// # => 0
+/// sign(7)
+/// # => 1
+/// ```
 fn sign(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(match num_cmp(a.get(0), &Value::Int(0)) {
         Some(Ordering::Greater) => 1,
@@ -314,6 +444,21 @@ fn sign(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `int(value)` (`math.int_`): Python `int()`, null gives 0.
+///
+/// Matches yaql `math.int_` (`int`).
+///
+/// ```yaql
+/// int('42')
+/// # => 42
+/// int(-3.9)
+/// # => -3
+/// int(null)
+/// # => 0
+/// int(true)
+/// # => 1
+/// int('3.5')
+/// # error: ValueError
+/// ```
 fn int_(_: &Cx, a: Args) -> Result<Value> {
     match a.get(0) {
         Value::Null => Ok(Value::Int(0)),
@@ -329,6 +474,19 @@ fn int_(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `float(value)` (`math.float_`): Python `float()`, null gives 0.0.
+///
+/// Matches yaql `math.float_` (`float`).
+///
+/// ```yaql
+/// float('1e3')
+/// # => 1000.0
+/// float(2)
+/// # => 2.0
+/// float(null)
+/// # => 0.0
+/// float('x')
+/// # error: ValueError
+/// ```
 fn float_(_: &Cx, a: Args) -> Result<Value> {
     match a.get(0) {
         Value::Null => Ok(Value::Float(0.0)),
@@ -343,11 +501,33 @@ fn float_(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `isInteger(value)` (`math.is_integer`): an int, not a bool.
+///
+/// Matches yaql `math.is_integer` (`isInteger`).
+///
+/// ```yaql
+/// isInteger(3)
+/// # => true
+/// isInteger(3.0)
+/// # => false
+/// isInteger(true)
+/// # => false
+/// ```
 fn is_integer(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.get(0).is_int()))
 }
 
 /// `isNumber(value)` (`math.is_number`): an int or float, not a bool.
+///
+/// Matches yaql `math.is_number` (`isNumber`).
+///
+/// ```yaql
+/// isNumber(3.5)
+/// # => true
+/// isNumber('3')
+/// # => false
+/// isNumber(true)
+/// # => false
+/// ```
 fn is_number(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.get(0).is_number()))
 }
@@ -372,6 +552,20 @@ fn greater(cx: &Cx, b: &Value, a: &Value) -> Result<bool> {
 }
 
 /// `max(a, b)` (`math.max_`): `b` when `b > a`, else `a`.
+///
+/// Matches yaql `math.max_` (`max`). Works on any values `>` can
+/// compare; null is below everything.
+///
+/// ```yaql
+/// max(1, 2.5)
+/// # => 2.5
+/// max(null, -1)
+/// # => -1
+/// max('a', 'b')
+/// # => "b"
+/// max(1, 'a')
+/// # error: NoMatchingFunctionException
+/// ```
 fn max_(cx: &Cx, a: Args) -> Result<Value> {
     let (x, y) = (a.get(0), a.get(1));
     Ok(if greater(cx, y, x)? {
@@ -382,6 +576,15 @@ fn max_(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `min(a, b)` (`math.min_`): `a` when `b > a`, else `b`.
+///
+/// Matches yaql `math.min_` (`min`).
+///
+/// ```yaql
+/// min(3, 2)
+/// # => 2
+/// min(null, -1)
+/// # => null
+/// ```
 fn min_(cx: &Cx, a: Args) -> Result<Value> {
     let (x, y) = (a.get(0), a.get(1));
     Ok(if greater(cx, y, x)? {
@@ -435,6 +638,19 @@ fn float_pow(x: f64, y: f64) -> Result<Value> {
 }
 
 /// `pow(a, b, c => null)` (`math.pow_`): Python `pow`.
+///
+/// Matches yaql `math.pow_` (`pow`).
+///
+/// ```yaql
+/// pow(2, 10)
+/// # => 1024
+/// pow(2, -1)
+/// # => 0.5
+/// pow(3, 4, 5)
+/// # => 1
+/// pow(2.0, 3, 5)
+/// # error: TypeError
+/// ```
 fn pow_(_: &Cx, a: Args) -> Result<Value> {
     let (x, y, m) = (a.get(0), a.get(1), a.get(2));
     if !m.is_null() {
@@ -476,6 +692,21 @@ fn pow_(_: &Cx, a: Args) -> Result<Value> {
 
 /// `round(number, ndigits => 0)` (`math.round_`): Python `round(x, n)`,
 /// half to even; an int stays an int, a float stays a float.
+///
+/// Matches yaql `math.round_` (`round`).
+///
+/// ```yaql
+/// round(2.5)
+/// # => 2.0
+/// round(3.5)
+/// # => 4.0
+/// round(2.675, 2)
+/// # => 2.67
+/// round(7)
+/// # => 7
+/// round(1250, -2)
+/// # => 1200
+/// ```
 fn round_(_: &Cx, a: Args) -> Result<Value> {
     let n: i64 = match a.get(1) {
         Value::BigInt(b) => {
@@ -551,21 +782,57 @@ fn bool_or_int(
 }
 
 /// `bitwiseAnd(left, right)` (`math.bitwise_and`).
+///
+/// Matches yaql `math.bitwise_and` (`bitwiseAnd`).
+///
+/// ```yaql
+/// bitwiseAnd(12, 10)
+/// # => 8
+/// bitwiseAnd(true, true)
+/// # => true
+/// ```
 fn bitwise_and(_: &Cx, a: Args) -> Result<Value> {
     Ok(bool_or_int(a.get(0), a.get(1), |x, y| x & y, |x, y| x & y))
 }
 
 /// `bitwiseOr(left, right)` (`math.bitwise_or`).
+///
+/// Matches yaql `math.bitwise_or` (`bitwiseOr`).
+///
+/// ```yaql
+/// bitwiseOr(12, 10)
+/// # => 14
+/// bitwiseOr(false, 2)
+/// # => 2
+/// ```
 fn bitwise_or(_: &Cx, a: Args) -> Result<Value> {
     Ok(bool_or_int(a.get(0), a.get(1), |x, y| x | y, |x, y| x | y))
 }
 
 /// `bitwiseXor(left, right)` (`math.bitwise_xor`).
+///
+/// Matches yaql `math.bitwise_xor` (`bitwiseXor`).
+///
+/// ```yaql
+/// bitwiseXor(12, 10)
+/// # => 6
+/// bitwiseXor(true, false)
+/// # => true
+/// ```
 fn bitwise_xor(_: &Cx, a: Args) -> Result<Value> {
     Ok(bool_or_int(a.get(0), a.get(1), |x, y| x ^ y, |x, y| x ^ y))
 }
 
 /// `bitwiseNot(arg)` (`math.bitwise_not`): `~arg` = `-arg - 1`.
+///
+/// Matches yaql `math.bitwise_not` (`bitwiseNot`).
+///
+/// ```yaql
+/// bitwiseNot(5)
+/// # => -6
+/// bitwiseNot(true)
+/// # => -2
+/// ```
 fn bitwise_not(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::from_bigint(-big(a.get(0)) - 1))
 }
@@ -579,6 +846,17 @@ fn shift_count(v: &Value) -> Result<Option<u64>> {
 }
 
 /// `shiftBitsLeft(value, bitsNumber)` (`math.shift_bits_left`).
+///
+/// Matches yaql `math.shift_bits_left` (`shiftBitsLeft`).
+///
+/// ```yaql
+/// shiftBitsLeft(1, 10)
+/// # => 1024
+/// shiftBitsLeft(1, 70)
+/// # => 1180591620717411303424
+/// shiftBitsLeft(1, -1)
+/// # error: ValueError
+/// ```
 fn shift_left(_: &Cx, a: Args) -> Result<Value> {
     let x = big(a.get(0));
     let n = shift_count(a.get(1))?;
@@ -595,6 +873,15 @@ fn shift_left(_: &Cx, a: Args) -> Result<Value> {
 
 /// `shiftBitsRight(value, bitsNumber)` (`math.shift_bits_right`):
 /// arithmetic shift (floor).
+///
+/// Matches yaql `math.shift_bits_right` (`shiftBitsRight`).
+///
+/// ```yaql
+/// shiftBitsRight(1024, 3)
+/// # => 128
+/// shiftBitsRight(-7, 1)
+/// # => -4
+/// ```
 fn shift_right(_: &Cx, a: Args) -> Result<Value> {
     let x = big(a.get(0));
     let n = shift_count(a.get(1))?;
@@ -643,6 +930,15 @@ fn below(n: &BigInt) -> BigInt {
 }
 
 /// `random()` (`math.random_`): a float in [0.0, 1.0).
+///
+/// Matches yaql `math.random_` (`random()`).
+///
+/// ```yaql
+/// random() < 1.0
+/// # => true
+/// random() >= 0.0
+/// # => true
+/// ```
 fn random_(_: &Cx, _: Args) -> Result<Value> {
     Ok(Value::Float(
         (next_u64() >> 11) as f64 / (1u64 << 53) as f64,
@@ -650,6 +946,19 @@ fn random_(_: &Cx, _: Args) -> Result<Value> {
 }
 
 /// `random(from, to)` (`math.random__`): Python `random.randint`.
+///
+/// Matches yaql `math.random__` (`random(from, to)`). Both bounds are inclusive.
+///
+/// ```yaql
+/// random(5, 5)
+/// # => 5
+/// random(1, 6) in range(1, 7)
+/// # => true
+/// random(5, 3)
+/// # error: ValueError
+/// random('a', 2)
+/// # error: TypeError
+/// ```
 fn random_range(_: &Cx, a: Args) -> Result<Value> {
     let (lo, hi) = (a.get(0), a.get(1));
     for v in [lo, hi] {

@@ -874,6 +874,20 @@ fn regex_arg(v: &Value) -> Result<Arc<Compiled>> {
 }
 
 /// `regex.regex`: compiles a pattern with flags.
+///
+/// Matches yaql `regex.regex` (`regex(pattern, ignoreCase, multiLine,
+/// dotAll)`). A bad pattern raises Python's `re.error` (kind `error`).
+///
+/// ```yaql
+/// regex('ABC', ignoreCase => true).matches('xabcx')
+/// # => true
+/// regex('^b', multiLine => true).matches("a\nb")
+/// # => true
+/// regex('a.b', dotAll => true).matches("a\nb")
+/// # => true
+/// regex('(')
+/// # error: error
+/// ```
 fn regex_(_: &Cx, a: Args) -> Result<Value> {
     let mut flags = 0;
     if a.bool(1) {
@@ -889,42 +903,111 @@ fn regex_(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `regex.matches`: `regexp.matches(string)`.
+///
+/// Matches yaql `regex.matches` (`regexp.matches(string)`): a search anywhere
+/// in the string, not an anchored match.
+///
+/// ```yaql
+/// regex(`a+`).matches('baaad')
+/// # => true
+/// regex(`^a+$`).matches('baaad')
+/// # => false
+/// ```
 fn matches(_: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(0))?;
     Ok(Value::Bool(search_one(&c, a.str(1))?.is_some()))
 }
 
 /// `regex.matches_`: `string.matches(pattern)`.
+///
+/// Matches yaql `regex.matches_` (`string.matches(regexp)` with a pattern
+/// string).
+///
+/// ```yaql
+/// 'abc'.matches('^a')
+/// # => true
+/// 'abc'.matches('^b')
+/// # => false
+/// 'abc'.matches('[')
+/// # error: error
+/// ```
 fn matches_(_: &Cx, a: Args) -> Result<Value> {
     let c = compile(a.str(1), 0)?;
     Ok(Value::Bool(search_one(&c, a.str(0))?.is_some()))
 }
 
 /// `regex.matches_operator_regex`: `string =~ regex`.
+///
+/// Matches yaql `regex.matches_operator_regex` (`#operator_=~` with a regex
+/// object).
+///
+/// ```yaql
+/// 'abc' =~ regex('B', ignoreCase => true)
+/// # => true
+/// ```
 fn match_op_regex(_: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(1))?;
     Ok(Value::Bool(search_one(&c, a.str(0))?.is_some()))
 }
 
 /// `regex.matches_operator_string`: `string =~ pattern`.
+///
+/// Matches yaql `regex.matches_operator_string` (`#operator_=~` with a pattern
+/// string).
+///
+/// ```yaql
+/// 'abc' =~ '^a.c$'
+/// # => true
+/// 'abc' =~ '^A'
+/// # => false
+/// ```
 fn match_op_string(_: &Cx, a: Args) -> Result<Value> {
     let c = compile(a.str(1), 0)?;
     Ok(Value::Bool(search_one(&c, a.str(0))?.is_some()))
 }
 
 /// `regex.not_matches_operator_regex`: `string !~ regex`.
+///
+/// Matches yaql `regex.not_matches_operator_regex` (`#operator_!~` with a
+/// regex object).
+///
+/// ```yaql
+/// 'abc' !~ regex('^b')
+/// # => true
+/// 'abc' !~ regex('b')
+/// # => false
+/// ```
 fn not_match_op_regex(_: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(1))?;
     Ok(Value::Bool(search_one(&c, a.str(0))?.is_none()))
 }
 
 /// `regex.not_matches_operator_string`: `string !~ pattern`.
+///
+/// Matches yaql `regex.not_matches_operator_string` (`#operator_!~` with a
+/// pattern string).
+///
+/// ```yaql
+/// 'abc' !~ 'x'
+/// # => true
+/// 'abc' !~ 'b'
+/// # => false
+/// ```
 fn not_match_op_string(_: &Cx, a: Args) -> Result<Value> {
     let c = compile(a.str(1), 0)?;
     Ok(Value::Bool(search_one(&c, a.str(0))?.is_none()))
 }
 
 /// `regex.search` without selector: the first matching substring or null.
+///
+/// Matches yaql `regex.search` (`regexp.search(string)`, no selector).
+///
+/// ```yaql
+/// regex(`\d+`).search('ab12cd34')
+/// # => "12"
+/// regex('x').search('abc')
+/// # => null
+/// ```
 fn search(_: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(0))?;
     let s = a.str(1);
@@ -938,6 +1021,19 @@ fn search(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `regex.search` with selector: the selector applied to the match records.
+///
+/// Matches yaql `regex.search` (`regexp.search(string, selector)`): `$`
+/// (= `$1`) is the whole match as `{value, start, end}`, `$2`, `$3`, ... the
+/// groups.
+///
+/// ```yaql
+/// regex(`(\w)(\d+)`).search('ab12cd34', [$.value, $.start, $.end])
+/// # => ["b12", 1, 4]
+/// regex(`(\w)(\d+)`).search('ab12cd34', [$2.value, $3.value])
+/// # => ["b", "12"]
+/// regex('x').search('abc', $.value)
+/// # => null
+/// ```
 fn search_sel(cx: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(0))?;
     let s = a.str(1);
@@ -948,6 +1044,18 @@ fn search_sel(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `regex.search_all`: every matching substring (a generator).
+///
+/// Matches yaql `regex.search_all` (`regexp.searchAll(string)`, no selector);
+/// empty matches follow Python 3.7+ `re.finditer`.
+///
+/// ```yaql
+/// regex(`\d+`).searchAll('ab12cd34e5')
+/// # => ["12", "34", "5"]
+/// regex(`\d*`).searchAll('a1')
+/// # => ["", "1", ""]
+/// regex('x').searchAll('abc')
+/// # => []
+/// ```
 fn search_all(_: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(0))?;
     let s = a.str(1).to_string();
@@ -961,6 +1069,15 @@ fn search_all(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `regex.search_all` with selector (a generator calling it per match).
+///
+/// Matches yaql `regex.search_all` (`regexp.searchAll(string, selector)`).
+///
+/// ```yaql
+/// regex(`(\w)(\d+)`).searchAll('ab12cd34', $3.value)
+/// # => ["12", "34"]
+/// regex(`\d+`).searchAll('ab12cd34', $.start)
+/// # => [2, 6]
+/// ```
 fn search_all_sel(cx: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(0))?;
     let s = a.str(1).to_string();
@@ -974,30 +1091,95 @@ fn search_all_sel(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `regex.split`: `regexp.split(string, maxSplit)`.
+///
+/// Matches yaql `regex.split` (`regexp.split(string, maxSplit => 0)`):
+/// captured groups are included, 0 means no limit and a negative `maxSplit`
+/// no split at all.
+///
+/// ```yaql
+/// regex(`[,;]`).split('a,b;c')
+/// # => ["a", "b", "c"]
+/// regex(`([,;])`).split('a,b;c')
+/// # => ["a", ",", "b", ";", "c"]
+/// regex(`[,;]`).split('a,b;c', 1)
+/// # => ["a", "b;c"]
+/// regex(`[,;]`).split('a,b;c', -1)
+/// # => ["a,b;c"]
+/// ```
 fn split(_: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(0))?;
     split_impl(&c, a.str(1), a.int(2)?)
 }
 
 /// `regex.split_string`: `string.split(regexp, maxSplit)`.
+///
+/// Matches yaql `regex.split_string` (`string.split(regexp, maxSplit => 0)`).
+///
+/// ```yaql
+/// 'a, b;c'.split(regex(`[,;] ?`))
+/// # => ["a", "b", "c"]
+/// 'a1b2c3'.split(regex(`\d`), 2)
+/// # => ["a", "b", "c3"]
+/// ```
 fn split_string(_: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(1))?;
     split_impl(&c, a.str(0), a.int(2)?)
 }
 
 /// `regex.replace`: `regexp.replace(string, repl, count)`.
+///
+/// Matches yaql `regex.replace` (`regexp.replace(string, repl, count => 0)`):
+/// `repl` is a Python `re.sub` template (`\1`, `\g<name>`); use a backtick
+/// string so the backslashes survive.
+///
+/// ```yaql
+/// regex(`\d+`).replace('a12b23', 'xx')
+/// # => "axxbxx"
+/// regex(`\d+`).replace('a12b23', 'xx', 1)
+/// # => "axxb23"
+/// regex(`(\w+)@(\w+)`).replace('joe@host', `\2 at \1`)
+/// # => "host at joe"
+/// regex('a').replace('abc', `\9`)
+/// # error: error
+/// ```
 fn replace(_: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(0))?;
     Ok(Value::str(sub_template(&c, a.str(1), a.str(2), a.int(3)?)?))
 }
 
 /// `regex.replace_string`: `string.replace(regexp, repl, count)`.
+///
+/// Matches yaql `regex.replace_string` (`string.replace(regexp, repl,
+/// count => 0)`).
+///
+/// ```yaql
+/// 'a12b23'.replace(regex(`\d+`), 'xx')
+/// # => "axxbxx"
+/// 'joe@host'.replace(regex(`(?P<u>\w+)@`), `<\g<u>>`)
+/// # => "<joe>host"
+/// ```
 fn replace_string(_: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(1))?;
     Ok(Value::str(sub_template(&c, a.str(0), a.str(2), a.int(3)?)?))
 }
 
 /// `regex.replace_by`: `regexp.replaceBy(string, repl, count)`.
+///
+/// Matches yaql `regex.replace_by` (`regexp.replaceBy(string, repl,
+/// count => 0)`): `repl` is evaluated per match with the match published as in
+/// `search`; a null result removes the match, a non-string one is a
+/// `TypeError`.
+///
+/// ```yaql
+/// regex(`\d+`).replaceBy('a1b22', str(int($.value) * 2))
+/// # => "a2b44"
+/// regex(`(\d)(\d)`).replaceBy('a12b34', $3.value + $2.value)
+/// # => "a21b43"
+/// regex(`\d+`).replaceBy('a1b22', null)
+/// # => "ab"
+/// regex(`\d+`).replaceBy('a1b22', len($.value))
+/// # error: TypeError
+/// ```
 fn replace_by(cx: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(0))?;
     Ok(Value::str(sub_lambda(
@@ -1010,6 +1192,16 @@ fn replace_by(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `regex.replace_by_string`: `string.replaceBy(regexp, repl, count)`.
+///
+/// Matches yaql `regex.replace_by_string` (`string.replaceBy(regexp, repl,
+/// count => 0)`).
+///
+/// ```yaql
+/// 'a12b23'.replaceBy(regex(`\d+`), with(int($.value)) -> switch($ < 20 => xx, true => yy))
+/// # => "axxbyy"
+/// 'a1b22'.replaceBy(regex(`\d+`), '<' + $.value + '>', 1)
+/// # => "a<1>b22"
+/// ```
 fn replace_by_string(cx: &Cx, a: Args) -> Result<Value> {
     let c = regex_arg(a.get(1))?;
     Ok(Value::str(sub_lambda(
@@ -1022,6 +1214,18 @@ fn replace_by_string(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `regex.escape_regex`: Python 3.7+ `re.escape`.
+///
+/// Matches yaql `regex.escape_regex` (`escapeRegex`): Python 3.7+ `re.escape`,
+/// which escapes only regex metacharacters and whitespace.
+///
+/// ```yaql
+/// escapeRegex('a.b*c')
+/// # => "a\\.b\\*c"
+/// escapeRegex('zz top_1')
+/// # => "zz\\ top_1"
+/// 'a.b' =~ escapeRegex('a.b')
+/// # => true
+/// ```
 fn escape_regex(_: &Cx, a: Args) -> Result<Value> {
     let mut out = String::new();
     for c in a.str(0).chars() {
@@ -1034,6 +1238,17 @@ fn escape_regex(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `regex.is_regex`.
+///
+/// Matches yaql `regex.is_regex` (`isRegex`).
+///
+/// ```yaql
+/// isRegex(regex('a'))
+/// # => true
+/// isRegex('a')
+/// # => false
+/// isRegex(null)
+/// # => false
+/// ```
 fn is_regex(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(is_regex_value(a.get(0))))
 }

@@ -855,38 +855,117 @@ fn opt_str(v: &Value) -> Option<&str> {
 }
 
 /// `strings.gt`: `left > right` on strings.
+///
+/// Matches yaql `strings.gt` (`#operator_>`). Code points are compared one by
+/// one, so a longer string can be smaller.
+///
+/// ```yaql
+/// 'b' > 'abc'
+/// # => true
+/// 'abc' > 'abd'
+/// # => false
+/// ```
 fn gt(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.str(0) > a.str(1)))
 }
 /// `strings.lt`: `left < right` on strings.
+///
+/// Matches yaql `strings.lt` (`#operator_<`). Uppercase letters sort before
+/// lowercase ones (code point order).
+///
+/// ```yaql
+/// 'Z' < 'a'
+/// # => true
+/// 'abc' < 'abc'
+/// # => false
+/// ```
 fn lt(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.str(0) < a.str(1)))
 }
 /// `strings.gte`: `left >= right` on strings.
+///
+/// Matches yaql `strings.gte` (`#operator_>=`).
+///
+/// ```yaql
+/// 'abc' >= 'abc'
+/// # => true
+/// 'ab' >= 'abc'
+/// # => false
+/// ```
 fn gte(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.str(0) >= a.str(1)))
 }
 /// `strings.lte`: `left <= right` on strings.
+///
+/// Matches yaql `strings.lte` (`#operator_<=`).
+///
+/// ```yaql
+/// 'ab' <= 'abc'
+/// # => true
+/// 'b' <= 'a'
+/// # => false
+/// ```
 fn lte(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.str(0) <= a.str(1)))
 }
 
 /// `strings.len_`: number of code points.
+///
+/// Matches yaql `strings.len_` (`len`, an extension method). Counts code
+/// points, not bytes.
+///
+/// ```yaql
+/// 'aбв'.len()
+/// # => 3
+/// len('')
+/// # => 0
+/// ```
 fn len_(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(char_len(a.str(0)) as i64))
 }
 
 /// `strings.to_lower`: Python `str.lower()`.
+///
+/// Matches yaql `strings.to_lower` (`toLower`).
+///
+/// ```yaql
+/// 'AB1c ПрИвЕт'.toLower()
+/// # => "ab1c привет"
+/// ```
 fn to_lower(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::str(a.str(0).to_lowercase()))
 }
 
 /// `strings.to_upper`: Python `str.upper()` (`ß` -> `SS`).
+///
+/// Matches yaql `strings.to_upper` (`toUpper`).
+///
+/// ```yaql
+/// 'abc'.toUpper()
+/// # => "ABC"
+/// 'straße'.toUpper()
+/// # => "STRASSE"
+/// ```
 fn to_upper(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::str(a.str(0).to_uppercase()))
 }
 
 /// `strings.split`: Python `str.split(separator, maxSplits)`.
+///
+/// Matches yaql `strings.split` (`split`). Without a separator, runs of
+/// whitespace split and leading/trailing whitespace is dropped; an empty
+/// separator is a `ValueError`.
+///
+/// ```yaql
+/// '  abc     de  f '.split()
+/// # => ["abc", "de", "f"]
+/// 'a,b,,c'.split(',')
+/// # => ["a", "b", "", "c"]
+/// 'abc     de  f'.split(maxSplits => 1)
+/// # => ["abc", "de  f"]
+/// 'abc'.split('')
+/// # error: ValueError
+/// ```
 fn split(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::list(py_split(
         a.str(0),
@@ -896,6 +975,16 @@ fn split(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.right_split`: Python `str.rsplit(separator, maxSplits)`.
+///
+/// Matches yaql `strings.right_split` (`rightSplit`): like `split`, but
+/// `maxSplits` counts from the right.
+///
+/// ```yaql
+/// 'a,b,c'.rightSplit(',', 1)
+/// # => ["a,b", "c"]
+/// 'abc     de  f'.rightSplit(maxSplits => 1)
+/// # => ["abc     de", "f"]
+/// ```
 fn right_split(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::list(py_rsplit(
         a.str(0),
@@ -916,16 +1005,52 @@ fn join_impl(cx: &Cx, seq: &Value, sep: &str) -> Result<Value> {
 }
 
 /// `strings.join`: `sequence.join(separator)`, elements through `str()`.
+///
+/// Matches yaql `strings.join` (`sequence.join(separator)`); elements go
+/// through yaql `str()`.
+///
+/// ```yaql
+/// ['abc', 'de', 'f'].join('|')
+/// # => "abc|de|f"
+/// [1, 'a', null, true].join('-')
+/// # => "1-a-null-true"
+/// [].join(',')
+/// # => ""
+/// ```
 fn join(cx: &Cx, a: Args) -> Result<Value> {
     join_impl(cx, a.get(0), a.str(1))
 }
 
 /// `strings.join_`: `separator.join(sequence)`.
+///
+/// Matches yaql `strings.join_` (`separator.join(sequence)`). A string is not
+/// accepted as the sequence.
+///
+/// ```yaql
+/// '|'.join(['abc', 'de', 'f'])
+/// # => "abc|de|f"
+/// ', '.join('abc')
+/// # error: NoMatchingMethodException
+/// ```
 fn join_(cx: &Cx, a: Args) -> Result<Value> {
     join_impl(cx, a.get(1), a.str(0))
 }
 
 /// `strings.str_`: yaql `str()` (`null`, `true`, Python reprs of collections).
+///
+/// Matches yaql `strings.str_` (`str`): `null`/`true`/`false` are spelled the
+/// yaql way, everything else goes through Python `str()` (lists are tuples).
+///
+/// ```yaql
+/// str(null)
+/// # => "null"
+/// str(false)
+/// # => "false"
+/// str(1.0)
+/// # => "1.0"
+/// str([1, 'a', null])
+/// # => "(1, 'a', None)"
+/// ```
 fn str_(_: &Cx, a: Args) -> Result<Value> {
     Ok(match a.get(0) {
         Value::Str(s) => Value::Str(s.clone()),
@@ -934,6 +1059,20 @@ fn str_(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.concat` (also `#operator_+` on strings).
+///
+/// Matches yaql `strings.concat` (`concat`, also registered as `#operator_+`
+/// for strings).
+///
+/// ```yaql
+/// concat('abc', 'de', 'f')
+/// # => "abcdef"
+/// concat()
+/// # => ""
+/// 'a' + 'b'
+/// # => "ab"
+/// 'a' + 1
+/// # error: NoMatchingFunctionException
+/// ```
 fn concat(_: &Cx, a: Args) -> Result<Value> {
     let mut out = String::new();
     for x in &a.rest {
@@ -943,6 +1082,15 @@ fn concat(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.trim`: Python `str.strip(chars)`.
+///
+/// Matches yaql `strings.trim` (`trim`).
+///
+/// ```yaql
+/// '  abcd \n'.trim()
+/// # => "abcd"
+/// 'aababa'.trim('a')
+/// # => "bab"
+/// ```
 fn trim(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::from(py_strip(
         a.str(0),
@@ -953,6 +1101,15 @@ fn trim(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.trim_left`: Python `str.lstrip(chars)`.
+///
+/// Matches yaql `strings.trim_left` (`trimLeft`).
+///
+/// ```yaql
+/// '  abcd '.trimLeft()
+/// # => "abcd "
+/// 'aababa'.trimLeft('a')
+/// # => "baba"
+/// ```
 fn trim_left(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::from(py_strip(
         a.str(0),
@@ -963,6 +1120,15 @@ fn trim_left(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.trim_right`: Python `str.rstrip(chars)`.
+///
+/// Matches yaql `strings.trim_right` (`trimRight`).
+///
+/// ```yaql
+/// '  abcd '.trimRight()
+/// # => "  abcd"
+/// 'aababa'.trimRight('a')
+/// # => "aabab"
+/// ```
 fn trim_right(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::from(py_strip(
         a.str(0),
@@ -973,6 +1139,17 @@ fn trim_right(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.norm`: strip, and null when the result is empty.
+///
+/// Matches yaql `strings.norm` (`norm`, an extension method).
+///
+/// ```yaql
+/// '  abcd '.norm()
+/// # => "abcd"
+/// 'aaaa'.norm('a')
+/// # => null
+/// norm(null)
+/// # => null
+/// ```
 fn norm(_: &Cx, a: Args) -> Result<Value> {
     let Some(s) = a.get(0).as_str() else {
         return Ok(Value::Null);
@@ -986,6 +1163,20 @@ fn norm(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.is_empty`: true for null or a string empty after trimming.
+///
+/// Matches yaql `strings.is_empty` (`isEmpty`, an extension method; the
+/// `trimSpaces` parameter is spelled `trim`).
+///
+/// ```yaql
+/// isEmpty(null)
+/// # => true
+/// '  '.isEmpty()
+/// # => true
+/// '  '.isEmpty(trim => false)
+/// # => false
+/// 'abaab'.isEmpty(chars => 'ab')
+/// # => true
+/// ```
 fn is_empty(_: &Cx, a: Args) -> Result<Value> {
     let Some(s) = a.get(0).as_str() else {
         return Ok(Value::Bool(true));
@@ -999,6 +1190,17 @@ fn is_empty(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.replace`: Python `str.replace(old, new, count)`.
+///
+/// Matches yaql `strings.replace` (`string.replace(old, new, count => -1)`).
+///
+/// ```yaql
+/// 'abaab'.replace('ab', 'cd')
+/// # => "cdacd"
+/// 'aaa'.replace('a', 'b', 2)
+/// # => "bba"
+/// 'abc'.replace('', '-')
+/// # => "-a-b-c-"
+/// ```
 fn replace(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::str(py_replace(
         a.str(0),
@@ -1009,6 +1211,21 @@ fn replace(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.replace_with_dict`: replaces every key (through `str()`) in turn.
+///
+/// Matches yaql `strings.replace_with_dict` (`string.replace(replacements,
+/// count => -1)`): keys are applied in dict order, so earlier replacements
+/// affect later ones.
+///
+/// ```yaql
+/// 'abc ab abc'.replace({abc => xx, ab => yy})
+/// # => "xx yy xx"
+/// 'abc ab abc'.replace({ab => yy, abc => xx})
+/// # => "yyc yy yyc"
+/// 'abc ab abc'.replace({ab => yy, abc => xx}, 1)
+/// # => "yyc ab xx"
+/// 'a1'.replace({1 => 2})
+/// # => "a2"
+/// ```
 fn replace_with_dict(_: &Cx, a: Args) -> Result<Value> {
     let mut s = a.str(0).to_string();
     let count = a.int(2)?;
@@ -1021,6 +1238,21 @@ fn replace_with_dict(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.format_`: Python `str.format(*args, **kwargs)`.
+///
+/// Matches yaql `strings.format_` (`format`, an extension method; not listed in
+/// the introspected stdlib reference, whose `format` entry is the
+/// `date_time` one).
+///
+/// ```yaql
+/// 'abc{0}ab{1}abc'.format(' ', ',')
+/// # => "abc ab,abc"
+/// format('abc{0}ab{foo}abc', ' ', foo => ',')
+/// # => "abc ab,abc"
+/// '{0:>5}|{1:.2f}|{2:05d}'.format(ab, 3.14159, 42)
+/// # => "   ab|3.14|00042"
+/// '{} {}'.format(1)
+/// # error: IndexError
+/// ```
 fn format_(_: &Cx, a: Args) -> Result<Value> {
     let mut f = Fmt {
         args: &a.rest,
@@ -1041,21 +1273,66 @@ fn repeat(cx: &Cx, s: &str, n: i64) -> Result<Value> {
 }
 
 /// `strings.string_by_int`: `string * int`.
+///
+/// Matches yaql `strings.string_by_int` (`#operator_*` with the string on the
+/// left); a count of zero or less gives an empty string.
+///
+/// ```yaql
+/// 'ab' * 3
+/// # => "ababab"
+/// 'ab' * -1
+/// # => ""
+/// ```
 fn string_by_int(cx: &Cx, a: Args) -> Result<Value> {
     repeat(cx, a.str(0), a.int(1)?)
 }
 
 /// `strings.int_by_string`: `int * string`.
+///
+/// Matches yaql `strings.int_by_string` (`#operator_*` with the count on the
+/// left; booleans count as integers).
+///
+/// ```yaql
+/// 2 * 'ab'
+/// # => "abab"
+/// true * 'ab'
+/// # => "ab"
+/// ```
 fn int_by_string(cx: &Cx, a: Args) -> Result<Value> {
     repeat(cx, a.str(1), a.int(0)?)
 }
 
 /// `strings.in_`: substring test.
+///
+/// Matches yaql `strings.in_` (`#operator_in` on two strings).
+///
+/// ```yaql
+/// 'ab' in 'abc'
+/// # => true
+/// 'ab' in 'acb'
+/// # => false
+/// '' in 'abc'
+/// # => true
+/// ```
 fn in_(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.str(1).contains(a.str(0))))
 }
 
 /// `strings.substring`: `string[start:start + length]` on code points.
+///
+/// Matches yaql `strings.substring` (`substring`). A negative start counts
+/// from the end; a negative length means "to the end".
+///
+/// ```yaql
+/// 'abcd'.substring(1)
+/// # => "bcd"
+/// 'abcd'.substring(1, 2)
+/// # => "bc"
+/// 'abcdef'.substring(-3, 2)
+/// # => "de"
+/// 'abc'.substring(5)
+/// # => ""
+/// ```
 fn substring(_: &Cx, a: Args) -> Result<Value> {
     let s = a.str(0);
     let len = char_len(s) as i64;
@@ -1071,6 +1348,17 @@ fn substring(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.index_of`: Python `str.find(sub, start)`.
+///
+/// Matches yaql `strings.index_of` (`indexOf(sub, start => 0)`).
+///
+/// ```yaql
+/// 'cabcdab'.indexOf('ab')
+/// # => 1
+/// 'cabcdab'.indexOf('ab', 2)
+/// # => 5
+/// 'cabcdab'.indexOf('ab', 6)
+/// # => -1
+/// ```
 fn index_of(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(py_find(a.str(0), a.str(1), a.int(2)?, None)))
 }
@@ -1089,6 +1377,18 @@ fn start_end(s: &str, a: &Args) -> Result<(i64, i64)> {
 }
 
 /// `strings.index_of_`: `find(sub, start, start + length)`.
+///
+/// Matches yaql `strings.index_of_` (`indexOf(sub, start, length)`): searches
+/// `string[start:start + length]`; a negative length means "to the end".
+///
+/// ```yaql
+/// 'cabcdab'.indexOf('bc', 2, 2)
+/// # => 2
+/// 'abcabc'.indexOf('c', 0, 2)
+/// # => -1
+/// 'abcabc'.indexOf('c', 3, -1)
+/// # => 5
+/// ```
 fn index_of_(_: &Cx, a: Args) -> Result<Value> {
     let s = a.str(0);
     let (st, en) = start_end(s, &a)?;
@@ -1096,11 +1396,29 @@ fn index_of_(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.last_index_of`: Python `str.rfind(sub, start)`.
+///
+/// Matches yaql `strings.last_index_of` (`lastIndexOf(sub, start => 0)`).
+///
+/// ```yaql
+/// 'cabcdab'.lastIndexOf('ab')
+/// # => 5
+/// 'abcabc'.lastIndexOf('x')
+/// # => -1
+/// ```
 fn last_index_of(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Int(py_rfind(a.str(0), a.str(1), a.int(2)?, None)))
 }
 
 /// `strings.last_index_of_`: `rfind(sub, start, start + length)`.
+///
+/// Matches yaql `strings.last_index_of_` (`lastIndexOf(sub, start, length)`).
+///
+/// ```yaql
+/// 'cabcdbc'.lastIndexOf('bc', 2, 5)
+/// # => 5
+/// 'abcabc'.lastIndexOf('c', 1, 2)
+/// # => 2
+/// ```
 fn last_index_of_(_: &Cx, a: Args) -> Result<Value> {
     let s = a.str(0);
     let (st, en) = start_end(s, &a)?;
@@ -1108,6 +1426,15 @@ fn last_index_of_(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.to_char_array`: tuple of one-character strings.
+///
+/// Matches yaql `strings.to_char_array` (`toCharArray`).
+///
+/// ```yaql
+/// 'abc de'.toCharArray()
+/// # => ["a", "b", "c", " ", "d", "e"]
+/// ''.toCharArray()
+/// # => []
+/// ```
 fn to_char_array(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::list(
         a.str(0)
@@ -1118,6 +1445,21 @@ fn to_char_array(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.characters`: distinct characters of the selected classes.
+///
+/// Matches yaql `strings.characters` (`characters`). The result comes from a
+/// Python set, so its order is unspecified; the Python 2 only classes
+/// (`letters`, `lowercase`, `uppercase`) raise `AttributeError`.
+///
+/// ```yaql
+/// characters(digits => true, octdigits => true).orderBy($)
+/// # => ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]
+/// characters(whitespace => true).len()
+/// # => 6
+/// characters()
+/// # => []
+/// characters(letters => true)
+/// # error: AttributeError
+/// ```
 fn characters(_: &Cx, a: Args) -> Result<Value> {
     const PUNCT: &str = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
     const WS: &str = " \t\n\r\x0b\x0c";
@@ -1158,11 +1500,31 @@ fn characters(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.is_string`.
+///
+/// Matches yaql `strings.is_string` (`isString`).
+///
+/// ```yaql
+/// isString('ab')
+/// # => true
+/// isString(1)
+/// # => false
+/// isString(null)
+/// # => false
+/// ```
 fn is_string(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(matches!(a.get(0), Value::Str(_))))
 }
 
 /// `strings.starts_with`: true when the string starts with any argument.
+///
+/// Matches yaql `strings.starts_with` (`startsWith`).
+///
+/// ```yaql
+/// 'abcd'.startsWith('ab', 'xx')
+/// # => true
+/// 'abcd'.startsWith('yy', 'xx', 'zz')
+/// # => false
+/// ```
 fn starts_with(_: &Cx, a: Args) -> Result<Value> {
     let s = a.str(0);
     Ok(Value::Bool(
@@ -1173,6 +1535,15 @@ fn starts_with(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.ends_with`: true when the string ends with any argument.
+///
+/// Matches yaql `strings.ends_with` (`endsWith`).
+///
+/// ```yaql
+/// 'abcd'.endsWith('cd', 'xx')
+/// # => true
+/// 'abcd'.endsWith('yy', 'xx', 'zz')
+/// # => false
+/// ```
 fn ends_with(_: &Cx, a: Args) -> Result<Value> {
     let s = a.str(0);
     Ok(Value::Bool(
@@ -1181,6 +1552,20 @@ fn ends_with(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `strings.hex_`: Python `hex(num)` (integers only).
+///
+/// Matches yaql `strings.hex_` (`hex`). Floats and null pass the `Number`
+/// check but Python `hex()` rejects them; booleans do not match.
+///
+/// ```yaql
+/// hex(256)
+/// # => "0x100"
+/// hex(-42)
+/// # => "-0x2a"
+/// hex(1.5)
+/// # error: TypeError
+/// hex(true)
+/// # error: NoMatchingFunctionException
+/// ```
 fn hex_(_: &Cx, a: Args) -> Result<Value> {
     let n = match a.get(0) {
         Value::Int(i) => BigInt::from(*i),

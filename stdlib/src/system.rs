@@ -11,11 +11,13 @@ use runtime::{Error, Result, Value};
 /// `let(*args, **kwargs)`: a context with positional values as `$1`.. and
 /// keyword values as `$name`; evaluate in it with `->`.
 ///
-/// ```
-/// # use muranopl_stdlib as s;
-/// # let env = s::env(Default::default());
-/// # let r = compiler::compile("let(3, a => 2) -> $a * $1", env.registry(), Default::default()).unwrap();
-/// assert_eq!(r.eval(&env, runtime::Value::Null).unwrap(), runtime::Value::Int(6));
+/// Matches yaql `system.let` (`let`).
+///
+/// ```yaql
+/// let(3, a => 2) -> $a * $1
+/// # => 6
+/// let(f => lambda(2 * $)) -> $f(5)
+/// # => 10
 /// ```
 fn let_(cx: &Cx, a: Args) -> Result<Value> {
     let mut f = Frame::child(cx.ctx, &a.rest);
@@ -26,11 +28,25 @@ fn let_(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `with(*args)`: a context with `$1`, `$2`, ... set.
+///
+/// Matches yaql `system.with_` (`with`).
+///
+/// ```yaql
+/// with(2, 3) -> [$2, $1]
+/// # => [3, 2]
+/// ```
 fn with_(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Context(Arc::new(Frame::child(cx.ctx, &a.rest))))
 }
 
 /// `#operator_->(context, expr)`: evaluates `expr` in the context.
+///
+/// Matches yaql `system.send_context` (`#operator_->`, `left -> right`).
+///
+/// ```yaql
+/// with(1, 2) -> $1 + $2
+/// # => 3
+/// ```
 fn send_context(cx: &Cx, a: Args) -> Result<Value> {
     let (Value::Context(c), Value::Lambda(f)) = (a.get(0), a.get(1)) else {
         return Err(Error::type_("-> needs a context on the left"));
@@ -38,7 +54,19 @@ fn send_context(cx: &Cx, a: Args) -> Result<Value> {
     f.call_in(cx.env, c, &[])
 }
 
-/// `unpack(sequence, *names)`.
+/// `unpack(sequence, *names)`: a context with the items as `$1`, `$2`,
+/// ... or, given names, as `$name`s (the counts must agree).
+///
+/// Matches yaql `system.unpack` (`unpack`).
+///
+/// ```yaql
+/// [2, 3].unpack() -> $1 + $2
+/// # => 5
+/// [2, 3].unpack(a, b) -> $a * $b
+/// # => 6
+/// [2, 3].unpack(a) -> $a
+/// # error: ValueError
+/// ```
 fn unpack(cx: &Cx, a: Args) -> Result<Value> {
     let items = cx.to_vec(a.get(0))?;
     let mut f = Frame::child(cx.ctx, &[]);
@@ -59,6 +87,14 @@ fn unpack(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `def(name, func)`: a context where `name(...)` calls `func`.
+///
+/// Matches yaql `system.def_` (`def`).
+///
+/// ```yaql
+/// # data: [1, 2, 3]
+/// def(sq, $ * $) -> $.select(sq($))
+/// # => [1, 4, 9]
+/// ```
 fn def(cx: &Cx, a: Args) -> Result<Value> {
     let name: Arc<str> = a.str(0).into();
     let mut f = Frame::child(cx.ctx, &[]);
@@ -68,11 +104,28 @@ fn def(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `lambda(func)`: the lambda itself, callable as `$f(args)`.
+///
+/// Matches yaql `system.lambda_` (`lambda`, delegates only).
+///
+/// ```yaql
+/// let(add => lambda($1 + $2)) -> $add(2, 3)
+/// # => 5
+/// # data: [1, 2, 3, 4, 5, 6]
+/// $.where(lambda($ > 3)($ + 1))
+/// # => [3, 4, 5, 6]
+/// ```
 fn lambda_(_: &Cx, a: Args) -> Result<Value> {
     Ok(a.get(0).clone())
 }
 
 /// `#call(callable, *args, **kwargs)`: delegate call `$f(args)`.
+///
+/// Matches yaql `system.call` (`#call`, delegates only).
+///
+/// ```yaql
+/// let(f => lambda(2 * $)) -> $f(21)
+/// # => 42
+/// ```
 fn call_delegate(cx: &Cx, a: Args) -> Result<Value> {
     match a.get(0) {
         Value::Lambda(c) => c.call_kw(cx.env, &a.rest, &a.kw),
@@ -84,11 +137,31 @@ fn call_delegate(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `call(name, args, kwargs)`: calls function `name`.
+///
+/// Matches yaql `system.call_func` (`call`, without a receiver).
+///
+/// ```yaql
+/// call(len, [[1, 2]], {})
+/// # => 2
+/// call(len, [], {sequence => [1, 2, 3]})
+/// # => 3
+/// call(len, [[1, 2]], null)
+/// # error: NoMatchingFunctionException
+/// ```
 fn call_func(cx: &Cx, a: Args) -> Result<Value> {
     call_named(cx, a.str(0), None, a.get(1), a.get(2))
 }
 
 /// `call(name, args, kwargs, receiver)`: calls method `name` on `receiver`.
+///
+/// Matches yaql `system.call_func` (`call`, with a receiver).
+///
+/// ```yaql
+/// call(len, [], {}, [1, 2])
+/// # => 2
+/// call(isEmpty, [], {}, null)
+/// # => true
+/// ```
 fn call_method(cx: &Cx, a: Args) -> Result<Value> {
     call_named(cx, a.str(0), Some(a.get(3).clone()), a.get(1), a.get(2))
 }
@@ -134,11 +207,29 @@ fn call_named(
 /// method-call expression only (`Lambda(method=True)`); method calls are
 /// compiled directly, so any other right-hand side (`$.'b c'`, `$.123`)
 /// reaches this overload and fails as the reference does.
+///
+/// Matches yaql `system.op_dot` (`#operator_.`, `receiver.expr`).
+///
+/// ```yaql
+/// # data: {"b c": 1}
+/// $.'b c'
+/// # error: NoMatchingFunctionException
+/// ```
 fn op_dot(_: &Cx, _: Args) -> Result<Value> {
     Err(runtime::registry::no_matching("#operator_.", Form::Function))
 }
 
 /// `obj.name` fallback: `#property#name(obj)`.
+///
+/// Matches yaql `system.get_property` (the layer-2 `#operator_.`,
+/// `left.right`).
+///
+/// ```yaql
+/// datetime(2015, 8, 29).year
+/// # => 2015
+/// 5.foo
+/// # error: NoFunctionRegisteredException
+/// ```
 fn get_property(cx: &Cx, a: Args) -> Result<Value> {
     let fname = format!("#property#{}", a.str(1));
     cx.env.registry().call(
@@ -151,7 +242,17 @@ fn get_property(cx: &Cx, a: Args) -> Result<Value> {
     )
 }
 
-/// `obj.assert(condition, message)`.
+/// `obj.assert(condition, message)`: `obj` when `condition` holds for it,
+/// else an `AssertionError` with `message`.
+///
+/// Matches yaql `system.assert__` (`assert`).
+///
+/// ```yaql
+/// [2, 3].assert(len($) > 1).select($ + 1)
+/// # => [3, 4]
+/// [1].assert(len($) > 1, 'too short')
+/// # error: AssertionError
+/// ```
 fn assert_(cx: &Cx, a: Args) -> Result<Value> {
     // Like the reference, a lazy sequence is memorized before the check so
     // that the condition does not consume it.

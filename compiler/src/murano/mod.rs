@@ -21,7 +21,7 @@
 //! starts with `file:line:col:` and whose span holds the byte offset.
 //!
 //! ```
-//! use compiler::murano::{load_classes, LoadOptions, TemplateKind};
+//! use muranopl_compiler::murano::{load_classes, LoadOptions, TemplateKind};
 //! let src = "Namespaces:\n  =: my.app\n  std: io.murano\nName: App\nExtends: std:Application\n\
 //!            Properties:\n  port:\n    Contract: $.int().notNull()\n    Default: 80\n";
 //! let classes = load_classes(src, "App.yaml", LoadOptions::default()).unwrap();
@@ -49,8 +49,8 @@ pub use decl::{
     MethodDecl, MethodScope, MethodUsage, NamespaceResolver, PropertyDecl, PropertyUsage,
 };
 pub use yaml::{
-    is_expression, load_documents, plain_value, LoadOptions, Node, NodeKind, ScalarStyle,
-    Template, TemplateKind,
+    is_expression, load_documents, plain_value, LoadOptions, Node, NodeKind, ScalarStyle, Template,
+    TemplateKind,
 };
 
 /// A position in a source file: 1-based line and column (in characters) and

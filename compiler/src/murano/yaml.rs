@@ -139,6 +139,8 @@ impl Node {
     }
 
     /// Gives the node its MuranoPL meaning (see the module docs).
+    // Keys are scalar constants (no lazy sequences), so hashing is stable.
+    #[allow(clippy::mutable_key_type)]
     pub fn to_template(&self, opts: LoadOptions) -> Result<Template, Error> {
         let kind = match &self.kind {
             NodeKind::Scalar { value, style, tag } => {
@@ -583,9 +585,9 @@ fn scalar_template(
         }
         Some("!!null") if is_null_text(value) => TemplateKind::Value(Value::Null),
         Some("!!null") => return Err(bad("a null")),
-        Some("!!bool") => TemplateKind::Value(Value::Bool(
-            bool_text(value).ok_or_else(|| bad("a bool"))?,
-        )),
+        Some("!!bool") => {
+            TemplateKind::Value(Value::Bool(bool_text(value).ok_or_else(|| bad("a bool"))?))
+        }
         Some("!!int") => TemplateKind::Value(int_value(value).ok_or_else(|| bad("an int"))?),
         Some("!!float") => TemplateKind::Value(
             float_value(value)
@@ -708,6 +710,7 @@ pub fn load_documents(text: &str, file: &str) -> Result<Vec<Node>, Error> {
         let pos = lines.pos(&file, span.start.index());
         let end = lines.byte(span.end.index());
         let mut done: Option<(Node, usize, usize)> = None; // node, size, anchor
+        let is_seq = matches!(ev, Event::SequenceStart(..));
         match ev {
             Event::Nothing
             | Event::StreamStart
@@ -741,7 +744,6 @@ pub fn load_documents(text: &str, file: &str) -> Result<Vec<Node>, Error> {
                 done = Some((node, 1, anchor));
             }
             Event::SequenceStart(anchor, tag) | Event::MappingStart(anchor, tag) => {
-                let is_seq = matches!(ev, Event::SequenceStart(..));
                 if let Some(t) = tag {
                     let t = tag_string(&t);
                     let ok = if is_seq { "!!seq" } else { "!!map" };
