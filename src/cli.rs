@@ -140,8 +140,9 @@ fn run(cli: Cli) -> i32 {
         }
         Cmd::Harness { kind } => match kind.as_str() {
             "yaql" => harness_yaql(),
+            "dsl" => crate::dsl::harness_dsl(),
             other => {
-                eprintln!("error: harness `{other}` is not available yet (only `yaql`)");
+                eprintln!("error: unknown harness `{other}` (expected `yaql` or `dsl`)");
                 2
             }
         },

@@ -9,6 +9,7 @@
 #![deny(unsafe_code)]
 
 pub mod cli;
+pub mod dsl;
 
 pub use compiler::{compile, CompileOptions, Program};
 pub use runtime::{json, Env, Error, Options, Value};

@@ -50,6 +50,8 @@ struct Inner {
     kind: Cow<'static, str>,
     message: String,
     span: Option<Span>,
+    data: Option<crate::Value>,
+    trace: Vec<String>,
 }
 
 /// An engine error. Its `kind` is the reference's exception class name
@@ -67,7 +69,27 @@ impl Error {
             kind: kind.into(),
             message: message.into(),
             span: None,
+            data: None,
+            trace: Vec::new(),
         }))
+    }
+    /// Attaches a payload (a MuranoPL exception object).
+    pub fn with_data(mut self, v: crate::Value) -> Error {
+        self.0.data = Some(v);
+        self
+    }
+    /// The payload, if any.
+    pub fn data(&self) -> Option<&crate::Value> {
+        self.0.data.as_ref()
+    }
+    /// Appends a MuranoPL stack frame (`file:line:col` and method).
+    pub fn push_frame(mut self, frame: String) -> Error {
+        self.0.trace.push(frame);
+        self
+    }
+    /// The MuranoPL stack trace, innermost frame first.
+    pub fn trace(&self) -> &[String] {
+        &self.0.trace
     }
     /// The error kind.
     pub fn kind(&self) -> &str {

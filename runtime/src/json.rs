@@ -195,10 +195,10 @@ fn write(v: &Value, out: &mut String) {
         Value::List(l) => write_seq(l.iter(), out),
         Value::Set(s) => write_seq(s.iter(), out),
         Value::Iter(it) => {
-            let mut items = Vec::new();
-            while let Some(Ok(x)) = it.next() {
-                items.push(x);
-            }
+            let _ = it;
+            let items: Vec<Value> = crate::seq::iterate_unlimited(v)
+                .map(|i| i.filter_map(|x| x.ok()).collect())
+                .unwrap_or_default();
             write_seq(items.iter(), out)
         }
         Value::Pair(p) => write_seq([&p.0, &p.1].into_iter(), out),
@@ -242,5 +242,17 @@ fn write(v: &Value, out: &mut String) {
         }
         Value::TimeSpan(t) => out.push_str(&format!("{{\"$timespan\": {t}}}")),
         Value::Lambda(_) | Value::Context(_) => write_str(&crate::pyrepr::repr(v), out),
+        Value::Object(o) => {
+            out.push_str("{\"$object\": {\"id\": ");
+            write_str(&o.id, out);
+            out.push_str(", \"type\": ");
+            write_str(&o.class, out);
+            out.push_str("}}");
+        }
+        Value::Type(t) => {
+            out.push_str("{\"$type\": ");
+            write_str(&t.name, out);
+            out.push('}');
+        }
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod ctx;
 pub mod error;
+pub mod host;
 pub mod json;
 pub mod num;
 pub mod pyrepr;
@@ -65,6 +66,7 @@ impl Options {
 struct EnvInner {
     registry: Arc<Registry>,
     options: Options,
+    host: Option<Arc<dyn host::Host>>,
 }
 
 /// What evaluation needs: the function registry and the options. Cheap to
@@ -75,7 +77,23 @@ pub struct Env(Arc<EnvInner>);
 impl Env {
     /// Makes an environment.
     pub fn new(registry: Arc<Registry>, options: Options) -> Env {
-        Env(Arc::new(EnvInner { registry, options }))
+        Env(Arc::new(EnvInner {
+            registry,
+            options,
+            host: None,
+        }))
+    }
+    /// Makes an environment with a host (MuranoPL execution).
+    pub fn with_host(registry: Arc<Registry>, options: Options, host: Arc<dyn host::Host>) -> Env {
+        Env(Arc::new(EnvInner {
+            registry,
+            options,
+            host: Some(host),
+        }))
+    }
+    /// The host, if any.
+    pub fn host(&self) -> Option<&Arc<dyn host::Host>> {
+        self.0.host.as_ref()
     }
     /// The registry.
     pub fn registry(&self) -> &Arc<Registry> {

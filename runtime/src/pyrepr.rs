@@ -138,6 +138,8 @@ fn write_repr(v: &Value, out: &mut String, top: bool) {
         Value::Lambda(_) => out.push_str("<function>"),
         Value::Iter(_) => out.push_str("<generator object>"),
         Value::Context(_) => out.push_str("<yaql.language.contexts.Context object>"),
+        Value::Object(o) => out.push_str(&format!("{}({})", o.class, o.id)),
+        Value::Type(t) => out.push_str(&format!("{}/{}@{}", t.name, t.version, t.package)),
     }
 }
 

@@ -410,6 +410,15 @@ impl Registry {
         self.add(name, Kind::Extension, params, f)
     }
 
+    /// Appends every overload of `other` after this registry's own (so
+    /// this registry's overloads are tried first).
+    pub fn merge_from(&mut self, other: &Registry) {
+        for (name, set) in &other.sets {
+            let mine = Arc::make_mut(self.sets.entry(name.clone()).or_default());
+            mine.overloads.extend(set.overloads.iter().cloned());
+        }
+    }
+
     /// The overloads of `name`.
     pub fn get(&self, name: &str) -> Option<&Arc<OverloadSet>> {
         self.sets.get(name)

@@ -14,6 +14,7 @@ enum Src {
     List(Arc<Vec<Value>>, usize),
     Set(Arc<Set>, usize),
     Lazy(Arc<LazySeq>),
+    Memo(Arc<LazySeq>, usize),
 }
 
 /// An owned iterator over a collection's elements.
@@ -37,6 +38,17 @@ impl Iterator for SeqIter {
                 *i += 1;
                 Some(Ok(v))
             }
+            Src::Memo(l, i) => {
+                let r = l.get(*i)?;
+                *i += 1;
+                if r.is_ok() {
+                    if self.count >= self.limit {
+                        return Some(Err(Error::too_large()));
+                    }
+                    self.count += 1;
+                }
+                Some(r)
+            }
             Src::Lazy(l) => {
                 let r = l.next()?;
                 if r.is_ok() {
@@ -53,7 +65,7 @@ impl Iterator for SeqIter {
         match &self.src {
             Src::List(l, i) => (l.len() - *i, Some(l.len() - *i)),
             Src::Set(s, i) => (s.len() - *i, Some(s.len() - *i)),
-            Src::Lazy(_) => (0, None),
+            Src::Lazy(_) | Src::Memo(..) => (0, None),
         }
     }
 }
@@ -75,6 +87,7 @@ pub fn iterate(env: &Env, v: &Value) -> Result<SeqIter> {
             }
             Src::Set(s.clone(), 0)
         }
+        Value::Iter(l) if l.is_memo() => Src::Memo(l.clone(), 0),
         Value::Iter(l) => Src::Lazy(l.clone()),
         Value::Dict(d) if env.options().legacy => {
             // yaql 0.2 iterates dictionaries over their keys.
@@ -103,6 +116,8 @@ pub fn iterate_unlimited(v: &Value) -> Result<SeqIter> {
     let src = match v {
         Value::List(l) => Src::List(l.clone(), 0),
         Value::Set(s) => Src::Set(s.clone(), 0),
+        Value::Iter(l) if l.is_memo() => Src::Memo(l.clone(), 0),
+        Value::Iter(l) if l.is_memo() => Src::Memo(l.clone(), 0),
         Value::Iter(l) => Src::Lazy(l.clone()),
         other => {
             return Err(Error::type_(format!(

@@ -60,6 +60,35 @@ pub enum Value {
     Context(Arc<Frame>),
     /// A mapping rule `key => value` passed as an argument.
     Pair(Arc<(Value, Value)>),
+    /// A MuranoPL object (identity; its state lives in the executor).
+    Object(Arc<ObjRef>),
+    /// A MuranoPL type object (`ns:Name`, `type('x.y')`).
+    Type(Arc<TypeRef>),
+}
+
+/// The immutable identity of a MuranoPL object: its id, class and the
+/// slot of its state in the executor's object store.
+#[derive(Debug)]
+pub struct ObjRef {
+    /// The object id (the `?.id` of the model).
+    pub id: Arc<str>,
+    /// Full class name.
+    pub class: Arc<str>,
+    /// Slot in the store.
+    pub slot: u32,
+    /// Store generation, so that refs of another execution never alias.
+    pub store: u64,
+}
+
+/// A MuranoPL type reference.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct TypeRef {
+    /// Full class name.
+    pub name: Arc<str>,
+    /// Package version.
+    pub version: Arc<str>,
+    /// Package name.
+    pub package: Arc<str>,
 }
 
 const _: () = assert!(std::mem::size_of::<Value>() == 16);
@@ -128,6 +157,9 @@ pub type BoxIter = Box<dyn Iterator<Item = Result<Value>> + Send>;
 /// gives the remaining elements only.
 pub struct LazySeq {
     inner: Mutex<Option<BoxIter>>,
+    /// For memorized sequences: the elements pulled so far (every reader
+    /// replays them, as yaql's `memorize` does).
+    memo: Option<Mutex<Vec<Value>>>,
 }
 
 impl LazySeq {
@@ -135,9 +167,51 @@ impl LazySeq {
     pub fn new(it: BoxIter) -> Arc<LazySeq> {
         Arc::new(LazySeq {
             inner: Mutex::new(Some(it)),
+            memo: None,
         })
     }
-    /// Pulls the next element.
+    /// Wraps an iterator in a re-iterable, caching sequence.
+    pub fn memo(it: BoxIter) -> Arc<LazySeq> {
+        Arc::new(LazySeq {
+            inner: Mutex::new(Some(it)),
+            memo: Some(Mutex::new(Vec::new())),
+        })
+    }
+    /// True for memorized sequences.
+    pub fn is_memo(&self) -> bool {
+        self.memo.is_some()
+    }
+    /// Element `i` of a memorized sequence, pulling as needed.
+    pub fn get(&self, i: usize) -> Option<Result<Value>> {
+        let memo = self.memo.as_ref()?;
+        loop {
+            {
+                let m = memo.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(v) = m.get(i) {
+                    return Some(Ok(v.clone()));
+                }
+            }
+            let next = {
+                let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+                match g.as_mut() {
+                    Some(it) => {
+                        let r = it.next();
+                        if r.is_none() {
+                            *g = None;
+                        }
+                        r
+                    }
+                    None => None,
+                }
+            };
+            match next {
+                Some(Ok(v)) => memo.lock().unwrap_or_else(|e| e.into_inner()).push(v),
+                Some(Err(e)) => return Some(Err(e)),
+                None => return None,
+            }
+        }
+    }
+    /// Pulls the next element (one-shot sequences only).
     pub fn next(&self) -> Option<Result<Value>> {
         let mut g = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         match g.as_mut() {
@@ -206,6 +280,8 @@ impl Value {
             Value::Iter(_) => "generator",
             Value::Context(_) => "Context",
             Value::Pair(_) => "MappingRule",
+            Value::Object(_) => "MuranoObject",
+            Value::Type(_) => "MuranoType",
         }
     }
 
@@ -398,6 +474,8 @@ impl PartialEq for Value {
             (Iter(a), Iter(b)) => Arc::ptr_eq(a, b),
             (Context(a), Context(b)) => Arc::ptr_eq(a, b),
             (Pair(a), Pair(b)) => a == b,
+            (Object(a), Object(b)) => Arc::ptr_eq(a, b) || (a.store == b.store && a.slot == b.slot),
+            (Type(a), Type(b)) => a == b,
             _ => match num_cmp(self, other) {
                 Some(o) => o == Ordering::Equal,
                 None => false,
@@ -450,6 +528,8 @@ impl Hash for Value {
                 p.0.hash(h);
                 p.1.hash(h)
             }
+            Value::Object(o) => o.slot.hash(h),
+            Value::Type(t) => t.name.hash(h),
         }
     }
 }

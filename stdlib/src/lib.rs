@@ -14,6 +14,7 @@ pub mod common;
 pub mod date_time;
 pub mod legacy;
 pub mod math;
+pub mod murano;
 pub mod queries;
 pub mod regex;
 pub mod strings;

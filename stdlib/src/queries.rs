@@ -386,11 +386,27 @@ fn make_ordering(cx: &Cx, a: &Args, ascending: bool) -> Result<Value> {
 }
 
 /// `collection.orderBy(selector)` (`queries.order_by`).
+///
+/// Matches yaql `queries.order_by` (`orderBy`). The sort is stable.
+///
+/// ```yaql
+/// [[1, 'c'], [2, 'b'], [3, 'c'], [0, 'd']].orderBy($[1])
+/// # => [[2, "b"], [1, "c"], [3, "c"], [0, "d"]]
+/// ['bb', 'a', 'ccc'].orderBy(len($))
+/// # => ["a", "bb", "ccc"]
+/// ```
 fn order_by(cx: &Cx, a: Args) -> Result<Value> {
     make_ordering(cx, &a, true)
 }
 
 /// `collection.orderByDescending(selector)` (`queries.order_by_descending`).
+///
+/// Matches yaql `queries.order_by_descending` (`orderByDescending`).
+///
+/// ```yaql
+/// [4, 2, 3, 1].orderByDescending($)
+/// # => [4, 3, 2, 1]
+/// ```
 fn order_by_descending(cx: &Cx, a: Args) -> Result<Value> {
     make_ordering(cx, &a, false)
 }
@@ -404,11 +420,28 @@ fn add_field(a: &Args, ascending: bool) -> Result<Value> {
 }
 
 /// `collection.thenBy(selector)` (`queries.then_by`).
+///
+/// Matches yaql `queries.then_by` (`thenBy`). The receiver must be an `orderBy`
+/// result.
+///
+/// ```yaql
+/// [[3, 'c'], [2, 'b'], [1, 'c']].orderBy($[1]).thenBy($[0])
+/// # => [[2, "b"], [1, "c"], [3, "c"]]
+/// [2, 1].thenBy($)
+/// # error: NoMatchingMethodException
+/// ```
 fn then_by(_: &Cx, a: Args) -> Result<Value> {
     add_field(&a, true)
 }
 
 /// `collection.thenByDescending(selector)` (`queries.then_by_descending`).
+///
+/// Matches yaql `queries.then_by_descending` (`thenByDescending`).
+///
+/// ```yaql
+/// [[3, 'c'], [2, 'b'], [1, 'c']].orderBy($[1]).thenByDescending($[0])
+/// # => [[2, "b"], [3, "c"], [1, "c"]]
+/// ```
 fn then_by_descending(_: &Cx, a: Args) -> Result<Value> {
     add_field(&a, false)
 }
@@ -418,6 +451,20 @@ fn then_by_descending(_: &Cx, a: Args) -> Result<Value> {
 // ---------------------------------------------------------------------------
 
 /// `collection.where(predicate)` / `filter` (`queries.where`).
+///
+/// Matches yaql `queries.where` (`where`, `filter`). Lazy: the iterator limit
+/// counts the source elements pulled, not the ones kept.
+///
+/// ```yaql
+/// [1, 2, 3, 4, 5].where($ > 3)
+/// # => [4, 5]
+/// [1, 2, 3].filter($ mod 2 = 1)
+/// # => [1, 3]
+/// sequence().where($ mod 3 = 0).take(3)
+/// # => [0, 3, 6]
+/// range(1, 200).where($ > 150).take(2)
+/// # error: CollectionTooLargeException
+/// ```
 fn where_(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = cx.iter(a.get(0))?;
     let f = a.get(1).clone();
@@ -431,6 +478,15 @@ fn where_(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.select(selector)` / `map` (`queries.select`).
+///
+/// Matches yaql `queries.select` (`select`, `map`).
+///
+/// ```yaql
+/// [1, 2, 3, 4, 5].select($ * $)
+/// # => [1, 4, 9, 16, 25]
+/// [1, 2].map([$, $ * 10])
+/// # => [[1, 10], [2, 20]]
+/// ```
 fn select(cx: &Cx, a: Args) -> Result<Value> {
     let it = cx.iter(a.get(0))?;
     let f = a.get(1).clone();
@@ -440,6 +496,17 @@ fn select(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.attribute` (`queries.collection_attribution`): the
 /// attribute of every element.
+///
+/// Matches yaql `queries.collection_attribution` (`#operator_.`,
+/// `collection.attribute`).
+///
+/// ```yaql
+/// [{"a" => 1}, {"a" => 2, "b" => 3}].a
+/// # => [1, 2]
+/// # data: {"users": [{"name": "ann"}, {"name": "bob"}]}
+/// $.users.name
+/// # => ["ann", "bob"]
+/// ```
 fn collection_attribution(cx: &Cx, a: Args) -> Result<Value> {
     let it = cx.iter(a.get(0))?;
     let name = a.get(1).clone();
@@ -463,6 +530,18 @@ fn collection_attribution(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.selectMany(selector)` (`queries.select_many`).
+///
+/// Matches yaql `queries.select_many` (`selectMany`). Strings and dicts
+/// returned by the selector are not expanded.
+///
+/// ```yaql
+/// range(4).selectMany(range($))
+/// # => [0, 0, 1, 0, 1, 2]
+/// [0, [1, 2], 3].selectMany($ * 2)
+/// # => [0, 1, 2, 1, 2, 6]
+/// ['ab', {'a' => 1}].selectMany($)
+/// # => ["ab", {"a": 1}]
+/// ```
 fn select_many(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = cx.iter(a.get(0))?;
     let f = a.get(1).clone();
@@ -495,6 +574,18 @@ fn islice_count(n: i64) -> Result<usize> {
 }
 
 /// `collection.skip(count)` (`queries.skip`).
+///
+/// Matches yaql `queries.skip` (`skip`). A negative count is an error (as
+/// `itertools.islice`).
+///
+/// ```yaql
+/// [1, 2, 3, 4, 5].skip(2)
+/// # => [3, 4, 5]
+/// [1, 2].skip(5)
+/// # => []
+/// [1, 2].skip(-1)
+/// # error: ValueError
+/// ```
 fn skip(cx: &Cx, a: Args) -> Result<Value> {
     let n = islice_count(int_arg(&a, 1)?)?;
     let mut it = cx.iter(a.get(0))?;
@@ -511,6 +602,18 @@ fn skip(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.limit(count)` / `take` (`queries.limit`).
+///
+/// Matches yaql `queries.limit` (`limit`, `take`). Lazy, so it works on
+/// infinite sequences; a negative count is an error.
+///
+/// ```yaql
+/// [1, 2, 3, 4, 5].limit(4)
+/// # => [1, 2, 3, 4]
+/// sequence(5).take(3)
+/// # => [5, 6, 7]
+/// [1, 2].take(-1)
+/// # error: ValueError
+/// ```
 fn limit(cx: &Cx, a: Args) -> Result<Value> {
     let n = islice_count(int_arg(&a, 1)?)?;
     let mut it = cx.iter(a.get(0))?;
@@ -525,12 +628,33 @@ fn limit(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.append(*args)` (`queries.append`).
+///
+/// Matches yaql `queries.append` (`append`).
+///
+/// ```yaql
+/// [1, 2, 3].append(4, 5)
+/// # => [1, 2, 3, 4, 5]
+/// append([1], null)
+/// # => [1, null]
+/// ```
 fn append(cx: &Cx, a: Args) -> Result<Value> {
     let it = cx.iter(a.get(0))?;
     Ok(gen(it.chain(a.rest.into_iter().map(Ok))))
 }
 
 /// `collection.distinct(keySelector => null)` (`queries.distinct`).
+///
+/// Matches yaql `queries.distinct` (`distinct`). The first element of each key
+/// is kept, in order.
+///
+/// ```yaql
+/// [1, 2, 3, 1].distinct()
+/// # => [1, 2, 3]
+/// [{'a' => 1}, {'b' => 2}, {'a' => 1}].distinct()
+/// # => [{"a": 1}, {"b": 2}]
+/// [['a', 1], ['b', 2], ['c', 1], ['a', 3]].distinct($[1])
+/// # => [["a", 1], ["b", 2], ["a", 3]]
+/// ```
 fn distinct(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = cx.iter(a.get(0))?;
     let f = opt_fn(a.get(1));
@@ -549,6 +673,15 @@ fn distinct(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.enumerate(start => 0)` (`queries.enumerate_`).
+///
+/// Matches yaql `queries.enumerate_` (`enumerate`).
+///
+/// ```yaql
+/// ['a', 'b', 'c'].enumerate()
+/// # => [[0, "a"], [1, "b"], [2, "c"]]
+/// enumerate(['a', 'b'], 1)
+/// # => [[1, "a"], [2, "b"]]
+/// ```
 fn enumerate(cx: &Cx, a: Args) -> Result<Value> {
     if a.get(1).is_null() {
         return Err(Error::type_(
@@ -566,6 +699,18 @@ fn enumerate(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.any(predicate => null)` (`queries.any_`).
+///
+/// Matches yaql `queries.any_` (`any`). Without a predicate it only checks that
+/// the collection is not empty (falsy elements count).
+///
+/// ```yaql
+/// [[], 0, ''].any()
+/// # => true
+/// [[], 0, ''].any(predicate => $)
+/// # => false
+/// [].any()
+/// # => false
+/// ```
 fn any(cx: &Cx, a: Args) -> Result<Value> {
     let f = opt_fn(a.get(1));
     for x in cx.iter(a.get(0))? {
@@ -583,6 +728,20 @@ fn any(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.all(predicate => null)` (`queries.all_`).
+///
+/// Matches yaql `queries.all_` (`all`). Without a predicate the elements' truth
+/// values are checked.
+///
+/// ```yaql
+/// [1, [], ''].all()
+/// # => false
+/// [1, [0], 'a'].all()
+/// # => true
+/// [].all()
+/// # => true
+/// [2, 3].all($ > 1)
+/// # => true
+/// ```
 fn all(cx: &Cx, a: Args) -> Result<Value> {
     let f = opt_fn(a.get(1));
     for x in cx.iter(a.get(0))? {
@@ -599,12 +758,31 @@ fn all(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `concat(*collections)` (`queries.concat`).
+///
+/// Matches yaql `queries.concat` (`concat`).
+///
+/// ```yaql
+/// [1].concat([2, 3], [4, 5])
+/// # => [1, 2, 3, 4, 5]
+/// concat([1], [], [2])
+/// # => [1, 2]
+/// ```
 fn concat(cx: &Cx, a: Args) -> Result<Value> {
     let its: Vec<SeqIter> = a.rest.iter().map(|c| cx.iter(c)).collect::<Result<_>>()?;
     Ok(gen(its.into_iter().flatten()))
 }
 
 /// `len(collection)` for iterators (`queries.count_`).
+///
+/// Matches yaql `queries.count_` (`len` of an iterator; lists, sets and dicts
+/// use the `collections` overloads).
+///
+/// ```yaql
+/// range(3).len()
+/// # => 3
+/// [1, 2, 3].where($ > 1).len()
+/// # => 2
+/// ```
 fn len_iter(_: &Cx, a: Args) -> Result<Value> {
     let mut n: i64 = 0;
     for x in iterate_unlimited(a.get(0))? {
@@ -615,6 +793,18 @@ fn len_iter(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.count()` (`queries.count`).
+///
+/// Matches yaql `queries.count` (`count`). A method only: `count(x)` is not a
+/// function.
+///
+/// ```yaql
+/// [1, 2].count()
+/// # => 2
+/// range(10).where($ mod 3 = 0).count()
+/// # => 4
+/// count([1, 2])
+/// # error: NoFunctionRegisteredException
+/// ```
 fn count(cx: &Cx, a: Args) -> Result<Value> {
     let mut n: i64 = 0;
     for x in cx.iter(a.get(0))? {
@@ -626,12 +816,22 @@ fn count(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.memorize()` (`queries.memorize`): the collection itself
 /// (lazy sequences stay one-shot here, wrapped as a plain iterator).
+///
+/// Matches yaql `queries.memorize` (`memorize`). In the reference the result
+/// can be iterated several times; a plain lazy sequence is one-shot.
+///
+/// ```yaql
+/// let(range(4).memorize()) -> $.sum() + $.len()
+/// # => 10
+/// let(range(4)) -> $.sum() + $.len()
+/// # => 6
+/// ```
 fn memorize(cx: &Cx, a: Args) -> Result<Value> {
     let it = cx.iter(a.get(0))?;
     Ok(match a.get(0) {
         // The iterable parameter turns an `orderBy` result into a plain
         // iterator (utils.limit_iterable), which memorize then wraps.
-        Value::Iter(_) => gen(it),
+        Value::Iter(_) => Value::Iter(runtime::value::LazySeq::memo(Box::new(it))),
         other => other.clone(),
     })
 }
@@ -667,6 +867,19 @@ fn reduce(
 
 /// `collection.aggregate(selector, seed => NoValue)` / `reduce`
 /// (`queries.aggregate`).
+///
+/// Matches yaql `queries.aggregate` (`aggregate`, `reduce`).
+///
+/// ```yaql
+/// [a, a, b, a, a].aggregate($1 + $2)
+/// # => "aabaa"
+/// [1, 2, 3].reduce($1 * $2, 10)
+/// # => 60
+/// [].aggregate($1 + $2, 1)
+/// # => 1
+/// [].aggregate($1 + $2)
+/// # error: TypeError
+/// ```
 fn aggregate(cx: &Cx, a: Args) -> Result<Value> {
     let f = a.get(1).clone();
     reduce(cx, a.get(0), a.get(2), |x, y| cx.call(&f, &[x, y]))
@@ -674,6 +887,19 @@ fn aggregate(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.sum(initial => NoValue)` (`queries.sum_`): reduces with
 /// `#operator_+`.
+///
+/// Matches yaql `queries.sum_` (`sum`).
+///
+/// ```yaql
+/// [3, 1, 2].sum()
+/// # => 6
+/// ['a', 'b'].sum('c')
+/// # => "cab"
+/// [1, 2.5].sum()
+/// # => 3.5
+/// [].sum()
+/// # error: TypeError
+/// ```
 fn sum(cx: &Cx, a: Args) -> Result<Value> {
     reduce(cx, a.get(0), a.get(1), |x, y| {
         delegate(cx.env, cx.ctx, "#operator_+", &[x, y])
@@ -696,18 +922,55 @@ fn minmax(cx: &Cx, a: &Args, max: bool) -> Result<Value> {
 
 /// `collection.max(initial => NoValue)` (`queries.max_`): reduces with
 /// the `max` function.
+///
+/// Matches yaql `queries.max_` (`max`).
+///
+/// ```yaql
+/// [3, 1, 2].max()
+/// # => 3
+/// [1, 5].max(10)
+/// # => 10
+/// [].max(0)
+/// # => 0
+/// [].max()
+/// # error: TypeError
+/// ```
 fn max(cx: &Cx, a: Args) -> Result<Value> {
     minmax(cx, &a, true)
 }
 
 /// `collection.min(initial => NoValue)` (`queries.min_`): reduces with
 /// the `min` function.
+///
+/// Matches yaql `queries.min_` (`min`).
+///
+/// ```yaql
+/// [3, 1, 2].min()
+/// # => 1
+/// [].min(7)
+/// # => 7
+/// [].min()
+/// # error: TypeError
+/// ```
 fn min(cx: &Cx, a: Args) -> Result<Value> {
     minmax(cx, &a, false)
 }
 
 /// `collection.accumulate(selector, seed => NoValue)`
 /// (`queries.accumulate`).
+///
+/// Matches yaql `queries.accumulate` (`accumulate`).
+///
+/// ```yaql
+/// [1, 2, 3].accumulate($1 + $2)
+/// # => [1, 3, 6]
+/// [1, 2, 3].accumulate($1 + $2, 100)
+/// # => [100, 101, 103, 106]
+/// [].accumulate($1 + $2, 1)
+/// # => [1]
+/// [].accumulate($1 + $2)
+/// # error: TypeError
+/// ```
 fn accumulate(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = cx.iter(a.get(0))?;
     let f = a.get(1).clone();
@@ -743,6 +1006,19 @@ fn accumulate(cx: &Cx, a: Args) -> Result<Value> {
 // ---------------------------------------------------------------------------
 
 /// `collection.first(default => NoValue)` (`queries.first`).
+///
+/// Matches yaql `queries.first` (`first`).
+///
+/// ```yaql
+/// [3, 1, 2].first()
+/// # => 3
+/// range(3).where($ > 0).first()
+/// # => 1
+/// [].first(99)
+/// # => 99
+/// [].first()
+/// # error: StopIteration
+/// ```
 fn first(cx: &Cx, a: Args) -> Result<Value> {
     match cx.iter(a.get(0))?.next() {
         Some(r) => r,
@@ -757,6 +1033,17 @@ fn first(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.single()` (`queries.single`).
+///
+/// Matches yaql `queries.single` (`single`).
+///
+/// ```yaql
+/// ["abc"].single()
+/// # => "abc"
+/// [1, 2].single()
+/// # error: StopIteration
+/// [].single()
+/// # error: StopIteration
+/// ```
 fn single(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = cx.iter(a.get(0))?;
     let r = match it.next() {
@@ -771,6 +1058,19 @@ fn single(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.last(default => NoValue)` (`queries.last`).
+///
+/// Matches yaql `queries.last` (`last`).
+///
+/// ```yaql
+/// [0, 1, 2].last()
+/// # => 2
+/// range(3).last()
+/// # => 2
+/// [].last(null)
+/// # => null
+/// [].last()
+/// # error: StopIteration
+/// ```
 fn last(cx: &Cx, a: Args) -> Result<Value> {
     let mut last = None;
     for x in cx.iter(a.get(0))? {
@@ -789,6 +1089,15 @@ fn last(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.indexOf(item)` (`queries.index_of`).
+///
+/// Matches yaql `queries.index_of` (`indexOf`).
+///
+/// ```yaql
+/// [1, 2, 3, 2].indexOf(2)
+/// # => 1
+/// [1, 2, 3, 2].indexOf(102)
+/// # => -1
+/// ```
 fn index_of(cx: &Cx, a: Args) -> Result<Value> {
     for (i, x) in cx.iter(a.get(0))?.enumerate() {
         if x? == *a.get(1) {
@@ -799,6 +1108,15 @@ fn index_of(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.lastIndexOf(item)` (`queries.last_index_of`).
+///
+/// Matches yaql `queries.last_index_of` (`lastIndexOf`).
+///
+/// ```yaql
+/// [1, 2, 3, 2].lastIndexOf(2)
+/// # => 3
+/// [1, 2].lastIndexOf(5)
+/// # => -1
+/// ```
 fn last_index_of(cx: &Cx, a: Args) -> Result<Value> {
     let mut idx = -1i64;
     for (i, x) in cx.iter(a.get(0))?.enumerate() {
@@ -810,6 +1128,15 @@ fn last_index_of(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.indexWhere(predicate)` (`queries.index_where`).
+///
+/// Matches yaql `queries.index_where` (`indexWhere`).
+///
+/// ```yaql
+/// [1, 2, 3, 2].indexWhere($ > 2)
+/// # => 2
+/// [1, 2, 3, 2].indexWhere($ > 3)
+/// # => -1
+/// ```
 fn index_where(cx: &Cx, a: Args) -> Result<Value> {
     for (i, x) in cx.iter(a.get(0))?.enumerate() {
         if cx.call(a.get(1), &[x?])?.truthy() {
@@ -820,6 +1147,15 @@ fn index_where(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.lastIndexWhere(predicate)` (`queries.last_index_where`).
+///
+/// Matches yaql `queries.last_index_where` (`lastIndexWhere`).
+///
+/// ```yaql
+/// [1, 2, 3, 2].lastIndexWhere($ = 2)
+/// # => 3
+/// [1, 2].lastIndexWhere($ > 5)
+/// # => -1
+/// ```
 fn last_index_where(cx: &Cx, a: Args) -> Result<Value> {
     let mut idx = -1i64;
     for (i, x) in cx.iter(a.get(0))?.enumerate() {
@@ -831,6 +1167,20 @@ fn last_index_where(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.defaultIfEmpty(default)` (`queries.default_if_empty`).
+///
+/// Matches yaql `queries.default_if_empty` (`defaultIfEmpty`). A non-empty
+/// lazy collection keeps all its elements.
+///
+/// ```yaql
+/// [].defaultIfEmpty([1, 2])
+/// # => [1, 2]
+/// [3, 4].defaultIfEmpty([1, 2])
+/// # => [3, 4]
+/// range(5).where($ > 5).defaultIfEmpty([0])
+/// # => [0]
+/// range(3, 5).defaultIfEmpty([1, 2])
+/// # => [3, 4]
+/// ```
 fn default_if_empty(cx: &Cx, a: Args) -> Result<Value> {
     cx.iter(a.get(1))?;
     match a.get(0) {
@@ -880,11 +1230,33 @@ fn int_range(start: i64, stop: i64, step: i64) -> Value {
 }
 
 /// `range(stop)` (`queries.range_`).
+///
+/// Matches yaql `queries.range_` (`range`).
+///
+/// ```yaql
+/// range(3)
+/// # => [0, 1, 2]
+/// range(-2)
+/// # => []
+/// ```
 fn range1(_: &Cx, a: Args) -> Result<Value> {
     Ok(int_range(0, int_arg(&a, 0)?, 1))
 }
 
 /// `range(start, stop, step => 1)` (`queries.range__`).
+///
+/// Matches yaql `queries.range__` (`range`).
+///
+/// ```yaql
+/// range(1, 4)
+/// # => [1, 2, 3]
+/// range(4, 1, -1)
+/// # => [4, 3, 2]
+/// range(0, 10, 3)
+/// # => [0, 3, 6, 9]
+/// range(1, 2, 0)
+/// # error: ValueError
+/// ```
 fn range3(_: &Cx, a: Args) -> Result<Value> {
     let step = int_arg(&a, 2)?;
     if step == 0 {
@@ -894,6 +1266,18 @@ fn range3(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `sequence(start => 0, step => 1)` (`queries.sequence`).
+///
+/// Matches yaql `queries.sequence` (`sequence`). The sequence is infinite, so
+/// it must be cut before it reaches the output.
+///
+/// ```yaql
+/// sequence().take(5)
+/// # => [0, 1, 2, 3, 4]
+/// sequence(5, -2).take(3)
+/// # => [5, 3, 1]
+/// sequence()
+/// # error: CollectionTooLargeException
+/// ```
 fn sequence(_: &Cx, a: Args) -> Result<Value> {
     let mut cur = int_arg(&a, 0)?;
     let step = int_arg(&a, 1)?;
@@ -905,6 +1289,20 @@ fn sequence(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `value.repeat(times => -1)` (`queries.repeat`).
+///
+/// Matches yaql `queries.repeat` (`repeat`). A negative `times` (the default)
+/// repeats forever.
+///
+/// ```yaql
+/// 1.repeat(2)
+/// # => [1, 1]
+/// null.repeat(2)
+/// # => [null, null]
+/// 1.repeat().take(3)
+/// # => [1, 1, 1]
+/// 1.repeat()
+/// # error: CollectionTooLargeException
+/// ```
 fn repeat(_: &Cx, a: Args) -> Result<Value> {
     let v = a.get(0).clone();
     let times = int_arg(&a, 1)?;
@@ -916,6 +1314,15 @@ fn repeat(_: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.cycle()` (`queries.cycle`).
+///
+/// Matches yaql `queries.cycle` (`cycle`).
+///
+/// ```yaql
+/// [1, 2].cycle().take(5)
+/// # => [1, 2, 1, 2, 1]
+/// [].cycle().take(2)
+/// # => []
+/// ```
 fn cycle(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = Some(cx.iter(a.get(0))?);
     let mut saved: Vec<Value> = Vec::new();
@@ -942,6 +1349,17 @@ fn cycle(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `generate(initial, predicate, producer, selector => null,
 /// decycle => false)` (`queries.generate`).
+///
+/// Matches yaql `queries.generate` (`generate`).
+///
+/// ```yaql
+/// generate(0, $ < 10, $ + 2)
+/// # => [0, 2, 4, 6, 8]
+/// generate(1, $ < 10, $ + 2, $ * 1000)
+/// # => [1000, 3000, 5000, 7000, 9000]
+/// generate(0, true, ($ + 1) mod 3, decycle => true)
+/// # => [0, 1, 2]
+/// ```
 fn generate(cx: &Cx, a: Args) -> Result<Value> {
     let mut cur = a.get(0).clone();
     let pred = a.get(1).clone();
@@ -976,6 +1394,20 @@ fn generate(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `generateMany(initial, producer, selector => null, decycle => false,
 /// depthFirst => false)` (`queries.generate_many`).
+///
+/// Matches yaql `queries.generate_many` (`generateMany`). Breadth-first by
+/// default.
+///
+/// ```yaql
+/// generateMany("1", {"1" => ["2", "3"], "2" => ["4"], "3" => ["5"]}.get($, []))
+/// # => ["1", "2", "3", "4", "5"]
+/// generateMany(1, range(2 * $, 2 * $ + 2).where($ < 8))
+/// # => [1, 2, 3, 4, 5, 6, 7]
+/// generateMany(1, range(2 * $, 2 * $ + 2).where($ < 8), depthFirst => true)
+/// # => [1, 2, 4, 5, 3, 6, 7]
+/// generateMany(0, [($ + 1) mod 3], decycle => true)
+/// # => [0, 1, 2]
+/// ```
 fn generate_many(cx: &Cx, a: Args) -> Result<Value> {
     let mut queue: VecDeque<Value> = VecDeque::from([a.get(0).clone()]);
     let producer = a.get(1).clone();
@@ -1074,6 +1506,21 @@ impl GroupAgg {
 
 /// `collection.groupBy(keySelector, valueSelector => null,
 /// aggregator => null)` (`queries.group_by`).
+///
+/// Matches yaql `queries.group_by` (`groupBy`). Groups come in the order of
+/// their first key; an aggregator written for `[key, values]` still works.
+///
+/// ```yaql
+/// [["a", 1], ["b", 2], ["c", 1], ["d", 2]].groupBy($[1], $[0])
+/// # => [[1, ["a", "c"]], [2, ["b", "d"]]]
+/// [["a", 1], ["b", 2], ["c", 1]].groupBy($[1], $[0], $.sum())
+/// # => [[1, "ac"], [2, "b"]]
+/// [1, 2, 3, 4, 5].groupBy($ mod 2, aggregator => $.sum())
+/// # => [[1, 9], [0, 6]]
+/// # data: {"a": 1, "b": 2, "c": 1, "d": 3, "e": 2}
+/// $.items().orderBy($[0]).groupBy($[1], $[0], [$[0], $[1].sum()])
+/// # => [[1, "ac"], [2, "be"], [3, "d"]]
+/// ```
 fn group_by(cx: &Cx, a: Args) -> Result<Value> {
     let key_sel = a.get(1).clone();
     let val_sel = opt_fn(a.get(2));
@@ -1100,6 +1547,18 @@ fn group_by(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection1.join(collection2, predicate, selector)` (`queries.join`).
+///
+/// Matches yaql `queries.join` (`join`). `collection2` is memorized, so it may
+/// be lazy.
+///
+/// ```yaql
+/// [1, 2, 3, 4].join([2, 5, 6], $1 > $2, [$1, $2])
+/// # => [[3, 2], [4, 2]]
+/// [1, 2].join([3, 4], true, [$1, $2])
+/// # => [[1, 3], [1, 4], [2, 3], [2, 4]]
+/// [1, 2].join(range(3), $1 = $2, $1)
+/// # => [1, 2]
+/// ```
 fn join(cx: &Cx, a: Args) -> Result<Value> {
     let mut it1 = cx.iter(a.get(0))?;
     let mut src2 = Some(cx.iter(a.get(1))?);
@@ -1142,6 +1601,15 @@ fn join(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.zip(*collections)` (`queries.zip_`).
+///
+/// Matches yaql `queries.zip_` (`zip`).
+///
+/// ```yaql
+/// [1, 2, 3].zip([4, 5], [6, 7, 8])
+/// # => [[1, 4, 6], [2, 5, 7]]
+/// [1, 2].zip(sequence())
+/// # => [[1, 0], [2, 1]]
+/// ```
 fn zip(cx: &Cx, a: Args) -> Result<Value> {
     let mut its: Vec<SeqIter> = a.rest.iter().map(|c| cx.iter(c)).collect::<Result<_>>()?;
     Ok(gen(std::iter::from_fn(move || {
@@ -1158,6 +1626,15 @@ fn zip(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.zipLongest(*collections, default => null)`
 /// (`queries.zip_longest`).
+///
+/// Matches yaql `queries.zip_longest` (`zipLongest`).
+///
+/// ```yaql
+/// [1, 2, 3].zipLongest([4, 5])
+/// # => [[1, 4], [2, 5], [3, null]]
+/// [1, 2, 3].zipLongest([4, 5], [6], default => 0)
+/// # => [[1, 4, 6], [2, 5, 0], [3, 0, 0]]
+/// ```
 fn zip_longest(cx: &Cx, a: Args) -> Result<Value> {
     let mut its: Vec<Option<SeqIter>> = a
         .rest
@@ -1197,6 +1674,15 @@ fn zip_longest(cx: &Cx, a: Args) -> Result<Value> {
 // ---------------------------------------------------------------------------
 
 /// `collection.takeWhile(predicate)` (`queries.take_while`).
+///
+/// Matches yaql `queries.take_while` (`takeWhile`).
+///
+/// ```yaql
+/// [1, 2, 3, 4, 5].takeWhile($ < 4)
+/// # => [1, 2, 3]
+/// sequence().takeWhile($ < 3)
+/// # => [0, 1, 2]
+/// ```
 fn take_while(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = cx.iter(a.get(0))?;
     let f = a.get(1).clone();
@@ -1217,6 +1703,15 @@ fn take_while(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.skipWhile(predicate)` (`queries.skip_while`).
+///
+/// Matches yaql `queries.skip_while` (`skipWhile`).
+///
+/// ```yaql
+/// [1, 2, 3, 4, 5].skipWhile($ < 3)
+/// # => [3, 4, 5]
+/// [5, 1, 6].skipWhile($ < 4)
+/// # => [5, 1, 6]
+/// ```
 fn skip_while(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = cx.iter(a.get(0))?;
     let f = a.get(1).clone();
@@ -1237,6 +1732,15 @@ fn skip_while(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.slice(length)` (`queries.slice_`).
+///
+/// Matches yaql `queries.slice_` (`slice`).
+///
+/// ```yaql
+/// range(1, 6).slice(2)
+/// # => [[1, 2], [3, 4], [5]]
+/// [1, 2].slice(5)
+/// # => [[1, 2]]
+/// ```
 fn slice(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = cx.iter(a.get(0))?;
     let n = int_arg(&a, 1)?;
@@ -1263,6 +1767,18 @@ fn slice(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.splitWhere(predicate)` (`queries.split_where`).
+///
+/// Matches yaql `queries.split_where` (`splitWhere`). A leading delimiter
+/// gives an empty first part; a trailing one gives no empty last part.
+///
+/// ```yaql
+/// [1, 2, 3, 4, 5, 6, 7].splitWhere($ mod 3 = 0)
+/// # => [[1, 2], [4, 5], [7]]
+/// range(1, 6).splitWhere($ mod 3 = 1)
+/// # => [[], [2, 3], [5]]
+/// [1, 2, 3].splitWhere($ = 3)
+/// # => [[1, 2]]
+/// ```
 fn split_where(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = Some(cx.iter(a.get(0))?);
     let f = a.get(1).clone();
@@ -1292,6 +1808,15 @@ fn split_where(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.sliceWhere(predicate)` (`queries.slice_where`).
+///
+/// Matches yaql `queries.slice_where` (`sliceWhere`).
+///
+/// ```yaql
+/// [1, 2, 3, 4, 5, 6, 7].sliceWhere($ mod 3 = 0)
+/// # => [[1, 2], [3], [4, 5], [6], [7]]
+/// ['a', 'a', 'b', 'a', 'a'].sliceWhere($ != 'a')
+/// # => [["a", "a"], ["b"], ["a", "a"]]
+/// ```
 fn slice_where(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = Some(cx.iter(a.get(0))?);
     let f = a.get(1).clone();
@@ -1325,6 +1850,18 @@ fn slice_where(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `collection.splitAt(index)` (`queries.split_at`).
+///
+/// Matches yaql `queries.split_at` (`splitAt`). The index is a Python slice
+/// index (negative counts from the end).
+///
+/// ```yaql
+/// [1, 2, 3, 4].splitAt(1)
+/// # => [[1], [2, 3, 4]]
+/// [1, 2, 3, 4].splitAt(-1)
+/// # => [[1, 2, 3], [4]]
+/// [1, 2].splitAt(5)
+/// # => [[1, 2], []]
+/// ```
 fn split_at(cx: &Cx, a: Args) -> Result<Value> {
     let lst = cx.to_vec(a.get(0))?;
     let idx = int_arg(&a, 1)?;
@@ -1342,6 +1879,15 @@ fn split_at(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `collection.reverse()` (`queries.reverse`): a reversed iterator over
 /// the collection evaluated to a list.
+///
+/// Matches yaql `queries.reverse` (`reverse`).
+///
+/// ```yaql
+/// [1, 2, 3, 4].reverse()
+/// # => [4, 3, 2, 1]
+/// range(3).reverse()
+/// # => [2, 1, 0]
+/// ```
 fn reverse(cx: &Cx, a: Args) -> Result<Value> {
     let lst = cx.to_vec(a.get(0))?;
     Ok(gen(lst.into_iter().rev().map(Ok)))
@@ -1399,6 +1945,22 @@ fn cannot_merge(a: &Value, b: &Value) -> Error {
 
 /// `dict.mergeWith(another, listMerger => null, itemMerger => null,
 /// maxLevels => 0)` (`queries.merge_with`).
+///
+/// Matches yaql `queries.merge_with` (`mergeWith`). Lists are merged with
+/// `distinct(a + b)` and other values replaced by default.
+///
+/// ```yaql
+/// {'a' => 1, 'b' => 2, 'c' => [1, 2]}.mergeWith({'d' => 5, 'b' => 3, 'c' => [2, 3]})
+/// # => {"a": 1, "b": 3, "c": [1, 2, 3], "d": 5}
+/// {'a' => 1, 'b' => 2, 'c' => [1, 2]}.mergeWith({'d' => 5, 'b' => 3, 'c' => [2, 3]}, $1 + $2, $1)
+/// # => {"a": 1, "b": 2, "c": [1, 2, 2, 3], "d": 5}
+/// {'a' => {'x' => 1}}.mergeWith({'a' => {'y' => 2}})
+/// # => {"a": {"x": 1, "y": 2}}
+/// {'a' => {'x' => 1}}.mergeWith({'a' => {'y' => 2}}, maxLevels => 1)
+/// # => {"a": {"y": 2}}
+/// {'a' => 1}.mergeWith({'a' => [1]})
+/// # error: TypeError
+/// ```
 fn merge_with(cx: &Cx, a: Args) -> Result<Value> {
     let (Value::Dict(d1), Value::Dict(d2)) = (a.get(0), a.get(1)) else {
         return Err(Error::type_("mergeWith needs two dictionaries"));
@@ -1437,6 +1999,22 @@ fn merge_with(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `isIterable(value)` (`queries.is_iterable`).
+///
+/// Matches yaql `queries.is_iterable` (`isIterable`). Strings and dicts are
+/// not iterable here.
+///
+/// ```yaql
+/// isIterable([])
+/// # => true
+/// isIterable(set(1, 2))
+/// # => true
+/// isIterable(range(2))
+/// # => true
+/// isIterable("foo")
+/// # => false
+/// isIterable({"a" => 1})
+/// # => false
+/// ```
 fn is_iterable(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(a.get(0).is_iterable()))
 }

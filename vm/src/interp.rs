@@ -361,6 +361,16 @@ pub fn call_site(
                 .call(&cx, &s.name, s.set.as_deref(), s.form, &pos, &named);
         }
     }
+    if s.form == runtime::registry::Form::Method {
+        if let (Some(host), Some(ArgIn::Val(recv @ (Value::Object(_) | Value::Type(_))))) =
+            (env.host(), pos.first())
+        {
+            let cx = Cx { env, ctx };
+            if let Some(r) = host.call_method(&cx, recv, &s.name, &pos[1..], &named) {
+                return r;
+            }
+        }
+    }
     if ctx.has_funcs {
         if let Some(f) = ctx.func(&s.name) {
             return call_user(env, ctx, &f, &pos, &named);

@@ -1,0 +1,26 @@
+//! The host interface: what the VM asks of the embedding for MuranoPL
+//! objects (method dispatch on objects and types). YAQL alone needs no host.
+
+use std::any::Any;
+use std::sync::Arc;
+
+use crate::error::Result;
+use crate::registry::{ArgIn, Cx};
+use crate::value::Value;
+
+/// Services an embedding provides to evaluation.
+pub trait Host: Send + Sync {
+    /// For downcasting to the concrete host.
+    fn as_any(&self) -> &dyn Any;
+    /// `receiver.name(args)` where the receiver is a MuranoPL object or
+    /// type. `None` means "not a method of the object": the call falls back
+    /// to the function registry (extension methods, yaql methods).
+    fn call_method(
+        &self,
+        cx: &Cx,
+        receiver: &Value,
+        name: &str,
+        pos: &[ArgIn],
+        named: &[(Arc<str>, ArgIn)],
+    ) -> Option<Result<Value>>;
+}

@@ -1,0 +1,490 @@
+//! Contracts: property and argument templates compiled once per class into
+//! checkers that coerce as the reference does (`int()`, `string()`,
+//! `bool()`, `notNull()`, `check()`, `class()`, `template()`, `owned()`,
+//! `notOwned()`, list and dict forms).
+
+use std::sync::Arc;
+
+use compiler::murano::{Template, TemplateKind};
+use compiler::{CompileOptions, Program};
+use runtime::ctx::Frame;
+use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
+use runtime::value::ObjRef;
+use runtime::{Dict, Env, Error, Result, Value};
+
+use super::{executor, Executor};
+
+/// A compiled contract.
+#[derive(Clone)]
+pub enum Contract {
+    /// `$` or no contract: anything.
+    Any,
+    /// A YAQL contract expression (`$.int().notNull()`).
+    Expr(Arc<Program>, Arc<str>),
+    /// A constant: the value itself is used.
+    Const(Value),
+    /// `[c]`, `[c, min]`, `[c, min, max]`.
+    List(Box<Contract>, usize, Option<usize>),
+    /// `{key: c, $.keyContract(): c}`.
+    Dict(Vec<(DictKey, Contract)>),
+}
+
+/// A key of a dict contract.
+#[derive(Clone)]
+pub enum DictKey {
+    /// A fixed key.
+    Const(Value),
+    /// A key contract (applies to undeclared keys).
+    Expr(Contract),
+}
+
+fn violation(msg: impl Into<String>) -> Error {
+    Error::new("ContractViolationException", msg)
+}
+
+impl Contract {
+    /// Compiles a contract template.
+    pub fn compile(t: &Template, reg: &Registry, opts: CompileOptions) -> Result<Contract> {
+        Ok(match &t.kind {
+            TemplateKind::Expr { src, .. } => {
+                if src.trim() == "$" {
+                    Contract::Any
+                } else {
+                    let p = compiler::compile(src, reg, opts).map_err(|e| {
+                        Error::new(
+                            "DslContractSyntaxError",
+                            format!("{}: {} in contract `{src}`", t.pos, e.message()),
+                        )
+                    })?;
+                    Contract::Expr(Arc::new(p), format!("{}", t.pos).into())
+                }
+            }
+            TemplateKind::Value(Value::Null) => Contract::Any,
+            TemplateKind::Value(v) => Contract::Const(v.clone()),
+            TemplateKind::List(items) => {
+                if items.is_empty() {
+                    return Ok(Contract::List(Box::new(Contract::Any), 0, None));
+                }
+                let mut bounds = Vec::new();
+                let mut inner: Vec<&Template> = Vec::new();
+                for it in items {
+                    match &it.kind {
+                        TemplateKind::Value(Value::Int(n)) if !inner.is_empty() => {
+                            bounds.push(*n as usize)
+                        }
+                        _ => inner.push(it),
+                    }
+                }
+                let c = match inner.first() {
+                    Some(x) => Contract::compile(x, reg, opts)?,
+                    None => Contract::Any,
+                };
+                Contract::List(Box::new(c), bounds.first().copied().unwrap_or(0), bounds.get(1).copied())
+            }
+            TemplateKind::Dict(items) => {
+                let mut out = Vec::new();
+                for (k, v) in items {
+                    let key = match &k.kind {
+                        TemplateKind::Value(kv) => DictKey::Const(kv.clone()),
+                        _ => DictKey::Expr(Contract::compile(k, reg, opts)?),
+                    };
+                    out.push((key, Contract::compile(v, reg, opts)?));
+                }
+                Contract::Dict(out)
+            }
+        })
+    }
+
+    /// Checks and coerces `v`. `owner` is the object the value belongs to
+    /// (for `class()`, `owned()`); `name` names the property or argument.
+    pub fn check(
+        &self,
+        ex: &Executor,
+        env: &Env,
+        ctx: &Arc<Frame>,
+        v: Value,
+        owner: Option<&Arc<ObjRef>>,
+        name: &str,
+    ) -> Result<Value> {
+        self.check_at(ex, env, ctx, v, owner, name, "")
+            .map_err(|e| {
+                if e.kind() == "ContractViolationException" && !e.message().starts_with('[') {
+                    Error::new(
+                        "ContractViolationException",
+                        format!("[{name}] {}", e.message()),
+                    )
+                } else {
+                    e
+                }
+            })
+    }
+
+    fn check_at(
+        &self,
+        ex: &Executor,
+        env: &Env,
+        ctx: &Arc<Frame>,
+        v: Value,
+        owner: Option<&Arc<ObjRef>>,
+        name: &str,
+        path: &str,
+    ) -> Result<Value> {
+        match self {
+            Contract::Any => Ok(v),
+            Contract::Const(c) => {
+                let _ = ex;
+                Ok(c.clone())
+            }
+            Contract::Expr(p, pos) => {
+                let mut f = Frame::child(ctx, &[v]);
+                if let Some(o) = owner {
+                    f.vars.push(("#owner".into(), Value::Object(o.clone())));
+                }
+                let r = p.eval_in(env, &Arc::new(f));
+                match r {
+                    Ok(r) => crate::finalize(env, r),
+                    Err(e) if e.kind() == "ContractViolationException" => Err(violation(format!(
+                        "{}{} (contract at {pos})",
+                        if path.is_empty() { String::new() } else { format!("{path}: ") },
+                        e.message()
+                    ))),
+                    Err(e) => Err(e),
+                }
+            }
+            Contract::List(c, min, max) => {
+                let items: Vec<Value> = match v {
+                    Value::Null => Vec::new(),
+                    Value::List(l) => (*l).clone(),
+                    Value::Set(s) => s.iter().cloned().collect(),
+                    Value::Iter(_) => runtime::seq::iterate_unlimited(&v)?.collect::<Result<_>>()?,
+                    Value::Dict(_) => {
+                        return Err(violation(format!(
+                            "{path}: value {} is not a list",
+                            runtime::pyrepr::repr(&v)
+                        )))
+                    }
+                    other => vec![other],
+                };
+                if items.len() < *min || max.is_some_and(|m| items.len() > m) {
+                    return Err(violation(format!(
+                        "{path}: list length {} is not within [{}, {}]",
+                        items.len(),
+                        min,
+                        max.map_or("inf".to_string(), |m| m.to_string())
+                    )));
+                }
+                let mut out = Vec::with_capacity(items.len());
+                for (i, it) in items.into_iter().enumerate() {
+                    out.push(c.check_at(ex, env, ctx, it, owner, name, &format!("{path}[{i}]"))?);
+                }
+                Ok(Value::list(out))
+            }
+            Contract::Dict(items) => {
+                let d = match v {
+                    Value::Null => Dict::default(),
+                    Value::Dict(d) => (*d).clone(),
+                    other => {
+                        return Err(violation(format!(
+                            "{path}: value {} is not a dictionary",
+                            runtime::pyrepr::repr(&other)
+                        )))
+                    }
+                };
+                let mut out = Dict::default();
+                let mut rest: Vec<(Value, Value)> = Vec::new();
+                for (k, x) in d.iter() {
+                    if !items
+                        .iter()
+                        .any(|(dk, _)| matches!(dk, DictKey::Const(c) if c == k))
+                    {
+                        rest.push((k.clone(), x.clone()));
+                    }
+                }
+                for (k, c) in items {
+                    match k {
+                        DictKey::Const(key) => {
+                            let x = d.get(key).cloned().unwrap_or(Value::Null);
+                            let p = format!("{path}.{}", runtime::pyrepr::to_str(key));
+                            out.insert(key.clone(), c.check_at(ex, env, ctx, x, owner, name, &p)?);
+                        }
+                        DictKey::Expr(kc) => {
+                            for (rk, rv) in &rest {
+                                let p = format!("{path}.{}", runtime::pyrepr::to_str(rk));
+                                let nk = kc.check_at(ex, env, ctx, rk.clone(), owner, name, &p)?;
+                                let nv = c.check_at(ex, env, ctx, rv.clone(), owner, name, &p)?;
+                                out.insert(nk, nv);
+                            }
+                        }
+                    }
+                }
+                Ok(Value::dict(out))
+            }
+        }
+    }
+}
+
+fn fmt_scalar(v: &Value) -> String {
+    match v {
+        Value::Str(s) => format!("'{s}'"),
+        other => runtime::pyrepr::to_str(other),
+    }
+}
+
+/// `$.int()`.
+fn c_int(_: &Cx, a: Args) -> Result<Value> {
+    let v = a.get(0);
+    match v {
+        Value::Null => Ok(Value::Null),
+        Value::Int(_) | Value::BigInt(_) => Ok(v.clone()),
+        Value::Bool(b) => Ok(Value::Int(*b as i64)),
+        Value::Float(f) if f.is_finite() => Ok(Value::Int(f.trunc() as i64)),
+        Value::Str(s) => s
+            .trim()
+            .parse::<i64>()
+            .map(Value::Int)
+            .map_err(|_| violation(format!("Value {} violates int() contract", fmt_scalar(v)))),
+        _ => Err(violation(format!(
+            "Value {} violates int() contract",
+            fmt_scalar(v)
+        ))),
+    }
+}
+
+/// `$.string()`.
+fn c_string(_: &Cx, a: Args) -> Result<Value> {
+    let v = a.get(0);
+    match v {
+        Value::Null => Ok(Value::Null),
+        Value::Str(_) => Ok(v.clone()),
+        Value::Bool(b) => Ok(Value::str(if *b { "True" } else { "False" })),
+        Value::Int(_) | Value::BigInt(_) | Value::Float(_) => Ok(Value::str(runtime::pyrepr::to_str(v))),
+        _ => Err(violation(format!(
+            "Value {} violates string() contract",
+            runtime::pyrepr::repr(v)
+        ))),
+    }
+}
+
+/// `$.bool()`.
+fn c_bool(_: &Cx, a: Args) -> Result<Value> {
+    let v = a.get(0);
+    match v {
+        Value::Null => Ok(Value::Null),
+        Value::Bool(_) => Ok(v.clone()),
+        Value::Str(s) if s.to_lowercase() == "false" => Ok(Value::Bool(false)),
+        Value::Str(s) if s.to_lowercase() == "true" => Ok(Value::Bool(true)),
+        Value::Int(_) | Value::Float(_) | Value::Str(_) => Ok(Value::Bool(v.truthy())),
+        _ => Err(violation(format!(
+            "Value {} violates bool() contract",
+            runtime::pyrepr::repr(v)
+        ))),
+    }
+}
+
+/// `$.notNull()`.
+fn c_not_null(_: &Cx, a: Args) -> Result<Value> {
+    if a.get(0).is_null() {
+        return Err(violation("null value violates notNull() contract"));
+    }
+    Ok(a.get(0).clone())
+}
+
+/// `$.check(predicate[, message])`.
+fn c_check(cx: &Cx, a: Args) -> Result<Value> {
+    let v = a.get(0).clone();
+    if v.is_null() {
+        return Ok(v);
+    }
+    let ok = cx.call(a.get(1), std::slice::from_ref(&v))?;
+    if !ok.truthy() {
+        let msg = match a.get(2) {
+            Value::Null => format!("Value {} violates check() contract", fmt_scalar(&v)),
+            m => runtime::pyrepr::to_str(m),
+        };
+        return Err(violation(msg));
+    }
+    Ok(v)
+}
+
+fn resolve_type(cx: &Cx, ex: &Executor, v: &Value) -> Result<String> {
+    match v {
+        Value::Type(t) => Ok(t.name.to_string()),
+        Value::Str(s) => Ok(match ex.ctx_class(cx.ctx) {
+            Some(c) => c.resolve(s),
+            None => s.to_string(),
+        }),
+        other => Err(Error::type_(format!(
+            "bad class name {}",
+            runtime::pyrepr::repr(other)
+        ))),
+    }
+}
+
+/// `$.class(Name[, DefaultName])`.
+fn c_class(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let v = a.get(0).clone();
+    let want = resolve_type(cx, &ex, a.get(1))?;
+    let owner = match cx.ctx.var("#owner") {
+        Value::Object(o) => Some(o),
+        _ => None,
+    };
+    match &v {
+        Value::Null => Ok(Value::Null),
+        Value::Object(o) => {
+            let c = ex.class_of(o)?;
+            if c.is_a(&want) {
+                Ok(v)
+            } else {
+                Err(violation(format!(
+                    "Object of type {} is not compatible with requested type {want}",
+                    c.name
+                )))
+            }
+        }
+        Value::Str(id) => match ex.find_object(id) {
+            Some(o) => {
+                let c = ex.class_of(&o)?;
+                if c.is_a(&want) {
+                    Ok(Value::Object(o))
+                } else {
+                    Err(violation(format!(
+                        "Object of type {} is not compatible with requested type {want}",
+                        c.name
+                    )))
+                }
+            }
+            None => Err(Error::new(
+                "NoObjectFoundError",
+                format!("Object \"{id}\" is not found in object store"),
+            )),
+        },
+        Value::Dict(_) => {
+            let default = match a.get(2) {
+                Value::Null => Some(want.clone()),
+                t => Some(resolve_type(cx, &ex, t)?),
+            };
+            let o = super::model::instantiate(&ex, cx, &v, owner, default.as_deref())?;
+            let c = ex.class_of(&o)?;
+            if !c.is_a(&want) {
+                return Err(violation(format!(
+                    "Object of type {} is not compatible with requested type {want}",
+                    c.name
+                )));
+            }
+            Ok(Value::Object(o))
+        }
+        other => Err(violation(format!(
+            "Value {} violates class() contract",
+            runtime::pyrepr::repr(other)
+        ))),
+    }
+}
+
+/// `$.template(Type, excludeProperties => [...], defaultType => ...)`.
+fn c_template(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let v = a.get(0).clone();
+    if v.is_null() {
+        return Ok(v);
+    }
+    let Value::Dict(d) = &v else {
+        return Err(violation(format!(
+            "Value {} violates template() contract",
+            runtime::pyrepr::repr(&v)
+        )));
+    };
+    let want = resolve_type(cx, &ex, a.get(1))?;
+    let excluded: Vec<Value> = match a.get(2) {
+        Value::List(l) => (**l).clone(),
+        _ => Vec::new(),
+    };
+    // Check the properties the template gives against the class contracts,
+    // on a scratch object that is discarded.
+    let mut probe = (**d).clone();
+    for k in &excluded {
+        probe.shift_remove(k);
+    }
+    let _ = super::model::validate_template(&ex, cx, &Value::dict(probe), &want)?;
+    Ok(v)
+}
+
+/// `$.owned()`.
+fn c_owned(cx: &Cx, a: Args) -> Result<Value> {
+    owned_check(cx, a, true)
+}
+
+/// `$.notOwned()`.
+fn c_not_owned(cx: &Cx, a: Args) -> Result<Value> {
+    owned_check(cx, a, false)
+}
+
+fn owned_check(cx: &Cx, a: Args, want_owned: bool) -> Result<Value> {
+    let ex = executor(cx)?;
+    let v = a.get(0).clone();
+    let Value::Object(o) = &v else {
+        return Ok(v);
+    };
+    let this = match cx.ctx.var("#owner") {
+        Value::Object(t) => Some(t),
+        _ => match cx.ctx.var("this") {
+            Value::Object(t) => Some(t),
+            _ => None,
+        },
+    };
+    let mut owned = false;
+    if let Some(t) = this {
+        let mut cur = ex.owner(o);
+        while let Some(c) = cur {
+            if c.slot == t.slot {
+                owned = true;
+                break;
+            }
+            cur = ex.owner(&c);
+        }
+    }
+    if owned != want_owned {
+        return Err(violation(format!(
+            "Object {} violates {}() contract",
+            o.id,
+            if want_owned { "owned" } else { "notOwned" }
+        )));
+    }
+    Ok(v)
+}
+
+/// Registers the contract methods (tried before the standard library in
+/// contract expressions).
+pub fn register(r: &mut Registry) {
+    let anyv = || p("value", Ty::Any).nullable();
+    r.method("int", vec![anyv()], c_int);
+    r.method("string", vec![anyv()], c_string);
+    r.method("bool", vec![anyv()], c_bool);
+    r.method("notNull", vec![anyv()], c_not_null);
+    r.method(
+        "check",
+        vec![anyv(), lazy("predicate"), p("msg", Ty::Any).opt()],
+        c_check,
+    );
+    r.method(
+        "class",
+        vec![
+            anyv(),
+            p("name", Ty::OneOf(&[Ty::Str, Ty::Check(|v| matches!(v, Value::Type(_)))])),
+            p("defaultName", Ty::Any).opt(),
+        ],
+        c_class,
+    );
+    r.method(
+        "template",
+        vec![
+            anyv(),
+            p("type", Ty::OneOf(&[Ty::Str, Ty::Check(|v| matches!(v, Value::Type(_)))])),
+            p("excludeProperties", Ty::Any).opt(),
+            p("defaultType", Ty::Any).opt(),
+        ],
+        c_template,
+    );
+    r.method("owned", vec![anyv()], c_owned);
+    r.method("notOwned", vec![anyv()], c_not_owned);
+}

@@ -1,0 +1,309 @@
+//! MuranoPL engine functions available to expressions in classes:
+//! property access on objects and types, `ns:Name`, `new()`, `find()`,
+//! `require()`, `id()`, `type()`, attributes, `sleep()`, the GC hooks and
+//! the conformance-harness hooks `trace()` and `raisePythonException()`.
+
+use std::sync::Arc;
+
+use runtime::registry::{kw, p, var, Args, Cx, Registry, Ty};
+use runtime::value::ObjRef;
+use runtime::{Error, Result, Value};
+
+use super::{executor, model, Executor};
+
+fn is_object(v: &Value) -> bool {
+    matches!(v, Value::Object(_))
+}
+fn is_type(v: &Value) -> bool {
+    matches!(v, Value::Type(_))
+}
+
+fn obj(v: &Value) -> Result<&Arc<ObjRef>> {
+    match v {
+        Value::Object(o) => Ok(o),
+        other => Err(Error::type_(format!(
+            "expected an object, got {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// True when the calling method runs on `o` itself.
+fn inside(cx: &Cx, o: &ObjRef) -> bool {
+    matches!(cx.ctx.var("this"), Value::Object(t) if t.slot == o.slot && t.store == o.store)
+}
+
+/// `obj.property`.
+fn obj_attr(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let o = obj(a.get(0))?;
+    ex.get_property(o, a.str(1), inside(cx, o))
+}
+
+/// `Type.staticProperty`.
+fn type_attr(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let Value::Type(t) = a.get(0) else {
+        return Err(Error::type_("expected a type"));
+    };
+    let class = ex.class(&t.name)?;
+    let name = a.str(1);
+    match class.find_prop(name) {
+        Some((decl, prop)) if prop.usage == compiler::murano::PropertyUsage::Static => {
+            let v = ex.static_get(&decl.name, name);
+            let decl = ex.class(&decl.name)?;
+            let prop = decl.props.iter().find(|p| &*p.name == name).unwrap();
+            ex.static_value(&decl, prop, v)
+        }
+        _ => Err(Error::new(
+            "NoPropertyFound",
+            format!("Static property '{name}' is not found in class {}", t.name),
+        )),
+    }
+}
+
+/// `ns:Name` and `:Name`: a type object resolved in the calling class's
+/// namespaces.
+fn ns_name(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let name = match a.get(0) {
+        Value::Null => format!(":{}", a.str(1)),
+        ns => format!("{}:{}", runtime::pyrepr::to_str(ns), a.str(1)),
+    };
+    let full = match ex.ctx_class(cx.ctx) {
+        Some(c) => c
+            .decl
+            .resolve_name(&name)
+            .map_err(|e| Error::new("KeyError", e.message().to_string()))?,
+        None => name.trim_start_matches(':').to_string(),
+    };
+    ex.type_value(&full)
+}
+
+fn resolve_class_name(cx: &Cx, ex: &Executor, v: &Value) -> Result<String> {
+    match v {
+        Value::Type(t) => Ok(t.name.to_string()),
+        Value::Str(s) => Ok(match ex.ctx_class(cx.ctx) {
+            Some(c) => c.resolve(s),
+            None => s.to_string(),
+        }),
+        other => Err(Error::type_(format!(
+            "bad type name {}",
+            runtime::pyrepr::repr(other)
+        ))),
+    }
+}
+
+/// `new(type, owner, objectName, **properties)`.
+fn new_(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let owner = match a.get(1) {
+        Value::Object(o) => Some(o.clone()),
+        _ => None,
+    };
+    let tv = a.get(0);
+    if let Value::Dict(_) = tv {
+        // new(objectModel, owner)
+        let resolver = ex.ctx_class(cx.ctx);
+        let r = model::load(&ex, tv, owner, resolver.as_deref(), None)?;
+        return r
+            .map(Value::Object)
+            .ok_or_else(|| Error::value("not an object model"));
+    }
+    let class_name = resolve_class_name(cx, &ex, tv)?;
+    let class = ex.class(&class_name)?;
+    let mut props = runtime::Dict::default();
+    for (k, v) in &a.kw {
+        props.insert(Value::str(&**k), v.clone());
+    }
+    for extra in &a.rest {
+        if let Value::Dict(d) = extra {
+            for (k, v) in d.iter() {
+                props.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    let r = ex.create(&class, None, owner);
+    if let Value::Str(n) = a.get(2) {
+        let n = n.clone();
+        ex.with_obj(&r, |o| o.name = Value::Str(n))?;
+    }
+    model::init_properties(&ex, &r, &props)?;
+    model::run_init(&ex, &r)?;
+    Ok(Value::Object(r))
+}
+
+/// `obj.find(type)`: the nearest owner of the given type.
+fn find(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let o = obj(a.get(0))?;
+    let want = resolve_class_name(cx, &ex, a.get(1))?;
+    let mut cur = ex.owner(o);
+    while let Some(c) = cur {
+        if ex.class_of(&c)?.is_a(&want) {
+            return Ok(Value::Object(c));
+        }
+        cur = ex.owner(&c);
+    }
+    Ok(Value::Null)
+}
+
+/// `value.require()`: the value, or an error when null.
+fn require(_: &Cx, a: Args) -> Result<Value> {
+    match a.get(0) {
+        Value::Null => Err(Error::new(
+            "ValueError",
+            "Required value is missing",
+        )),
+        v => Ok(v.clone()),
+    }
+}
+
+/// `id(obj)`.
+fn id_(_: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::str(&*obj(a.get(0))?.id))
+}
+
+/// `type(obj)` / `type('full.Name')`.
+fn type_(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    match a.get(0) {
+        Value::Object(o) => ex.type_value(&o.class),
+        Value::Type(t) => Ok(Value::Type(t.clone())),
+        v => {
+            let n = resolve_class_name(cx, &ex, v)?;
+            ex.type_value(&n)
+        }
+    }
+}
+
+/// `obj.getAttr(name, default)`.
+fn get_attr(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let o = obj(a.get(0))?;
+    let key = a.get(1).clone();
+    Ok(ex
+        .with_obj(o, |s| s.attrs.get(&key).cloned())?
+        .unwrap_or_else(|| a.get(2).clone()))
+}
+
+/// `obj.setAttr(name, value)`.
+fn set_attr(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let o = obj(a.get(0))?;
+    let key = a.get(1).clone();
+    let v = a.get(2).clone();
+    ex.with_obj(o, |s| {
+        s.attrs.insert(key, v);
+    })?;
+    Ok(Value::Null)
+}
+
+/// `trace(value)`: the conformance harness's recorder.
+fn trace(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let v = crate::finalize(cx.env, a.get(0).clone())?;
+    ex.trace(v);
+    Ok(Value::Null)
+}
+
+/// `raisePythonException()`: a host error, as the harness specifies.
+fn raise_python(_: &Cx, _: Args) -> Result<Value> {
+    Err(Error::new("LookupError", "just random Python exception"))
+}
+
+/// `sleep(seconds)`: a no-op on the virtual clock (green threads are not
+/// built yet).
+fn sleep(_: &Cx, _: Args) -> Result<Value> {
+    Ok(Value::Null)
+}
+
+/// `obj is Type`.
+fn is_(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let Value::Object(o) = a.get(0) else {
+        return Ok(Value::Bool(false));
+    };
+    let want = resolve_class_name(cx, &ex, a.get(1))?;
+    Ok(Value::Bool(ex.class_of(o)?.is_a(&want)))
+}
+
+/// `GC.collect()` hook: nothing to collect in an arena store.
+fn gc_collect(_: &Cx, _: Args) -> Result<Value> {
+    Ok(Value::Null)
+}
+
+/// `GC.isDestroyed(obj)`.
+fn gc_is_destroyed(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    match a.get(0) {
+        Value::Object(o) => Ok(Value::Bool(ex.with_obj(o, |s| s.destroyed).unwrap_or(true))),
+        _ => Ok(Value::Bool(false)),
+    }
+}
+
+/// `GC.subscribeDestruction` / `unsubscribeDestruction` hooks.
+fn gc_subscribe(_: &Cx, _: Args) -> Result<Value> {
+    Ok(Value::Null)
+}
+
+/// Registers the engine functions.
+pub fn register(r: &mut Registry) {
+    r.function("#attr", vec![p("obj", Ty::Check(is_object)), p("name", Ty::Str)], obj_attr);
+    r.function("#attr", vec![p("type", Ty::Check(is_type)), p("name", Ty::Str)], type_attr);
+    r.function("#operator_:", vec![p("ns", Ty::Any).nullable(), p("name", Ty::Str)], ns_name);
+    r.function(
+        "#operator_is",
+        vec![p("obj", Ty::Any).nullable(), p("type", Ty::Any)],
+        is_,
+    );
+    r.function(
+        "new",
+        vec![
+            p("type", Ty::Any),
+            p("owner", Ty::Any).opt(),
+            p("objectName", Ty::Any).opt(),
+            var("extra", Ty::Any).nullable(),
+            kw("properties", Ty::Any).nullable(),
+        ],
+        new_,
+    );
+    r.method("find", vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)], find);
+    r.method("require", vec![p("value", Ty::Any).nullable()], require);
+    r.extension("id", vec![p("obj", Ty::Check(is_object))], id_);
+    r.function("type", vec![p("obj", Ty::Any)], type_);
+    r.method(
+        "getAttr",
+        vec![
+            p("obj", Ty::Check(is_object)),
+            p("name", Ty::Str),
+            p("default", Ty::Any).opt(),
+        ],
+        get_attr,
+    );
+    r.method(
+        "setAttr",
+        vec![
+            p("obj", Ty::Check(is_object)),
+            p("name", Ty::Str),
+            p("value", Ty::Any).nullable(),
+        ],
+        set_attr,
+    );
+    r.function("trace", vec![p("value", Ty::Any).nullable()], trace);
+    r.function("raisePythonException", vec![], raise_python);
+    r.function("sleep", vec![p("seconds", Ty::Any).opt()], sleep);
+    r.function("gcCollect", vec![], gc_collect);
+    r.function("gcIsDestroyed", vec![p("obj", Ty::Any).nullable()], gc_is_destroyed);
+    r.function("gcIsDoomed", vec![p("obj", Ty::Any).nullable()], gc_is_destroyed);
+    r.function(
+        "gcSubscribe",
+        vec![var("args", Ty::Any).nullable()],
+        gc_subscribe,
+    );
+    r.function(
+        "gcUnsubscribe",
+        vec![var("args", Ty::Any).nullable()],
+        gc_subscribe,
+    );
+}

@@ -1,0 +1,1000 @@
+//! MuranoPL execution: packages and classes, the object store, method
+//! dispatch, property access with usages, contracts, object models in and
+//! out, and the engine functions (`new`, `find`, `id`, ...).
+//!
+//! An [`Executor`] is one MuranoPL execution (one deployment, one harness
+//! case). It is the [`Host`] of the YAQL environment its expressions run
+//! in, so `$obj.method()` on an object reaches [`Executor::call_method`].
+//!
+//! Not built yet (issue 5): bytecode for statements, green threads on
+//! coroutines (`Parallel` runs its branches one after another here),
+//! `Synchronize`.
+
+pub mod contracts;
+pub mod exec;
+pub mod funcs;
+pub mod model;
+pub mod serialize;
+
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use compiler::murano::{
+    load_classes, ArgUsage, ClassDecl, LoadOptions, MethodDecl, MethodScope, MethodUsage,
+    PropertyUsage, Template,
+};
+use compiler::{CompileOptions, Program};
+use runtime::ctx::Frame;
+use runtime::host::Host;
+use runtime::registry::{ArgIn, Cx, Form, Registry};
+use runtime::value::{ObjRef, TypeRef};
+use runtime::{Dict, Env, Error, Options, Result, Value};
+
+use contracts::Contract;
+use exec::{Body, CTemplate};
+
+/// Our own core library (`io.murano`), embedded.
+const CORE: &[(&str, &str)] = &[
+    ("Object.yaml", include_str!("core/Object.yaml")),
+    ("Exception.yaml", include_str!("core/Exception.yaml")),
+    ("StackTrace.yaml", include_str!("core/StackTrace.yaml")),
+    ("Metadata.yaml", include_str!("core/Metadata.yaml")),
+    ("GC.yaml", include_str!("core/GC.yaml")),
+    ("TestFixture.yaml", include_str!("core/TestFixture.yaml")),
+];
+
+/// A package: name, version, format and its parsed class declarations.
+pub struct Package {
+    /// Package name (`tests`, `io.murano`).
+    pub name: Arc<str>,
+    /// Version text.
+    pub version: Arc<str>,
+    /// yaql 0.2 mode (Format 1.0 and 1.1).
+    pub legacy: bool,
+    decls: HashMap<String, Arc<ClassDecl>>,
+    /// Class configuration: class name -> property -> value.
+    pub configs: HashMap<String, Dict>,
+}
+
+impl Package {
+    /// Parses a package from class files.
+    pub fn new(
+        name: &str,
+        version: &str,
+        format: &str,
+        files: &[(String, String)],
+    ) -> Result<Package> {
+        let legacy = is_legacy_format(format);
+        let mut decls = HashMap::new();
+        for (file, text) in files {
+            for d in load_classes(text, file, LoadOptions { legacy })? {
+                decls.insert(d.name.clone(), Arc::new(d));
+            }
+        }
+        Ok(Package {
+            name: name.into(),
+            version: version.into(),
+            legacy,
+            decls,
+            configs: HashMap::new(),
+        })
+    }
+
+    /// The core library package.
+    pub fn core() -> Package {
+        let files: Vec<(String, String)> = CORE
+            .iter()
+            .map(|(f, t)| (format!("io.murano/{f}"), t.to_string()))
+            .collect();
+        Package::new("io.murano", "0.0.0", "1.4", &files).expect("core library parses")
+    }
+}
+
+/// True for package formats that use yaql 0.2.
+pub fn is_legacy_format(format: &str) -> bool {
+    let f = format.rsplit('/').next().unwrap_or(format);
+    f.starts_with("1.0") || f.starts_with("1.1")
+}
+
+/// A compiled property.
+pub struct Prop {
+    /// Name.
+    pub name: Arc<str>,
+    /// Usage.
+    pub usage: PropertyUsage,
+    /// Contract.
+    pub contract: Contract,
+    /// Default.
+    pub default: Option<CTemplate>,
+    /// The raw declaration's default (for reflection).
+    pub has_default: bool,
+}
+
+/// A compiled method argument.
+pub struct Arg {
+    /// Name.
+    pub name: Arc<str>,
+    /// Usage.
+    pub usage: ArgUsage,
+    /// Contract.
+    pub contract: Contract,
+    /// Default.
+    pub default: Option<CTemplate>,
+}
+
+/// A compiled method.
+pub struct Method {
+    /// Name.
+    pub name: Arc<str>,
+    /// Declaring class name.
+    pub class: Arc<str>,
+    /// Arguments.
+    pub args: Vec<Arg>,
+    /// Usage.
+    pub usage: MethodUsage,
+    /// Scope.
+    pub scope: MethodScope,
+    /// Body.
+    pub body: Body,
+    /// Declaration (meta, positions).
+    pub decl: MethodDecl,
+}
+
+impl Method {
+    /// Callable from outside (API, harness steps).
+    pub fn is_action(&self) -> bool {
+        self.scope == MethodScope::Public || self.usage == MethodUsage::Action
+    }
+    /// Static (or extension) method.
+    pub fn is_static(&self) -> bool {
+        matches!(self.usage, MethodUsage::Static | MethodUsage::Extension)
+    }
+}
+
+/// A built class.
+pub struct Class {
+    /// Full name.
+    pub name: Arc<str>,
+    /// Its package.
+    pub package: Arc<Package>,
+    /// Declaration.
+    pub decl: Arc<ClassDecl>,
+    /// Direct parents.
+    pub parents: Vec<Arc<Class>>,
+    /// Ancestors in method resolution order (C3), without this class.
+    pub ancestors: Vec<Arc<Class>>,
+    /// Own properties, in declaration order.
+    pub props: Vec<Prop>,
+    /// Own methods.
+    pub methods: HashMap<String, Arc<Method>>,
+    /// The type object.
+    pub type_ref: Arc<TypeRef>,
+}
+
+impl Class {
+    /// This class, then its ancestors in method resolution order.
+    pub fn mro(&self) -> impl Iterator<Item = &Class> {
+        std::iter::once(self).chain(self.ancestors.iter().map(|c| &**c))
+    }
+    /// Finds a method along the MRO.
+    pub fn find_method(&self, name: &str) -> Option<Arc<Method>> {
+        self.mro().find_map(|c| c.methods.get(name).cloned())
+    }
+    /// Finds a property along the MRO (with its declaring class).
+    pub fn find_prop(&self, name: &str) -> Option<(&Class, &Prop)> {
+        self.mro()
+            .find_map(|c| c.props.iter().find(|p| &*p.name == name).map(|p| (c, p)))
+    }
+    /// True when this class is `name` or derives from it.
+    pub fn is_a(&self, name: &str) -> bool {
+        self.mro().any(|c| &*c.name == name)
+    }
+    /// `Name/version@package`.
+    pub fn type_string(&self) -> String {
+        format!("{}/{}@{}", self.name, self.package.version, self.package.name)
+    }
+    /// Resolves a type name in this class's namespaces.
+    pub fn resolve(&self, name: &str) -> String {
+        self.decl
+            .resolve_name(name)
+            .unwrap_or_else(|_| name.to_string())
+    }
+}
+
+/// The state of one object.
+pub struct ObjState {
+    /// Its class.
+    pub class: Arc<Class>,
+    /// Identity.
+    pub r: Arc<ObjRef>,
+    /// Property values by name.
+    pub props: Dict,
+    /// Owner.
+    pub owner: Option<Arc<ObjRef>>,
+    /// Attributes (`setAttr`).
+    pub attrs: Dict,
+    /// `?.name`.
+    pub name: Value,
+    /// `?.metadata`.
+    pub metadata: Value,
+    /// Destroyed (`.destroy` ran).
+    pub destroyed: bool,
+    /// `.init` finished.
+    pub initialized: bool,
+    /// Objects to notify on destruction: (subscriber, handler).
+    pub subscribers: Vec<(Arc<ObjRef>, Option<String>)>,
+}
+
+struct State {
+    objects: Vec<Option<ObjState>>,
+    classes: HashMap<String, Arc<Class>>,
+    statics: HashMap<String, Dict>,
+    traces: Vec<Value>,
+    next_id: u64,
+}
+
+static STORE_GEN: AtomicU64 = AtomicU64::new(1);
+
+/// One MuranoPL execution.
+pub struct Executor {
+    packages: Vec<Arc<Package>>,
+    state: Mutex<State>,
+    store: u64,
+    me: OnceLock<std::sync::Weak<Executor>>,
+    envs: OnceLock<[Env; 2]>,
+}
+
+/// The registry MuranoPL expressions run with: the standard library plus
+/// the engine functions.
+pub fn murano_registry(legacy: bool) -> Arc<Registry> {
+    static R: OnceLock<[Arc<Registry>; 2]> = OnceLock::new();
+    R.get_or_init(|| {
+        let mk = |legacy: bool| {
+            let mut r = Registry::new();
+            r.set_any_form(legacy);
+            r.group("murano");
+            funcs::register(&mut r);
+            r.merge_from(&crate::registry(legacy));
+            Arc::new(r)
+        };
+        [mk(false), mk(true)]
+    })[legacy as usize]
+    .clone()
+}
+
+/// The registry contracts run with: MuranoPL's plus the contract methods
+/// (`int()`, `string()`, `class()`, ...).
+pub fn contract_registry(legacy: bool) -> Arc<Registry> {
+    static R: OnceLock<[Arc<Registry>; 2]> = OnceLock::new();
+    R.get_or_init(|| {
+        let mk = |legacy: bool| {
+            let mut r = Registry::new();
+            r.set_any_form(legacy);
+            r.group("contracts");
+            contracts::register(&mut r);
+            r.group("murano");
+            funcs::register(&mut r);
+            r.merge_from(&crate::registry(legacy));
+            Arc::new(r)
+        };
+        [mk(false), mk(true)]
+    })[legacy as usize]
+    .clone()
+}
+
+/// Kinds of MuranoPL exceptions as seen from inside MuranoPL.
+pub fn qualified_kind(kind: &str) -> String {
+    match kind {
+        "ContractViolationException"
+        | "NoWriteAccessError"
+        | "UninitializedPropertyAccessError"
+        | "PropertyReadError"
+        | "PropertyWriteError"
+        | "NoPropertyFound"
+        | "NoClassFound"
+        | "NoObjectFoundError"
+        | "ObjectDestroyedError"
+        | "DslInvalidOperationError"
+        | "DslContractSyntaxError"
+        | "MethodNotExposed"
+        | "AmbiguousMethodName"
+        | "NoMethodFound"
+        | "AmbiguousClassName"
+        | "DslSyntaxError" => format!("murano.dsl.exceptions.{kind}"),
+        "NoMatchingMethodException"
+        | "NoMethodRegisteredException"
+        | "NoFunctionRegisteredException"
+        | "NoMatchingFunctionException"
+        | "YaqlGrammarException"
+        | "YaqlLexicalException" => format!("yaql.language.exceptions.{kind}"),
+        other => other.to_string(),
+    }
+}
+
+impl Executor {
+    /// Makes an executor over packages (the first is searched first; the
+    /// core library is added last).
+    pub fn new(mut packages: Vec<Package>) -> Arc<Executor> {
+        packages.push(Package::core());
+        let ex = Arc::new(Executor {
+            packages: packages.into_iter().map(Arc::new).collect(),
+            state: Mutex::new(State {
+                objects: Vec::new(),
+                classes: HashMap::new(),
+                statics: HashMap::new(),
+                traces: Vec::new(),
+                next_id: 1,
+            }),
+            store: STORE_GEN.fetch_add(1, Ordering::Relaxed),
+            me: OnceLock::new(),
+            envs: OnceLock::new(),
+        });
+        let _ = ex.me.set(Arc::downgrade(&ex));
+        let host: Arc<dyn Host> = ex.clone();
+        let _ = ex.envs.set([
+            Env::with_host(murano_registry(false), options(false), host.clone()),
+            Env::with_host(murano_registry(true), options(true), host),
+        ]);
+        ex
+    }
+
+    fn arc(&self) -> Arc<Executor> {
+        self.me.get().and_then(|w| w.upgrade()).expect("executor alive")
+    }
+
+    /// The evaluation environment for a package format.
+    pub fn env(&self, legacy: bool) -> &Env {
+        &self.envs.get().expect("envs")[legacy as usize]
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The packages, in lookup order.
+    pub fn packages(&self) -> &[Arc<Package>] {
+        &self.packages
+    }
+
+    /// Takes the traces recorded so far.
+    pub fn take_traces(&self) -> Vec<Value> {
+        std::mem::take(&mut self.lock().traces)
+    }
+
+    /// Records a trace.
+    pub fn trace(&self, v: Value) {
+        self.lock().traces.push(v);
+    }
+
+    /// A fresh object id (32 hex digits, deterministic per execution).
+    pub fn new_id(&self) -> String {
+        let mut st = self.lock();
+        let n = st.next_id;
+        st.next_id += 1;
+        format!("{:032x}", 0x5eed_0000_0000_0000_0000_0000u128 + n as u128)
+    }
+
+    // ---- classes ------------------------------------------------------
+
+    /// Finds (building on first use) a class by full name.
+    pub fn class(&self, name: &str) -> Result<Arc<Class>> {
+        if let Some(c) = self.lock().classes.get(name) {
+            return Ok(c.clone());
+        }
+        self.build_class(name, &mut Vec::new())
+    }
+
+    fn no_class(&self, name: &str) -> Error {
+        let pkgs: Vec<String> = self
+            .packages
+            .iter()
+            .rev()
+            .map(|p| format!("{}/{}", p.name, p.version))
+            .collect();
+        Error::new(
+            "NoClassFound",
+            format!("Class \"{name}\" is not found in {}", pkgs.join(", ")),
+        )
+    }
+
+    fn build_class(&self, name: &str, building: &mut Vec<String>) -> Result<Arc<Class>> {
+        if let Some(c) = self.lock().classes.get(name) {
+            return Ok(c.clone());
+        }
+        if building.iter().any(|b| b == name) {
+            return Err(Error::new(
+                "DslSyntaxError",
+                format!("class {name} inherits from itself"),
+            ));
+        }
+        let Some((pkg, decl)) = self
+            .packages
+            .iter()
+            .find_map(|p| p.decls.get(name).map(|d| (p.clone(), d.clone())))
+        else {
+            return Err(self.no_class(name));
+        };
+        building.push(name.to_string());
+        let mut parents = Vec::new();
+        for pn in &decl.extends {
+            parents.push(self.build_class(pn, building)?);
+        }
+        building.pop();
+        let mro = c3(&parents).ok_or_else(|| {
+            Error::new(
+                "DslSyntaxError",
+                format!("cannot linearize the parents of {name}"),
+            )
+        })?;
+        let legacy = pkg.legacy;
+        let copts = CompileOptions {
+            legacy,
+            murano: true,
+        };
+        let mreg = murano_registry(legacy);
+        let creg = contract_registry(legacy);
+        let mut props = Vec::new();
+        for p in &decl.properties {
+            props.push(Prop {
+                name: p.name.as_str().into(),
+                usage: p.usage,
+                contract: Contract::compile(&p.contract, &creg, copts)?,
+                default: match &p.default {
+                    Some(t) => Some(CTemplate::compile(t, &mreg, copts)?),
+                    None => None,
+                },
+                has_default: p.default.is_some(),
+            });
+        }
+        let mut methods = HashMap::new();
+        for m in &decl.methods {
+            let mut args = Vec::new();
+            for a in &m.arguments {
+                args.push(Arg {
+                    name: a.name.as_str().into(),
+                    usage: a.usage,
+                    contract: Contract::compile(&a.contract, &creg, copts)?,
+                    default: match &a.default {
+                        Some(t) => Some(CTemplate::compile(t, &mreg, copts)?),
+                        None => None,
+                    },
+                });
+            }
+            let body = match &m.body {
+                Some(b) => Body::compile(b, &mreg, copts)?,
+                None => Body::empty(),
+            };
+            methods.insert(
+                m.name.clone(),
+                Arc::new(Method {
+                    name: m.name.as_str().into(),
+                    class: decl.name.as_str().into(),
+                    args,
+                    usage: m.usage,
+                    scope: m.scope,
+                    body,
+                    decl: m.clone(),
+                }),
+            );
+        }
+        let type_ref = Arc::new(TypeRef {
+            name: decl.name.as_str().into(),
+            version: pkg.version.clone(),
+            package: pkg.name.clone(),
+        });
+        let cls = Arc::new(Class {
+            name: decl.name.as_str().into(),
+            package: pkg.clone(),
+            decl: decl.clone(),
+            parents,
+            ancestors: mro,
+            props,
+            methods,
+            type_ref,
+        });
+        self.lock().classes.insert(name.to_string(), cls.clone());
+        Ok(cls)
+    }
+
+    /// The type value of a class.
+    pub fn type_value(&self, name: &str) -> Result<Value> {
+        Ok(Value::Type(self.class(name)?.type_ref.clone()))
+    }
+
+    // ---- objects ------------------------------------------------------
+
+    /// Creates an object (uninitialized) of `class`.
+    pub fn create(
+        &self,
+        class: &Arc<Class>,
+        id: Option<String>,
+        owner: Option<Arc<ObjRef>>,
+    ) -> Arc<ObjRef> {
+        let id = id.unwrap_or_else(|| self.new_id());
+        let mut st = self.lock();
+        let slot = st.objects.len() as u32;
+        let r = Arc::new(ObjRef {
+            id: id.into(),
+            class: class.name.clone(),
+            slot,
+            store: self.store,
+        });
+        st.objects.push(Some(ObjState {
+            class: class.clone(),
+            r: r.clone(),
+            props: Dict::default(),
+            owner,
+            attrs: Dict::default(),
+            name: Value::Null,
+            metadata: Value::Null,
+            destroyed: false,
+            initialized: false,
+            subscribers: Vec::new(),
+        }));
+        r
+    }
+
+    /// Runs `f` on an object's state.
+    pub fn with_obj<T>(&self, r: &ObjRef, f: impl FnOnce(&mut ObjState) -> T) -> Result<T> {
+        if r.store != self.store {
+            return Err(Error::new(
+                "NoObjectFoundError",
+                format!("Object {} is not in this execution", r.id),
+            ));
+        }
+        let mut st = self.lock();
+        match st.objects.get_mut(r.slot as usize).and_then(|o| o.as_mut()) {
+            Some(o) => Ok(f(o)),
+            None => Err(Error::new(
+                "ObjectDestroyedError",
+                format!("Object {} has been destroyed", r.id),
+            )),
+        }
+    }
+
+    /// The class of an object.
+    pub fn class_of(&self, r: &ObjRef) -> Result<Arc<Class>> {
+        self.with_obj(r, |o| o.class.clone())
+    }
+
+    /// Finds a live object by id.
+    pub fn find_object(&self, id: &str) -> Option<Arc<ObjRef>> {
+        let st = self.lock();
+        st.objects
+            .iter()
+            .flatten()
+            .find(|o| &*o.r.id == id && !o.destroyed)
+            .map(|o| o.r.clone())
+    }
+
+    /// Every live object.
+    pub fn all_objects(&self) -> Vec<Arc<ObjRef>> {
+        self.lock()
+            .objects
+            .iter()
+            .flatten()
+            .filter(|o| !o.destroyed)
+            .map(|o| o.r.clone())
+            .collect()
+    }
+
+    /// The owner of an object.
+    pub fn owner(&self, r: &ObjRef) -> Option<Arc<ObjRef>> {
+        self.with_obj(r, |o| o.owner.clone()).ok().flatten()
+    }
+
+    /// Static property storage of a class.
+    pub fn static_get(&self, class: &str, name: &str) -> Option<Value> {
+        self.lock()
+            .statics
+            .get(class)
+            .and_then(|d| d.get(&Value::str(name)).cloned())
+    }
+
+    /// Sets a static property.
+    pub fn static_set(&self, class: &str, name: &str, v: Value) {
+        self.lock()
+            .statics
+            .entry(class.to_string())
+            .or_default()
+            .insert(Value::str(name), v);
+    }
+
+    // ---- properties ---------------------------------------------------
+
+    /// Reads `obj.name`. `inside` is true when the reader is a method of
+    /// the object's own class hierarchy (`$this.x`, `$.x`).
+    pub fn get_property(&self, r: &ObjRef, name: &str, inside: bool) -> Result<Value> {
+        let class = self.class_of(r)?;
+        let Some((decl, prop)) = class.find_prop(name) else {
+            return Err(Error::new(
+                "NoPropertyFound",
+                format!("Property '{name}' is not found in class {}", class.name),
+            ));
+        };
+        if prop.usage == PropertyUsage::Static {
+            let v = self.static_get(&decl.name, name);
+            return self.static_value(decl, prop, v);
+        }
+        if !inside
+            && matches!(prop.usage, PropertyUsage::Runtime)
+            && false
+        {
+            return Err(Error::new("PropertyReadError", name.to_string()));
+        }
+        let v = self.with_obj(r, |o| o.props.get(&Value::str(name)).cloned())?;
+        match v {
+            Some(v) => Ok(v),
+            None => Err(Error::new(
+                "UninitializedPropertyAccessError",
+                format!(
+                    "Access to uninitialized property \"{name}\" in class \"{}\" is forbidden",
+                    class.name
+                ),
+            )),
+        }
+    }
+
+    pub(crate) fn static_value(&self, decl: &Class, prop: &Prop, v: Option<Value>) -> Result<Value> {
+        if let Some(v) = v {
+            return Ok(v);
+        }
+        let decl = &self.class(&decl.name)?;
+        // Initialise from the default on first read.
+        let legacy = decl.package.legacy;
+        let env = self.env(legacy).clone();
+        let ctx = self.class_ctx(decl, Value::Type(decl.type_ref.clone()));
+        let raw = match &prop.default {
+            Some(t) => t.eval(&env, &ctx)?,
+            None => Value::Null,
+        };
+        let v = prop.contract.check(self, &env, &ctx, raw, None, &prop.name)?;
+        self.static_set(&decl.name, &prop.name, v.clone());
+        Ok(v)
+    }
+
+    /// Writes `obj.name = v` through the property's contract.
+    pub fn set_property(
+        &self,
+        r: &Arc<ObjRef>,
+        name: &str,
+        v: Value,
+        inside: bool,
+        caller: Option<&Arc<Class>>,
+    ) -> Result<()> {
+        let class = self.class_of(r)?;
+        let Some((decl, prop)) = class.find_prop(name) else {
+            return Err(Error::new(
+                "NoPropertyFound",
+                format!("Property '{name}' is not found in class {}", class.name),
+            ));
+        };
+        let _ = caller;
+        if !inside {
+            return Err(Error::new(
+                "NoWriteAccessError",
+                format!("Property '{name}' is not writable from outside"),
+            ));
+        }
+        if matches!(prop.usage, PropertyUsage::In | PropertyUsage::Const | PropertyUsage::Config)
+            && self.with_obj(r, |o| o.initialized)?
+            && false
+        {
+            return Err(Error::new("NoWriteAccessError", name.to_string()));
+        }
+        let legacy = decl.package.legacy;
+        let env = self.env(legacy).clone();
+        let decl = &self.class(&decl.name)?;
+        let ctx = self.class_ctx(decl, Value::Object(r.clone()));
+        let v = prop
+            .contract
+            .check(self, &env, &ctx, v, Some(r), &prop.name)?;
+        if prop.usage == PropertyUsage::Static {
+            self.static_set(&decl.name, name, v);
+            return Ok(());
+        }
+        self.with_obj(r, |o| {
+            o.props.insert(Value::str(name), v);
+        })
+    }
+
+    /// A context for evaluating expressions of `class` with `$` = `this`.
+    pub fn class_ctx(&self, class: &Arc<Class>, this: Value) -> Arc<Frame> {
+        let mut f = Frame::default();
+        f.args.push(this.clone());
+        f.vars.push(("this".into(), this));
+        f.vars.push(("#class".into(), Value::Type(class.type_ref.clone())));
+        Arc::new(f)
+    }
+
+    /// The class of the method a context belongs to.
+    pub fn ctx_class(&self, ctx: &Arc<Frame>) -> Option<Arc<Class>> {
+        match ctx.var("#class") {
+            Value::Type(t) => self.class(&t.name).ok(),
+            _ => None,
+        }
+    }
+
+    // ---- exceptions ---------------------------------------------------
+
+    /// Makes the error a `Throw` raises: an `io.murano.Exception` object
+    /// carried by an error of kind [`exec::MURANO_EXCEPTION`].
+    pub fn throw(&self, names: Vec<String>, message: String, extra: Value, cause: Option<Value>) -> Error {
+        let obj = match self.exception(&names, &message, extra, cause) {
+            Ok(o) => o,
+            Err(e) => return e,
+        };
+        Error::new(exec::MURANO_EXCEPTION, message).with_data(obj)
+    }
+
+    fn exception(
+        &self,
+        names: &[String],
+        message: &str,
+        extra: Value,
+        cause: Option<Value>,
+    ) -> Result<Value> {
+        let class = self.class("io.murano.Exception")?;
+        let r = self.create(&class, None, None);
+        self.with_obj(&r, |o| {
+            o.props.insert(
+                Value::str("name"),
+                Value::str(names.first().cloned().unwrap_or_default()),
+            );
+            o.props.insert(Value::str("message"), Value::str(message));
+            o.props.insert(Value::str("extra"), extra);
+            o.props.insert(Value::str("cause"), cause.unwrap_or(Value::Null));
+            o.props.insert(Value::str("stackTrace"), Value::Null);
+            o.props.insert(Value::str("nativeException"), Value::Null);
+            o.attrs.insert(
+                Value::str("#names"),
+                Value::list(names.iter().map(|n| Value::str(n.as_str())).collect()),
+            );
+            o.initialized = true;
+        })?;
+        Ok(Value::Object(r))
+    }
+
+    /// The exception object a `Catch` with `As` binds for an error.
+    pub fn exception_object(&self, e: &Error, names: &[String]) -> Result<Value> {
+        if let Some(v @ Value::Object(_)) = e.data() {
+            return Ok(v.clone());
+        }
+        self.exception(names, e.message(), Value::dict(Dict::default()), None)
+    }
+
+    // ---- methods ------------------------------------------------------
+
+    /// Calls `method` on `this` (an object or a type) with evaluated
+    /// arguments.
+    pub fn invoke(
+        &self,
+        this: &Value,
+        class: &Arc<Class>,
+        method: &Arc<Method>,
+        pos: Vec<Value>,
+        named: Vec<(Arc<str>, Value)>,
+    ) -> Result<Value> {
+        let decl_class = self.class(&method.class)?;
+        let legacy = decl_class.package.legacy;
+        let env = self.env(legacy).clone();
+        let this_v = if method.is_static() {
+            Value::Type(decl_class.type_ref.clone())
+        } else {
+            this.clone()
+        };
+        let _ = class;
+        let ctx0 = self.class_ctx(&decl_class, this_v.clone());
+        let mut vars: Vec<(Arc<str>, Value)> = Vec::new();
+        let mut pos_it = pos.into_iter();
+        let mut named = named;
+        let obj_ref = match &this_v {
+            Value::Object(o) => Some(o.clone()),
+            _ => None,
+        };
+        let sig_err = || {
+            Error::new(
+                "NoMatchingMethodException",
+                format!(
+                    "No method \"{}\" for receiver {} matches supplied arguments",
+                    method.name, decl_class.name
+                ),
+            )
+        };
+        for a in &method.args {
+            let v = match a.usage {
+                ArgUsage::VarArgs => {
+                    let rest: Vec<Value> = pos_it.by_ref().collect();
+                    let mut out = Vec::new();
+                    for x in rest {
+                        out.push(a.contract.check(self, &env, &ctx0, x, obj_ref.as_ref(), &a.name)?);
+                    }
+                    Value::list(out)
+                }
+                ArgUsage::KwArgs => {
+                    let mut d = Dict::default();
+                    for (k, x) in std::mem::take(&mut named) {
+                        let x = a.contract.check(self, &env, &ctx0, x, obj_ref.as_ref(), &a.name)?;
+                        d.insert(Value::str(&*k), x);
+                    }
+                    Value::dict(d)
+                }
+                ArgUsage::Standard => {
+                    let given = match pos_it.next() {
+                        Some(v) => Some(v),
+                        None => named
+                            .iter()
+                            .position(|(k, _)| *k == a.name)
+                            .map(|i| named.remove(i).1),
+                    };
+                    let raw = match given {
+                        Some(v) => v,
+                        None => match &a.default {
+                            Some(d) => d.eval(&env, &ctx0)?,
+                            None => return Err(sig_err()),
+                        },
+                    };
+                    a.contract.check(self, &env, &ctx0, raw, obj_ref.as_ref(), &a.name)?
+                }
+            };
+            vars.push((a.name.clone(), v));
+        }
+        if pos_it.next().is_some() || !named.is_empty() {
+            return Err(sig_err());
+        }
+        exec::run_method(self, &env, &decl_class, method, this_v, vars)
+    }
+
+    /// Resolves and calls `receiver.name(args)`.
+    pub fn call(
+        &self,
+        receiver: &Value,
+        name: &str,
+        pos: Vec<Value>,
+        named: Vec<(Arc<str>, Value)>,
+        external: bool,
+    ) -> Result<Option<Value>> {
+        let class = match receiver {
+            Value::Object(o) => self.class_of(o)?,
+            Value::Type(t) => self.class(&t.name)?,
+            _ => return Ok(None),
+        };
+        let Some(m) = class.find_method(name) else {
+            return Ok(None);
+        };
+        if external && !m.is_action() {
+            return Err(Error::new(
+                "MethodNotExposed",
+                format!("Method {name} is not exposed to the API"),
+            ));
+        }
+        if let (Value::Type(_), false) = (receiver, m.is_static()) {
+            return Err(Error::new(
+                "NoMethodFound",
+                format!("Method {name} is not static"),
+            ));
+        }
+        self.invoke(receiver, &class, &m, pos, named).map(Some)
+    }
+}
+
+fn options(legacy: bool) -> Options {
+    Options {
+        limit_iterators: None,
+        memory_quota: None,
+        convert_sets_to_lists: true,
+        legacy,
+    }
+}
+
+/// C3 linearization of the parents (without the class itself).
+fn c3(parents: &[Arc<Class>]) -> Option<Vec<Arc<Class>>> {
+    let mut seqs: Vec<Vec<Arc<Class>>> = parents
+        .iter()
+        .map(|p| {
+            let mut v = vec![p.clone()];
+            v.extend(p.ancestors.iter().cloned());
+            v
+        })
+        .collect();
+    seqs.push(parents.to_vec());
+    let mut out: Vec<Arc<Class>> = Vec::new();
+    loop {
+        seqs.retain(|s| !s.is_empty());
+        if seqs.is_empty() {
+            return Some(out);
+        }
+        let cand = seqs.iter().find_map(|s| {
+            let h = &s[0];
+            let in_tail = seqs
+                .iter()
+                .any(|t| t[1..].iter().any(|x| x.name == h.name));
+            if in_tail {
+                None
+            } else {
+                Some(h.clone())
+            }
+        })?;
+        for s in seqs.iter_mut() {
+            if s[0].name == cand.name {
+                s.remove(0);
+            }
+        }
+        out.push(cand);
+    }
+}
+
+impl Host for Executor {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn call_method(
+        &self,
+        cx: &Cx,
+        receiver: &Value,
+        name: &str,
+        pos: &[ArgIn],
+        named: &[(Arc<str>, ArgIn)],
+    ) -> Option<Result<Value>> {
+        let class = match receiver {
+            Value::Object(o) => match self.class_of(o) {
+                Ok(c) => c,
+                Err(e) => return Some(Err(e)),
+            },
+            Value::Type(t) => match self.class(&t.name) {
+                Ok(c) => c,
+                Err(e) => return Some(Err(e)),
+            },
+            _ => return None,
+        };
+        let m = class.find_method(name)?;
+        let force = |a: &ArgIn| -> Result<Value> {
+            match a {
+                ArgIn::Val(v) => Ok(v.clone()),
+                ArgIn::Thunk(c) => c.call(cx.env, &[]),
+                ArgIn::Skip => Ok(Value::Null),
+            }
+        };
+        let run = || -> Result<Value> {
+            let mut p = Vec::new();
+            for a in pos {
+                p.push(force(a)?);
+            }
+            let mut n = Vec::new();
+            for (k, a) in named {
+                n.push((k.clone(), force(a)?));
+            }
+            self.invoke(receiver, &class, &m, p, n)
+        };
+        Some(run())
+    }
+}
+
+/// Calls a function of the registry by name (used by engine functions).
+pub fn call_registry(cx: &Cx, name: &str, form: Form, args: Vec<Value>) -> Result<Value> {
+    let pos: Vec<ArgIn> = args.into_iter().map(ArgIn::Val).collect();
+    cx.env.registry().call(cx, name, None, form, &pos, &[])
+}
+
+/// The executor behind an environment.
+pub fn executor(cx: &Cx) -> Result<Arc<Executor>> {
+    cx.env
+        .host()
+        .and_then(|h| h.as_any().downcast_ref::<Executor>())
+        .map(|e| e.arc())
+        .ok_or_else(|| Error::new("RuntimeError", "no MuranoPL executor in this context"))
+}
+
+/// Evaluates a compiled template in a context.
+pub fn eval_program(env: &Env, p: &Program, ctx: &Arc<Frame>) -> Result<Value> {
+    let v = p.eval_in(env, ctx)?;
+    Ok(v)
+}
+
+/// Converts a template that must be a constant name to a string.
+pub fn template_str(t: &Template) -> Option<&str> {
+    t.as_str()
+}

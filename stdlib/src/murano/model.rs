@@ -1,0 +1,439 @@
+//! Object models in: `?` headers and `:Type` snippets, ownership by
+//! nesting, references by id, property initialization through contracts,
+//! `.init` in dependency order, and `ObjectsCopy` destruction.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use compiler::murano::PropertyUsage;
+use runtime::registry::Cx;
+use runtime::value::ObjRef;
+use runtime::{Dict, Error, Result, Value};
+
+use super::{Class, Executor};
+
+/// A parsed object definition.
+struct Def {
+    class: String,
+    id: Option<String>,
+    name: Value,
+    metadata: Value,
+    props: Dict,
+}
+
+fn header_keys() -> [&'static str; 4] {
+    ["id", "name", "metadata", "destroyed"]
+}
+
+/// Recognises an object definition: `{"?": {type, id}, props...}` or the
+/// snippet form `{":Type": {props}, "id": ...}` / `{"full.Type": {...}}`.
+fn parse_def(ex: &Executor, resolver: Option<&Class>, v: &Value, default: Option<&str>) -> Option<Def> {
+    let Value::Dict(d) = v else { return None };
+    if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
+        let ty = h.get(&Value::str("type")).and_then(|t| t.as_str())?;
+        let ty = ty.split('/').next().unwrap_or(ty).to_string();
+        let mut props = (**d).clone();
+        props.shift_remove(&Value::str("?"));
+        return Some(Def {
+            class: ty,
+            id: h.get(&Value::str("id")).and_then(|i| i.as_str()).map(str::to_string),
+            name: h.get(&Value::str("name")).cloned().unwrap_or(Value::Null),
+            metadata: h.get(&Value::str("metadata")).cloned().unwrap_or(Value::Null),
+            props,
+        });
+    }
+    // Snippet form: exactly one key that names a type, with a dict value.
+    let mut type_key = None;
+    for (k, x) in d.iter() {
+        let Some(ks) = k.as_str() else { continue };
+        if header_keys().contains(&ks) {
+            continue;
+        }
+        if matches!(x, Value::Dict(_) | Value::Null) && (ks.starts_with(':') || ks.contains('.') || ks.contains(':') || class_exists(ex, resolver, ks)) {
+            if type_key.is_some() {
+                return None;
+            }
+            type_key = Some((ks.to_string(), x.clone()));
+        } else {
+            return match default {
+                Some(dft) => Some(Def {
+                    class: dft.to_string(),
+                    id: None,
+                    name: Value::Null,
+                    metadata: Value::Null,
+                    props: (**d).clone(),
+                }),
+                None => None,
+            };
+        }
+    }
+    match type_key {
+        Some((k, x)) => {
+            let class = match resolver {
+                Some(c) => c.resolve(&k),
+                None => k.trim_start_matches(':').to_string(),
+            };
+            Some(Def {
+                class,
+                id: d.get(&Value::str("id")).and_then(|i| i.as_str()).map(str::to_string),
+                name: d.get(&Value::str("name")).cloned().unwrap_or(Value::Null),
+                metadata: d.get(&Value::str("metadata")).cloned().unwrap_or(Value::Null),
+                props: match x {
+                    Value::Dict(p) => (*p).clone(),
+                    _ => Dict::default(),
+                },
+            })
+        }
+        None => default.map(|dft| Def {
+            class: dft.to_string(),
+            id: None,
+            name: Value::Null,
+            metadata: Value::Null,
+            props: (**d).clone(),
+        }),
+    }
+}
+
+fn class_exists(ex: &Executor, resolver: Option<&Class>, name: &str) -> bool {
+    let full = match resolver {
+        Some(c) => c.resolve(name),
+        None => name.to_string(),
+    };
+    ex.class(&full).is_ok()
+}
+
+struct Loader<'a> {
+    ex: &'a Executor,
+    created: Vec<(Arc<ObjRef>, Dict)>,
+}
+
+impl Loader<'_> {
+    /// Creates objects for every definition in `v` (recursively).
+    fn scan(&mut self, v: &Value, owner: Option<Arc<ObjRef>>, resolver: Option<&Class>, default: Option<&str>) -> Result<Option<Arc<ObjRef>>> {
+        if let Some(def) = parse_def(self.ex, resolver, v, default) {
+            let class = self.ex.class(&def.class)?;
+            let id = def.id.clone();
+            if let Some(id) = &id {
+                if let Some(existing) = self.created.iter().find(|(r, _)| &*r.id == id) {
+                    return Ok(Some(existing.0.clone()));
+                }
+            }
+            let r = self.ex.create(&class, id, owner);
+            self.ex.with_obj(&r, |o| {
+                o.name = def.name.clone();
+                o.metadata = def.metadata.clone();
+            })?;
+            self.created.push((r.clone(), def.props.clone()));
+            for x in def.props.values() {
+                self.scan(x, Some(r.clone()), Some(&class), None)?;
+            }
+            return Ok(Some(r));
+        }
+        match v {
+            Value::List(l) => {
+                for x in l.iter() {
+                    self.scan(x, owner.clone(), resolver, None)?;
+                }
+            }
+            Value::Dict(d) => {
+                for x in d.values() {
+                    self.scan(x, owner.clone(), resolver, None)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// Replaces nested definitions by their objects' ids so that
+    /// `class()` contracts find the created objects.
+    fn replace_defs(&self, v: &Value, resolver: Option<&Class>) -> Value {
+        if let Some(def) = parse_def(self.ex, resolver, v, None) {
+            if let Some(id) = def.id {
+                return Value::str(id);
+            }
+            if let Some((r, _)) = self
+                .created
+                .iter()
+                .find(|(_, p)| *p == def.props)
+            {
+                return Value::Object(r.clone());
+            }
+        }
+        match v {
+            Value::List(l) => Value::list(l.iter().map(|x| self.replace_defs(x, resolver)).collect()),
+            Value::Dict(d) => {
+                let mut out = Dict::default();
+                for (k, x) in d.iter() {
+                    out.insert(k.clone(), self.replace_defs(x, resolver));
+                }
+                Value::dict(out)
+            }
+            other => other.clone(),
+        }
+    }
+}
+
+/// Initializes an object's properties from its definition.
+pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<()> {
+    let class = ex.class_of(r)?;
+    let chain: Vec<&Class> = class.mro().collect();
+    let mut done: HashSet<String> = HashSet::new();
+    for c in chain.into_iter().rev() {
+        let cls = ex.class(&c.name)?;
+        let legacy = cls.package.legacy;
+        let env = ex.env(legacy).clone();
+        let ctx = ex.class_ctx(&cls, Value::Object(r.clone()));
+        for p in &c.props {
+            if !done.insert(p.name.to_string()) && p.usage != PropertyUsage::Static {
+                // Redeclared in a subclass: the most derived declaration wins,
+                // which runs later in this loop.
+            }
+            if p.usage == PropertyUsage::Static {
+                continue;
+            }
+            let key = Value::str(&*p.name);
+            let config = c
+                .package
+                .configs
+                .get(&*c.name)
+                .and_then(|d| d.get(&key))
+                .cloned();
+            let raw = match p.usage {
+                PropertyUsage::Config => config.clone(),
+                PropertyUsage::Runtime => None,
+                _ => props.get(&key).cloned(),
+            };
+            let raw = match raw {
+                Some(v) => v,
+                None => match (&config, p.usage) {
+                    (Some(v), u) if u != PropertyUsage::Config => v.clone(),
+                    _ => match &p.default {
+                        Some(d) => d.eval(&env, &ctx)?,
+                        None => Value::Null,
+                    },
+                },
+            };
+            if p.usage == PropertyUsage::Runtime && !p.has_default && props.get(&key).is_none() {
+                // Runtime properties without a default stay uninitialised.
+                continue;
+            }
+            let v = p.contract.check(ex, &env, &ctx, raw, Some(r), &p.name)?;
+            ex.with_obj(r, |o| {
+                o.props.insert(key.clone(), v);
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `.init` of every class of the object (parents first).
+pub fn run_init(ex: &Executor, r: &Arc<ObjRef>) -> Result<()> {
+    let class = ex.class_of(r)?;
+    let chain: Vec<String> = class.mro().map(|c| c.name.to_string()).collect();
+    for cname in chain.iter().rev() {
+        let c = ex.class(cname)?;
+        if let Some(m) = c.methods.get(".init") {
+            let m = m.clone();
+            ex.invoke(&Value::Object(r.clone()), &c, &m, Vec::new(), Vec::new())?;
+        }
+    }
+    ex.with_obj(r, |o| o.initialized = true)?;
+    Ok(())
+}
+
+/// Loads an object model snippet, creating objects owned by `owner`.
+/// Returns the root object.
+pub fn load(
+    ex: &Executor,
+    v: &Value,
+    owner: Option<Arc<ObjRef>>,
+    resolver: Option<&Class>,
+    default: Option<&str>,
+) -> Result<Option<Arc<ObjRef>>> {
+    let mut ld = Loader {
+        ex,
+        created: Vec::new(),
+    };
+    let root = ld.scan(v, owner, resolver, default)?;
+    let created = std::mem::take(&mut ld.created);
+    let ld = Loader { ex, created };
+    let mut inits = Vec::new();
+    for (r, props) in &ld.created {
+        let class = ex.class_of(r)?;
+        let props = match ld.replace_defs(&Value::dict(props.clone()), Some(&class)) {
+            Value::Dict(d) => (*d).clone(),
+            _ => Dict::default(),
+        };
+        inits.push((r.clone(), props));
+    }
+    // Properties: owned objects first (deepest definitions were created
+    // last), so that references resolve to initialised objects.
+    for (r, props) in inits.iter().rev() {
+        init_properties(ex, r, props)?;
+    }
+    for (r, _) in inits.iter().rev() {
+        run_init(ex, r)?;
+    }
+    Ok(root)
+}
+
+/// `class()` contract / `new()` with a dict: instantiate an object model
+/// snippet.
+pub fn instantiate(
+    ex: &Executor,
+    cx: &Cx,
+    v: &Value,
+    owner: Option<Arc<ObjRef>>,
+    default: Option<&str>,
+) -> Result<Arc<ObjRef>> {
+    let resolver = ex.ctx_class(cx.ctx);
+    match load(ex, v, owner, resolver.as_deref(), default)? {
+        Some(r) => Ok(r),
+        None => Err(Error::new(
+            "ContractViolationException",
+            format!("Value {} is not an object definition", runtime::pyrepr::repr(v)),
+        )),
+    }
+}
+
+/// `template()` contract: checks a dict against the property contracts of
+/// `class` without keeping an object.
+pub fn validate_template(ex: &Executor, cx: &Cx, v: &Value, class: &str) -> Result<()> {
+    let cls = ex.class(class)?;
+    let Value::Dict(d) = v else { return Ok(()) };
+    let legacy = cls.package.legacy;
+    let env = ex.env(legacy).clone();
+    let _ = cx;
+    let ctx = ex.class_ctx(&cls, Value::Null);
+    for c in cls.mro() {
+        for p in &c.props {
+            if let Some(x) = d.get(&Value::str(&*p.name)) {
+                p.contract.check(ex, &env, &ctx, x.clone(), None, &p.name)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Destroys an object: runs `.destroy` of its classes (most derived
+/// first) and marks it destroyed.
+pub fn destroy(ex: &Executor, r: &Arc<ObjRef>) -> Result<()> {
+    let Ok(class) = ex.class_of(r) else {
+        return Ok(());
+    };
+    if ex.with_obj(r, |o| o.destroyed).unwrap_or(true) {
+        return Ok(());
+    }
+    let chain: Vec<String> = class.mro().map(|c| c.name.to_string()).collect();
+    for cname in &chain {
+        let c = ex.class(cname)?;
+        if let Some(m) = c.methods.get(".destroy") {
+            let m = m.clone();
+            ex.invoke(&Value::Object(r.clone()), &c, &m, Vec::new(), Vec::new())?;
+        }
+    }
+    ex.with_obj(r, |o| o.destroyed = true)?;
+    Ok(())
+}
+
+/// Loads a Murano object model (`{"Objects": ..., "ObjectsCopy": ...}`).
+/// Objects present only in `ObjectsCopy` are created and then destroyed.
+pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
+    let Value::Dict(m) = model else {
+        return Ok(None);
+    };
+    let objects = m.get(&Value::str("Objects")).cloned().unwrap_or(Value::Null);
+    let copy = m.get(&Value::str("ObjectsCopy")).cloned();
+    let root = if objects.is_null() {
+        None
+    } else {
+        load(ex, &objects, None, None, None)?
+    };
+    if let Some(copy) = copy {
+        // Objects of the previous deployment that are gone now.
+        let mut ids = Vec::new();
+        collect_ids(&objects, &mut ids);
+        let mut old = Vec::new();
+        collect_defs(ex, &copy, &mut old);
+        let gone: Vec<(String, Value)> = old.into_iter().filter(|(id, _)| !ids.contains(id)).collect();
+        if !gone.is_empty() {
+            let mut ld = Loader {
+                ex,
+                created: Vec::new(),
+            };
+            let mut made = Vec::new();
+            for (_, def) in &gone {
+                let mut flat = def.clone();
+                if let Value::Dict(d) = &def {
+                    // Keep only the object's own properties; nested objects are
+                    // handled by their own entries.
+                    let mut d2 = (**d).clone();
+                    for (_, x) in d2.iter_mut() {
+                        *x = strip_defs(ex, x);
+                    }
+                    flat = Value::dict(d2);
+                }
+                if let Some(r) = ld.scan(&flat, None, None, None)? {
+                    made.push(r);
+                }
+            }
+            let created = std::mem::take(&mut ld.created);
+            for (r, props) in created.iter().rev() {
+                let class = ex.class_of(r)?;
+                let props = match ld.replace_defs(&Value::dict(props.clone()), Some(&class)) {
+                    Value::Dict(d) => (*d).clone(),
+                    _ => Dict::default(),
+                };
+                // Contracts may reject stale values; destruction still runs.
+                let _ = init_properties(ex, r, &props);
+            }
+            for r in made.iter().rev() {
+                destroy(ex, r)?;
+            }
+        }
+    }
+    Ok(root)
+}
+
+fn strip_defs(ex: &Executor, v: &Value) -> Value {
+    if let Some(def) = parse_def(ex, None, v, None) {
+        if let Some(id) = def.id {
+            return Value::str(id);
+        }
+    }
+    match v {
+        Value::List(l) => Value::list(l.iter().map(|x| strip_defs(ex, x)).collect()),
+        other => other.clone(),
+    }
+}
+
+fn collect_ids(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Dict(d) => {
+            if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
+                if let Some(id) = h.get(&Value::str("id")).and_then(|i| i.as_str()) {
+                    out.push(id.to_string());
+                }
+            }
+            for x in d.values() {
+                collect_ids(x, out);
+            }
+        }
+        Value::List(l) => l.iter().for_each(|x| collect_ids(x, out)),
+        _ => {}
+    }
+}
+
+fn collect_defs(ex: &Executor, v: &Value, out: &mut Vec<(String, Value)>) {
+    if let Some(def) = parse_def(ex, None, v, None) {
+        if let Some(id) = def.id {
+            out.push((id, v.clone()));
+        }
+    }
+    match v {
+        Value::Dict(d) => d.values().for_each(|x| collect_defs(ex, x, out)),
+        Value::List(l) => l.iter().for_each(|x| collect_defs(ex, x, out)),
+        _ => {}
+    }
+}
