@@ -249,6 +249,8 @@ fn gc_subscribe(_: &Cx, _: Args) -> Result<Value> {
 
 /// Registers the engine functions.
 pub fn register(r: &mut Registry) {
+    super::serialize::register(r);
+    super::reflection::register(r);
     r.function("#attr", vec![p("obj", Ty::Check(is_object)), p("name", Ty::Str)], obj_attr);
     r.function("#attr", vec![p("type", Ty::Check(is_type)), p("name", Ty::Str)], type_attr);
     r.function("#operator_:", vec![p("ns", Ty::Any).nullable(), p("name", Ty::Str)], ns_name);

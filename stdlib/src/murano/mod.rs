@@ -14,6 +14,7 @@ pub mod contracts;
 pub mod exec;
 pub mod funcs;
 pub mod model;
+pub mod reflection;
 pub mod serialize;
 
 use std::any::Any;
