@@ -362,12 +362,25 @@ pub fn call_site(
         }
     }
     if s.form == runtime::registry::Form::Method {
-        if let (Some(host), Some(ArgIn::Val(recv @ (Value::Object(_) | Value::Type(_))))) =
-            (env.host(), pos.first())
-        {
+        if let (Some(host), Some(ArgIn::Val(recv))) = (env.host(), pos.first()) {
             let cx = Cx { env, ctx };
             if let Some(r) = host.call_method(&cx, recv, &s.name, &pos[1..], &named) {
                 return r;
+            }
+            if matches!(recv, Value::Object(_) | Value::Type(_)) {
+                // A MuranoPL object without such a method: the reference
+                // reports a method that does not match the receiver.
+                let cx = Cx { env, ctx };
+                return env
+                    .registry()
+                    .call(&cx, &s.name, s.set.as_deref(), s.form, &pos, &named)
+                    .map_err(|e| {
+                        if e.kind() == "NoMethodRegisteredException" {
+                            runtime::registry::no_matching(&s.name, s.form)
+                        } else {
+                            e
+                        }
+                    });
             }
         }
     }

@@ -133,7 +133,15 @@ impl Contract {
             Contract::Any => Ok(v),
             Contract::Const(c) => {
                 let _ = ex;
-                Ok(c.clone())
+                if v.is_null() || v == *c {
+                    Ok(c.clone())
+                } else {
+                    Err(violation(format!(
+                        "{path}{} is not equal to {}",
+                        runtime::pyrepr::repr(&v),
+                        runtime::pyrepr::repr(c)
+                    )))
+                }
             }
             Contract::Expr(p, pos) => {
                 let mut f = Frame::child(ctx, &[v]);

@@ -129,7 +129,7 @@ fn new_(cx: &Cx, a: Args) -> Result<Value> {
         ex.with_obj(&r, |o| o.name = Value::Str(n))?;
     }
     model::init_properties(&ex, &r, &props)?;
-    model::run_init(&ex, &r)?;
+    model::run_init(&ex, &r, &props)?;
     Ok(Value::Object(r))
 }
 
@@ -247,6 +247,67 @@ fn gc_subscribe(_: &Cx, _: Args) -> Result<Value> {
     Ok(Value::Null)
 }
 
+/// The declaring class of the running method.
+fn current_class(cx: &Cx, ex: &Executor) -> Result<Arc<super::Class>> {
+    ex.ctx_class(cx.ctx)
+        .ok_or_else(|| Error::new("DslInvalidOperationError", "not inside a MuranoPL method"))
+}
+
+/// `cast(obj, type)` / `obj.cast(type)`: a view of the object as one of its
+/// classes.
+fn cast(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let o = obj(a.get(0))?;
+    let want = resolve_class_name(cx, &ex, a.get(1))?;
+    if !ex.class_of(o)?.is_a(&want) {
+        return Err(Error::new(
+            "NoClassFound",
+            format!("Object of class {} cannot be cast to {want}", o.class),
+        ));
+    }
+    Ok(Value::Object(ex.view(o, &want)))
+}
+
+/// `super(obj, expr)` / `obj.super(expr)`: evaluates `expr` with `$` as the
+/// object viewed as the parent of the current method's class.
+fn super_(cx: &Cx, a: Args) -> Result<Value> {
+    parent_views(cx, a, false)
+}
+
+/// `psuper(obj, expr)`: like `super` for every parent (results as a list).
+fn psuper(cx: &Cx, a: Args) -> Result<Value> {
+    parent_views(cx, a, true)
+}
+
+fn parent_views(cx: &Cx, a: Args, all: bool) -> Result<Value> {
+    let ex = executor(cx)?;
+    let o = obj(a.get(0))?;
+    let cur = current_class(cx, &ex)?;
+    let mut out = Vec::new();
+    for p in &cur.parents {
+        let view = Value::Object(ex.view(o, &p.name));
+        out.push(cx.call(a.get(1), &[view])?);
+        if !all {
+            break;
+        }
+    }
+    Ok(if all {
+        Value::list(out)
+    } else {
+        out.pop().unwrap_or(Value::Null)
+    })
+}
+
+/// `collection.pselect(selector)`: `select` whose branches would run as
+/// green threads; here they run in order.
+fn pselect(cx: &Cx, a: Args) -> Result<Value> {
+    let mut out = Vec::new();
+    for x in cx.iter(a.get(0))? {
+        out.push(cx.call(a.get(1), &[x?])?);
+    }
+    Ok(Value::list(out))
+}
+
 /// Registers the engine functions.
 pub fn register(r: &mut Registry) {
     super::serialize::register(r);
@@ -293,6 +354,22 @@ pub fn register(r: &mut Registry) {
         set_attr,
     );
     r.function("trace", vec![p("value", Ty::Any).nullable()], trace);
+    r.extension("cast", vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)], cast);
+    r.extension(
+        "super",
+        vec![p("obj", Ty::Check(is_object)), runtime::registry::lazy("expr")],
+        super_,
+    );
+    r.extension(
+        "psuper",
+        vec![p("obj", Ty::Check(is_object)), runtime::registry::lazy("expr")],
+        psuper,
+    );
+    r.method(
+        "pselect",
+        vec![p("collection", Ty::Iterable), runtime::registry::lazy("selector")],
+        pselect,
+    );
     r.function("raisePythonException", vec![], raise_python);
     r.function("sleep", vec![p("seconds", Ty::Any).opt()], sleep);
     r.function("gcCollect", vec![], gc_collect);

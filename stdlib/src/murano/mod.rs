@@ -610,10 +610,19 @@ impl Executor {
     pub fn get_property(&self, r: &ObjRef, name: &str, inside: bool) -> Result<Value> {
         let class = self.class_of(r)?;
         let Some((decl, prop)) = class.find_prop(name) else {
-            return Err(Error::new(
-                "NoPropertyFound",
-                format!("Property '{name}' is not found in class {}", class.name),
-            ));
+            // Undeclared ("private") properties: set from inside the object.
+            let v = self.with_obj(r, |o| o.props.get(&Value::str(name)).cloned())?;
+            return match (v, inside) {
+                (Some(v), true) => Ok(v),
+                (Some(_), false) => Err(Error::new(
+                    "PropertyReadError",
+                    format!("Property '{name}' of class {} is private", class.name),
+                )),
+                (None, _) => Err(Error::new(
+                    "NoPropertyFound",
+                    format!("Property '{name}' is not found in class {}", class.name),
+                )),
+            };
         };
         if prop.usage == PropertyUsage::Static {
             let v = self.static_get(&decl.name, name);
@@ -666,13 +675,19 @@ impl Executor {
         caller: Option<&Arc<Class>>,
     ) -> Result<()> {
         let class = self.class_of(r)?;
-        let Some((decl, prop)) = class.find_prop(name) else {
-            return Err(Error::new(
-                "NoPropertyFound",
-                format!("Property '{name}' is not found in class {}", class.name),
-            ));
-        };
         let _ = caller;
+        let Some((decl, prop)) = class.find_prop(name) else {
+            if !inside {
+                let exists = self.with_obj(r, |o| o.props.contains_key(&Value::str(name)))?;
+                return Err(Error::new(
+                    if exists { "PropertyWriteError" } else { "NoWriteAccessError" },
+                    format!("Property '{name}' of class {} is private", class.name),
+                ));
+            }
+            return self.with_obj(r, |o| {
+                o.props.insert(Value::str(name), v);
+            });
+        };
         if !inside {
             return Err(Error::new(
                 "NoWriteAccessError",
@@ -784,7 +799,10 @@ impl Executor {
         let this_v = if method.is_static() {
             Value::Type(decl_class.type_ref.clone())
         } else {
-            this.clone()
+            match this {
+                Value::Object(o) => Value::Object(self.plain(o)),
+                other => other.clone(),
+            }
         };
         let _ = class;
         let ctx0 = self.class_ctx(&decl_class, this_v.clone());
@@ -848,6 +866,44 @@ impl Executor {
         exec::run_method(self, &env, &decl_class, method, this_v, vars)
     }
 
+    /// The plain reference of an object (drops a `cast`/`super` view).
+    pub fn plain(&self, r: &Arc<ObjRef>) -> Arc<ObjRef> {
+        self.with_obj(r, |o| o.r.clone()).unwrap_or_else(|_| r.clone())
+    }
+
+    /// A view of an object as one of its classes (`cast`, `super`).
+    pub fn view(&self, r: &Arc<ObjRef>, class: &str) -> Arc<ObjRef> {
+        Arc::new(ObjRef {
+            id: r.id.clone(),
+            class: class.into(),
+            slot: r.slot,
+            store: r.store,
+        })
+    }
+
+    /// The class methods are looked up from: the view's class.
+    pub fn dispatch_class(&self, r: &ObjRef) -> Result<Arc<Class>> {
+        self.class_of(r)?;
+        self.class(&r.class)
+    }
+
+    /// Finds an extension method `name` visible from `from` (its own
+    /// methods and its `Import`s).
+    pub fn find_extension(&self, from: &Class, name: &str) -> Option<(Arc<Class>, Arc<Method>)> {
+        let mut names: Vec<String> = vec![from.name.to_string()];
+        names.extend(from.decl.import.iter().cloned());
+        for n in names {
+            if let Ok(c) = self.class(&n) {
+                if let Some(m) = c.methods.get(name) {
+                    if m.usage == MethodUsage::Extension {
+                        return Some((c.clone(), m.clone()));
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// Resolves and calls `receiver.name(args)`.
     pub fn call(
         &self,
@@ -858,7 +914,7 @@ impl Executor {
         external: bool,
     ) -> Result<Option<Value>> {
         let class = match receiver {
-            Value::Object(o) => self.class_of(o)?,
+            Value::Object(o) => self.dispatch_class(o)?,
             Value::Type(t) => self.class(&t.name)?,
             _ => return Ok(None),
         };
@@ -940,18 +996,6 @@ impl Host for Executor {
         pos: &[ArgIn],
         named: &[(Arc<str>, ArgIn)],
     ) -> Option<Result<Value>> {
-        let class = match receiver {
-            Value::Object(o) => match self.class_of(o) {
-                Ok(c) => c,
-                Err(e) => return Some(Err(e)),
-            },
-            Value::Type(t) => match self.class(&t.name) {
-                Ok(c) => c,
-                Err(e) => return Some(Err(e)),
-            },
-            _ => return None,
-        };
-        let m = class.find_method(name)?;
         let force = |a: &ArgIn| -> Result<Value> {
             match a {
                 ArgIn::Val(v) => Ok(v.clone()),
@@ -959,7 +1003,7 @@ impl Host for Executor {
                 ArgIn::Skip => Ok(Value::Null),
             }
         };
-        let run = || -> Result<Value> {
+        let args = || -> Result<(Vec<Value>, Vec<(Arc<str>, Value)>)> {
             let mut p = Vec::new();
             for a in pos {
                 p.push(force(a)?);
@@ -968,9 +1012,40 @@ impl Host for Executor {
             for (k, a) in named {
                 n.push((k.clone(), force(a)?));
             }
-            self.invoke(receiver, &class, &m, p, n)
+            Ok((p, n))
         };
-        Some(run())
+        let own = match receiver {
+            Value::Object(o) => match self.dispatch_class(o) {
+                Ok(c) => Some(c),
+                Err(e) => return Some(Err(e)),
+            },
+            Value::Type(t) => match self.class(&t.name) {
+                Ok(c) => Some(c),
+                Err(e) => return Some(Err(e)),
+            },
+            _ => None,
+        };
+        if let Some(class) = &own {
+            if let Some(m) = class.find_method(name) {
+                if let (Value::Type(_), false) = (receiver, m.is_static()) {
+                    return Some(Err(Error::new(
+                        "NoMatchingMethodException",
+                        format!("Method {name} of {} is not static", class.name),
+                    )));
+                }
+                return Some(args().and_then(|(p, n)| self.invoke(receiver, class, &m, p, n)));
+            }
+        }
+        // Extension methods visible from the calling class.
+        let ext = self
+            .ctx_class(cx.ctx)
+            .and_then(|caller| self.find_extension(&caller, name));
+        let (eclass, m) = ext?;
+        Some(args().and_then(|(mut p, n)| {
+            p.insert(0, receiver.clone());
+            let t = Value::Type(eclass.type_ref.clone());
+            self.invoke(&t, &eclass, &m, p, n)
+        }))
     }
 }
 

@@ -45,6 +45,13 @@ fn parse_def(ex: &Executor, resolver: Option<&Class>, v: &Value, default: Option
     // Snippet form: exactly one key that names a type, with a dict value.
     let mut type_key = None;
     for (k, x) in d.iter() {
+        if let Value::Type(t) = k {
+            if type_key.is_some() {
+                return None;
+            }
+            type_key = Some((t.name.to_string(), x.clone()));
+            continue;
+        }
         let Some(ks) = k.as_str() else { continue };
         if header_keys().contains(&ks) {
             continue;
@@ -70,8 +77,8 @@ fn parse_def(ex: &Executor, resolver: Option<&Class>, v: &Value, default: Option
     match type_key {
         Some((k, x)) => {
             let class = match resolver {
-                Some(c) => c.resolve(&k),
-                None => k.trim_start_matches(':').to_string(),
+                Some(c) if k.contains(':') || !k.contains('.') => c.resolve(&k),
+                _ => k.trim_start_matches(':').to_string(),
             };
             Some(Def {
                 class,
@@ -227,15 +234,25 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
     Ok(())
 }
 
-/// Runs `.init` of every class of the object (parents first).
-pub fn run_init(ex: &Executor, r: &Arc<ObjRef>) -> Result<()> {
+/// Runs `.init` of every class of the object (parents first). Arguments
+/// of `.init` take the values of the same name from `props`.
+pub fn run_init(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<()> {
     let class = ex.class_of(r)?;
     let chain: Vec<String> = class.mro().map(|c| c.name.to_string()).collect();
     for cname in chain.iter().rev() {
         let c = ex.class(cname)?;
         if let Some(m) = c.methods.get(".init") {
             let m = m.clone();
-            ex.invoke(&Value::Object(r.clone()), &c, &m, Vec::new(), Vec::new())?;
+            let named: Vec<(Arc<str>, Value)> = m
+                .args
+                .iter()
+                .filter_map(|a| {
+                    props
+                        .get(&Value::str(&*a.name))
+                        .map(|v| (a.name.clone(), v.clone()))
+                })
+                .collect();
+            ex.invoke(&Value::Object(r.clone()), &c, &m, Vec::new(), named)?;
         }
     }
     ex.with_obj(r, |o| o.initialized = true)?;
@@ -272,8 +289,8 @@ pub fn load(
     for (r, props) in inits.iter().rev() {
         init_properties(ex, r, props)?;
     }
-    for (r, _) in inits.iter().rev() {
-        run_init(ex, r)?;
+    for (r, props) in inits.iter().rev() {
+        run_init(ex, r, props)?;
     }
     Ok(root)
 }
