@@ -45,7 +45,7 @@ pub fn compile(src: &str, reg: &Registry, opts: CompileOptions) -> Result<Progra
             murano: opts.murano,
         },
     )?;
-    let mut lw = lower::Lowerer::new(reg);
+    let mut lw = lower::Lowerer::new(reg).legacy(opts.legacy);
     let node = lw.lower(&ast)?;
     let chunk = emit::Emitter::chunk(&node, lw.nlocals(), false);
     Ok(Program {

@@ -37,6 +37,7 @@ pub struct Lowerer<'a> {
     reg: &'a Registry,
     nlocals: u32,
     depth: usize,
+    legacy: bool,
 }
 
 impl<'a> Lowerer<'a> {
@@ -46,7 +47,14 @@ impl<'a> Lowerer<'a> {
             reg,
             nlocals: 0,
             depth: 0,
+            legacy: false,
         }
+    }
+    /// yaql 0.2 mode: `name => value` in calls of functions that take
+    /// keyword arguments (and of MuranoPL methods) passes a keyword argument.
+    pub fn legacy(mut self, on: bool) -> Self {
+        self.legacy = on;
+        self
     }
     /// Number of local slots used.
     pub fn nlocals(&self) -> u32 {
@@ -293,6 +301,44 @@ impl<'a> Lowerer<'a> {
         args: &[Arg],
         span: Span,
     ) -> Result<Node> {
+        if self.legacy && !self.reg.all_no_kw(name, form) {
+            let is_kw = |a: &Arg| match a {
+                Arg::Pos(e) => match &e.kind {
+                    ExprKind::Op("#operator_=>", xs) => {
+                        matches!(&xs[0].kind, ExprKind::Keyword(_)) && xs[0].span.start == e.span.start
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            let wants_kw = self.reg.get(name).is_none_or(|set| {
+                set.overloads.iter().any(|o| {
+                    o.params
+                        .iter()
+                        .any(|p| p.mode == runtime::registry::Mode::Kw)
+                })
+            });
+            if wants_kw && args.iter().any(is_kw) {
+                let conv: Vec<Arg> = args
+                    .iter()
+                    .map(|a| match (a, is_kw(a)) {
+                        (Arg::Pos(e), true) => match &e.kind {
+                            ExprKind::Op(_, xs) => match &xs[0].kind {
+                                ExprKind::Keyword(k) => Arg::Named(k.clone(), xs[1].clone()),
+                                _ => a.clone(),
+                            },
+                            _ => a.clone(),
+                        },
+                        _ => a.clone(),
+                    })
+                    .collect();
+                let saved = self.legacy;
+                self.legacy = false;
+                let r = self.call(name, form, recv, &conv, span);
+                self.legacy = saved;
+                return r;
+            }
+        }
         if self.reg.all_no_kw(name, form) && args.iter().any(|a| matches!(a, Arg::Named(..))) {
             let conv: Vec<Arg> = args
                 .iter()

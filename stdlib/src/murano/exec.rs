@@ -98,6 +98,8 @@ enum Step {
 enum Target {
     Local(Arc<str>, Vec<Step>),
     Prop(Arc<str>, Vec<Step>),
+    /// A property of the object or type an expression yields.
+    Of(Arc<Program>, Arc<str>, Vec<Step>),
 }
 
 /// A catch clause.
@@ -184,10 +186,14 @@ impl Compiler<'_> {
         let Some(map) = node.as_map() else {
             return Ok(Stmt::Expr(self.tmpl(node)?));
         };
+        const KEYWORDS: &[&str] = &[
+            "Return", "If", "While", "For", "Repeat", "Break", "Continue", "Match", "Switch",
+            "Parallel", "Try", "Throw", "Rethrow", "Do",
+        ];
         if map.len() == 1 {
             let (k, v) = &map[0];
             if let Some(key) = k.as_scalar() {
-                if key.starts_with('$') {
+                if !KEYWORDS.contains(&key) && (key.starts_with('$') || key.contains('.')) {
                     return Ok(Stmt::Assign(self.target(k, key)?, self.tmpl(v)?));
                 }
             }
@@ -384,7 +390,17 @@ impl Compiler<'_> {
                     steps.reverse();
                     return Ok(Target::Local(v.as_str().into(), steps));
                 }
-                _ => return Err(syntax(node, format!("cannot assign to `{text}`"))),
+                _ => {
+                    steps.reverse();
+                    let Some(Step::Key(first)) = steps.first().cloned() else {
+                        return Err(syntax(node, format!("cannot assign to `{text}`")));
+                    };
+                    steps.remove(0);
+                    let src = &text[cur.span.start as usize..cur.span.end as usize];
+                    let p = compiler::compile(src, self.reg, self.opts)?;
+                    let name = runtime::pyrepr::to_str(&first);
+                    return Ok(Target::Of(Arc::new(p), name.into(), steps));
+                }
             }
         }
     }
@@ -662,16 +678,50 @@ impl Activation<'_> {
                 }
                 Ok(())
             }
+            Target::Of(base, name, steps) => {
+                let ctx = self.ctx();
+                let b = base.eval_in(self.env, &ctx)?;
+                match b {
+                    Value::Type(t) => {
+                        let cls = self.ex.class(&t.name)?;
+                        let owner = cls
+                            .find_prop(name)
+                            .map(|(c, _)| c.name.clone())
+                            .unwrap_or(cls.name.clone());
+                        let nv = if steps.is_empty() {
+                            Some(v)
+                        } else {
+                            let cur = self.ex.static_get(&owner, name).unwrap_or(Value::Null);
+                            self.set_path(cur, steps, v)?
+                        };
+                        if let Some(nv) = nv {
+                            self.ex.static_set(&owner, name, nv);
+                        }
+                        Ok(())
+                    }
+                    Value::Object(o) => {
+                        let mut all = vec![Step::Key(Value::str(&**name))];
+                        all.extend(steps.iter().cloned());
+                        self.set_path(Value::Object(o), &all, v).map(|_| ())
+                    }
+                    other => Err(Error::type_(format!(
+                        "cannot set property {name} of {}",
+                        other.type_name()
+                    ))),
+                }
+            }
             Target::Prop(name, steps) => {
                 let Value::Object(o) = &self.this else {
-                    // Static property of the class.
-                    let cls = self.class.clone();
+                    // Static property of the class (or the ancestor declaring it).
+                    let owner = self
+                        .class
+                        .find_prop(name)
+                        .map(|(c, _)| c.name.clone())
+                        .unwrap_or(self.class.name.clone());
                     let cur = if steps.is_empty() {
                         Value::Null
                     } else {
-                        self.ex
-                            .static_get(&cls.name, name)
-                            .unwrap_or(Value::Null)
+                        self.ex.static_get(&owner, name).unwrap_or(Value::Null)
                     };
                     let nv = if steps.is_empty() {
                         Some(v)
@@ -679,7 +729,7 @@ impl Activation<'_> {
                         self.set_path(cur, steps, v)?
                     };
                     if let Some(nv) = nv {
-                        self.ex.static_set(&cls.name, name, nv);
+                        self.ex.static_set(&owner, name, nv);
                     }
                     return Ok(());
                 };
