@@ -367,7 +367,7 @@ pub fn call_site(
             if let Some(r) = host.call_method(&cx, recv, &s.name, &pos[1..], &named) {
                 return r;
             }
-            if matches!(recv, Value::Object(_) | Value::Type(_)) {
+            if matches!(recv, Value::Type(_)) {
                 // A MuranoPL object without such a method: the reference
                 // reports a method that does not match the receiver.
                 let cx = Cx { env, ctx };

@@ -766,12 +766,13 @@ impl Activation<'_> {
         match cur {
             Value::Object(o) => {
                 let name = runtime::pyrepr::to_str(&key);
+                let inside = matches!(&self.this, Value::Object(t) if t.slot == o.slot);
                 if rest.is_empty() {
-                    self.ex.set_property(&o, &name, v, true, Some(self.class))?;
+                    self.ex.set_property(&o, &name, v, inside, Some(self.class))?;
                 } else {
-                    let inner = self.ex.get_property(&o, &name, true).unwrap_or(Value::Null);
+                    let inner = self.ex.get_property(&o, &name, inside).unwrap_or(Value::Null);
                     if let Some(nv) = self.set_path(inner, rest, v)? {
-                        self.ex.set_property(&o, &name, nv, true, Some(self.class))?;
+                        self.ex.set_property(&o, &name, nv, inside, Some(self.class))?;
                     }
                 }
                 Ok(None)
@@ -844,6 +845,20 @@ pub fn error_names(ex: &Executor, e: &Error, qualified: bool) -> Vec<String> {
 
 /// Runs a method body with its arguments bound.
 pub fn run_method(
+    ex: &Executor,
+    env: &Env,
+    class: &Arc<Class>,
+    method: &Arc<Method>,
+    this: Value,
+    vars: Vec<(Arc<str>, Value)>,
+) -> Result<Value> {
+    let prev = ex.set_caller(Some(class.name.clone()));
+    let r = run_method_inner(ex, env, class, method, this, vars);
+    ex.set_caller(prev);
+    r
+}
+
+fn run_method_inner(
     ex: &Executor,
     env: &Env,
     class: &Arc<Class>,

@@ -105,7 +105,7 @@ fn new_(cx: &Cx, a: Args) -> Result<Value> {
     if let Value::Dict(_) = tv {
         // new(objectModel, owner)
         let resolver = ex.ctx_class(cx.ctx);
-        let r = model::load(&ex, tv, owner, resolver.as_deref(), None)?;
+        let r = model::load_with(&ex, tv, owner, resolver.as_deref(), None, true)?;
         return r
             .map(Value::Object)
             .ok_or_else(|| Error::value("not an object model"));
@@ -333,7 +333,7 @@ pub fn register(r: &mut Registry) {
     );
     r.method("find", vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)], find);
     r.method("require", vec![p("value", Ty::Any).nullable()], require);
-    r.extension("id", vec![p("obj", Ty::Check(is_object))], id_);
+    r.function("id", vec![p("obj", Ty::Check(is_object))], id_);
     r.function("type", vec![p("obj", Ty::Any)], type_);
     r.method(
         "getAttr",
@@ -354,13 +354,13 @@ pub fn register(r: &mut Registry) {
         set_attr,
     );
     r.function("trace", vec![p("value", Ty::Any).nullable()], trace);
-    r.extension("cast", vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)], cast);
-    r.extension(
+    r.function("cast", vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)], cast);
+    r.function(
         "super",
         vec![p("obj", Ty::Check(is_object)), runtime::registry::lazy("expr")],
         super_,
     );
-    r.extension(
+    r.function(
         "psuper",
         vec![p("obj", Ty::Check(is_object)), runtime::registry::lazy("expr")],
         psuper,

@@ -238,6 +238,10 @@ struct State {
 
 static STORE_GEN: AtomicU64 = AtomicU64::new(1);
 
+thread_local! {
+    static CALLER: std::cell::RefCell<Option<Arc<str>>> = const { std::cell::RefCell::new(None) };
+}
+
 /// One MuranoPL execution.
 pub struct Executor {
     packages: Vec<Arc<Package>>,
@@ -610,8 +614,10 @@ impl Executor {
     pub fn get_property(&self, r: &ObjRef, name: &str, inside: bool) -> Result<Value> {
         let class = self.class_of(r)?;
         let Some((decl, prop)) = class.find_prop(name) else {
-            // Undeclared ("private") properties: set from inside the object.
-            let v = self.with_obj(r, |o| o.props.get(&Value::str(name)).cloned())?;
+            // Undeclared ("private") properties: set from inside the object,
+            // one per declaring class of the method that set them.
+            let key = self.private_key(name);
+            let v = self.with_obj(r, |o| o.props.get(&key).cloned())?;
             return match (v, inside) {
                 (Some(v), true) => Ok(v),
                 (Some(_), false) => Err(Error::new(
@@ -678,14 +684,17 @@ impl Executor {
         let _ = caller;
         let Some((decl, prop)) = class.find_prop(name) else {
             if !inside {
-                let exists = self.with_obj(r, |o| o.props.contains_key(&Value::str(name)))?;
                 return Err(Error::new(
-                    if exists { "PropertyWriteError" } else { "NoWriteAccessError" },
+                    "PropertyWriteError",
                     format!("Property '{name}' of class {} is private", class.name),
                 ));
             }
+            let key = match caller {
+                Some(c) => Value::str(format!("{}::{name}", c.name)),
+                None => self.private_key(name),
+            };
             return self.with_obj(r, |o| {
-                o.props.insert(Value::str(name), v);
+                o.props.insert(key, v);
             });
         };
         if !inside {
@@ -694,11 +703,13 @@ impl Executor {
                 format!("Property '{name}' is not writable from outside"),
             ));
         }
-        if matches!(prop.usage, PropertyUsage::In | PropertyUsage::Const | PropertyUsage::Config)
+        if matches!(prop.usage, PropertyUsage::In | PropertyUsage::Const)
             && self.with_obj(r, |o| o.initialized)?
-            && false
         {
-            return Err(Error::new("NoWriteAccessError", name.to_string()));
+            return Err(Error::new(
+                "NoWriteAccessError",
+                format!("Property \"{name}\" is immutable to the caller"),
+            ));
         }
         let legacy = decl.package.legacy;
         let env = self.env(legacy).clone();
@@ -714,6 +725,19 @@ impl Executor {
         self.with_obj(r, |o| {
             o.props.insert(Value::str(name), v);
         })
+    }
+
+    /// The storage key of an undeclared property for the class whose method
+    /// is running (set by [`Executor::set_caller`]).
+    fn private_key(&self, name: &str) -> Value {
+        let c = CALLER.with(|c| c.borrow().clone());
+        Value::str(format!("{}::{name}", c.unwrap_or_default()))
+    }
+
+    /// Records the declaring class of the method whose expressions run now
+    /// (for private properties); returns the previous one.
+    pub fn set_caller(&self, class: Option<Arc<str>>) -> Option<Arc<str>> {
+        CALLER.with(|c| std::mem::replace(&mut *c.borrow_mut(), class))
     }
 
     /// A context for evaluating expressions of `class` with `$` = `this`.
@@ -807,6 +831,18 @@ impl Executor {
         let _ = class;
         let ctx0 = self.class_ctx(&decl_class, this_v.clone());
         let mut vars: Vec<(Arc<str>, Value)> = Vec::new();
+        {
+            let mut seen: Vec<&str> = Vec::new();
+            for (k, _) in &named {
+                if seen.contains(&&**k) {
+                    return Err(Error::new(
+                        "NoMatchingMethodException",
+                        format!("duplicate keyword argument {k}"),
+                    ));
+                }
+                seen.push(k);
+            }
+        }
         let mut pos_it = pos.into_iter();
         let mut named = named;
         let obj_ref = match &this_v {
@@ -852,7 +888,7 @@ impl Executor {
                         Some(v) => v,
                         None => match &a.default {
                             Some(d) => d.eval(&env, &ctx0)?,
-                            None => return Err(sig_err()),
+                            None => Value::Null,
                         },
                     };
                     a.contract.check(self, &env, &ctx0, raw, obj_ref.as_ref(), &a.name)?

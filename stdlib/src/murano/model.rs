@@ -112,6 +112,10 @@ fn class_exists(ex: &Executor, resolver: Option<&Class>, name: &str) -> bool {
 struct Loader<'a> {
     ex: &'a Executor,
     created: Vec<(Arc<ObjRef>, Dict)>,
+    /// Give new objects fresh ids (snippets loaded by `new()` and
+    /// `class()`); references to the snippet's ids map through `aliases`.
+    fresh: bool,
+    aliases: Vec<(String, Arc<ObjRef>)>,
 }
 
 impl Loader<'_> {
@@ -124,8 +128,19 @@ impl Loader<'_> {
                 if let Some(existing) = self.created.iter().find(|(r, _)| &*r.id == id) {
                     return Ok(Some(existing.0.clone()));
                 }
+                if let Some((_, r)) = self.aliases.iter().find(|(k, _)| k == id) {
+                    return Ok(Some(r.clone()));
+                }
             }
-            let r = self.ex.create(&class, id, owner);
+            let r = if self.fresh {
+                let r = self.ex.create(&class, None, owner);
+                if let Some(id) = &id {
+                    self.aliases.push((id.clone(), r.clone()));
+                }
+                r
+            } else {
+                self.ex.create(&class, id, owner)
+            };
             self.ex.with_obj(&r, |o| {
                 o.name = def.name.clone();
                 o.metadata = def.metadata.clone();
@@ -155,8 +170,16 @@ impl Loader<'_> {
     /// Replaces nested definitions by their objects' ids so that
     /// `class()` contracts find the created objects.
     fn replace_defs(&self, v: &Value, resolver: Option<&Class>) -> Value {
+        if let Value::Str(s) = v {
+            if let Some((_, r)) = self.aliases.iter().find(|(k, _)| k == s.as_str()) {
+                return Value::Object(r.clone());
+            }
+        }
         if let Some(def) = parse_def(self.ex, resolver, v, None) {
             if let Some(id) = def.id {
+                if let Some((_, r)) = self.aliases.iter().find(|(k, _)| *k == id) {
+                    return Value::Object(r.clone());
+                }
                 return Value::str(id);
             }
             if let Some((r, _)) = self
@@ -268,13 +291,25 @@ pub fn load(
     resolver: Option<&Class>,
     default: Option<&str>,
 ) -> Result<Option<Arc<ObjRef>>> {
+    load_with(ex, v, owner, resolver, default, false)
+}
+
+/// [`load`] with a choice of keeping the model's ids.
+pub fn load_with(
+    ex: &Executor,
+    v: &Value,
+    owner: Option<Arc<ObjRef>>,
+    resolver: Option<&Class>,
+    default: Option<&str>,
+    fresh: bool,
+) -> Result<Option<Arc<ObjRef>>> {
     let mut ld = Loader {
         ex,
         created: Vec::new(),
+        fresh,
+        aliases: Vec::new(),
     };
     let root = ld.scan(v, owner, resolver, default)?;
-    let created = std::mem::take(&mut ld.created);
-    let ld = Loader { ex, created };
     let mut inits = Vec::new();
     for (r, props) in &ld.created {
         let class = ex.class_of(r)?;
@@ -305,7 +340,7 @@ pub fn instantiate(
     default: Option<&str>,
 ) -> Result<Arc<ObjRef>> {
     let resolver = ex.ctx_class(cx.ctx);
-    match load(ex, v, owner, resolver.as_deref(), default)? {
+    match load_with(ex, v, owner, resolver.as_deref(), default, true)? {
         Some(r) => Ok(r),
         None => Err(Error::new(
             "ContractViolationException",
@@ -378,6 +413,8 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
             let mut ld = Loader {
                 ex,
                 created: Vec::new(),
+                fresh: false,
+                aliases: Vec::new(),
             };
             let mut made = Vec::new();
             for (_, def) in &gone {
@@ -395,7 +432,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
                     made.push(r);
                 }
             }
-            let created = std::mem::take(&mut ld.created);
+            let created = ld.created.clone();
             for (r, props) in created.iter().rev() {
                 let class = ex.class_of(r)?;
                 let props = match ld.replace_defs(&Value::dict(props.clone()), Some(&class)) {
