@@ -44,6 +44,7 @@ const CORE: &[(&str, &str)] = &[
     ("Metadata.yaml", include_str!("core/Metadata.yaml")),
     ("GC.yaml", include_str!("core/GC.yaml")),
     ("TestFixture.yaml", include_str!("core/TestFixture.yaml")),
+    ("Logger.yaml", include_str!("core/Logger.yaml")),
 ];
 
 /// A package: name, version, format and its parsed class declarations.
@@ -232,6 +233,7 @@ struct State {
     objects: Vec<Option<ObjState>>,
     classes: HashMap<String, Arc<Class>>,
     statics: HashMap<String, Dict>,
+    aliases: Vec<(String, Arc<ObjRef>)>,
     traces: Vec<Value>,
     next_id: u64,
 }
@@ -329,6 +331,7 @@ impl Executor {
                 objects: Vec::new(),
                 classes: HashMap::new(),
                 statics: HashMap::new(),
+                aliases: Vec::new(),
                 traces: Vec::new(),
                 next_id: 1,
             }),
@@ -564,9 +567,30 @@ impl Executor {
         self.with_obj(r, |o| o.class.clone())
     }
 
+    /// Makes `id` find `r` while a snippet with fresh ids loads.
+    pub fn push_alias(&self, id: &str, r: Arc<ObjRef>) {
+        self.lock().aliases.push((id.to_string(), r));
+    }
+
+    /// Drops the aliases added since `mark`.
+    pub fn truncate_aliases(&self, mark: usize) -> usize {
+        let mut st = self.lock();
+        let n = st.aliases.len();
+        st.aliases.truncate(mark);
+        n
+    }
+
+    /// The number of aliases in force.
+    pub fn alias_mark(&self) -> usize {
+        self.lock().aliases.len()
+    }
+
     /// Finds a live object by id.
     pub fn find_object(&self, id: &str) -> Option<Arc<ObjRef>> {
         let st = self.lock();
+        if let Some((_, r)) = st.aliases.iter().rev().find(|(k, _)| k == id) {
+            return Some(r.clone());
+        }
         st.objects
             .iter()
             .flatten()

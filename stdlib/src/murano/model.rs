@@ -170,11 +170,6 @@ impl Loader<'_> {
     /// Replaces nested definitions by their objects' ids so that
     /// `class()` contracts find the created objects.
     fn replace_defs(&self, v: &Value, resolver: Option<&Class>) -> Value {
-        if let Value::Str(s) = v {
-            if let Some((_, r)) = self.aliases.iter().find(|(k, _)| k == s.as_str()) {
-                return Value::Object(r.clone());
-            }
-        }
         if let Some(def) = parse_def(self.ex, resolver, v, None) {
             if let Some(id) = def.id {
                 if let Some((_, r)) = self.aliases.iter().find(|(k, _)| *k == id) {
@@ -215,9 +210,12 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
         let env = ex.env(legacy).clone();
         let ctx = ex.class_ctx(&cls, Value::Object(r.clone()));
         for p in &c.props {
-            if !done.insert(p.name.to_string()) && p.usage != PropertyUsage::Static {
-                // Redeclared in a subclass: the most derived declaration wins,
-                // which runs later in this loop.
+            // A property redeclared in a subclass is initialised once, by its
+            // most derived declaration.
+            if class.find_prop(&p.name).is_some_and(|(d, _)| d.name != c.name)
+                || !done.insert(p.name.to_string())
+            {
+                continue;
             }
             if p.usage == PropertyUsage::Static {
                 continue;
@@ -310,6 +308,17 @@ pub fn load_with(
         aliases: Vec::new(),
     };
     let root = ld.scan(v, owner, resolver, default)?;
+    let mark = ex.alias_mark();
+    for (id, r) in &ld.aliases {
+        ex.push_alias(id, r.clone());
+    }
+    let r = init_loaded(ex, &ld);
+    ex.truncate_aliases(mark);
+    r?;
+    Ok(root)
+}
+
+fn init_loaded(ex: &Executor, ld: &Loader) -> Result<()> {
     let mut inits = Vec::new();
     for (r, props) in &ld.created {
         let class = ex.class_of(r)?;
@@ -327,7 +336,7 @@ pub fn load_with(
     for (r, props) in inits.iter().rev() {
         run_init(ex, r, props)?;
     }
-    Ok(root)
+    Ok(())
 }
 
 /// `class()` contract / `new()` with a dict: instantiate an object model

@@ -142,7 +142,10 @@ impl Ser<'_> {
     fn pass12(&mut self, n: N, parent: &Parent) -> Result<(N, bool)> {
         match n {
             N::V(Value::Type(t)) => Ok((
-                N::V(Value::str(format!("{}/{}@{}", t.name, t.version, t.package))),
+                N::V(Value::str(format!(
+                    "{}/{}@{}",
+                    t.name, t.version, t.package
+                ))),
                 false,
             )),
             N::V(_) | N::Keep(_) => Ok((n, false)),
@@ -263,7 +266,12 @@ impl Ser<'_> {
                     (Value::str("subscriber"), N::V(Value::str(&*sub.id))),
                     (
                         Value::str("handler"),
-                        N::V(handler.as_ref().map(|h| Value::str(h.as_str())).unwrap_or(Value::Null)),
+                        N::V(
+                            handler
+                                .as_ref()
+                                .map(|h| Value::str(h.as_str()))
+                                .unwrap_or(Value::Null),
+                        ),
                     ),
                 ]));
             }
@@ -397,7 +405,9 @@ fn serialize_actions(ex: &Executor, r: &ObjRef, class: &Arc<Class>) -> Result<N>
     let mut result: Vec<(Value, N)> = Vec::new();
     for c in bfs(class) {
         for decl in &c.decl.methods {
-            let Some(m) = c.methods.get(&decl.name) else { continue };
+            let Some(m) = c.methods.get(&decl.name) else {
+                continue;
+            };
             if !m.is_action() {
                 continue;
             }
@@ -412,7 +422,10 @@ fn serialize_actions(ex: &Executor, r: &ObjRef, class: &Arc<Class>) -> Result<N>
             };
             entry.push((Value::str("title"), N::V(title)));
             if let Some(d) = find("io.murano.metadata.Description") {
-                entry.push((Value::str("description"), N::V(meta_prop(ex, &c, d, "text")?)));
+                entry.push((
+                    Value::str("description"),
+                    N::V(meta_prop(ex, &c, d, "text")?),
+                ));
             }
             if let Some(h) = find("io.murano.metadata.HelpText") {
                 entry.push((Value::str("helpText"), N::V(meta_prop(ex, &c, h, "text")?)));
@@ -468,8 +481,7 @@ pub fn serialize_model(ex: &Executor, root: &Arc<ObjRef>) -> Result<Value> {
     let root = ex.plain(root);
     let (tree, order) =
         serialize_object(ex, &root, DumpType::Serializable, false, true, true, false)?;
-    let (copy, _) =
-        serialize_object(ex, &root, DumpType::Serializable, false, false, true, false)?;
+    let (copy, _) = serialize_object(ex, &root, DumpType::Serializable, false, false, true, false)?;
     let mut attributes = Vec::new();
     for r in &order {
         let Ok((class, attrs)) = ex.with_obj(r, |o| (o.class.name.clone(), o.attrs.clone())) else {
@@ -496,7 +508,12 @@ pub fn serialize_model(ex: &Executor, root: &Arc<ObjRef>) -> Result<Value> {
 
 /// `serializer.serialize(obj, executor, serialization_type)`: what
 /// `dump()` returns.
-pub fn dump_object(ex: &Executor, obj: &Arc<ObjRef>, kind: DumpType, ignore_upcasts: bool) -> Result<Value> {
+pub fn dump_object(
+    ex: &Executor,
+    obj: &Arc<ObjRef>,
+    kind: DumpType,
+    ignore_upcasts: bool,
+) -> Result<Value> {
     let plain = ex.plain(obj);
     let view = !ignore_upcasts && plain.class != obj.class;
     let root = if view { obj.clone() } else { plain };
@@ -547,7 +564,10 @@ mod tests {
     fn dump_types_parse() {
         assert_eq!(DumpType::parse("Inline"), Some(DumpType::Inline));
         assert_eq!(DumpType::parse("Mixed"), Some(DumpType::Mixed));
-        assert_eq!(DumpType::parse("Serializable"), Some(DumpType::Serializable));
+        assert_eq!(
+            DumpType::parse("Serializable"),
+            Some(DumpType::Serializable)
+        );
         assert_eq!(DumpType::parse("inline"), None);
     }
 
