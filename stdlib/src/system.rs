@@ -173,6 +173,20 @@ fn call_named(
     args: &Value,
     kwargs: &Value,
 ) -> Result<Value> {
+    if let (Some(host), Some(r @ (Value::Object(_) | Value::Type(_)))) =
+        (cx.env.host(), receiver.as_ref())
+    {
+        let pos: Vec<ArgIn> = cx.to_vec(args)?.into_iter().map(ArgIn::Val).collect();
+        let mut named = Vec::new();
+        if let Value::Dict(d) = kwargs {
+            for (k, v) in d.iter() {
+                named.push((Arc::from(k.as_str().unwrap_or("")), ArgIn::Val(v.clone())));
+            }
+        }
+        if let Some(r) = host.call_method(cx, r, name, &pos, &named) {
+            return r;
+        }
+    }
     let mut pos: Vec<ArgIn> = Vec::new();
     let form = match receiver {
         Some(r) => {

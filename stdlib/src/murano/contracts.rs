@@ -187,6 +187,13 @@ impl Contract {
                 }
                 Ok(Value::list(out))
             }
+            Contract::Dict(items) if items.is_empty() => match v {
+                Value::Null | Value::Dict(_) => Ok(v),
+                other => Err(violation(format!(
+                    "{path}: value {} is not a dictionary",
+                    runtime::pyrepr::repr(&other)
+                ))),
+            },
             Contract::Dict(items) => {
                 let d = match v {
                     Value::Null => Dict::default(),

@@ -228,25 +228,6 @@ fn is_(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(ex.class_of(o)?.is_a(&want)))
 }
 
-/// `GC.collect()` hook: nothing to collect in an arena store.
-fn gc_collect(_: &Cx, _: Args) -> Result<Value> {
-    Ok(Value::Null)
-}
-
-/// `GC.isDestroyed(obj)`.
-fn gc_is_destroyed(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
-    match a.get(0) {
-        Value::Object(o) => Ok(Value::Bool(ex.with_obj(o, |s| s.destroyed).unwrap_or(true))),
-        _ => Ok(Value::Bool(false)),
-    }
-}
-
-/// `GC.subscribeDestruction` / `unsubscribeDestruction` hooks.
-fn gc_subscribe(_: &Cx, _: Args) -> Result<Value> {
-    Ok(Value::Null)
-}
-
 /// The declaring class of the running method.
 fn current_class(cx: &Cx, ex: &Executor) -> Result<Arc<super::Class>> {
     ex.ctx_class(cx.ctx)
@@ -312,6 +293,8 @@ fn pselect(cx: &Cx, a: Args) -> Result<Value> {
 pub fn register(r: &mut Registry) {
     super::serialize::register(r);
     super::reflection::register(r);
+    super::gc::register(r);
+    super::extra::register(r);
     r.function("#attr", vec![p("obj", Ty::Check(is_object)), p("name", Ty::Str)], obj_attr);
     r.function("#attr", vec![p("type", Ty::Check(is_type)), p("name", Ty::Str)], type_attr);
     r.function("#operator_:", vec![p("ns", Ty::Any).nullable(), p("name", Ty::Str)], ns_name);
@@ -372,17 +355,4 @@ pub fn register(r: &mut Registry) {
     );
     r.function("raisePythonException", vec![], raise_python);
     r.function("sleep", vec![p("seconds", Ty::Any).opt()], sleep);
-    r.function("gcCollect", vec![], gc_collect);
-    r.function("gcIsDestroyed", vec![p("obj", Ty::Any).nullable()], gc_is_destroyed);
-    r.function("gcIsDoomed", vec![p("obj", Ty::Any).nullable()], gc_is_destroyed);
-    r.function(
-        "gcSubscribe",
-        vec![var("args", Ty::Any).nullable()],
-        gc_subscribe,
-    );
-    r.function(
-        "gcUnsubscribe",
-        vec![var("args", Ty::Any).nullable()],
-        gc_subscribe,
-    );
 }

@@ -12,7 +12,9 @@
 
 pub mod contracts;
 pub mod exec;
+pub mod extra;
 pub mod funcs;
+pub mod gc;
 pub mod model;
 pub mod reflection;
 pub mod serialize;
@@ -641,14 +643,22 @@ impl Executor {
             // Undeclared ("private") properties: set from inside the object,
             // one per declaring class of the method that set them.
             let key = self.private_key(name);
-            let v = self.with_obj(r, |o| o.props.get(&key).cloned())?;
+            let suffix = format!("::{name}");
+            let (v, any) = self.with_obj(r, |o| {
+                (
+                    o.props.get(&key).cloned(),
+                    o.props
+                        .keys()
+                        .any(|k| k.as_str().is_some_and(|k| k.ends_with(&suffix))),
+                )
+            })?;
             return match (v, inside) {
                 (Some(v), true) => Ok(v),
-                (Some(_), false) => Err(Error::new(
+                _ if any && !inside => Err(Error::new(
                     "PropertyReadError",
                     format!("Property '{name}' of class {} is private", class.name),
                 )),
-                (None, _) => Err(Error::new(
+                (_, _) => Err(Error::new(
                     "NoPropertyFound",
                     format!("Property '{name}' is not found in class {}", class.name),
                 )),
@@ -902,7 +912,12 @@ impl Executor {
                 }
                 ArgUsage::Standard => {
                     let given = match pos_it.next() {
-                        Some(v) => Some(v),
+                        Some(v) => {
+                            if named.iter().any(|(k, _)| *k == a.name) {
+                                return Err(sig_err());
+                            }
+                            Some(v)
+                        }
                         None => named
                             .iter()
                             .position(|(k, _)| *k == a.name)

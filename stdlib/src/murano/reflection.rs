@@ -52,7 +52,10 @@ fn kind_of(v: &Value) -> Option<&str> {
 
 fn field<'a>(v: &'a Value, name: &str) -> &'a str {
     match v {
-        Value::Dict(d) => d.get(&Value::str(name)).and_then(|k| k.as_str()).unwrap_or(""),
+        Value::Dict(d) => d
+            .get(&Value::str(name))
+            .and_then(|k| k.as_str())
+            .unwrap_or(""),
         _ => "",
     }
 }
@@ -248,7 +251,9 @@ fn type_methods(cls: &Arc<Class>) -> Vec<Value> {
 }
 
 fn type_properties(cls: &Arc<Class>) -> Vec<Value> {
-    let names = all_member_names(cls, |c| c.props.iter().map(|p| p.name.to_string()).collect());
+    let names = all_member_names(cls, |c| {
+        c.props.iter().map(|p| p.name.to_string()).collect()
+    });
     let mut out = Vec::new();
     for n in names {
         if n.starts_with("__") || n.starts_with('.') {
@@ -389,7 +394,7 @@ fn instantiate_metas(
         };
         let r = ex.create(&mc, None, None);
         model::init_properties(ex, &r, &props)?;
-        model::run_init(ex, &r)?;
+        model::run_init(ex, &r, &props)?;
         out.push(Value::Object(r));
     }
     Ok(out)
@@ -431,7 +436,13 @@ fn merger(
             }
             all.push((cls.name.clone(), item));
         }
-        all.extend(merger(initial, &cls.parents, &cls_skip, producer, depth + 1)?);
+        all.extend(merger(
+            initial,
+            &cls.parents,
+            &cls_skip,
+            producer,
+            depth + 1,
+        )?);
     }
     let mut result: Vec<(Arc<str>, Item)> = Vec::new();
     let mut types: HashMap<Arc<str>, Arc<str>> = HashMap::new();
@@ -457,7 +468,13 @@ fn merger(
 
 fn type_meta(ex: &Arc<Executor>, cls: &Arc<Class>) -> Result<Vec<Value>> {
     let producer = |c: &Arc<Class>| -> Result<Vec<Item>> {
-        decl_items(ex, c, MetaTarget::Type, format!("T|{}", c.name), &c.decl.meta)
+        decl_items(
+            ex,
+            c,
+            MetaTarget::Type,
+            format!("T|{}", c.name),
+            &c.decl.meta,
+        )
     };
     merge(cls, &producer)
 }
@@ -617,7 +634,9 @@ fn refl_attr(cx: &Cx, a: Args) -> Result<Value> {
                 "types" => {
                     let mut names: Vec<&String> = pkg.decls.keys().collect();
                     names.sort();
-                    Ok(Value::list(names.into_iter().map(|n| type_info(n)).collect()))
+                    Ok(Value::list(
+                        names.into_iter().map(|n| type_info(n)).collect(),
+                    ))
                 }
                 _ => Err(no_attr(kind, name)),
             }
@@ -775,7 +794,9 @@ fn set_value(cx: &Cx, a: Args) -> Result<Value> {
             let legacy = cls.package.legacy;
             let env = ex.env(legacy).clone();
             let ctx = ex.class_ctx(&cls, Value::Type(cls.type_ref.clone()));
-            let v = prop.contract.check(&ex, &env, &ctx, value, None, &prop.name)?;
+            let v = prop
+                .contract
+                .check(&ex, &env, &ctx, value, None, &prop.name)?;
             ex.static_set(&cls.name, name, v);
         }
     }
@@ -843,14 +864,25 @@ fn version_str(_: &Cx, a: Args) -> Result<Value> {
 
 /// Registers the reflection functions.
 pub fn register(r: &mut Registry) {
-    r.function("#attr", vec![p("obj", Ty::Check(is_refl)), p("name", Ty::Str)], refl_attr);
+    r.function(
+        "#attr",
+        vec![p("obj", Ty::Check(is_refl)), p("name", Ty::Str)],
+        refl_attr,
+    );
     r.function("typeinfo", vec![p("object", Ty::Any)], typeinfo);
     r.function("metadata", vec![p("object", Ty::Any)], metadata);
     r.function("str", vec![p("value", Ty::Check(is_version))], version_str);
-    r.method("ancestors", vec![p("type", Ty::Check(is_type_info))], ancestors_method);
+    r.method(
+        "ancestors",
+        vec![p("type", Ty::Check(is_type_info))],
+        ancestors_method,
+    );
     r.method(
         "getValue",
-        vec![p("property", Ty::Check(is_prop_info)), p("object", Ty::Any).nullable()],
+        vec![
+            p("property", Ty::Check(is_prop_info)),
+            p("object", Ty::Any).nullable(),
+        ],
         get_value,
     );
     r.method(
