@@ -18,4 +18,5 @@
 #![warn(missing_docs)]
 
 pub mod bc;
+pub mod coro;
 pub mod interp;

@@ -570,16 +570,40 @@ impl Activation<'_> {
                 Ok(Flow::Next)
             }
             Stmt::Do(b) => self.block(b),
-            Stmt::Parallel(branches, _limit) => {
-                let mut first_err = None;
+            Stmt::Parallel(branches, limit) => {
+                let limit = match limit {
+                    Some(l) => self.eval(l)?.as_i64().unwrap_or(0).max(0) as usize,
+                    None => 0,
+                };
+                let mut tasks: Vec<Box<dyn FnOnce() -> Result<Flow>>> = Vec::new();
                 for b in branches {
-                    match self.block(b) {
-                        Ok(Flow::Return(v)) => return Ok(Flow::Return(v)),
-                        Ok(_) => {}
-                        Err(e) => {
-                            if first_err.is_none() {
-                                first_err = Some(e)
-                            }
+                    let ex = self.ex.arc();
+                    let env = self.env.clone();
+                    let class = self.class.clone();
+                    let this = self.this.clone();
+                    let vars = self.vars.clone();
+                    let body = b.clone();
+                    tasks.push(Box::new(move || {
+                        let mut act = Activation {
+                            ex: &ex,
+                            env: &env,
+                            class: &class,
+                            this,
+                            vars,
+                            frame: None,
+                            caught: Vec::new(),
+                        };
+                        let prev = ex.set_caller(Some(class.name.clone()));
+                        let r = act.block(&body);
+                        ex.set_caller(prev);
+                        r
+                    }));
+                }
+                let mut first_err = None;
+                for r in vm::coro::run(tasks, limit) {
+                    if let Err(e) = r {
+                        if first_err.is_none() {
+                            first_err = Some(e)
                         }
                     }
                 }

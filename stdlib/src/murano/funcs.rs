@@ -212,9 +212,10 @@ fn raise_python(_: &Cx, _: Args) -> Result<Value> {
     Err(Error::new("LookupError", "just random Python exception"))
 }
 
-/// `sleep(seconds)`: a no-op on the virtual clock (green threads are not
-/// built yet).
+/// `sleep(seconds)`: gives way to the other green threads (the clock is
+/// virtual: no real time passes).
 fn sleep(_: &Cx, _: Args) -> Result<Value> {
+    vm::coro::yield_now();
     Ok(Value::Null)
 }
 
@@ -282,9 +283,19 @@ fn parent_views(cx: &Cx, a: Args, all: bool) -> Result<Value> {
 /// `collection.pselect(selector)`: `select` whose branches would run as
 /// green threads; here they run in order.
 fn pselect(cx: &Cx, a: Args) -> Result<Value> {
+    let items: Vec<Value> = cx.to_vec(a.get(0))?;
+    let mut tasks: Vec<Box<dyn FnOnce() -> Result<Value>>> = Vec::new();
+    for x in items {
+        let f = a.get(1).clone();
+        let env = cx.env.clone();
+        tasks.push(Box::new(move || match &f {
+            Value::Lambda(c) => c.call(&env, &[x]),
+            other => Ok(other.clone()),
+        }));
+    }
     let mut out = Vec::new();
-    for x in cx.iter(a.get(0))? {
-        out.push(cx.call(a.get(1), &[x?])?);
+    for r in vm::coro::run(tasks, 0) {
+        out.push(r?);
     }
     Ok(Value::list(out))
 }

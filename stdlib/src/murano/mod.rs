@@ -235,6 +235,7 @@ struct State {
     objects: Vec<Option<ObjState>>,
     classes: HashMap<String, Arc<Class>>,
     statics: HashMap<String, Dict>,
+    locks: HashMap<String, (u64, u32)>,
     aliases: Vec<(String, Arc<ObjRef>)>,
     traces: Vec<Value>,
     next_id: u64,
@@ -333,6 +334,7 @@ impl Executor {
                 objects: Vec::new(),
                 classes: HashMap::new(),
                 statics: HashMap::new(),
+                locks: HashMap::new(),
                 aliases: Vec::new(),
                 traces: Vec::new(),
                 next_id: 1,
@@ -350,7 +352,8 @@ impl Executor {
         ex
     }
 
-    fn arc(&self) -> Arc<Executor> {
+    /// This executor as an `Arc`.
+    pub fn arc(&self) -> Arc<Executor> {
         self.me.get().and_then(|w| w.upgrade()).expect("executor alive")
     }
 
@@ -938,7 +941,86 @@ impl Executor {
         if pos_it.next().is_some() || !named.is_empty() {
             return Err(sig_err());
         }
-        exec::run_method(self, &env, &decl_class, method, this_v, vars)
+        let keys = self.lock_keys(method, &this_v, &vars);
+        for k in &keys {
+            self.acquire(k);
+        }
+        let r = exec::run_method(self, &env, &decl_class, method, this_v, vars);
+        for k in keys.iter().rev() {
+            self.release(k);
+        }
+        r
+    }
+
+    /// The keys a method call locks on (`Synchronize` meta: `onThis`,
+    /// default true for instance methods, and `onArgs`).
+    fn lock_keys(&self, method: &Method, this: &Value, vars: &[(Arc<str>, Value)]) -> Vec<String> {
+        let mut on_this = !method.is_static();
+        let mut on_args: Vec<String> = Vec::new();
+        for m in &method.decl.meta {
+            if m.name == "io.murano.metadata.engine.Synchronize" {
+                if let Some(d) = template_dict(&m.props) {
+                    if let Some(v) = d.get("onThis") {
+                        on_this = v.truthy();
+                    }
+                    match d.get("onArgs") {
+                        Some(Value::Str(s)) => on_args.push(s.to_string()),
+                        Some(Value::List(l)) => {
+                            on_args.extend(l.iter().map(runtime::pyrepr::to_str))
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        let mut keys = Vec::new();
+        let this_key = match this {
+            Value::Object(o) => format!("{}", o.slot),
+            other => runtime::pyrepr::repr(other),
+        };
+        if on_this {
+            keys.push(format!("{}#{this_key}", method.name));
+        }
+        if !on_args.is_empty() {
+            let mut k = format!("{}#args", method.name);
+            for a in &on_args {
+                let v = vars.iter().find(|(n, _)| &**n == a).map(|x| &x.1);
+                let vk = match v {
+                    Some(Value::Object(o)) => format!("obj{}", o.slot),
+                    Some(v) => runtime::pyrepr::repr(v),
+                    None => "null".into(),
+                };
+                k.push_str(&format!("|{a}={vk}"));
+            }
+            keys.push(k);
+        }
+        keys
+    }
+
+    fn acquire(&self, key: &str) {
+        let me = vm::coro::current_id();
+        loop {
+            {
+                let mut st = self.lock();
+                let e = st.locks.entry(key.to_string()).or_insert((me, 0));
+                if e.1 == 0 || e.0 == me {
+                    e.0 = me;
+                    e.1 += 1;
+                    return;
+                }
+            }
+            if !vm::coro::in_green_thread() {
+                return;
+            }
+            vm::coro::yield_now();
+        }
+    }
+
+    fn release(&self, key: &str) {
+        let mut st = self.lock();
+        if let Some(e) = st.locks.get_mut(key) {
+            e.1 = e.1.saturating_sub(1);
+        }
     }
 
     /// The plain reference of an object (drops a `cast`/`super` view).
@@ -1009,6 +1091,35 @@ impl Executor {
             ));
         }
         self.invoke(receiver, &class, &m, pos, named).map(Some)
+    }
+}
+
+/// The constant mapping of a meta declaration's properties.
+fn template_dict(t: &Template) -> Option<HashMap<String, Value>> {
+    use compiler::murano::TemplateKind;
+    match &t.kind {
+        TemplateKind::Dict(items) => Some(
+            items
+                .iter()
+                .filter_map(|(k, v)| {
+                    let key = k.as_str()?.to_string();
+                    let val = match &v.kind {
+                        TemplateKind::Value(x) => x.clone(),
+                        TemplateKind::List(xs) => Value::list(
+                            xs.iter()
+                                .filter_map(|x| match &x.kind {
+                                    TemplateKind::Value(y) => Some(y.clone()),
+                                    _ => None,
+                                })
+                                .collect(),
+                        ),
+                        _ => return None,
+                    };
+                    Some((key, val))
+                })
+                .collect(),
+        ),
+        _ => None,
     }
 }
 
