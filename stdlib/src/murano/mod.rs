@@ -973,16 +973,20 @@ impl Executor {
                 }
             }
         }
-        let mut keys = Vec::new();
+        // One lock per combination of the receiver (when `onThis`) and the
+        // values of the `onArgs` arguments.
         let this_key = match this {
             Value::Object(o) => format!("{}", o.slot),
             other => runtime::pyrepr::repr(other),
         };
-        if on_this {
-            keys.push(format!("{}#{this_key}", method.name));
+        if !on_this && on_args.is_empty() {
+            return Vec::new();
         }
-        if !on_args.is_empty() {
-            let mut k = format!("{}#args", method.name);
+        let mut k = format!("{}#", method.name);
+        if on_this {
+            k.push_str(&this_key);
+        }
+        {
             for a in &on_args {
                 let v = vars.iter().find(|(n, _)| &**n == a).map(|x| &x.1);
                 let vk = match v {
@@ -992,9 +996,8 @@ impl Executor {
                 };
                 k.push_str(&format!("|{a}={vk}"));
             }
-            keys.push(k);
         }
-        keys
+        vec![k]
     }
 
     fn acquire(&self, key: &str) {
