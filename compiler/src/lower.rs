@@ -364,7 +364,16 @@ impl<'a> Lowerer<'a> {
                 _ => None,
             })
             .collect();
-        let (lz_pos, lz_named) = self.reg.lazy_slots(name, form, npos, &names);
+        let (mut lz_pos, mut lz_named) = self.reg.lazy_slots(name, form, npos, &names);
+        if form == Form::Method && !self.reg.has_form(name, form) {
+            // Not a library method: a MuranoPL method or an error. Arguments
+            // are evaluated only once the call resolves (as the reference's
+            // lazy arguments are), so pass them as thunks.
+            for (i, l) in lz_pos.iter_mut().enumerate() {
+                *l = i > 0;
+            }
+            lz_named.iter_mut().for_each(|l| *l = true);
+        }
         let mut pos: Vec<Option<Node>> = Vec::new();
         if let Some(r) = recv {
             pos.push(Some(r));

@@ -428,6 +428,12 @@ impl Registry {
         self.sets.keys().map(|k| &**k)
     }
 
+    /// True when some overload of `name` can be called in `form`.
+    pub fn has_form(&self, name: &str, form: Form) -> bool {
+        self.get(name)
+            .is_some_and(|set| set.overloads.iter().any(|o| self.form_ok(o, form)))
+    }
+
     /// True when every overload of `name` callable in `form` takes no
     /// keyword arguments (then `k => v` arguments are positional mapping
     /// rules, in source order).

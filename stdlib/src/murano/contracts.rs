@@ -341,7 +341,7 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
     let v = a.get(0).clone();
     let want = resolve_type(cx, &ex, a.get(1))?;
     let owner = match cx.ctx.var("#owner") {
-        Value::Object(o) => Some(o),
+        Value::Object(o) if !cx.ctx.var("#args").truthy() => Some(o),
         _ => None,
     };
     match &v {
@@ -399,9 +399,17 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
 /// `$.template(Type, excludeProperties => [...], defaultType => ...)`.
 fn c_template(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
-    let v = a.get(0).clone();
+    let mut v = a.get(0).clone();
     if v.is_null() {
         return Ok(v);
+    }
+    if let Value::Str(id) = &v {
+        if let Some(o) = ex.find_object(id) {
+            v = Value::Object(o);
+        }
+    }
+    if let Value::Object(o) = &v {
+        v = super::serialize::dump_object(&ex, o, super::serialize::DumpType::Serializable, true)?;
     }
     let Value::Dict(d) = &v else {
         return Err(violation(format!(
@@ -420,8 +428,50 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
     for k in &excluded {
         probe.shift_remove(k);
     }
-    let _ = super::model::validate_template(&ex, cx, &Value::dict(probe), &want)?;
-    Ok(v)
+    let _ = super::model::validate_template(&ex, cx, &Value::dict(probe.clone()), &want)?;
+    // The result is an object definition in `?` form with a fresh id and
+    // the excluded properties left out.
+    let mut out = runtime::Dict::default();
+    let mut header = runtime::Dict::default();
+    let class_name = match d.get(&Value::str("?")) {
+        Some(Value::Dict(h)) => h
+            .get(&Value::str("type"))
+            .and_then(|t| t.as_str())
+            .map(|t| t.split('/').next().unwrap_or(t).to_string())
+            .unwrap_or(want.clone()),
+        _ => d
+            .keys()
+            .find_map(|k| match k {
+                Value::Type(t) => Some(t.name.to_string()),
+                _ => None,
+            })
+            .unwrap_or(want.clone()),
+    };
+    header.insert(Value::str("type"), ex.type_value(&class_name)?);
+    header.insert(Value::str("id"), Value::str(ex.new_id()));
+    header.insert(Value::str("name"), Value::Null);
+    header.insert(Value::str("metadata"), Value::Null);
+    out.insert(Value::str("?"), Value::dict(header));
+    let props: runtime::Dict = match d.get(&Value::str("?")) {
+        Some(_) => probe
+            .into_iter()
+            .filter(|(k, _)| k.as_str() != Some("?"))
+            .collect(),
+        None => match probe.values().find(|x| matches!(x, Value::Dict(_))) {
+            Some(Value::Dict(inner)) if probe.keys().any(|k| matches!(k, Value::Type(_))) => {
+                let mut p = (**inner).clone();
+                for k in &excluded {
+                    p.shift_remove(k);
+                }
+                p
+            }
+            _ => probe,
+        },
+    };
+    for (k, x) in props {
+        out.insert(k, x);
+    }
+    Ok(Value::dict(out))
 }
 
 /// `$.owned()`.

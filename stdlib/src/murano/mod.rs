@@ -867,6 +867,13 @@ impl Executor {
         };
         let _ = class;
         let ctx0 = self.class_ctx(&decl_class, this_v.clone());
+        // Objects that argument contracts create from definitions have no
+        // owner.
+        let ctx0 = {
+            let mut f = Frame::child(&ctx0, &[]);
+            f.vars.push(("#args".into(), Value::Bool(true)));
+            Arc::new(f)
+        };
         let mut vars: Vec<(Arc<str>, Value)> = Vec::new();
         {
             let mut seen: Vec<&str> = Vec::new();
@@ -1185,12 +1192,14 @@ impl Host for Executor {
         pos: &[ArgIn],
         named: &[(Arc<str>, ArgIn)],
     ) -> Option<Result<Value>> {
+        // Arguments reach MuranoPL methods evaluated, lazy sequences as lists.
         let force = |a: &ArgIn| -> Result<Value> {
-            match a {
-                ArgIn::Val(v) => Ok(v.clone()),
-                ArgIn::Thunk(c) => c.call(cx.env, &[]),
-                ArgIn::Skip => Ok(Value::Null),
-            }
+            let v = match a {
+                ArgIn::Val(v) => v.clone(),
+                ArgIn::Thunk(c) => c.call(cx.env, &[])?,
+                ArgIn::Skip => Value::Null,
+            };
+            crate::finalize(cx.env, v)
         };
         let args = || -> Result<(Vec<Value>, Vec<(Arc<str>, Value)>)> {
             let mut p = Vec::new();
