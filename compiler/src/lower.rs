@@ -311,22 +311,39 @@ impl<'a> Lowerer<'a> {
                 },
                 _ => false,
             };
-            let wants_kw = self.reg.get(name).is_none_or(|set| {
-                set.overloads.iter().any(|o| {
-                    o.params
-                        .iter()
-                        .any(|p| p.mode == runtime::registry::Mode::Kw)
+            // A keyword argument when the function takes keyword arguments
+            // or has a parameter of that name, or is not a library function.
+            let takes = |k: &str| {
+                self.reg.get(name).is_none_or(|set| {
+                    set.overloads.iter().any(|o| {
+                        o.params.iter().any(|p| {
+                            p.mode == runtime::registry::Mode::Kw
+                                || (p.mode == runtime::registry::Mode::Normal && &*p.name == k)
+                        })
+                    })
                 })
-            });
-            if wants_kw && args.iter().any(is_kw) {
+            };
+            let kw_name = |a: &Arg| -> Option<String> {
+                if !is_kw(a) {
+                    return None;
+                }
+                match a {
+                    Arg::Pos(e) => match &e.kind {
+                        ExprKind::Op(_, xs) => match &xs[0].kind {
+                            ExprKind::Keyword(k) if takes(k) => Some(k.clone()),
+                            _ => None,
+                        },
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            };
+            if args.iter().any(|a| kw_name(a).is_some()) {
                 let conv: Vec<Arg> = args
                     .iter()
-                    .map(|a| match (a, is_kw(a)) {
-                        (Arg::Pos(e), true) => match &e.kind {
-                            ExprKind::Op(_, xs) => match &xs[0].kind {
-                                ExprKind::Keyword(k) => Arg::Named(k.clone(), xs[1].clone()),
-                                _ => a.clone(),
-                            },
+                    .map(|a| match (a, kw_name(a)) {
+                        (Arg::Pos(e), Some(k)) => match &e.kind {
+                            ExprKind::Op(_, xs) => Arg::Named(k, xs[1].clone()),
                             _ => a.clone(),
                         },
                         _ => a.clone(),

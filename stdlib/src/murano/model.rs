@@ -30,8 +30,13 @@ fn header_keys() -> [&'static str; 4] {
 fn parse_def(ex: &Executor, resolver: Option<&Class>, v: &Value, default: Option<&str>) -> Option<Def> {
     let Value::Dict(d) = v else { return None };
     if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
-        let ty = h.get(&Value::str("type")).and_then(|t| t.as_str())?;
-        let ty = ty.split('/').next().unwrap_or(ty).to_string();
+        let ty = match h.get(&Value::str("type"))? {
+            Value::Type(t) => t.name.to_string(),
+            t => {
+                let t = t.as_str()?;
+                t.split('/').next().unwrap_or(t).to_string()
+            }
+        };
         let mut props = (**d).clone();
         props.shift_remove(&Value::str("?"));
         return Some(Def {
@@ -411,6 +416,20 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
     } else {
         load(ex, &objects, None, None, None)?
     };
+    // `Attributes`: [object id, class name, attribute name, value].
+    if let Some(Value::List(attrs)) = m.get(&Value::str("Attributes")) {
+        for a in attrs.iter() {
+            if let Value::List(parts) = a {
+                if let [Value::Str(id), _, name, value] = &parts[..] {
+                    if let Some(r) = ex.find_object(id) {
+                        ex.with_obj(&r, |o| {
+                            o.attrs.insert(name.clone(), value.clone());
+                        })?;
+                    }
+                }
+            }
+        }
+    }
     if let Some(copy) = copy {
         // Objects of the previous deployment that are gone now.
         let mut ids = Vec::new();
