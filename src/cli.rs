@@ -39,6 +39,18 @@ enum Cmd {
         /// `yaql` (or `dsl`, not built yet).
         kind: String,
     },
+    /// Validate object models against the contracts of MuranoPL packages.
+    Validate {
+        /// A package directory (manifest.yaml + Classes/); repeatable.
+        #[arg(long = "package", short = 'p', required = true)]
+        packages: Vec<std::path::PathBuf>,
+        /// Object model JSON files.
+        #[arg(required = true)]
+        models: Vec<std::path::PathBuf>,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
     /// Time evaluation: compile once, evaluate N times.
     BenchEval {
         /// The expression.
@@ -146,6 +158,11 @@ fn run(cli: Cli) -> i32 {
                 2
             }
         },
+        Cmd::Validate {
+            packages,
+            models,
+            jobs,
+        } => crate::validate::run(packages, models, jobs),
         Cmd::BenchEval {
             expr,
             data,

@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod dsl;
+pub mod validate;
 
 pub use compiler::{compile, CompileOptions, Program};
 pub use runtime::{json, Env, Error, Options, Value};

@@ -86,6 +86,66 @@ impl Package {
         })
     }
 
+    /// Loads a package from a directory: `manifest.yaml` (`Format`,
+    /// `FullName`, `Version`, `Classes`) and its `Classes/` files.
+    pub fn from_dir(dir: &std::path::Path) -> Result<Package> {
+        let io = |e: std::io::Error, p: &std::path::Path| {
+            Error::new("PackageLoadError", format!("{}: {e}", p.display()))
+        };
+        let mpath = dir.join("manifest.yaml");
+        let mut name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let mut version = "0.0.0".to_string();
+        let mut format = "1.0".to_string();
+        let mut class_files: Vec<std::path::PathBuf> = Vec::new();
+        if mpath.exists() {
+            let text = std::fs::read_to_string(&mpath).map_err(|e| io(e, &mpath))?;
+            let docs = compiler::murano::load_documents(&text, &mpath.to_string_lossy())?;
+            if let Some(doc) = docs.first() {
+                let scalar = |k: &str| doc.get(k).and_then(|n| n.as_scalar()).map(str::to_string);
+                if let Some(n) = scalar("FullName") {
+                    name = n;
+                }
+                if let Some(v) = scalar("Version") {
+                    version = v;
+                }
+                if let Some(f) = scalar("Format") {
+                    format = f;
+                }
+                if let Some(map) = doc.get("Classes").and_then(|c| c.as_map()) {
+                    for (_, f) in map {
+                        if let Some(f) = f.as_scalar() {
+                            class_files.push(dir.join("Classes").join(f));
+                        }
+                    }
+                }
+            }
+        }
+        if class_files.is_empty() {
+            let mut stack = vec![dir.join("Classes")];
+            while let Some(d) = stack.pop() {
+                let Ok(rd) = std::fs::read_dir(&d) else { continue };
+                for e in rd.flatten() {
+                    let p = e.path();
+                    if p.is_dir() {
+                        stack.push(p);
+                    } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                        class_files.push(p);
+                    }
+                }
+            }
+            class_files.sort();
+        }
+        let mut files = Vec::new();
+        for f in class_files {
+            let text = std::fs::read_to_string(&f).map_err(|e| io(e, &f))?;
+            files.push((f.to_string_lossy().to_string(), text));
+        }
+        Package::new(&name, &version, &format, &files)
+    }
+
     /// The core library package.
     pub fn core() -> Package {
         let files: Vec<(String, String)> = CORE
@@ -235,6 +295,11 @@ struct State {
     objects: Vec<Option<ObjState>>,
     classes: HashMap<String, Arc<Class>>,
     statics: HashMap<String, Dict>,
+    /// Validation mode: contract violations at load are recorded here
+    /// (object JSON path, property, error) instead of failing the load.
+    violations: Option<Vec<(String, String, Error)>>,
+    /// JSON paths of loaded objects (validation mode), by slot.
+    paths: HashMap<u32, String>,
     locks: HashMap<String, (u64, u32)>,
     aliases: Vec<(String, Arc<ObjRef>)>,
     traces: Vec<Value>,
@@ -334,6 +399,8 @@ impl Executor {
                 objects: Vec::new(),
                 classes: HashMap::new(),
                 statics: HashMap::new(),
+                violations: None,
+                paths: HashMap::new(),
                 locks: HashMap::new(),
                 aliases: Vec::new(),
                 traces: Vec::new(),
@@ -369,6 +436,43 @@ impl Executor {
     /// The packages, in lookup order.
     pub fn packages(&self) -> &[Arc<Package>] {
         &self.packages
+    }
+
+    /// Switches validation mode on: loading records contract violations
+    /// instead of stopping at the first one.
+    pub fn collect_violations(&self) {
+        self.lock().violations = Some(Vec::new());
+    }
+
+    /// True in validation mode.
+    pub fn collecting(&self) -> bool {
+        self.lock().violations.is_some()
+    }
+
+    /// Records a violation (validation mode).
+    pub fn record_violation(&self, r: &ObjRef, prop: &str, e: Error) {
+        let mut st = self.lock();
+        let path = st
+            .paths
+            .get(&r.slot)
+            .cloned()
+            .unwrap_or_else(|| format!("<{}>", r.id));
+        if let Some(v) = st.violations.as_mut() {
+            v.push((path, prop.to_string(), e));
+        }
+    }
+
+    /// Records the JSON path of a loaded object (validation mode).
+    pub fn set_path(&self, r: &ObjRef, path: String) {
+        let mut st = self.lock();
+        if st.violations.is_some() {
+            st.paths.insert(r.slot, path);
+        }
+    }
+
+    /// The recorded violations.
+    pub fn take_violations(&self) -> Vec<(String, String, Error)> {
+        self.lock().violations.take().unwrap_or_default()
     }
 
     /// Takes the traces recorded so far.

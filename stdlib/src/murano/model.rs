@@ -126,6 +126,17 @@ struct Loader<'a> {
 impl Loader<'_> {
     /// Creates objects for every definition in `v` (recursively).
     fn scan(&mut self, v: &Value, owner: Option<Arc<ObjRef>>, resolver: Option<&Class>, default: Option<&str>) -> Result<Option<Arc<ObjRef>>> {
+        self.scan_at(v, owner, resolver, default, "$")
+    }
+
+    fn scan_at(
+        &mut self,
+        v: &Value,
+        owner: Option<Arc<ObjRef>>,
+        resolver: Option<&Class>,
+        default: Option<&str>,
+        path: &str,
+    ) -> Result<Option<Arc<ObjRef>>> {
         if let Some(def) = parse_def(self.ex, resolver, v, default) {
             let class = self.ex.class(&def.class)?;
             let id = def.id.clone();
@@ -150,21 +161,24 @@ impl Loader<'_> {
                 o.name = def.name.clone();
                 o.metadata = def.metadata.clone();
             })?;
+            self.ex.set_path(&r, path.to_string());
             self.created.push((r.clone(), def.props.clone()));
-            for x in def.props.values() {
-                self.scan(x, Some(r.clone()), Some(&class), None)?;
+            for (k, x) in def.props.iter() {
+                let p = format!("{path}.{}", runtime::pyrepr::to_str(k));
+                self.scan_at(x, Some(r.clone()), Some(&class), None, &p)?;
             }
             return Ok(Some(r));
         }
         match v {
             Value::List(l) => {
-                for x in l.iter() {
-                    self.scan(x, owner.clone(), resolver, None)?;
+                for (i, x) in l.iter().enumerate() {
+                    self.scan_at(x, owner.clone(), resolver, None, &format!("{path}[{i}]"))?;
                 }
             }
             Value::Dict(d) => {
-                for x in d.values() {
-                    self.scan(x, owner.clone(), resolver, None)?;
+                for (k, x) in d.iter() {
+                    let p = format!("{path}.{}", runtime::pyrepr::to_str(k));
+                    self.scan_at(x, owner.clone(), resolver, None, &p)?;
                 }
             }
             _ => {}
@@ -251,7 +265,14 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
                 // Runtime properties without a default stay uninitialised.
                 continue;
             }
-            let v = p.contract.check(ex, &env, &ctx, raw, Some(r), &p.name)?;
+            let v = match p.contract.check(ex, &env, &ctx, raw.clone(), Some(r), &p.name) {
+                Ok(v) => v,
+                Err(e) if e.kind() == "ContractViolationException" && ex.collecting() => {
+                    ex.record_violation(r, &p.name, e);
+                    raw
+                }
+                Err(e) => return Err(e),
+            };
             ex.with_obj(r, |o| {
                 o.props.insert(key.clone(), v);
             })?;
@@ -414,7 +435,15 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
     let root = if objects.is_null() {
         None
     } else {
-        load(ex, &objects, None, None, None)?
+        let mut ld = Loader {
+            ex,
+            created: Vec::new(),
+            fresh: false,
+            aliases: Vec::new(),
+        };
+        let root = ld.scan_at(&objects, None, None, None, "$.Objects")?;
+        init_loaded(ex, &ld)?;
+        root
     };
     // `Attributes`: [object id, class name, attribute name, value].
     if let Some(Value::List(attrs)) = m.get(&Value::str("Attributes")) {

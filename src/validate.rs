@@ -1,0 +1,161 @@
+//! `muranopl validate`: batch contract validation of object models.
+//!
+//! Every model is loaded in its own MuranoPL execution in validation mode:
+//! contract violations are collected (with the JSON path of the property
+//! in the model and the YAML position of the contract) instead of stopping
+//! the load. Models are spread over all cores.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use stdlib::murano::{model, Executor, Package};
+
+/// The outcome of one model.
+pub struct Report {
+    /// The model file.
+    pub file: PathBuf,
+    /// Objects loaded.
+    pub objects: usize,
+    /// `path.property: message` lines.
+    pub violations: Vec<String>,
+    /// A load error that stopped validation.
+    pub error: Option<String>,
+}
+
+fn validate_one(packages: &[PathBuf], file: &PathBuf) -> Report {
+    let mut rep = Report {
+        file: file.clone(),
+        objects: 0,
+        violations: Vec::new(),
+        error: None,
+    };
+    let pkgs: Result<Vec<Package>, _> = packages.iter().map(|d| Package::from_dir(d)).collect();
+    let pkgs = match pkgs {
+        Ok(p) => p,
+        Err(e) => {
+            rep.error = Some(format!("{}: {}", e.kind(), e.message()));
+            return rep;
+        }
+    };
+    let text = match std::fs::read_to_string(file) {
+        Ok(t) => t,
+        Err(e) => {
+            rep.error = Some(format!("cannot read: {e}"));
+            return rep;
+        }
+    };
+    let data = match runtime::json::from_tagged_str(&text) {
+        Ok(d) => d,
+        Err(e) => {
+            rep.error = Some(e.message().to_string());
+            return rep;
+        }
+    };
+    let ex = Executor::new(pkgs);
+    ex.collect_violations();
+    let data = match &data {
+        runtime::Value::Dict(d) if d.contains_key(&runtime::Value::str("Objects")) => data.clone(),
+        _ => {
+            let mut d = runtime::Dict::default();
+            d.insert(runtime::Value::str("Objects"), data.clone());
+            runtime::Value::dict(d)
+        }
+    };
+    if let Err(e) = model::load_model(&ex, &data) {
+        rep.error = Some(format!("{}: {}", e.kind(), e.message()));
+    }
+    rep.objects = ex.all_objects().len();
+    for (path, prop, e) in ex.take_violations() {
+        rep.violations.push(format!("{path}.{prop}: {}", e.message()));
+    }
+    rep
+}
+
+/// Validates `models` against the classes of `packages`; prints a report
+/// and returns the exit status (1 when anything is invalid).
+pub fn run(packages: Vec<PathBuf>, models: Vec<PathBuf>, jobs: Option<usize>) -> i32 {
+    let start = Instant::now();
+    let n = models.len();
+    let jobs = jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1)
+        .min(n.max(1));
+    let next = AtomicUsize::new(0);
+    let done = Arc::new(AtomicUsize::new(0));
+    let bar = indicatif::ProgressBar::new(n as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} models")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    // Only shown on work longer than a second.
+    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    let mut reports: Vec<Option<Report>> = (0..n).map(|_| None).collect();
+    let results = std::sync::Mutex::new(&mut reports);
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let r = std::thread::Builder::new()
+                    .stack_size(256 << 20)
+                    .spawn_scoped_workaround(&packages, &models[i]);
+                results.lock().unwrap()[i] = Some(r);
+                done.fetch_add(1, Ordering::Relaxed);
+                if start.elapsed().as_secs_f64() > 1.0 && bar.is_hidden() {
+                    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                }
+                bar.set_position(done.load(Ordering::Relaxed) as u64);
+            });
+        }
+    });
+    bar.finish_and_clear();
+    let mut bad = 0usize;
+    let mut objects = 0usize;
+    let mut nviol = 0usize;
+    for r in reports.into_iter().flatten() {
+        objects += r.objects;
+        let f = r.file.display();
+        if let Some(e) = &r.error {
+            println!("{f}: error: {e}");
+            bad += 1;
+        }
+        for v in &r.violations {
+            println!("{f}: {v}");
+        }
+        nviol += r.violations.len();
+        if !r.violations.is_empty() && r.error.is_none() {
+            bad += 1;
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "validated {n} model(s), {objects} object(s) in {secs:.2}s ({:.0} objects/s, {jobs} thread(s)): {nviol} violation(s), {bad} invalid model(s)",
+        objects as f64 / secs.max(1e-9)
+    );
+    i32::from(bad > 0)
+}
+
+trait SpawnValidate {
+    fn spawn_scoped_workaround(self, packages: &[PathBuf], file: &PathBuf) -> Report;
+}
+
+impl SpawnValidate for std::thread::Builder {
+    /// Runs one validation on a thread with a large stack (deep models).
+    fn spawn_scoped_workaround(self, packages: &[PathBuf], file: &PathBuf) -> Report {
+        std::thread::scope(|s| {
+            match self.spawn_scoped(s, || validate_one(packages, file)) {
+                Ok(h) => h.join().unwrap_or_else(|_| Report {
+                    file: file.clone(),
+                    objects: 0,
+                    violations: Vec::new(),
+                    error: Some("internal error (panic)".into()),
+                }),
+                Err(_) => validate_one(packages, file),
+            }
+        })
+    }
+}
