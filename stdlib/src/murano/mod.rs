@@ -295,6 +295,8 @@ struct State {
     objects: Vec<Option<ObjState>>,
     classes: HashMap<String, Arc<Class>>,
     statics: HashMap<String, Dict>,
+    /// Live objects by id (the latest object of an id wins).
+    by_id: HashMap<Arc<str>, u32>,
     /// Validation mode: contract violations at load are recorded here
     /// (object JSON path, property, error) instead of failing the load.
     violations: Option<Vec<(String, String, Error)>>,
@@ -304,6 +306,8 @@ struct State {
     aliases: Vec<(String, Arc<ObjRef>)>,
     traces: Vec<Value>,
     next_id: u64,
+    /// Garbage collector state (see `gc.rs`).
+    gc: gc::GcState,
 }
 
 static STORE_GEN: AtomicU64 = AtomicU64::new(1);
@@ -399,12 +403,14 @@ impl Executor {
                 objects: Vec::new(),
                 classes: HashMap::new(),
                 statics: HashMap::new(),
+                by_id: HashMap::new(),
                 violations: None,
                 paths: HashMap::new(),
                 locks: HashMap::new(),
                 aliases: Vec::new(),
                 traces: Vec::new(),
                 next_id: 1,
+                gc: gc::GcState::default(),
             }),
             store: STORE_GEN.fetch_add(1, Ordering::Relaxed),
             me: OnceLock::new(),
@@ -638,6 +644,7 @@ impl Executor {
             slot,
             store: self.store,
         });
+        st.by_id.insert(r.id.clone(), slot);
         st.objects.push(Some(ObjState {
             class: class.clone(),
             r: r.clone(),
@@ -699,6 +706,13 @@ impl Executor {
         let st = self.lock();
         if let Some((_, r)) = st.aliases.iter().rev().find(|(k, _)| k == id) {
             return Some(r.clone());
+        }
+        if let Some(&slot) = st.by_id.get(id) {
+            if let Some(Some(o)) = st.objects.get(slot as usize) {
+                if !o.destroyed && &*o.r.id == id {
+                    return Some(o.r.clone());
+                }
+            }
         }
         st.objects
             .iter()
@@ -1206,6 +1220,20 @@ impl Executor {
         }
         self.invoke(receiver, &class, &m, pos, named).map(Some)
     }
+
+    // ---- gc support ----
+
+    /// Runs `f` on the garbage collector's state.
+    pub fn gc_state<T>(&self, f: impl FnOnce(&mut gc::GcState) -> T) -> T {
+        f(&mut self.lock().gc)
+    }
+
+    /// Every static property value (GC roots).
+    pub fn gc_static_values(&self) -> Vec<Value> {
+        let st = self.lock();
+        st.statics.values().flat_map(|d| d.values().cloned()).collect()
+    }
+    // ---- end gc support ----
 }
 
 /// The constant mapping of a meta declaration's properties.
@@ -1296,6 +1324,10 @@ impl Host for Executor {
         pos: &[ArgIn],
         named: &[(Arc<str>, ArgIn)],
     ) -> Option<Result<Value>> {
+        let _gc_root = gc::FrameGuard::push(self, cx.ctx); // gc: the caller's locals stay alive
+        if let Some(e) = gc::destroyed_error(self, receiver) {
+            return Some(Err(e));
+        }
         // Arguments reach MuranoPL methods evaluated, lazy sequences as lists.
         let force = |a: &ArgIn| -> Result<Value> {
             let v = match a {

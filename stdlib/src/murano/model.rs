@@ -117,6 +117,8 @@ fn class_exists(ex: &Executor, resolver: Option<&Class>, name: &str) -> bool {
 struct Loader<'a> {
     ex: &'a Executor,
     created: Vec<(Arc<ObjRef>, Dict)>,
+    /// Index of `created` by the model's ids.
+    by_id: std::collections::HashMap<String, Arc<ObjRef>>,
     /// Give new objects fresh ids (snippets loaded by `new()` and
     /// `class()`); references to the snippet's ids map through `aliases`.
     fresh: bool,
@@ -141,8 +143,8 @@ impl Loader<'_> {
             let class = self.ex.class(&def.class)?;
             let id = def.id.clone();
             if let Some(id) = &id {
-                if let Some(existing) = self.created.iter().find(|(r, _)| &*r.id == id) {
-                    return Ok(Some(existing.0.clone()));
+                if let Some(existing) = self.by_id.get(id) {
+                    return Ok(Some(existing.clone()));
                 }
                 if let Some((_, r)) = self.aliases.iter().find(|(k, _)| k == id) {
                     return Ok(Some(r.clone()));
@@ -155,13 +157,16 @@ impl Loader<'_> {
                 }
                 r
             } else {
-                self.ex.create(&class, id, owner)
+                self.ex.create(&class, id.clone(), owner)
             };
             self.ex.with_obj(&r, |o| {
                 o.name = def.name.clone();
                 o.metadata = def.metadata.clone();
             })?;
             self.ex.set_path(&r, path.to_string());
+            if let Some(id) = &id {
+                self.by_id.insert(id.clone(), r.clone());
+            }
             self.created.push((r.clone(), def.props.clone()));
             for (k, x) in def.props.iter() {
                 let p = format!("{path}.{}", runtime::pyrepr::to_str(k));
@@ -330,6 +335,7 @@ pub fn load_with(
     let mut ld = Loader {
         ex,
         created: Vec::new(),
+        by_id: Default::default(),
         fresh,
         aliases: Vec::new(),
     };
@@ -438,6 +444,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
         let mut ld = Loader {
             ex,
             created: Vec::new(),
+            by_id: Default::default(),
             fresh: false,
             aliases: Vec::new(),
         };
@@ -459,6 +466,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
             }
         }
     }
+    super::gc::after_load(ex, model, root.as_ref());
     if let Some(copy) = copy {
         // Objects of the previous deployment that are gone now.
         let mut ids = Vec::new();
@@ -470,6 +478,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
             let mut ld = Loader {
                 ex,
                 created: Vec::new(),
+                by_id: Default::default(),
                 fresh: false,
                 aliases: Vec::new(),
             };
@@ -499,9 +508,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
                 // Contracts may reject stale values; destruction still runs.
                 let _ = init_properties(ex, r, &props);
             }
-            for r in made.iter().rev() {
-                destroy(ex, r)?;
-            }
+            super::gc::destroy_copy(ex, &copy, &made);
         }
     }
     Ok(root)
