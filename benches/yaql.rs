@@ -7,7 +7,9 @@
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use muranopl::{Engine, Options, Value};
 
-const NAMES: [&str; 8] = ["alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi"];
+const NAMES: [&str; 8] = [
+    "alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi",
+];
 const CITIES: [&str; 4] = ["paris", "oslo", "rome", "lima"];
 
 struct Rng(u64);
@@ -33,7 +35,10 @@ fn people(n: usize) -> Value {
         d.insert(Value::str("name"), Value::str(NAMES[r.below(8) as usize]));
         d.insert(Value::str("age"), Value::Int(18 + r.below(63) as i64));
         d.insert(Value::str("city"), Value::str(CITIES[r.below(4) as usize]));
-        d.insert(Value::str("price"), Value::Float((50 + r.below(49951)) as f64 / 100.0));
+        d.insert(
+            Value::str("price"),
+            Value::Float((50 + r.below(49951)) as f64 / 100.0),
+        );
         d.insert(Value::str("qty"), Value::Int(1 + r.below(20) as i64));
         out.push(Value::dict(d));
     }
@@ -47,7 +52,10 @@ fn small(n: usize) -> Vec<Value> {
             let mut d = muranopl::runtime_dict();
             d.insert(Value::str("x"), Value::Int(r.below(10) as i64));
             d.insert(Value::str("y"), Value::Int(r.below(10) as i64));
-            d.insert(Value::str("name"), Value::str(["a", "b", "c", "d", "e", "f"][r.below(6) as usize]));
+            d.insert(
+                Value::str("name"),
+                Value::str(["a", "b", "c", "d", "e", "f"][r.below(6) as usize]),
+            );
             Value::dict(d)
         })
         .collect()
@@ -70,9 +78,13 @@ fn workloads(c: &mut Criterion) {
 
     let w1 = "$.where($.age > 30).select($.name)";
     let mut g = c.benchmark_group("W1_filter_map_10k");
-    g.bench_function("parse+compile", |b| b.iter(|| engine.compile(black_box(w1)).unwrap()));
+    g.bench_function("parse+compile", |b| {
+        b.iter(|| engine.compile(black_box(w1)).unwrap())
+    });
     let p1 = engine.compile(w1).unwrap();
-    g.bench_function("eval", |b| b.iter(|| engine.eval(&p1, data.clone()).unwrap()));
+    g.bench_function("eval", |b| {
+        b.iter(|| engine.eval(&p1, data.clone()).unwrap())
+    });
     g.bench_function("baseline", |b| {
         b.iter(|| {
             let out: Vec<Value> = list
@@ -88,7 +100,9 @@ fn workloads(c: &mut Criterion) {
     let w2 = "$.select($.price * $.qty).sum()";
     let mut g = c.benchmark_group("W2_aggregate_10k");
     let p2 = engine.compile(w2).unwrap();
-    g.bench_function("eval", |b| b.iter(|| engine.eval(&p2, data.clone()).unwrap()));
+    g.bench_function("eval", |b| {
+        b.iter(|| engine.eval(&p2, data.clone()).unwrap())
+    });
     g.bench_function("baseline", |b| {
         b.iter(|| {
             let mut s = 0.0;
@@ -105,7 +119,9 @@ fn workloads(c: &mut Criterion) {
     let w5 = "$.x + $.y * 2 > 10 and $.name in list(a, b, c)";
     let items = small(10_000);
     let mut g = c.benchmark_group("W5_small_evals_10k");
-    g.bench_function("parse+compile", |b| b.iter(|| engine.compile(black_box(w5)).unwrap()));
+    g.bench_function("parse+compile", |b| {
+        b.iter(|| engine.compile(black_box(w5)).unwrap())
+    });
     let p5 = engine.compile(w5).unwrap();
     g.bench_function("eval", |b| {
         b.iter(|| {
@@ -122,7 +138,9 @@ fn workloads(c: &mut Criterion) {
         b.iter(|| {
             let mut n = 0;
             for it in &items {
-                if let (Value::Int(x), Value::Int(y), Value::Str(s)) = (get(it, "x"), get(it, "y"), get(it, "name")) {
+                if let (Value::Int(x), Value::Int(y), Value::Str(s)) =
+                    (get(it, "x"), get(it, "y"), get(it, "name"))
+                {
                     if x + y * 2 > 10 && ["a", "b", "c"].contains(&s.as_str()) {
                         n += 1;
                     }

@@ -9,7 +9,11 @@ use clap::{Parser, Subcommand};
 use crate::{json, Engine, Options, Value};
 
 #[derive(Parser)]
-#[command(name = "muranopl", version, about = "A fast engine for YAQL and MuranoPL")]
+#[command(
+    name = "muranopl",
+    version,
+    about = "A fast engine for YAQL and MuranoPL"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -316,6 +320,9 @@ fn bench_eval(
             v => serde_json::from_str(&json::to_tagged_string(v)).unwrap_or_default(),
         };
     }
-    println!("{}", serde_json::json!({"eval_s": times, "summary": summary}));
+    println!(
+        "{}",
+        serde_json::json!({"eval_s": times, "summary": summary})
+    );
     0
 }

@@ -18,9 +18,9 @@ fn decode(ex: &Executor, j: &J) -> Result<Value, runtime::Error> {
                 .get("id")
                 .and_then(|i| i.as_str())
                 .unwrap_or("");
-            ex.find_object(id)
-                .map(Value::Object)
-                .ok_or_else(|| runtime::Error::new("NoObjectFoundError", format!("Object {id} not found")))
+            ex.find_object(id).map(Value::Object).ok_or_else(|| {
+                runtime::Error::new("NoObjectFoundError", format!("Object {id} not found"))
+            })
         }
         J::Object(o) if !(o.len() == 1 && o.keys().next().is_some_and(|k| k.starts_with('$'))) => {
             let mut d = runtime::Dict::default();
@@ -29,7 +29,9 @@ fn decode(ex: &Executor, j: &J) -> Result<Value, runtime::Error> {
             }
             Ok(Value::dict(d))
         }
-        J::Array(a) => Ok(Value::list(a.iter().map(|x| decode(ex, x)).collect::<Result<_, _>>()?)),
+        J::Array(a) => Ok(Value::list(
+            a.iter().map(|x| decode(ex, x)).collect::<Result<_, _>>()?,
+        )),
         other => tj::from_tagged(other),
     }
 }
@@ -75,7 +77,12 @@ fn run_case(req: &J) -> J {
     };
     let load_traces: Vec<J> = ex.take_traces().iter().map(to_json).collect();
     let mut steps = Vec::new();
-    for step in req.get("steps").and_then(|s| s.as_array()).cloned().unwrap_or_default() {
+    for step in req
+        .get("steps")
+        .and_then(|s| s.as_array())
+        .cloned()
+        .unwrap_or_default()
+    {
         let r = run_step(&ex, &root, &step);
         let traces: Vec<J> = ex.take_traces().iter().map(to_json).collect();
         steps.push(match r {
@@ -83,8 +90,15 @@ fn run_case(req: &J) -> J {
             Err(e) => json!({"result": null, "traces": traces, "error": err_json(&ex, &e)}),
         });
     }
-    let model_out = if req.get("serialize").and_then(|s| s.as_bool()).unwrap_or(false) {
-        match root.as_ref().map(|r| stdlib::murano::serialize::serialize_model(&ex, r)) {
+    let model_out = if req
+        .get("serialize")
+        .and_then(|s| s.as_bool())
+        .unwrap_or(false)
+    {
+        match root
+            .as_ref()
+            .map(|r| stdlib::murano::serialize::serialize_model(&ex, r))
+        {
             Some(Ok(m)) => to_json(&m),
             _ => J::Null,
         }
@@ -117,7 +131,12 @@ fn run_step(
     };
     let method = step.get("method").and_then(|m| m.as_str()).unwrap_or("");
     let mut args = Vec::new();
-    for a in step.get("args").and_then(|a| a.as_array()).cloned().unwrap_or_default() {
+    for a in step
+        .get("args")
+        .and_then(|a| a.as_array())
+        .cloned()
+        .unwrap_or_default()
+    {
         args.push(decode(ex, &a)?);
     }
     let mut kwargs = Vec::new();
@@ -145,12 +164,16 @@ pub fn harness_dsl() -> i32 {
             continue;
         }
         let resp = match serde_json::from_str::<J>(&line) {
-            Err(e) => json!({"id": null, "load_error": {"names": ["ValueError"], "message": format!("bad request: {e}")}}),
+            Err(e) => {
+                json!({"id": null, "load_error": {"names": ["ValueError"], "message": format!("bad request: {e}")}})
+            }
             Ok(req) => {
                 let id = req.get("id").cloned().unwrap_or(J::Null);
                 match std::panic::catch_unwind(AssertUnwindSafe(|| run_case(&req))) {
                     Ok(r) => r,
-                    Err(_) => json!({"id": id, "load_error": {"names": ["InternalError"], "message": "panic"}}),
+                    Err(_) => {
+                        json!({"id": id, "load_error": {"names": ["InternalError"], "message": "panic"}})
+                    }
                 }
             }
         };

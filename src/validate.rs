@@ -5,7 +5,7 @@
 //! in the model and the YAML position of the contract) instead of stopping
 //! the load. Models are spread over all cores.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,9 +24,9 @@ pub struct Report {
     pub error: Option<String>,
 }
 
-fn validate_one(packages: &[PathBuf], file: &PathBuf) -> Report {
+fn validate_one(packages: &[PathBuf], file: &Path) -> Report {
     let mut rep = Report {
-        file: file.clone(),
+        file: file.to_path_buf(),
         objects: 0,
         violations: Vec::new(),
         error: None,
@@ -68,7 +68,8 @@ fn validate_one(packages: &[PathBuf], file: &PathBuf) -> Report {
     }
     rep.objects = ex.all_objects().len();
     for (path, prop, e) in ex.take_violations() {
-        rep.violations.push(format!("{path}.{prop}: {}", e.message()));
+        rep.violations
+            .push(format!("{path}.{prop}: {}", e.message()));
     }
     rep
 }
@@ -100,9 +101,7 @@ pub fn run(packages: Vec<PathBuf>, models: Vec<PathBuf>, jobs: Option<usize>) ->
                 if i >= n {
                     break;
                 }
-                let r = std::thread::Builder::new()
-                    .stack_size(256 << 20)
-                    .spawn_scoped_workaround(&packages, &models[i]);
+                let r = validate_big_stack(&packages, &models[i]);
                 results.lock().unwrap()[i] = Some(r);
                 done.fetch_add(1, Ordering::Relaxed);
                 if start.elapsed().as_secs_f64() > 1.0 && bar.is_hidden() {
@@ -139,23 +138,22 @@ pub fn run(packages: Vec<PathBuf>, models: Vec<PathBuf>, jobs: Option<usize>) ->
     i32::from(bad > 0)
 }
 
-trait SpawnValidate {
-    fn spawn_scoped_workaround(self, packages: &[PathBuf], file: &PathBuf) -> Report;
-}
-
-impl SpawnValidate for std::thread::Builder {
-    /// Runs one validation on a thread with a large stack (deep models).
-    fn spawn_scoped_workaround(self, packages: &[PathBuf], file: &PathBuf) -> Report {
-        std::thread::scope(|s| {
-            match self.spawn_scoped(s, || validate_one(packages, file)) {
-                Ok(h) => h.join().unwrap_or_else(|_| Report {
-                    file: file.clone(),
-                    objects: 0,
-                    violations: Vec::new(),
-                    error: Some("internal error (panic)".into()),
-                }),
-                Err(_) => validate_one(packages, file),
-            }
-        })
-    }
+/// Runs one validation on a thread with a large stack (deeply nested
+/// models must not overflow).
+fn validate_big_stack(packages: &[PathBuf], file: &Path) -> Report {
+    let file = file.to_path_buf();
+    std::thread::scope(|s| {
+        let spawned = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn_scoped(s, || validate_one(packages, &file));
+        match spawned {
+            Ok(h) => h.join().unwrap_or_else(|_| Report {
+                file: file.clone(),
+                objects: 0,
+                violations: Vec::new(),
+                error: Some("internal error (panic)".into()),
+            }),
+            Err(_) => validate_one(packages, &file),
+        }
+    })
 }

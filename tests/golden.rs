@@ -44,5 +44,9 @@ fn golden_ir_and_bytecode() {
             ));
         }
     }
-    assert!(failures.is_empty(), "golden mismatch:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "golden mismatch:\n{}",
+        failures.join("\n")
+    );
 }

@@ -62,7 +62,11 @@ fn errors_have_kinds_and_positions() {
 #[test]
 fn queries_are_lazy_and_limited() {
     ok("$.where($ > 2).select($ * 10)", "[1, 2, 3, 4]", "[30, 40]");
-    err("range(0, 200).select($)", "null", "CollectionTooLargeException");
+    err(
+        "range(0, 200).select($)",
+        "null",
+        "CollectionTooLargeException",
+    );
 }
 
 #[test]

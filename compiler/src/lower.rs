@@ -65,11 +65,10 @@ impl<'a> Lowerer<'a> {
     pub fn lower(&mut self, e: &Expr) -> Result<Node> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
-            return Err(Error::new(
-                "YaqlGrammarException",
-                "expression is nested too deeply",
-            )
-            .with_span(e.span));
+            return Err(
+                Error::new("YaqlGrammarException", "expression is nested too deeply")
+                    .with_span(e.span),
+            );
         }
         let r = self.lower_inner(e);
         self.depth -= 1;
@@ -112,7 +111,13 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::Dot(recv, expr) => {
                 let r = self.lower(recv)?;
-                self.call_nodes("#operator_.", Form::Function, vec![Some(r)], vec![(**expr).clone()], e.span)?
+                self.call_nodes(
+                    "#operator_.",
+                    Form::Function,
+                    vec![Some(r)],
+                    vec![(**expr).clone()],
+                    e.span,
+                )?
             }
             ExprKind::SafeDot(recv, member) => {
                 let r = self.lower(recv)?;
@@ -200,9 +205,10 @@ impl<'a> Lowerer<'a> {
 
     fn op(&mut self, name: &'static str, args: &[Expr], span: Span) -> Result<Node> {
         match (name, args) {
-            ("#operator_and", [a, b]) => {
-                Ok(Node::And(Box::new(self.lower(a)?), Box::new(self.lower(b)?)))
-            }
+            ("#operator_and", [a, b]) => Ok(Node::And(
+                Box::new(self.lower(a)?),
+                Box::new(self.lower(b)?),
+            )),
             ("#operator_or", [a, b]) => {
                 Ok(Node::Or(Box::new(self.lower(a)?), Box::new(self.lower(b)?)))
             }
@@ -214,10 +220,14 @@ impl<'a> Lowerer<'a> {
                 // grammar gives `(a => b) => c` a span starting at `(`, one
                 // byte before its left operand's.
                 let mut items = match &a.kind {
-                    ExprKind::Op("#operator_=>", _) if a.span.start == span.start => match self.op("#operator_=>", match &a.kind {
-                        ExprKind::Op(_, x) => x,
-                        _ => unreachable!(),
-                    }, a.span)? {
+                    ExprKind::Op("#operator_=>", _) if a.span.start == span.start => match self.op(
+                        "#operator_=>",
+                        match &a.kind {
+                            ExprKind::Op(_, x) => x,
+                            _ => unreachable!(),
+                        },
+                        a.span,
+                    )? {
                         Node::List(v) => v,
                         other => vec![other],
                     },
@@ -305,7 +315,8 @@ impl<'a> Lowerer<'a> {
             let is_kw = |a: &Arg| match a {
                 Arg::Pos(e) => match &e.kind {
                     ExprKind::Op("#operator_=>", xs) => {
-                        matches!(&xs[0].kind, ExprKind::Keyword(_)) && xs[0].span.start == e.span.start
+                        matches!(&xs[0].kind, ExprKind::Keyword(_))
+                            && xs[0].span.start == e.span.start
                     }
                     _ => false,
                 },
@@ -372,8 +383,8 @@ impl<'a> Lowerer<'a> {
                 .collect();
             return self.call(name, form, recv, &conv, span);
         }
-        let npos = recv.is_some() as usize
-            + args.iter().filter(|a| !matches!(a, Arg::Named(..))).count();
+        let npos =
+            recv.is_some() as usize + args.iter().filter(|a| !matches!(a, Arg::Named(..))).count();
         let names: Vec<&str> = args
             .iter()
             .filter_map(|a| match a {
@@ -407,7 +418,10 @@ impl<'a> Lowerer<'a> {
                     let lazy = lz_pos[pos.len()];
                     let (k, v) = (self.lower(k)?, self.lower(v)?);
                     pos.push(Some(if lazy {
-                        Node::Pair(Box::new(Node::Lambda(Box::new(k))), Box::new(Node::Lambda(Box::new(v))))
+                        Node::Pair(
+                            Box::new(Node::Lambda(Box::new(k))),
+                            Box::new(Node::Lambda(Box::new(v))),
+                        )
                     } else {
                         Node::Pair(Box::new(k), Box::new(v))
                     }));

@@ -9,7 +9,14 @@ use num_bigint::BigInt;
 use crate::error::{Error, Result};
 use crate::value::{DateTime, Dict, Value};
 
-const TAGS: [&str; 6] = ["$dict", "$datetime", "$timespan", "$object", "$type", "$float"];
+const TAGS: [&str; 6] = [
+    "$dict",
+    "$datetime",
+    "$timespan",
+    "$object",
+    "$type",
+    "$float",
+];
 
 /// Parses tagged JSON text.
 pub fn from_tagged_str(s: &str) -> Result<Value> {
@@ -79,7 +86,9 @@ fn from_tag(tag: &str, v: &serde_json::Value) -> Result<Value> {
             Ok(Value::dict(d))
         }
         "$datetime" => {
-            let s = v.as_str().ok_or_else(|| Error::value("$datetime needs a string"))?;
+            let s = v
+                .as_str()
+                .ok_or_else(|| Error::value("$datetime needs a string"))?;
             parse_iso(s).ok_or_else(|| Error::value(format!("bad datetime {s}")))
         }
         "$timespan" => match v {
@@ -116,7 +125,8 @@ pub fn parse_iso(s: &str) -> Option<Value> {
 
 /// Python `datetime.isoformat(sep)`.
 pub fn datetime_iso(d: &DateTime, sep: char) -> String {
-    let off = chrono::FixedOffset::east_opt(d.offset).unwrap_or(chrono::FixedOffset::east_opt(0).unwrap());
+    let off = chrono::FixedOffset::east_opt(d.offset)
+        .unwrap_or(chrono::FixedOffset::east_opt(0).unwrap());
     let Some(utc) = chrono::DateTime::from_timestamp_micros(d.micros) else {
         return "<datetime out of range>".into();
     };

@@ -94,7 +94,9 @@ pub fn floordiv(a: &Value, b: &Value) -> Result<Value> {
         if !(x == i64::MIN && y == -1) {
             return Ok(Value::Int(Integer::div_floor(&x, &y)));
         }
-        return Ok(Value::from_bigint(BigInt::from(x).div_floor(&BigInt::from(y))));
+        return Ok(Value::from_bigint(
+            BigInt::from(x).div_floor(&BigInt::from(y)),
+        ));
     }
     let y = big(b);
     if y.is_zero() {
@@ -172,7 +174,11 @@ pub fn float_repr(f: f64) -> String {
         return if f > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if f == 0.0 {
-        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if f.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     let e = format!("{:e}", f);
     let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
@@ -231,10 +237,22 @@ mod tests {
     }
     #[test]
     fn floor_semantics() {
-        assert_eq!(div(&Value::Int(-7), &Value::Int(2)).unwrap(), Value::Int(-4));
-        assert_eq!(modulo(&Value::Int(-7), &Value::Int(3)).unwrap(), Value::Int(2));
-        assert_eq!(modulo(&Value::Int(7), &Value::Int(-3)).unwrap(), Value::Int(-2));
-        assert_eq!(div(&Value::Float(7.0), &Value::Int(2)).unwrap(), Value::Float(3.5));
+        assert_eq!(
+            div(&Value::Int(-7), &Value::Int(2)).unwrap(),
+            Value::Int(-4)
+        );
+        assert_eq!(
+            modulo(&Value::Int(-7), &Value::Int(3)).unwrap(),
+            Value::Int(2)
+        );
+        assert_eq!(
+            modulo(&Value::Int(7), &Value::Int(-3)).unwrap(),
+            Value::Int(-2)
+        );
+        assert_eq!(
+            div(&Value::Float(7.0), &Value::Int(2)).unwrap(),
+            Value::Float(3.5)
+        );
         assert_eq!(
             div(&Value::Int(1), &Value::Int(0)).unwrap_err().kind(),
             "ZeroDivisionError"

@@ -464,8 +464,11 @@ impl Registry {
         let mut nam = vec![false; named.len()];
         if let Some(set) = self.get(name) {
             for ov in set.overloads.iter().filter(|o| self.form_ok(o, form)) {
-                let normals: Vec<&Param> =
-                    ov.params.iter().filter(|p| p.mode == Mode::Normal).collect();
+                let normals: Vec<&Param> = ov
+                    .params
+                    .iter()
+                    .filter(|p| p.mode == Mode::Normal)
+                    .collect();
                 let var = ov.params.iter().find(|p| p.mode == Mode::Var);
                 let kwp = ov.params.iter().find(|p| p.mode == Mode::Kw);
                 for (i, slot) in pos.iter_mut().enumerate() {
@@ -505,8 +508,7 @@ impl Registry {
             return Err(not_registered(name, form));
         };
         let mut forced_pos: SmallVec<[Option<Value>; 4]> = SmallVec::from_elem(None, pos.len());
-        let mut forced_named: SmallVec<[Option<Value>; 2]> =
-            SmallVec::from_elem(None, named.len());
+        let mut forced_named: SmallVec<[Option<Value>; 2]> = SmallVec::from_elem(None, named.len());
         let mut any_form = false;
         for ov in &set.overloads {
             if !self.form_ok(ov, form) {
@@ -712,7 +714,11 @@ fn bind(
         match got {
             Some(v) => vals.push(v),
             None => match &prm.default {
-                Some(d) => vals.push(if prm.lazy { const_thunk(d.clone()) } else { d.clone() }),
+                Some(d) => vals.push(if prm.lazy {
+                    const_thunk(d.clone())
+                } else {
+                    d.clone()
+                }),
                 None => return Ok(None),
             },
         }

@@ -71,7 +71,12 @@ pub fn finalize(env: &Env, v: Value) -> Result<Value> {
     Ok(match v {
         Value::Iter(_) => {
             let items = runtime::seq::to_vec(env, &v)?;
-            Value::list(items.into_iter().map(|x| finalize(env, x)).collect::<Result<_>>()?)
+            Value::list(
+                items
+                    .into_iter()
+                    .map(|x| finalize(env, x))
+                    .collect::<Result<_>>()?,
+            )
         }
         Value::List(l) => {
             if l.len() > env.limit() {
@@ -80,7 +85,12 @@ pub fn finalize(env: &Env, v: Value) -> Result<Value> {
             if l.iter().all(|x| is_final(x, env.limit())) {
                 Value::List(l)
             } else {
-                Value::list(l.iter().cloned().map(|x| finalize(env, x)).collect::<Result<_>>()?)
+                Value::list(
+                    l.iter()
+                        .cloned()
+                        .map(|x| finalize(env, x))
+                        .collect::<Result<_>>()?,
+                )
             }
         }
         Value::Set(s) => {
@@ -88,7 +98,12 @@ pub fn finalize(env: &Env, v: Value) -> Result<Value> {
                 return Err(runtime::Error::too_large());
             }
             if env.options().convert_sets_to_lists {
-                Value::list(s.iter().cloned().map(|x| finalize(env, x)).collect::<Result<_>>()?)
+                Value::list(
+                    s.iter()
+                        .cloned()
+                        .map(|x| finalize(env, x))
+                        .collect::<Result<_>>()?,
+                )
             } else {
                 Value::Set(s)
             }

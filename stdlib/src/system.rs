@@ -230,7 +230,10 @@ fn call_named(
 /// # error: NoMatchingFunctionException
 /// ```
 fn op_dot(_: &Cx, _: Args) -> Result<Value> {
-    Err(runtime::registry::no_matching("#operator_.", Form::Function))
+    Err(runtime::registry::no_matching(
+        "#operator_.",
+        Form::Function,
+    ))
 }
 
 /// `obj.name` fallback: `#property#name(obj)`.
@@ -284,10 +287,25 @@ fn assert_(cx: &Cx, a: Args) -> Result<Value> {
 
 /// Registers the group.
 pub fn register(r: &mut Registry) {
-    r.function("let", vec![var("args", Ty::Any).nullable(), kw("kwargs", Ty::Any).nullable()], let_);
+    r.function(
+        "let",
+        vec![
+            var("args", Ty::Any).nullable(),
+            kw("kwargs", Ty::Any).nullable(),
+        ],
+        let_,
+    );
     r.function("with", vec![var("args", Ty::Any).nullable()], with_);
-    r.function("#operator_->", vec![p("left", Ty::Context), lazy("right")], send_context);
-    r.method("unpack", vec![p("sequence", Ty::Iterable), var("args", Ty::Str)], unpack);
+    r.function(
+        "#operator_->",
+        vec![p("left", Ty::Context), lazy("right")],
+        send_context,
+    );
+    r.method(
+        "unpack",
+        vec![p("sequence", Ty::Iterable), var("args", Ty::Str)],
+        unpack,
+    );
     r.function("def", vec![p("name", Ty::Str), lazy("func")], def);
     r.function("lambda", vec![lazy("func")], lambda_);
     r.function(
@@ -301,7 +319,11 @@ pub fn register(r: &mut Registry) {
     );
     r.function(
         "call",
-        vec![p("name", Ty::Str), p("args", Ty::Sequence), p("kwargs", Ty::Mapping)],
+        vec![
+            p("name", Ty::Str),
+            p("args", Ty::Sequence),
+            p("kwargs", Ty::Mapping),
+        ],
         call_func,
     );
     r.function(
@@ -327,6 +349,14 @@ pub fn register(r: &mut Registry) {
 
 /// Registers the outermost-layer fallbacks (after every other group).
 pub fn register_late(r: &mut Registry) {
-    r.function("#operator_.", vec![p("receiver", Ty::Any).nullable(), lazy("expr")], op_dot);
-    r.function("#attr", vec![p("obj", Ty::Any).nullable(), p("name", Ty::Str)], get_property);
+    r.function(
+        "#operator_.",
+        vec![p("receiver", Ty::Any).nullable(), lazy("expr")],
+        op_dot,
+    );
+    r.function(
+        "#attr",
+        vec![p("obj", Ty::Any).nullable(), p("name", Ty::Str)],
+        get_property,
+    );
 }

@@ -209,7 +209,11 @@ pub fn run(env: &Env, chunk: &Chunk, ctx: &Arc<Frame>) -> Result<Value> {
                 let a = pop!();
                 let _ = site;
                 let eq = a == b;
-                stack.push(Value::Bool(if matches!(op, Op::Eq { .. }) { eq } else { !eq }))
+                stack.push(Value::Bool(if matches!(op, Op::Eq { .. }) {
+                    eq
+                } else {
+                    !eq
+                }))
             }
             Op::Lt { site } | Op::Le { site } | Op::Gt { site } | Op::Ge { site } => {
                 let b = pop!();

@@ -155,7 +155,15 @@ pub fn tokenize(src: &str, opts: LexOptions) -> Result<Vec<(usize, Tok, usize)>,
                 ));
             }
             let text = src[i..j].to_string();
-            out.push((start, if is_float { Tok::Float(text) } else { Tok::Int(text) }, j));
+            out.push((
+                start,
+                if is_float {
+                    Tok::Float(text)
+                } else {
+                    Tok::Int(text)
+                },
+                j,
+            ));
             i = j;
             continue;
         }
@@ -170,7 +178,11 @@ pub fn tokenize(src: &str, opts: LexOptions) -> Result<Vec<(usize, Tok, usize)>,
             }
             let word = &src[i..j];
             if word.starts_with("__") {
-                return Err(lex_error(format!("Illegal character '{}'", &word[..1]), i, 1));
+                return Err(lex_error(
+                    format!("Illegal character '{}'", &word[..1]),
+                    i,
+                    1,
+                ));
             }
             if j < b.len() && b[j] == b'(' {
                 out.push((start, Tok::Func(word.to_string()), j + 1));

@@ -17,8 +17,10 @@ pub use lexer::LexOptions;
 pub fn parse(src: &str, opts: LexOptions) -> Result<Box<ast::Expr>, Error> {
     let toks = lexer::tokenize(src, opts)?;
     if toks.is_empty() {
-        return Err(Error::new("YaqlGrammarException", "Parse error: empty expression")
-            .with_span(Span::new(0, 0)));
+        return Err(
+            Error::new("YaqlGrammarException", "Parse error: empty expression")
+                .with_span(Span::new(0, 0)),
+        );
     }
     let p = grammar::ExprParser::new();
     p.parse(toks.into_iter().map(Ok::<_, &'static str>))
@@ -27,9 +29,10 @@ pub fn parse(src: &str, opts: LexOptions) -> Result<Box<ast::Expr>, Error> {
 
 fn grammar_error(src: &str, e: ParseError<usize, lexer::Tok, &'static str>) -> Error {
     let (msg, span) = match e {
-        ParseError::InvalidToken { location } => {
-            ("invalid token".to_string(), Span::new(location, location + 1))
-        }
+        ParseError::InvalidToken { location } => (
+            "invalid token".to_string(),
+            Span::new(location, location + 1),
+        ),
         ParseError::UnrecognizedEof { location, .. } => (
             "unexpected end of statement".to_string(),
             Span::new(location, location),

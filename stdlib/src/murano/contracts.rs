@@ -79,7 +79,11 @@ impl Contract {
                     Some(x) => Contract::compile(x, reg, opts)?,
                     None => Contract::Any,
                 };
-                Contract::List(Box::new(c), bounds.first().copied().unwrap_or(0), bounds.get(1).copied())
+                Contract::List(
+                    Box::new(c),
+                    bounds.first().copied().unwrap_or(0),
+                    bounds.get(1).copied(),
+                )
             }
             TemplateKind::Dict(items) => {
                 let mut out = Vec::new();
@@ -106,17 +110,16 @@ impl Contract {
         owner: Option<&Arc<ObjRef>>,
         name: &str,
     ) -> Result<Value> {
-        self.check_at(ex, env, ctx, v, owner, name, "")
-            .map_err(|e| {
-                if e.kind() == "ContractViolationException" && !e.message().starts_with('[') {
-                    Error::new(
-                        "ContractViolationException",
-                        format!("[{name}] {}", e.message()),
-                    )
-                } else {
-                    e
-                }
-            })
+        self.check_at(ex, env, ctx, v, owner, "").map_err(|e| {
+            if e.kind() == "ContractViolationException" && !e.message().starts_with('[') {
+                Error::new(
+                    "ContractViolationException",
+                    format!("[{name}] {}", e.message()),
+                )
+            } else {
+                e
+            }
+        })
     }
 
     fn check_at(
@@ -126,7 +129,6 @@ impl Contract {
         ctx: &Arc<Frame>,
         v: Value,
         owner: Option<&Arc<ObjRef>>,
-        name: &str,
         path: &str,
     ) -> Result<Value> {
         match self {
@@ -153,7 +155,11 @@ impl Contract {
                     Ok(r) => crate::finalize(env, r),
                     Err(e) if e.kind() == "ContractViolationException" => Err(violation(format!(
                         "{}{} (contract at {pos})",
-                        if path.is_empty() { String::new() } else { format!("{path}: ") },
+                        if path.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{path}: ")
+                        },
                         e.message()
                     ))),
                     Err(e) => Err(e),
@@ -164,7 +170,9 @@ impl Contract {
                     Value::Null => Vec::new(),
                     Value::List(l) => (*l).clone(),
                     Value::Set(s) => s.iter().cloned().collect(),
-                    Value::Iter(_) => runtime::seq::iterate_unlimited(&v)?.collect::<Result<_>>()?,
+                    Value::Iter(_) => {
+                        runtime::seq::iterate_unlimited(&v)?.collect::<Result<_>>()?
+                    }
                     Value::Dict(_) => {
                         return Err(violation(format!(
                             "{path}: value {} is not a list",
@@ -183,7 +191,7 @@ impl Contract {
                 }
                 let mut out = Vec::with_capacity(items.len());
                 for (i, it) in items.into_iter().enumerate() {
-                    out.push(c.check_at(ex, env, ctx, it, owner, name, &format!("{path}[{i}]"))?);
+                    out.push(c.check_at(ex, env, ctx, it, owner, &format!("{path}[{i}]"))?);
                 }
                 Ok(Value::list(out))
             }
@@ -220,13 +228,13 @@ impl Contract {
                         DictKey::Const(key) => {
                             let x = d.get(key).cloned().unwrap_or(Value::Null);
                             let p = format!("{path}.{}", runtime::pyrepr::to_str(key));
-                            out.insert(key.clone(), c.check_at(ex, env, ctx, x, owner, name, &p)?);
+                            out.insert(key.clone(), c.check_at(ex, env, ctx, x, owner, &p)?);
                         }
                         DictKey::Expr(kc) => {
                             for (rk, rv) in &rest {
                                 let p = format!("{path}.{}", runtime::pyrepr::to_str(rk));
-                                let nk = kc.check_at(ex, env, ctx, rk.clone(), owner, name, &p)?;
-                                let nv = c.check_at(ex, env, ctx, rv.clone(), owner, name, &p)?;
+                                let nk = kc.check_at(ex, env, ctx, rk.clone(), owner, &p)?;
+                                let nv = c.check_at(ex, env, ctx, rv.clone(), owner, &p)?;
                                 out.insert(nk, nv);
                             }
                         }
@@ -272,7 +280,9 @@ fn c_string(_: &Cx, a: Args) -> Result<Value> {
         Value::Null => Ok(Value::Null),
         Value::Str(_) => Ok(v.clone()),
         Value::Bool(b) => Ok(Value::str(if *b { "True" } else { "False" })),
-        Value::Int(_) | Value::BigInt(_) | Value::Float(_) => Ok(Value::str(runtime::pyrepr::to_str(v))),
+        Value::Int(_) | Value::BigInt(_) | Value::Float(_) => {
+            Ok(Value::str(runtime::pyrepr::to_str(v)))
+        }
         _ => Err(violation(format!(
             "Value {} violates string() contract",
             runtime::pyrepr::repr(v)
@@ -428,7 +438,7 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
     for k in &excluded {
         probe.shift_remove(k);
     }
-    let _ = super::model::validate_template(&ex, cx, &Value::dict(probe.clone()), &want)?;
+    super::model::validate_template(&ex, cx, &Value::dict(probe.clone()), &want)?;
     // The result is an object definition in `?` form with a fresh id and
     // the excluded properties left out.
     let mut out = runtime::Dict::default();
@@ -535,7 +545,10 @@ pub fn register(r: &mut Registry) {
         "class",
         vec![
             anyv(),
-            p("name", Ty::OneOf(&[Ty::Str, Ty::Check(|v| matches!(v, Value::Type(_)))])),
+            p(
+                "name",
+                Ty::OneOf(&[Ty::Str, Ty::Check(|v| matches!(v, Value::Type(_)))]),
+            ),
             p("defaultName", Ty::Any).opt(),
         ],
         c_class,
@@ -544,7 +557,10 @@ pub fn register(r: &mut Registry) {
         "template",
         vec![
             anyv(),
-            p("type", Ty::OneOf(&[Ty::Str, Ty::Check(|v| matches!(v, Value::Type(_)))])),
+            p(
+                "type",
+                Ty::OneOf(&[Ty::Str, Ty::Check(|v| matches!(v, Value::Type(_)))]),
+            ),
             p("excludeProperties", Ty::Any).opt(),
             p("defaultType", Ty::Any).opt(),
         ],

@@ -127,7 +127,12 @@ enum Stmt {
     Do(Body),
     Parallel(Vec<Body>, Option<CTemplate>),
     Try(Body, Vec<Catch>, Option<Body>, Option<Body>),
-    Throw(CTemplate, Option<CTemplate>, Option<CTemplate>, Option<CTemplate>),
+    Throw(
+        CTemplate,
+        Option<CTemplate>,
+        Option<CTemplate>,
+        Option<CTemplate>,
+    ),
     Rethrow,
 }
 
@@ -214,7 +219,11 @@ impl Compiler<'_> {
         if has("Return") {
             check_keys(&["Return"])?;
             let v = get("Return").unwrap();
-            return Ok(Stmt::Return(if v.is_null() { None } else { Some(self.tmpl(v)?) }));
+            return Ok(Stmt::Return(if v.is_null() {
+                None
+            } else {
+                Some(self.tmpl(v)?)
+            }));
         }
         if has("If") {
             check_keys(&["If", "Then", "Else"])?;
@@ -233,7 +242,10 @@ impl Compiler<'_> {
         }
         if has("For") {
             check_keys(&["For", "In", "Do"])?;
-            let var = get("For").and_then(|n| n.as_scalar()).unwrap_or("").to_string();
+            let var = get("For")
+                .and_then(|n| n.as_scalar())
+                .unwrap_or("")
+                .to_string();
             let Some(inn) = get("In") else {
                 return Err(syntax(node, "For needs In"));
             };
@@ -264,7 +276,11 @@ impl Compiler<'_> {
             let Some(val) = get("Value") else {
                 return Err(syntax(node, "Match needs Value"));
             };
-            return Ok(Stmt::Match(self.tmpl(val)?, cases, self.opt_block(get("Default"))?));
+            return Ok(Stmt::Match(
+                self.tmpl(val)?,
+                cases,
+                self.opt_block(get("Default"))?,
+            ));
         }
         if has("Switch") {
             check_keys(&["Switch", "Default"])?;
@@ -300,7 +316,10 @@ impl Compiler<'_> {
                                 .iter()
                                 .filter_map(|x| x.as_scalar().map(str::to_string))
                                 .collect(),
-                            _ => w.as_scalar().map(|s| vec![s.to_string()]).unwrap_or_default(),
+                            _ => w
+                                .as_scalar()
+                                .map(|s| vec![s.to_string()])
+                                .unwrap_or_default(),
                         },
                     };
                     let as_ = it
@@ -359,7 +378,12 @@ impl Compiler<'_> {
                 murano: true,
             },
         )
-        .map_err(|e| syntax(node, format!("bad assignment target `{text}`: {}", e.message())))?;
+        .map_err(|e| {
+            syntax(
+                node,
+                format!("bad assignment target `{text}`: {}", e.message()),
+            )
+        })?;
         let mut steps = Vec::new();
         let mut cur: &Expr = &ast;
         loop {
@@ -436,7 +460,8 @@ impl Activation<'_> {
         let mut f = Frame::default();
         f.args.push(self.this.clone());
         f.vars.push(("this".into(), self.this.clone()));
-        f.vars.push(("#class".into(), Value::Type(self.class.type_ref.clone())));
+        f.vars
+            .push(("#class".into(), Value::Type(self.class.type_ref.clone())));
         for (k, v) in &self.vars {
             f.vars.push((k.clone(), v.clone()));
         }
@@ -625,7 +650,7 @@ impl Activation<'_> {
                             c.with.is_empty()
                                 || c.with.iter().any(|w| {
                                     let w = self.class.resolve(w);
-                                    names.iter().any(|n| *n == w)
+                                    names.contains(&w)
                                 })
                         });
                         match hit {
@@ -792,20 +817,25 @@ impl Activation<'_> {
                 let name = runtime::pyrepr::to_str(&key);
                 let inside = matches!(&self.this, Value::Object(t) if t.slot == o.slot);
                 if rest.is_empty() {
-                    self.ex.set_property(&o, &name, v, inside, Some(self.class))?;
+                    self.ex
+                        .set_property(&o, &name, v, inside, Some(self.class))?;
                 } else {
-                    let inner = self.ex.get_property(&o, &name, inside).unwrap_or(Value::Null);
+                    let inner = self
+                        .ex
+                        .get_property(&o, &name, inside)
+                        .unwrap_or(Value::Null);
                     if let Some(nv) = self.set_path(inner, rest, v)? {
-                        self.ex.set_property(&o, &name, nv, inside, Some(self.class))?;
+                        self.ex
+                            .set_property(&o, &name, nv, inside, Some(self.class))?;
                     }
                 }
                 Ok(None)
             }
             Value::List(l) => {
                 let n = l.len() as i64;
-                let i = key.as_i64().ok_or_else(|| {
-                    Error::type_("list indices must be integers")
-                })?;
+                let i = key
+                    .as_i64()
+                    .ok_or_else(|| Error::type_("list indices must be integers"))?;
                 let ix = if i < 0 { i + n } else { i };
                 if ix < 0 || ix >= n {
                     return Err(Error::index("list assignment index out of range"));

@@ -70,7 +70,7 @@ fn b64_decode(s: &str) -> Result<Vec<u8>> {
         if c == b'=' {
             // Python stops at padding once the quad is complete.
             pads += 1;
-            if (vals.len() + pads) % 4 == 0 {
+            if (vals.len() + pads).is_multiple_of(4) {
                 break;
             }
             continue;

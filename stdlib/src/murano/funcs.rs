@@ -151,10 +151,7 @@ fn find(cx: &Cx, a: Args) -> Result<Value> {
 /// `value.require()`: the value, or an error when null.
 fn require(_: &Cx, a: Args) -> Result<Value> {
     match a.get(0) {
-        Value::Null => Err(Error::new(
-            "ValueError",
-            "Required value is missing",
-        )),
+        Value::Null => Err(Error::new("ValueError", "Required value is missing")),
         v => Ok(v.clone()),
     }
 }
@@ -306,9 +303,21 @@ pub fn register(r: &mut Registry) {
     super::reflection::register(r);
     super::gc::register(r);
     super::extra::register(r);
-    r.function("#attr", vec![p("obj", Ty::Check(is_object)), p("name", Ty::Str)], obj_attr);
-    r.function("#attr", vec![p("type", Ty::Check(is_type)), p("name", Ty::Str)], type_attr);
-    r.function("#operator_:", vec![p("ns", Ty::Any).nullable(), p("name", Ty::Str)], ns_name);
+    r.function(
+        "#attr",
+        vec![p("obj", Ty::Check(is_object)), p("name", Ty::Str)],
+        obj_attr,
+    );
+    r.function(
+        "#attr",
+        vec![p("type", Ty::Check(is_type)), p("name", Ty::Str)],
+        type_attr,
+    );
+    r.function(
+        "#operator_:",
+        vec![p("ns", Ty::Any).nullable(), p("name", Ty::Str)],
+        ns_name,
+    );
     r.function(
         "#operator_is",
         vec![p("obj", Ty::Any).nullable(), p("type", Ty::Any)],
@@ -325,7 +334,11 @@ pub fn register(r: &mut Registry) {
         ],
         new_,
     );
-    r.method("find", vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)], find);
+    r.method(
+        "find",
+        vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)],
+        find,
+    );
     r.method("require", vec![p("value", Ty::Any).nullable()], require);
     r.function("id", vec![p("obj", Ty::Check(is_object))], id_);
     r.function("type", vec![p("obj", Ty::Any)], type_);
@@ -348,20 +361,33 @@ pub fn register(r: &mut Registry) {
         set_attr,
     );
     r.function("trace", vec![p("value", Ty::Any).nullable()], trace);
-    r.function("cast", vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)], cast);
+    r.function(
+        "cast",
+        vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)],
+        cast,
+    );
     r.function(
         "super",
-        vec![p("obj", Ty::Check(is_object)), runtime::registry::lazy("expr")],
+        vec![
+            p("obj", Ty::Check(is_object)),
+            runtime::registry::lazy("expr"),
+        ],
         super_,
     );
     r.function(
         "psuper",
-        vec![p("obj", Ty::Check(is_object)), runtime::registry::lazy("expr")],
+        vec![
+            p("obj", Ty::Check(is_object)),
+            runtime::registry::lazy("expr"),
+        ],
         psuper,
     );
     r.method(
         "pselect",
-        vec![p("collection", Ty::Iterable), runtime::registry::lazy("selector")],
+        vec![
+            p("collection", Ty::Iterable),
+            runtime::registry::lazy("selector"),
+        ],
         pselect,
     );
     r.function("raisePythonException", vec![], raise_python);

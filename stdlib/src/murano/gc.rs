@@ -224,7 +224,10 @@ fn find_garbage(ex: &Executor) -> Vec<Arc<ObjRef>> {
     ex.all_objects()
         .into_iter()
         .filter(|r| !m.marked.contains(&r.slot))
-        .filter(|r| ex.with_obj(r, |o| o.initialized && !o.destroyed).unwrap_or(false))
+        .filter(|r| {
+            ex.with_obj(r, |o| o.initialized && !o.destroyed)
+                .unwrap_or(false)
+        })
         .collect()
 }
 
@@ -427,7 +430,9 @@ pub fn load_dependencies(ex: &Executor, section: &Value, only: Option<&[Arc<ObjR
             continue;
         };
         for (sub_id, handler) in list {
-            let Some(sub) = ex.find_object(&sub_id) else { continue };
+            let Some(sub) = ex.find_object(&sub_id) else {
+                continue;
+            };
             let sub = ex.plain(&sub);
             let _ = ex.with_obj(&publisher, |o| {
                 if !o
@@ -563,7 +568,11 @@ fn subscription(ex: &Executor, a: &Args) -> Result<(Arc<ObjRef>, Arc<ObjRef>, Op
             "publisher and subscriber must be objects",
         ));
     };
-    let handler = a.get(2).as_str().filter(|h| !h.is_empty()).map(str::to_string);
+    let handler = a
+        .get(2)
+        .as_str()
+        .filter(|h| !h.is_empty())
+        .map(str::to_string);
     let (p, s) = (ex.plain(p), ex.plain(s));
     if let Some(h) = &handler {
         let class = ex.class_of(&s)?;
@@ -610,8 +619,16 @@ fn gc_unsubscribe(cx: &Cx, a: Args) -> Result<Value> {
 /// Registers the GC hooks used by `core/GC.yaml`.
 pub fn register(r: &mut Registry) {
     r.function("gcCollect", vec![], gc_collect);
-    r.function("gcIsDestroyed", vec![p("obj", Ty::Any).nullable()], gc_is_destroyed);
-    r.function("gcIsDoomed", vec![p("obj", Ty::Any).nullable()], gc_is_doomed);
+    r.function(
+        "gcIsDestroyed",
+        vec![p("obj", Ty::Any).nullable()],
+        gc_is_destroyed,
+    );
+    r.function(
+        "gcIsDoomed",
+        vec![p("obj", Ty::Any).nullable()],
+        gc_is_doomed,
+    );
     let sub = || {
         vec![
             p("publisher", Ty::Any).nullable(),

@@ -126,7 +126,9 @@ impl Package {
         if class_files.is_empty() {
             let mut stack = vec![dir.join("Classes")];
             while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else { continue };
+                let Ok(rd) = std::fs::read_dir(&d) else {
+                    continue;
+                };
                 for e in rd.flatten() {
                     let p = e.path();
                     if p.is_dir() {
@@ -257,7 +259,10 @@ impl Class {
     }
     /// `Name/version@package`.
     pub fn type_string(&self) -> String {
-        format!("{}/{}@{}", self.name, self.package.version, self.package.name)
+        format!(
+            "{}/{}@{}",
+            self.name, self.package.version, self.package.name
+        )
     }
     /// Resolves a type name in this class's namespaces.
     pub fn resolve(&self, name: &str) -> String {
@@ -340,7 +345,7 @@ pub fn murano_registry(legacy: bool) -> Arc<Registry> {
         };
         [mk(false), mk(true)]
     })[legacy as usize]
-    .clone()
+        .clone()
 }
 
 /// The registry contracts run with: MuranoPL's plus the contract methods
@@ -360,7 +365,7 @@ pub fn contract_registry(legacy: bool) -> Arc<Registry> {
         };
         [mk(false), mk(true)]
     })[legacy as usize]
-    .clone()
+        .clone()
 }
 
 /// Kinds of MuranoPL exceptions as seen from inside MuranoPL.
@@ -427,7 +432,10 @@ impl Executor {
 
     /// This executor as an `Arc`.
     pub fn arc(&self) -> Arc<Executor> {
-        self.me.get().and_then(|w| w.upgrade()).expect("executor alive")
+        self.me
+            .get()
+            .and_then(|w| w.upgrade())
+            .expect("executor alive")
     }
 
     /// The evaluation environment for a package format.
@@ -789,12 +797,6 @@ impl Executor {
             let v = self.static_get(&decl.name, name);
             return self.static_value(decl, prop, v);
         }
-        if !inside
-            && matches!(prop.usage, PropertyUsage::Runtime)
-            && false
-        {
-            return Err(Error::new("PropertyReadError", name.to_string()));
-        }
         let v = self.with_obj(r, |o| o.props.get(&Value::str(name)).cloned())?;
         match v {
             Some(v) => Ok(v),
@@ -808,7 +810,12 @@ impl Executor {
         }
     }
 
-    pub(crate) fn static_value(&self, decl: &Class, prop: &Prop, v: Option<Value>) -> Result<Value> {
+    pub(crate) fn static_value(
+        &self,
+        decl: &Class,
+        prop: &Prop,
+        v: Option<Value>,
+    ) -> Result<Value> {
         if let Some(v) = v {
             return Ok(v);
         }
@@ -821,7 +828,9 @@ impl Executor {
             Some(t) => t.eval(&env, &ctx)?,
             None => Value::Null,
         };
-        let v = prop.contract.check(self, &env, &ctx, raw, None, &prop.name)?;
+        let v = prop
+            .contract
+            .check(self, &env, &ctx, raw, None, &prop.name)?;
         self.static_set(&decl.name, &prop.name, v.clone());
         Ok(v)
     }
@@ -900,7 +909,8 @@ impl Executor {
         let mut f = Frame::default();
         f.args.push(this.clone());
         f.vars.push(("this".into(), this));
-        f.vars.push(("#class".into(), Value::Type(class.type_ref.clone())));
+        f.vars
+            .push(("#class".into(), Value::Type(class.type_ref.clone())));
         Arc::new(f)
     }
 
@@ -916,7 +926,13 @@ impl Executor {
 
     /// Makes the error a `Throw` raises: an `io.murano.Exception` object
     /// carried by an error of kind [`exec::MURANO_EXCEPTION`].
-    pub fn throw(&self, names: Vec<String>, message: String, extra: Value, cause: Option<Value>) -> Error {
+    pub fn throw(
+        &self,
+        names: Vec<String>,
+        message: String,
+        extra: Value,
+        cause: Option<Value>,
+    ) -> Error {
         let obj = match self.exception(&names, &message, extra, cause) {
             Ok(o) => o,
             Err(e) => return e,
@@ -940,7 +956,8 @@ impl Executor {
             );
             o.props.insert(Value::str("message"), Value::str(message));
             o.props.insert(Value::str("extra"), extra);
-            o.props.insert(Value::str("cause"), cause.unwrap_or(Value::Null));
+            o.props
+                .insert(Value::str("cause"), cause.unwrap_or(Value::Null));
             o.props.insert(Value::str("stackTrace"), Value::Null);
             o.props.insert(Value::str("nativeException"), Value::Null);
             o.attrs.insert(
@@ -1026,14 +1043,23 @@ impl Executor {
                     let rest: Vec<Value> = pos_it.by_ref().collect();
                     let mut out = Vec::new();
                     for x in rest {
-                        out.push(a.contract.check(self, &env, &ctx0, x, obj_ref.as_ref(), &a.name)?);
+                        out.push(a.contract.check(
+                            self,
+                            &env,
+                            &ctx0,
+                            x,
+                            obj_ref.as_ref(),
+                            &a.name,
+                        )?);
                     }
                     Value::list(out)
                 }
                 ArgUsage::KwArgs => {
                     let mut d = Dict::default();
                     for (k, x) in std::mem::take(&mut named) {
-                        let x = a.contract.check(self, &env, &ctx0, x, obj_ref.as_ref(), &a.name)?;
+                        let x =
+                            a.contract
+                                .check(self, &env, &ctx0, x, obj_ref.as_ref(), &a.name)?;
                         d.insert(Value::str(&*k), x);
                     }
                     Value::dict(d)
@@ -1058,7 +1084,8 @@ impl Executor {
                             None => Value::Null,
                         },
                     };
-                    a.contract.check(self, &env, &ctx0, raw, obj_ref.as_ref(), &a.name)?
+                    a.contract
+                        .check(self, &env, &ctx0, raw, obj_ref.as_ref(), &a.name)?
                 }
             };
             vars.push((a.name.clone(), v));
@@ -1153,7 +1180,8 @@ impl Executor {
 
     /// The plain reference of an object (drops a `cast`/`super` view).
     pub fn plain(&self, r: &Arc<ObjRef>) -> Arc<ObjRef> {
-        self.with_obj(r, |o| o.r.clone()).unwrap_or_else(|_| r.clone())
+        self.with_obj(r, |o| o.r.clone())
+            .unwrap_or_else(|_| r.clone())
     }
 
     /// A view of an object as one of its classes (`cast`, `super`).
@@ -1231,7 +1259,10 @@ impl Executor {
     /// Every static property value (GC roots).
     pub fn gc_static_values(&self) -> Vec<Value> {
         let st = self.lock();
-        st.statics.values().flat_map(|d| d.values().cloned()).collect()
+        st.statics
+            .values()
+            .flat_map(|d| d.values().cloned())
+            .collect()
     }
     // ---- end gc support ----
 }
@@ -1293,9 +1324,7 @@ fn c3(parents: &[Arc<Class>]) -> Option<Vec<Arc<Class>>> {
         }
         let cand = seqs.iter().find_map(|s| {
             let h = &s[0];
-            let in_tail = seqs
-                .iter()
-                .any(|t| t[1..].iter().any(|x| x.name == h.name));
+            let in_tail = seqs.iter().any(|t| t[1..].iter().any(|x| x.name == h.name));
             if in_tail {
                 None
             } else {

@@ -27,7 +27,12 @@ fn header_keys() -> [&'static str; 4] {
 
 /// Recognises an object definition: `{"?": {type, id}, props...}` or the
 /// snippet form `{":Type": {props}, "id": ...}` / `{"full.Type": {...}}`.
-fn parse_def(ex: &Executor, resolver: Option<&Class>, v: &Value, default: Option<&str>) -> Option<Def> {
+fn parse_def(
+    ex: &Executor,
+    resolver: Option<&Class>,
+    v: &Value,
+    default: Option<&str>,
+) -> Option<Def> {
     let Value::Dict(d) = v else { return None };
     if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
         let ty = match h.get(&Value::str("type"))? {
@@ -41,9 +46,15 @@ fn parse_def(ex: &Executor, resolver: Option<&Class>, v: &Value, default: Option
         props.shift_remove(&Value::str("?"));
         return Some(Def {
             class: ty,
-            id: h.get(&Value::str("id")).and_then(|i| i.as_str()).map(str::to_string),
+            id: h
+                .get(&Value::str("id"))
+                .and_then(|i| i.as_str())
+                .map(str::to_string),
             name: h.get(&Value::str("name")).cloned().unwrap_or(Value::Null),
-            metadata: h.get(&Value::str("metadata")).cloned().unwrap_or(Value::Null),
+            metadata: h
+                .get(&Value::str("metadata"))
+                .cloned()
+                .unwrap_or(Value::Null),
             props,
         });
     }
@@ -61,22 +72,24 @@ fn parse_def(ex: &Executor, resolver: Option<&Class>, v: &Value, default: Option
         if header_keys().contains(&ks) {
             continue;
         }
-        if matches!(x, Value::Dict(_) | Value::Null) && (ks.starts_with(':') || ks.contains('.') || ks.contains(':') || class_exists(ex, resolver, ks)) {
+        if matches!(x, Value::Dict(_) | Value::Null)
+            && (ks.starts_with(':')
+                || ks.contains('.')
+                || ks.contains(':')
+                || class_exists(ex, resolver, ks))
+        {
             if type_key.is_some() {
                 return None;
             }
             type_key = Some((ks.to_string(), x.clone()));
         } else {
-            return match default {
-                Some(dft) => Some(Def {
-                    class: dft.to_string(),
-                    id: None,
-                    name: Value::Null,
-                    metadata: Value::Null,
-                    props: (**d).clone(),
-                }),
-                None => None,
-            };
+            return default.map(|dft| Def {
+                class: dft.to_string(),
+                id: None,
+                name: Value::Null,
+                metadata: Value::Null,
+                props: (**d).clone(),
+            });
         }
     }
     match type_key {
@@ -87,9 +100,15 @@ fn parse_def(ex: &Executor, resolver: Option<&Class>, v: &Value, default: Option
             };
             Some(Def {
                 class,
-                id: d.get(&Value::str("id")).and_then(|i| i.as_str()).map(str::to_string),
+                id: d
+                    .get(&Value::str("id"))
+                    .and_then(|i| i.as_str())
+                    .map(str::to_string),
                 name: d.get(&Value::str("name")).cloned().unwrap_or(Value::Null),
-                metadata: d.get(&Value::str("metadata")).cloned().unwrap_or(Value::Null),
+                metadata: d
+                    .get(&Value::str("metadata"))
+                    .cloned()
+                    .unwrap_or(Value::Null),
                 props: match x {
                     Value::Dict(p) => (*p).clone(),
                     _ => Dict::default(),
@@ -127,7 +146,13 @@ struct Loader<'a> {
 
 impl Loader<'_> {
     /// Creates objects for every definition in `v` (recursively).
-    fn scan(&mut self, v: &Value, owner: Option<Arc<ObjRef>>, resolver: Option<&Class>, default: Option<&str>) -> Result<Option<Arc<ObjRef>>> {
+    fn scan(
+        &mut self,
+        v: &Value,
+        owner: Option<Arc<ObjRef>>,
+        resolver: Option<&Class>,
+        default: Option<&str>,
+    ) -> Result<Option<Arc<ObjRef>>> {
         self.scan_at(v, owner, resolver, default, "$")
     }
 
@@ -201,16 +226,14 @@ impl Loader<'_> {
                 }
                 return Value::str(id);
             }
-            if let Some((r, _)) = self
-                .created
-                .iter()
-                .find(|(_, p)| *p == def.props)
-            {
+            if let Some((r, _)) = self.created.iter().find(|(_, p)| *p == def.props) {
                 return Value::Object(r.clone());
             }
         }
         match v {
-            Value::List(l) => Value::list(l.iter().map(|x| self.replace_defs(x, resolver)).collect()),
+            Value::List(l) => {
+                Value::list(l.iter().map(|x| self.replace_defs(x, resolver)).collect())
+            }
             Value::Dict(d) => {
                 let mut out = Dict::default();
                 for (k, x) in d.iter() {
@@ -236,7 +259,9 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
         for p in &c.props {
             // A property redeclared in a subclass is initialised once, by its
             // most derived declaration.
-            if class.find_prop(&p.name).is_some_and(|(d, _)| d.name != c.name)
+            if class
+                .find_prop(&p.name)
+                .is_some_and(|(d, _)| d.name != c.name)
                 || !done.insert(p.name.to_string())
             {
                 continue;
@@ -270,7 +295,10 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
                 // Runtime properties without a default stay uninitialised.
                 continue;
             }
-            let v = match p.contract.check(ex, &env, &ctx, raw.clone(), Some(r), &p.name) {
+            let v = match p
+                .contract
+                .check(ex, &env, &ctx, raw.clone(), Some(r), &p.name)
+            {
                 Ok(v) => v,
                 Err(e) if e.kind() == "ContractViolationException" && ex.collecting() => {
                     ex.record_violation(r, &p.name, e);
@@ -385,7 +413,10 @@ pub fn instantiate(
         Some(r) => Ok(r),
         None => Err(Error::new(
             "ContractViolationException",
-            format!("Value {} is not an object definition", runtime::pyrepr::repr(v)),
+            format!(
+                "Value {} is not an object definition",
+                runtime::pyrepr::repr(v)
+            ),
         )),
     }
 }
@@ -436,7 +467,10 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
     let Value::Dict(m) = model else {
         return Ok(None);
     };
-    let objects = m.get(&Value::str("Objects")).cloned().unwrap_or(Value::Null);
+    let objects = m
+        .get(&Value::str("Objects"))
+        .cloned()
+        .unwrap_or(Value::Null);
     let copy = m.get(&Value::str("ObjectsCopy")).cloned();
     let root = if objects.is_null() {
         None
@@ -473,7 +507,10 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
         collect_ids(&objects, &mut ids);
         let mut old = Vec::new();
         collect_defs(ex, &copy, &mut old);
-        let gone: Vec<(String, Value)> = old.into_iter().filter(|(id, _)| !ids.contains(id)).collect();
+        let gone: Vec<(String, Value)> = old
+            .into_iter()
+            .filter(|(id, _)| !ids.contains(id))
+            .collect();
         if !gone.is_empty() {
             let mut ld = Loader {
                 ex,

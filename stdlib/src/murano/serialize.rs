@@ -294,6 +294,7 @@ impl Ser<'_> {
     }
 
     /// The properties of one class part, its parents' parts first.
+    #[allow(clippy::only_used_in_recursion)]
     fn parts(
         &self,
         class: &Class,

@@ -102,7 +102,10 @@ pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Vec<T> {
             CoroutineResult::Return(v) => results[t.index] = Some(v),
         }
     }
-    results.into_iter().map(|r| r.expect("green thread finished")).collect()
+    results
+        .into_iter()
+        .map(|r| r.expect("green thread finished"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -122,13 +125,27 @@ mod tests {
                 name.len()
             })
         };
-        let r = run(vec![mk("a", log.clone()), mk("bb", log.clone()), mk("ccc", log.clone())], 2);
+        let r = run(
+            vec![
+                mk("a", log.clone()),
+                mk("bb", log.clone()),
+                mk("ccc", log.clone()),
+            ],
+            2,
+        );
         assert_eq!(r, vec![1, 2, 3]);
         // With Limit 2 the third thread starts when the first one ends and
         // queues behind the second, as in the reference's green pool.
         assert_eq!(
             *log.borrow(),
-            vec!["a enter", "bb enter", "a exit", "bb exit", "ccc enter", "ccc exit"]
+            vec![
+                "a enter",
+                "bb enter",
+                "a exit",
+                "bb exit",
+                "ccc enter",
+                "ccc exit"
+            ]
         );
         assert!(!in_green_thread());
     }
