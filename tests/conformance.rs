@@ -61,11 +61,17 @@ fn check(tool: &str, corpus: &str, harness: &str, floor_pct: f64) {
 #[test]
 #[ignore = "release-mode conformance run; see scripts/test"]
 fn yaql_cases() {
-    check("yaql-score", "yaql/cases.jsonl", "yaql", 60.0);
+    check("yaql-score", "yaql/cases.jsonl", "yaql", 99.0);
 }
 
 #[test]
 #[ignore = "release-mode conformance run; see scripts/test"]
 fn yaql_fuzz_public() {
-    check("yaql-score", "yaql/fuzz-public.jsonl", "yaql", 50.0);
+    check("yaql-score", "yaql/fuzz-public.jsonl", "yaql", 99.0);
+}
+
+#[test]
+#[ignore = "release-mode conformance run; see scripts/test"]
+fn muranopl_dsl_cases() {
+    check("muranopl-score", "muranopl/cases.jsonl", "dsl", 95.0);
 }
