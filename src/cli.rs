@@ -55,6 +55,11 @@ enum Cmd {
         #[arg(long)]
         jobs: Option<usize>,
     },
+    /// Murano packages: `info` (manifest facts as JSON), `check` (load and compile).
+    Package {
+        #[command(subcommand)]
+        cmd: crate::package::PackageCmd,
+    },
     /// Time evaluation: compile once, evaluate N times.
     BenchEval {
         /// The expression.
@@ -167,6 +172,7 @@ fn run(cli: Cli) -> i32 {
             models,
             jobs,
         } => crate::validate::run(packages, models, jobs),
+        Cmd::Package { cmd } => crate::package::run(cmd),
         Cmd::BenchEval {
             expr,
             data,

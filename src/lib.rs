@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod dsl;
+pub mod package;
 pub mod validate;
 
 pub use compiler::{compile, CompileOptions, Program};

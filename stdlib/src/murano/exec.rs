@@ -136,9 +136,16 @@ enum Stmt {
     Rethrow,
 }
 
-/// A compiled block.
+/// A compiled block: the statement tree and, lowered from it on first use,
+/// its bytecode.
 #[derive(Clone, Default)]
-pub struct Body(Arc<Vec<(Stmt, Arc<str>)>>);
+pub struct Body(Arc<BodyInner>);
+
+#[derive(Default)]
+struct BodyInner {
+    stmts: Vec<(Stmt, Arc<str>)>,
+    code: std::sync::OnceLock<Code>,
+}
 
 struct Compiler<'a> {
     reg: &'a Registry,
@@ -180,7 +187,10 @@ impl Compiler<'_> {
             _ if node.is_null() => {}
             _ => out.push((self.stmt(node)?, Arc::from(node.pos.to_string()))),
         }
-        Ok(Body(Arc::new(out)))
+        Ok(Body(Arc::new(BodyInner {
+            stmts: out,
+            code: std::sync::OnceLock::new(),
+        })))
     }
 
     fn opt_block(&self, node: Option<&Node>) -> Result<Option<Body>> {
@@ -435,8 +445,6 @@ impl Compiler<'_> {
 enum Flow {
     Next,
     Return(Value),
-    Break,
-    Continue,
 }
 
 /// The payload kind of errors thrown by `Throw`.
@@ -449,7 +457,6 @@ struct Activation<'a> {
     this: Value,
     vars: Vec<(Arc<str>, Value)>,
     frame: Option<Arc<Frame>>,
-    caught: Vec<Error>,
 }
 
 impl Activation<'_> {
@@ -487,226 +494,6 @@ impl Activation<'_> {
     fn get_var(&mut self, name: &str) -> Value {
         let ctx = self.ctx();
         ctx.var(name)
-    }
-
-    fn block(&mut self, b: &Body) -> Result<Flow> {
-        for (s, pos) in b.0.iter() {
-            match self.stmt(s) {
-                Ok(Flow::Next) => {}
-                Ok(f) => return Ok(f),
-                Err(e) => return Err(add_frame(e, pos)),
-            }
-        }
-        Ok(Flow::Next)
-    }
-
-    fn stmt(&mut self, s: &Stmt) -> Result<Flow> {
-        match s {
-            Stmt::Expr(t) => {
-                self.eval(t)?;
-                Ok(Flow::Next)
-            }
-            Stmt::Assign(target, t) => {
-                let v = self.eval(t)?;
-                self.assign(target, v)?;
-                Ok(Flow::Next)
-            }
-            Stmt::Return(t) => Ok(Flow::Return(match t {
-                Some(t) => self.eval(t)?,
-                None => Value::Null,
-            })),
-            Stmt::If(c, then, els) => {
-                if self.eval(c)?.truthy() {
-                    self.block(then)
-                } else if let Some(e) = els {
-                    self.block(e)
-                } else {
-                    Ok(Flow::Next)
-                }
-            }
-            Stmt::While(c, body) => {
-                while self.eval(c)?.truthy() {
-                    match self.block(body)? {
-                        Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        _ => {}
-                    }
-                }
-                Ok(Flow::Next)
-            }
-            Stmt::For(var, inn, body) => {
-                let coll = self.eval(inn)?;
-                let items: Vec<Value> = match &coll {
-                    Value::Dict(d) => d.keys().cloned().collect(),
-                    Value::Null => Vec::new(),
-                    v => runtime::seq::iterate_unlimited(v)?.collect::<Result<_>>()?,
-                };
-                for it in items {
-                    self.set_var(var, it);
-                    match self.block(body)? {
-                        Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        _ => {}
-                    }
-                }
-                Ok(Flow::Next)
-            }
-            Stmt::Repeat(n, body) => {
-                let n = self.eval(n)?.as_i64().unwrap_or(0);
-                for _ in 0..n.max(0) {
-                    match self.block(body)? {
-                        Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        _ => {}
-                    }
-                }
-                Ok(Flow::Next)
-            }
-            Stmt::Break => Ok(Flow::Break),
-            Stmt::Continue => Ok(Flow::Continue),
-            Stmt::Match(val, cases, default) => {
-                let v = self.eval(val)?;
-                for (k, body) in cases {
-                    if self.eval(k)? == v {
-                        return self.block(body);
-                    }
-                }
-                match default {
-                    Some(d) => self.block(d),
-                    None => Ok(Flow::Next),
-                }
-            }
-            Stmt::Switch(cases, default) => {
-                let mut matched = false;
-                for (k, body) in cases {
-                    if self.eval(k)?.truthy() {
-                        matched = true;
-                        match self.block(body)? {
-                            Flow::Next => {}
-                            f => return Ok(f),
-                        }
-                    }
-                }
-                if !matched {
-                    if let Some(d) = default {
-                        return self.block(d);
-                    }
-                }
-                Ok(Flow::Next)
-            }
-            Stmt::Do(b) => self.block(b),
-            Stmt::Parallel(branches, limit) => {
-                let limit = match limit {
-                    Some(l) => self.eval(l)?.as_i64().unwrap_or(0).max(0) as usize,
-                    None => 0,
-                };
-                let mut tasks: Vec<Box<dyn FnOnce() -> Result<Flow>>> = Vec::new();
-                for b in branches {
-                    let ex = self.ex.arc();
-                    let env = self.env.clone();
-                    let class = self.class.clone();
-                    let this = self.this.clone();
-                    let vars = self.vars.clone();
-                    let body = b.clone();
-                    tasks.push(Box::new(move || {
-                        let mut act = Activation {
-                            ex: &ex,
-                            env: &env,
-                            class: &class,
-                            this,
-                            vars,
-                            frame: None,
-                            caught: Vec::new(),
-                        };
-                        let prev = ex.set_caller(Some(class.name.clone()));
-                        let r = act.block(&body);
-                        ex.set_caller(prev);
-                        r
-                    }));
-                }
-                let mut first_err = None;
-                for r in vm::coro::run(tasks, limit) {
-                    if let Err(e) = r {
-                        if first_err.is_none() {
-                            first_err = Some(e)
-                        }
-                    }
-                }
-                match first_err {
-                    Some(e) => Err(e),
-                    None => Ok(Flow::Next),
-                }
-            }
-            Stmt::Try(body, catches, els, fin) => {
-                let r = self.block(body);
-                let r = match r {
-                    Ok(f) => match (f, els) {
-                        (Flow::Next, Some(e)) => self.block(e),
-                        (f, _) => Ok(f),
-                    },
-                    Err(e) => {
-                        let names = self.error_names(&e);
-                        let hit = catches.iter().find(|c| {
-                            c.with.is_empty()
-                                || c.with.iter().any(|w| {
-                                    let w = self.class.resolve(w);
-                                    names.contains(&w)
-                                })
-                        });
-                        match hit {
-                            Some(c) => {
-                                if let Some(a) = &c.as_ {
-                                    let obj = self.ex.exception_object(&e, &names)?;
-                                    self.set_var(a, obj);
-                                }
-                                self.caught.push(e);
-                                let r = self.block(&c.body);
-                                self.caught.pop();
-                                r
-                            }
-                            None => Err(e),
-                        }
-                    }
-                };
-                if let Some(f) = fin {
-                    match self.block(f)? {
-                        Flow::Next => {}
-                        other => return Ok(other),
-                    }
-                }
-                r
-            }
-            Stmt::Throw(names, msg, extra, cause) => {
-                let names_v = self.eval(names)?;
-                let mut names: Vec<String> = match &names_v {
-                    Value::List(l) => l.iter().map(runtime::pyrepr::to_str).collect(),
-                    v => vec![runtime::pyrepr::to_str(v)],
-                };
-                for n in names.iter_mut() {
-                    *n = self.class.resolve(n);
-                }
-                let message = match msg {
-                    Some(m) => runtime::pyrepr::to_str(&self.eval(m)?),
-                    None => String::new(),
-                };
-                let extra = match extra {
-                    Some(x) => self.eval(x)?,
-                    None => Value::dict(Dict::default()),
-                };
-                let cause = match cause {
-                    Some(c) => Some(self.eval(c)?),
-                    None => None,
-                };
-                Err(self.ex.throw(names, message, extra, cause))
-            }
-            Stmt::Rethrow => match self.caught.last() {
-                Some(e) => Err(e.clone()),
-                None => Err(Error::new(
-                    "DslInvalidOperationError",
-                    "Rethrow outside of a Catch block",
-                )),
-            },
-        }
     }
 
     fn error_names(&self, e: &Error) -> Vec<String> {
@@ -874,10 +661,6 @@ impl Activation<'_> {
     }
 }
 
-fn add_frame(e: Error, _pos: &str) -> Error {
-    e
-}
-
 /// The names an error is known by inside MuranoPL (`Catch: With:`) or, with
 /// `qualified` false, as the harness reports them.
 pub fn error_names(ex: &Executor, e: &Error, qualified: bool) -> Vec<String> {
@@ -927,18 +710,750 @@ fn run_method_inner(
         this,
         vars,
         frame: None,
-        caught: Vec::new(),
     };
-    match act.block(&method.body)? {
-        Flow::Return(v) => Ok(v),
-        Flow::Next => Ok(Value::Null),
-        Flow::Break => Err(Error::new(
-            "DslInvalidOperationError",
-            "Break cannot be used on method level",
-        )),
-        Flow::Continue => Err(Error::new(
-            "DslInvalidOperationError",
-            "Continue cannot be used on method level",
-        )),
+    let code = method.body.code();
+    match act.run(code) {
+        Ok(Flow::Return(v)) => Ok(v),
+        Ok(Flow::Next) => Ok(Value::Null),
+        Err(e) => Err(e.push_frame(format!("{}::{}", class.name, method.name))),
     }
+}
+
+// ---- statement bytecode ---------------------------------------------------
+
+use vm::bc::stmt::{finally_between, find_handler, Handler, HandlerKind, SOp};
+
+/// A catch clause after lowering.
+struct Clause {
+    with: Vec<String>,
+    as_: Option<Arc<str>>,
+    target: u32,
+}
+
+/// A `Throw` statement's parts.
+struct ThrowSpec {
+    names: CTemplate,
+    message: Option<CTemplate>,
+    extra: Option<CTemplate>,
+    cause: Option<CTemplate>,
+}
+
+/// A method body compiled to statement bytecode.
+#[derive(Default)]
+pub struct Code {
+    ops: Vec<SOp>,
+    pos: Vec<Arc<str>>,
+    handlers: Vec<Handler>,
+    exprs: Vec<CTemplate>,
+    targets: Vec<Target>,
+    names: Vec<Arc<str>>,
+    clauses: Vec<Vec<Clause>>,
+    throws: Vec<ThrowSpec>,
+    subs: Vec<Arc<Code>>,
+    nslots: u32,
+    ntries: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+struct Lower<'a> {
+    code: &'a mut Code,
+    /// (continue target, break-exit label) of enclosing loops.
+    loops: Vec<(u32, usize)>,
+    /// Pending patches: label -> pcs of jumps to patch.
+    labels: Vec<Option<u32>>,
+    patches: Vec<(usize, usize)>,
+    /// Innermost enclosing catch clause's try index (for `Rethrow`).
+    catches: Vec<u32>,
+}
+
+impl Lower<'_> {
+    fn emit(&mut self, op: SOp, pos: &Arc<str>) -> usize {
+        self.code.ops.push(op);
+        self.code.pos.push(pos.clone());
+        self.code.ops.len() - 1
+    }
+    fn pc(&self) -> u32 {
+        self.code.ops.len() as u32
+    }
+    fn expr(&mut self, t: &CTemplate) -> u32 {
+        self.code.exprs.push(t.clone());
+        (self.code.exprs.len() - 1) as u32
+    }
+    fn name(&mut self, n: &Arc<str>) -> u32 {
+        self.code.names.push(n.clone());
+        (self.code.names.len() - 1) as u32
+    }
+    fn slot(&mut self) -> u32 {
+        self.code.nslots += 1;
+        self.code.nslots - 1
+    }
+    fn label(&mut self) -> usize {
+        self.labels.push(None);
+        self.labels.len() - 1
+    }
+    fn bind(&mut self, l: usize) {
+        self.labels[l] = Some(self.pc());
+    }
+    /// Emits `op` whose jump target is label `l` (patched at the end).
+    fn emit_to(&mut self, op: SOp, l: usize, pos: &Arc<str>) {
+        let at = self.emit(op, pos);
+        self.patches.push((at, l));
+    }
+    fn finish(&mut self) {
+        for (at, l) in std::mem::take(&mut self.patches) {
+            let to = self.labels[l].expect("label bound");
+            let op = &mut self.code.ops[at];
+            match op {
+                SOp::JumpIfNot { to: t, .. }
+                | SOp::Jump { to: t }
+                | SOp::Leave { to: t }
+                | SOp::IterNext { done: t, .. }
+                | SOp::CountNext { done: t, .. }
+                | SOp::JumpIfNe { to: t, .. }
+                | SOp::JumpIfFlag { to: t, .. } => *t = to,
+                _ => {}
+            }
+        }
+    }
+
+    fn block(&mut self, b: &Body) {
+        for (s, pos) in b.0.stmts.iter() {
+            self.stmt(s, pos);
+        }
+    }
+
+    fn stmt(&mut self, s: &Stmt, pos: &Arc<str>) {
+        match s {
+            Stmt::Expr(t) => {
+                let e = self.expr(t);
+                self.emit(SOp::Eval { expr: e }, pos);
+            }
+            Stmt::Assign(target, t) => {
+                self.code.targets.push(target.clone());
+                let target = (self.code.targets.len() - 1) as u32;
+                let e = self.expr(t);
+                self.emit(SOp::Assign { target, expr: e }, pos);
+            }
+            Stmt::Return(t) => {
+                let e = t.as_ref().map_or(NONE, |t| self.expr(t));
+                self.emit(SOp::Return { expr: e }, pos);
+            }
+            Stmt::If(c, then, els) => {
+                let (l_else, l_end) = (self.label(), self.label());
+                let cond = self.expr(c);
+                self.emit_to(SOp::JumpIfNot { cond, to: 0 }, l_else, pos);
+                self.block(then);
+                self.emit_to(SOp::Jump { to: 0 }, l_end, pos);
+                self.bind(l_else);
+                if let Some(e) = els {
+                    self.block(e);
+                }
+                self.bind(l_end);
+            }
+            Stmt::While(c, body) => {
+                let l_exit = self.label();
+                let top = self.pc();
+                let cond = self.expr(c);
+                self.emit_to(SOp::JumpIfNot { cond, to: 0 }, l_exit, pos);
+                self.loops.push((top, l_exit));
+                self.block(body);
+                self.loops.pop();
+                self.emit(SOp::Jump { to: top }, pos);
+                self.bind(l_exit);
+            }
+            Stmt::For(var, inn, body) => {
+                let l_exit = self.label();
+                let slot = self.slot();
+                let e = self.expr(inn);
+                let v = self.name(var);
+                self.emit(SOp::IterInit { slot, expr: e }, pos);
+                let top = self.pc();
+                self.emit_to(
+                    SOp::IterNext {
+                        slot,
+                        var: v,
+                        done: 0,
+                    },
+                    l_exit,
+                    pos,
+                );
+                self.loops.push((top, l_exit));
+                self.block(body);
+                self.loops.pop();
+                self.emit(SOp::Jump { to: top }, pos);
+                self.bind(l_exit);
+            }
+            Stmt::Repeat(n, body) => {
+                let l_exit = self.label();
+                let slot = self.slot();
+                let e = self.expr(n);
+                self.emit(SOp::CountInit { slot, expr: e }, pos);
+                let top = self.pc();
+                self.emit_to(SOp::CountNext { slot, done: 0 }, l_exit, pos);
+                self.loops.push((top, l_exit));
+                self.block(body);
+                self.loops.pop();
+                self.emit(SOp::Jump { to: top }, pos);
+                self.bind(l_exit);
+            }
+            Stmt::Break => match self.loops.last().copied() {
+                Some((_, exit)) => self.emit_to(SOp::Leave { to: 0 }, exit, pos),
+                None => {
+                    self.emit(SOp::Invalid { what: 0 }, pos);
+                }
+            },
+            Stmt::Continue => match self.loops.last().copied() {
+                Some((top, _)) => {
+                    self.emit(SOp::Leave { to: top }, pos);
+                }
+                None => {
+                    self.emit(SOp::Invalid { what: 1 }, pos);
+                }
+            },
+            Stmt::Match(val, cases, default) => {
+                let l_end = self.label();
+                let slot = self.slot();
+                let e = self.expr(val);
+                self.emit(SOp::SetTemp { slot, expr: e }, pos);
+                for (k, body) in cases {
+                    let l_next = self.label();
+                    let ke = self.expr(k);
+                    self.emit_to(
+                        SOp::JumpIfNe {
+                            slot,
+                            expr: ke,
+                            to: 0,
+                        },
+                        l_next,
+                        pos,
+                    );
+                    self.block(body);
+                    self.emit_to(SOp::Jump { to: 0 }, l_end, pos);
+                    self.bind(l_next);
+                }
+                if let Some(d) = default {
+                    self.block(d);
+                }
+                self.bind(l_end);
+            }
+            Stmt::Switch(cases, default) => {
+                let l_end = self.label();
+                let slot = self.slot();
+                self.emit(SOp::ClearFlag { slot }, pos);
+                for (c, body) in cases {
+                    let l_next = self.label();
+                    let cond = self.expr(c);
+                    self.emit_to(SOp::JumpIfNot { cond, to: 0 }, l_next, pos);
+                    self.emit(SOp::Flag { slot }, pos);
+                    self.block(body);
+                    self.bind(l_next);
+                }
+                self.emit_to(SOp::JumpIfFlag { slot, to: 0 }, l_end, pos);
+                if let Some(d) = default {
+                    self.block(d);
+                }
+                self.bind(l_end);
+            }
+            Stmt::Do(b) => self.block(b),
+            Stmt::Parallel(branches, limit) => {
+                let first = self.code.subs.len() as u32;
+                for b in branches {
+                    self.code.subs.push(Arc::new(lower(b)));
+                }
+                let limit = limit.as_ref().map_or(NONE, |l| self.expr(l));
+                self.emit(
+                    SOp::Parallel {
+                        first,
+                        count: branches.len() as u32,
+                        limit,
+                    },
+                    pos,
+                );
+            }
+            Stmt::Try(body, catches, els, fin) => {
+                let try_ = self.code.ntries;
+                self.code.ntries += 1;
+                let (l_catch, l_fin) = (self.label(), self.label());
+                let start = self.pc();
+                self.block(body);
+                let try_end = self.pc();
+                if let Some(e) = els {
+                    self.block(e);
+                }
+                self.emit_to(SOp::Jump { to: 0 }, l_fin, pos);
+                self.bind(l_catch);
+                let catch_pc = self.pc();
+                let mut clauses = Vec::new();
+                let ci = self.code.clauses.len() as u32;
+                self.code.clauses.push(Vec::new());
+                if !catches.is_empty() {
+                    self.emit(SOp::Catch { try_, clauses: ci }, pos);
+                    for c in catches {
+                        let target = self.pc();
+                        clauses.push(Clause {
+                            with: c.with.clone(),
+                            as_: c.as_.clone(),
+                            target,
+                        });
+                        self.catches.push(try_);
+                        self.block(&c.body);
+                        self.catches.pop();
+                        self.emit(SOp::EndCatch { try_ }, pos);
+                        self.emit_to(SOp::Jump { to: 0 }, l_fin, pos);
+                    }
+                }
+                self.code.clauses[ci as usize] = clauses;
+                self.bind(l_fin);
+                let fin_pc = self.pc();
+                if let Some(f) = fin {
+                    self.block(f);
+                    self.emit(SOp::EndFinally { try_ }, pos);
+                }
+                // Inner handlers were pushed while lowering the body, so
+                // they come first in the table.
+                if !catches.is_empty() {
+                    self.code.handlers.push(Handler {
+                        start,
+                        end: try_end,
+                        target: catch_pc,
+                        kind: HandlerKind::Catch(try_),
+                    });
+                }
+                if fin.is_some() {
+                    self.code.handlers.push(Handler {
+                        start,
+                        end: fin_pc,
+                        target: fin_pc,
+                        kind: HandlerKind::Finally(try_),
+                    });
+                }
+            }
+            Stmt::Throw(names, msg, extra, cause) => {
+                self.code.throws.push(ThrowSpec {
+                    names: names.clone(),
+                    message: msg.clone(),
+                    extra: extra.clone(),
+                    cause: cause.clone(),
+                });
+                let t = (self.code.throws.len() - 1) as u32;
+                self.emit(SOp::Throw { throw: t }, pos);
+            }
+            Stmt::Rethrow => match self.catches.last().copied() {
+                Some(try_) => {
+                    self.emit(SOp::Rethrow { try_ }, pos);
+                }
+                None => {
+                    self.emit(SOp::Invalid { what: 2 }, pos);
+                }
+            },
+        }
+    }
+}
+
+/// Lowers a statement tree to bytecode.
+fn lower(b: &Body) -> Code {
+    let mut code = Code::default();
+    let mut l = Lower {
+        code: &mut code,
+        loops: Vec::new(),
+        labels: Vec::new(),
+        patches: Vec::new(),
+        catches: Vec::new(),
+    };
+    l.block(b);
+    l.finish();
+    code
+}
+
+impl Body {
+    /// The body's bytecode (lowered on first use).
+    pub fn code(&self) -> &Code {
+        self.0.code.get_or_init(|| lower(self))
+    }
+
+    /// Disassembly of the body's bytecode with its handler table.
+    pub fn disas(&self) -> String {
+        self.code().disas()
+    }
+}
+
+impl Code {
+    /// Disassembles the code and its `Parallel` branches.
+    pub fn disas(&self) -> String {
+        let pos: Vec<String> = self.pos.iter().map(|p| p.to_string()).collect();
+        let mut out = vm::bc::stmt::disas(&self.ops, &pos, &self.handlers, |op| self.note(op));
+        for (i, s) in self.subs.iter().enumerate() {
+            out.push_str(&format!("  branch {i}:\n"));
+            for line in s.disas().lines() {
+                out.push_str("  ");
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    fn note(&self, op: &SOp) -> String {
+        let e = |i: u32| match self.exprs.get(i as usize) {
+            Some(CTemplate::Expr(p)) => p.source().to_string(),
+            Some(CTemplate::Const(v)) => format!("{v:?}"),
+            Some(_) => "<template>".into(),
+            None => String::new(),
+        };
+        match *op {
+            SOp::Eval { expr }
+            | SOp::SetTemp { expr, .. }
+            | SOp::IterInit { expr, .. }
+            | SOp::CountInit { expr, .. } => e(expr),
+            SOp::JumpIfNot { cond, .. } => e(cond),
+            SOp::Return { expr } if expr != NONE => e(expr),
+            SOp::JumpIfNe { expr, .. } => e(expr),
+            SOp::Assign { expr, .. } => e(expr),
+            SOp::IterNext { var, .. } => format!("${}", self.names[var as usize]),
+            SOp::Catch { clauses, .. } => self.clauses[clauses as usize]
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{}{} -> {:04}",
+                        if c.with.is_empty() {
+                            "*".to_string()
+                        } else {
+                            c.with.join("|")
+                        },
+                        c.as_
+                            .as_ref()
+                            .map_or(String::new(), |a| format!(" as ${a}")),
+                        c.target
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", "),
+            SOp::Throw { throw } => match &self.throws[throw as usize].names {
+                CTemplate::Const(v) => format!("{v:?}"),
+                CTemplate::Expr(p) => p.source().to_string(),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        }
+    }
+}
+
+/// Completion pending while a `Finally` block runs.
+enum Pending {
+    Throw(Error),
+    Return(Value),
+    Jump(u32),
+}
+
+struct Run {
+    slots: Vec<Slot>,
+    caught: Vec<Option<Error>>,
+    pending: Vec<(u32, Pending)>,
+}
+
+#[derive(Clone)]
+enum Slot {
+    Empty,
+    Items(Vec<Value>, usize),
+    Count(i64),
+    Value(Value),
+    Flag(bool),
+}
+
+impl Activation<'_> {
+    fn run(&mut self, code: &Code) -> Result<Flow> {
+        let mut st = Run {
+            slots: vec![Slot::Empty; code.nslots as usize],
+            caught: vec![None; code.ntries as usize],
+            pending: Vec::new(),
+        };
+        let mut pc: u32 = 0;
+        loop {
+            let Some(op) = code.ops.get(pc as usize).copied() else {
+                return Ok(Flow::Next);
+            };
+            match self.step(code, &mut st, pc, op) {
+                Ok(Step2::Next) => pc += 1,
+                Ok(Step2::Goto(t)) => pc = t,
+                Ok(Step2::Return(v)) => return Ok(Flow::Return(v)),
+                Err(e) => {
+                    let e = e.push_frame(code.pos[pc as usize].to_string());
+                    match find_handler(&code.handlers, pc).copied() {
+                        Some(Handler {
+                            target,
+                            kind: HandlerKind::Catch(t),
+                            ..
+                        }) => {
+                            st.caught[t as usize] = Some(e);
+                            pc = target;
+                        }
+                        Some(Handler {
+                            target,
+                            kind: HandlerKind::Finally(t),
+                            ..
+                        }) => {
+                            st.pending.push((t, Pending::Throw(e)));
+                            pc = target;
+                        }
+                        None => return Err(e),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Continues a return or jump from `pc` through the `Finally` blocks it
+    /// leaves.
+    fn unwind(&self, code: &Code, st: &mut Run, pc: u32, p: Pending) -> Result<Step2> {
+        let to = match &p {
+            Pending::Jump(t) => Some(*t),
+            _ => None,
+        };
+        if let Some(h) = finally_between(&code.handlers, pc, to) {
+            let HandlerKind::Finally(t) = h.kind else {
+                unreachable!()
+            };
+            st.pending.push((t, p));
+            return Ok(Step2::Goto(h.target));
+        }
+        match p {
+            Pending::Jump(t) => Ok(Step2::Goto(t)),
+            Pending::Return(v) => Ok(Step2::Return(v)),
+            Pending::Throw(e) => Err(e),
+        }
+    }
+
+    fn step(&mut self, code: &Code, st: &mut Run, pc: u32, op: SOp) -> Result<Step2> {
+        Ok(match op {
+            SOp::Eval { expr } => {
+                self.eval(&code.exprs[expr as usize])?;
+                Step2::Next
+            }
+            SOp::Assign { target, expr } => {
+                let v = self.eval(&code.exprs[expr as usize])?;
+                self.assign(&code.targets[target as usize], v)?;
+                Step2::Next
+            }
+            SOp::JumpIfNot { cond, to } => {
+                if self.eval(&code.exprs[cond as usize])?.truthy() {
+                    Step2::Next
+                } else {
+                    Step2::Goto(to)
+                }
+            }
+            SOp::Jump { to } => Step2::Goto(to),
+            SOp::Leave { to } => return self.unwind(code, st, pc, Pending::Jump(to)),
+            SOp::Return { expr } => {
+                let v = if expr == NONE {
+                    Value::Null
+                } else {
+                    self.eval(&code.exprs[expr as usize])?
+                };
+                return self.unwind(code, st, pc, Pending::Return(v));
+            }
+            SOp::IterInit { slot, expr } => {
+                let coll = self.eval(&code.exprs[expr as usize])?;
+                let items: Vec<Value> = match &coll {
+                    Value::Dict(d) => d.keys().cloned().collect(),
+                    Value::Null => Vec::new(),
+                    v => runtime::seq::iterate_unlimited(v)?.collect::<Result<_>>()?,
+                };
+                st.slots[slot as usize] = Slot::Items(items, 0);
+                Step2::Next
+            }
+            SOp::IterNext { slot, var, done } => {
+                let next = match &mut st.slots[slot as usize] {
+                    Slot::Items(items, i) => {
+                        let v = items.get(*i).cloned();
+                        *i += 1;
+                        v
+                    }
+                    _ => None,
+                };
+                match next {
+                    Some(v) => {
+                        let name = code.names[var as usize].clone();
+                        self.set_var(&name, v);
+                        Step2::Next
+                    }
+                    None => Step2::Goto(done),
+                }
+            }
+            SOp::CountInit { slot, expr } => {
+                let n = self.eval(&code.exprs[expr as usize])?.as_i64().unwrap_or(0);
+                st.slots[slot as usize] = Slot::Count(n);
+                Step2::Next
+            }
+            SOp::CountNext { slot, done } => match &mut st.slots[slot as usize] {
+                Slot::Count(n) if *n > 0 => {
+                    *n -= 1;
+                    Step2::Next
+                }
+                _ => Step2::Goto(done),
+            },
+            SOp::SetTemp { slot, expr } => {
+                st.slots[slot as usize] = Slot::Value(self.eval(&code.exprs[expr as usize])?);
+                Step2::Next
+            }
+            SOp::JumpIfNe { slot, expr, to } => {
+                let k = self.eval(&code.exprs[expr as usize])?;
+                match &st.slots[slot as usize] {
+                    Slot::Value(v) if *v == k => Step2::Next,
+                    _ => Step2::Goto(to),
+                }
+            }
+            SOp::Flag { slot } => {
+                st.slots[slot as usize] = Slot::Flag(true);
+                Step2::Next
+            }
+            SOp::ClearFlag { slot } => {
+                st.slots[slot as usize] = Slot::Flag(false);
+                Step2::Next
+            }
+            SOp::JumpIfFlag { slot, to } => match st.slots[slot as usize] {
+                Slot::Flag(true) => Step2::Goto(to),
+                _ => Step2::Next,
+            },
+            SOp::Parallel {
+                first,
+                count,
+                limit,
+            } => {
+                let limit = if limit == NONE {
+                    0
+                } else {
+                    self.eval(&code.exprs[limit as usize])?
+                        .as_i64()
+                        .unwrap_or(0)
+                        .max(0) as usize
+                };
+                let mut tasks: Vec<Box<dyn FnOnce() -> Result<Flow>>> = Vec::new();
+                for i in first..first + count {
+                    let sub = code.subs[i as usize].clone();
+                    let ex = self.ex.arc();
+                    let env = self.env.clone();
+                    let class = self.class.clone();
+                    let this = self.this.clone();
+                    let vars = self.vars.clone();
+                    tasks.push(Box::new(move || {
+                        let mut act = Activation {
+                            ex: &ex,
+                            env: &env,
+                            class: &class,
+                            this,
+                            vars,
+                            frame: None,
+                        };
+                        let prev = ex.set_caller(Some(class.name.clone()));
+                        let r = act.run(&sub);
+                        ex.set_caller(prev);
+                        r
+                    }));
+                }
+                let mut first_err = None;
+                for r in vm::coro::run(tasks, limit) {
+                    if let Err(e) = r {
+                        first_err.get_or_insert(e);
+                    }
+                }
+                match first_err {
+                    Some(e) => return Err(e),
+                    None => Step2::Next,
+                }
+            }
+            SOp::Catch { try_, clauses } => {
+                let Some(e) = st.caught[try_ as usize].clone() else {
+                    return Ok(Step2::Next);
+                };
+                let names = self.error_names(&e);
+                let hit = code.clauses[clauses as usize].iter().find(|c| {
+                    c.with.is_empty()
+                        || c.with.iter().any(|w| {
+                            let w = self.class.resolve(w);
+                            names.contains(&w)
+                        })
+                });
+                match hit {
+                    Some(c) => {
+                        if let Some(a) = &c.as_ {
+                            let obj = self.ex.exception_object(&e, &names)?;
+                            self.set_var(a, obj);
+                        }
+                        Step2::Goto(c.target)
+                    }
+                    None => {
+                        st.caught[try_ as usize] = None;
+                        return Err(e);
+                    }
+                }
+            }
+            SOp::EndCatch { try_ } => {
+                st.caught[try_ as usize] = None;
+                Step2::Next
+            }
+            SOp::EndFinally { try_ } => match st.pending.last() {
+                Some((t, _)) if *t == try_ => {
+                    let (_, p) = st.pending.pop().unwrap();
+                    return match p {
+                        // A pending exception continues to the handlers
+                        // outside this Try.
+                        Pending::Throw(e) => Err(e),
+                        other => self.unwind(code, st, pc, other),
+                    };
+                }
+                _ => Step2::Next,
+            },
+            SOp::Throw { throw } => {
+                let t = &code.throws[throw as usize];
+                let names_v = self.eval(&t.names)?;
+                let mut names: Vec<String> = match &names_v {
+                    Value::List(l) => l.iter().map(runtime::pyrepr::to_str).collect(),
+                    v => vec![runtime::pyrepr::to_str(v)],
+                };
+                for n in names.iter_mut() {
+                    *n = self.class.resolve(n);
+                }
+                let message = match &t.message {
+                    Some(m) => runtime::pyrepr::to_str(&self.eval(m)?),
+                    None => String::new(),
+                };
+                let extra = match &t.extra {
+                    Some(x) => self.eval(x)?,
+                    None => Value::dict(Dict::default()),
+                };
+                let cause = match &t.cause {
+                    Some(c) => Some(self.eval(c)?),
+                    None => None,
+                };
+                return Err(self.ex.throw(names, message, extra, cause));
+            }
+            SOp::Rethrow { try_ } => match st.caught[try_ as usize].clone() {
+                Some(e) => return Err(e),
+                None => {
+                    return Err(Error::new(
+                        "DslInvalidOperationError",
+                        "Rethrow outside of a Catch block",
+                    ))
+                }
+            },
+            SOp::Invalid { what } => {
+                return Err(Error::new(
+                    "DslInvalidOperationError",
+                    match what {
+                        0 => "Break cannot be used on method level",
+                        1 => "Continue cannot be used on method level",
+                        _ => "Rethrow outside of a Catch block",
+                    },
+                ))
+            }
+        })
+    }
+}
+
+/// What an instruction does next.
+enum Step2 {
+    Next,
+    Goto(u32),
+    Return(Value),
 }

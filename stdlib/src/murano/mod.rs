@@ -16,6 +16,7 @@ pub mod extra;
 pub mod funcs;
 pub mod gc;
 pub mod model;
+pub mod packages;
 pub mod reflection;
 pub mod serialize;
 

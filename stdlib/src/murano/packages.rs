@@ -1,0 +1,2143 @@
+//! Murano packages: sources (a directory or a .zip), `manifest.yaml`,
+//! package-format plugins and their registry, and the package loader that
+//! resolves `Require` specs over a search path.
+//!
+//! * [`Source`] gives read access to a package's files, wherever they live.
+//! * [`Manifest::parse`] reads `manifest.yaml` (`Format` as `Name/Version`,
+//!   `MuranoPL` by default, missing SemVer parts zero; `Type`, `FullName`,
+//!   `Name`, `Description`, `Author`, `Supplier`, `Tags`, `Classes`,
+//!   `Require`, `Version`, `Meta`, `UI`, `Logo`). Every malformed part is an
+//!   error whose message starts with `file:line:col:`.
+//! * [`PackageFormat`] is the plugin interface of the package-format plugin
+//!   spec (full name, version, classes, requirements, type, display name,
+//!   ...; `get_class`, `get_resource`); [`FormatRegistry`] maps a format name
+//!   and a version range to a plugin. Built in: `MuranoPL` 1.0–1.4 and
+//!   `Heat.HOT` 1.0 (the HOT template becomes a generated MuranoPL class).
+//! * [`PackageLoader`] scans `-L` directories (subfolders and .zip files are
+//!   packages), resolves requirements with murano's version-spec rules and
+//!   prefers the fewest versions per package. `io.murano` (our own core
+//!   library) is always available.
+//! * [`to_package`] compiles a plugin's classes into an executor
+//!   [`Package`], collecting one error per bad class file.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use compiler::murano::{load_classes, load_documents, plain_value, LoadOptions, Node, NodeKind};
+use runtime::{Dict, Error, Result, Value};
+use semver::Version;
+
+use super::Package;
+
+/// The core library's package name (always available).
+pub const CORE_PACKAGE: &str = "io.murano";
+/// Largest logo accepted (murano: 500 KiB).
+pub const MAX_IMAGE_SIZE: usize = 500 * 1024;
+/// Largest file accepted from a .zip package.
+const MAX_ZIP_ENTRY: u64 = 256 << 20;
+/// Largest total uncompressed size of a .zip package.
+const MAX_ZIP_TOTAL: u64 = 1 << 30;
+
+fn format_error(msg: impl Into<String>) -> Error {
+    Error::new("PackageFormatError", msg)
+}
+
+fn load_error(msg: impl Into<String>) -> Error {
+    Error::new("PackageLoadError", msg)
+}
+
+fn class_error(msg: impl Into<String>) -> Error {
+    Error::new("PackageClassLoadError", msg)
+}
+
+// ---- sources ----------------------------------------------------------
+
+/// Where a package's files are: a directory or the entries of a .zip.
+pub enum Source {
+    /// A package folder.
+    Dir(PathBuf),
+    /// A .zip archive, read into memory (paths relative to the package root).
+    Zip {
+        /// The archive.
+        path: PathBuf,
+        /// Its files by relative path (`/`-separated).
+        files: BTreeMap<String, Vec<u8>>,
+    },
+}
+
+impl Source {
+    /// Opens a package directory or a .zip file.
+    pub fn open(path: &Path) -> Result<Source> {
+        if path.is_dir() {
+            return Ok(Source::Dir(path.to_path_buf()));
+        }
+        if !path.exists() {
+            return Err(load_error(format!(
+                "{}: no such package directory or file",
+                path.display()
+            )));
+        }
+        let file = std::fs::File::open(path)
+            .map_err(|e| load_error(format!("{}: {e}", path.display())))?;
+        let mut zip = zip::ZipArchive::new(file).map_err(|e| {
+            load_error(format!(
+                "{}: not a package directory or .zip: {e}",
+                path.display()
+            ))
+        })?;
+        let mut files = BTreeMap::new();
+        let mut total = 0u64;
+        for i in 0..zip.len() {
+            let mut entry = zip
+                .by_index(i)
+                .map_err(|e| load_error(format!("{}: {e}", path.display())))?;
+            if entry.is_dir() {
+                continue;
+            }
+            let Some(name) = entry.enclosed_name() else {
+                return Err(load_error(format!(
+                    "{}: unsafe path in archive: {}",
+                    path.display(),
+                    entry.name()
+                )));
+            };
+            let name = name.to_string_lossy().replace('\\', "/");
+            if entry.size() > MAX_ZIP_ENTRY {
+                return Err(load_error(format!(
+                    "{}: {name}: entry too large",
+                    path.display()
+                )));
+            }
+            let mut buf = Vec::with_capacity(entry.size() as usize);
+            (&mut entry)
+                .take(MAX_ZIP_ENTRY + 1)
+                .read_to_end(&mut buf)
+                .map_err(|e| load_error(format!("{}: {name}: {e}", path.display())))?;
+            total += buf.len() as u64;
+            if total > MAX_ZIP_TOTAL {
+                return Err(load_error(format!("{}: archive too large", path.display())));
+            }
+            files.insert(name, buf);
+        }
+        // A single top folder holding manifest.yaml is the package root.
+        if !files.contains_key("manifest.yaml") {
+            let tops: std::collections::BTreeSet<&str> = files
+                .keys()
+                .filter_map(|k| k.split_once('/'))
+                .map(|(t, _)| t)
+                .collect();
+            if tops.len() == 1 {
+                let top = format!("{}/", tops.iter().next().expect("one"));
+                if files.contains_key(&format!("{top}manifest.yaml")) {
+                    files = files
+                        .into_iter()
+                        .filter_map(|(k, v)| k.strip_prefix(&top).map(|k| (k.to_string(), v)))
+                        .collect();
+                }
+            }
+        }
+        Ok(Source::Zip {
+            path: path.to_path_buf(),
+            files,
+        })
+    }
+
+    /// The directory or archive.
+    pub fn location(&self) -> &Path {
+        match self {
+            Source::Dir(p) | Source::Zip { path: p, .. } => p,
+        }
+    }
+
+    /// How to name a file of the package in messages.
+    pub fn display(&self, rel: &str) -> String {
+        match self {
+            Source::Dir(p) => p.join(rel).display().to_string(),
+            Source::Zip { path, .. } => format!("{}!/{rel}", path.display()),
+        }
+    }
+
+    fn check_rel(rel: &str) -> Result<()> {
+        if rel.starts_with('/') || rel.split(['/', '\\']).any(|c| c == "..") || rel.contains(':') {
+            return Err(load_error(format!("invalid path inside a package: {rel}")));
+        }
+        Ok(())
+    }
+
+    /// Reads a file (None when it does not exist).
+    pub fn read(&self, rel: &str) -> Result<Option<Vec<u8>>> {
+        Self::check_rel(rel)?;
+        match self {
+            Source::Dir(p) => {
+                let f = p.join(rel);
+                if !f.is_file() {
+                    return Ok(None);
+                }
+                std::fs::read(&f)
+                    .map(Some)
+                    .map_err(|e| load_error(format!("{}: {e}", f.display())))
+            }
+            Source::Zip { files, .. } => Ok(files.get(rel).cloned()),
+        }
+    }
+
+    /// Reads a UTF-8 text file (None when it does not exist).
+    pub fn read_text(&self, rel: &str) -> Result<Option<String>> {
+        match self.read(rel)? {
+            None => Ok(None),
+            Some(b) => String::from_utf8(b)
+                .map(Some)
+                .map_err(|_| load_error(format!("{}: not UTF-8 text", self.display(rel)))),
+        }
+    }
+
+    /// True when the file exists.
+    pub fn exists(&self, rel: &str) -> bool {
+        match self {
+            Source::Dir(p) => p.join(rel).is_file(),
+            Source::Zip { files, .. } => files.contains_key(rel),
+        }
+    }
+
+    /// The files under a folder (recursively), relative to it, sorted.
+    pub fn list(&self, dir: &str) -> Vec<String> {
+        let dir = dir.trim_end_matches('/');
+        match self {
+            Source::Dir(p) => {
+                let root = p.join(dir);
+                let mut out = Vec::new();
+                let mut stack = vec![root.clone()];
+                while let Some(d) = stack.pop() {
+                    let Ok(rd) = std::fs::read_dir(&d) else {
+                        continue;
+                    };
+                    for e in rd.flatten() {
+                        let p = e.path();
+                        if p.is_dir() {
+                            stack.push(p);
+                        } else if let Ok(r) = p.strip_prefix(&root) {
+                            out.push(r.to_string_lossy().replace('\\', "/"));
+                        }
+                    }
+                }
+                out.sort();
+                out
+            }
+            Source::Zip { files, .. } => {
+                let prefix = format!("{dir}/");
+                files
+                    .keys()
+                    .filter_map(|k| k.strip_prefix(&prefix).map(str::to_string))
+                    .collect()
+            }
+        }
+    }
+}
+
+// ---- versions ---------------------------------------------------------
+
+/// Parses a version with missing SemVer parts taken as zero (`1` ->
+/// `1.0.0`, `1.3` -> `1.3.0`).
+pub fn parse_version(text: &str) -> std::result::Result<Version, String> {
+    let t = text.trim();
+    let (core, rest) = match t.find(['-', '+']) {
+        Some(i) => t.split_at(i),
+        None => (t, ""),
+    };
+    let parts: Vec<&str> = core.split('.').collect();
+    if parts.is_empty()
+        || parts.len() > 3
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Err(format!("invalid version \"{text}\""));
+    }
+    let mut full = parts.join(".");
+    for _ in parts.len()..3 {
+        full.push_str(".0");
+    }
+    full.push_str(rest);
+    Version::parse(&full).map_err(|e| format!("invalid version \"{text}\": {e}"))
+}
+
+/// One comparison of a version spec.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bound {
+    /// `>=`, `<`, `>`, `<=`, `==`, `!=`.
+    pub op: &'static str,
+    /// The version compared with.
+    pub version: Version,
+}
+
+/// A murano version spec (`Require` values): comparisons that must all
+/// hold. Normalised as murano normalises them: a spec without a patch part
+/// names a range (`1.2` = `>=1.2.0,<1.3.0-0`, `==1` = `>=1.0.0,<2.0.0-0`);
+/// an empty spec is `0` (any 0.x version).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VersionSpec {
+    /// The spec as written.
+    pub text: String,
+    /// The normalised comparisons.
+    pub bounds: Vec<Bound>,
+}
+
+impl fmt::Display for VersionSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self
+            .bounds
+            .iter()
+            .map(|b| format!("{}{}", b.op, b.version))
+            .collect();
+        if parts.is_empty() {
+            f.write_str("*")
+        } else {
+            f.write_str(&parts.join(","))
+        }
+    }
+}
+
+impl VersionSpec {
+    /// Parses a spec (`None` or empty = `0`).
+    pub fn parse(text: Option<&str>) -> std::result::Result<VersionSpec, String> {
+        let raw = text.unwrap_or("").to_string();
+        let mut t: String = raw.chars().filter(|c| !c.is_whitespace()).collect();
+        if t.is_empty() {
+            t = "0".into();
+        }
+        let mut bounds = Vec::new();
+        for item in t.split(',') {
+            let (op, ver) = if item == "*" {
+                continue;
+            } else if let Some(v) = item.strip_prefix(">=") {
+                (">=", v)
+            } else if let Some(v) = item.strip_prefix("<=") {
+                ("<=", v)
+            } else if let Some(v) = item.strip_prefix("==") {
+                ("==", v)
+            } else if let Some(v) = item.strip_prefix("!=") {
+                ("!=", v)
+            } else if let Some(v) = item.strip_prefix('>') {
+                (">", v)
+            } else if let Some(v) = item.strip_prefix('<') {
+                ("<", v)
+            } else if let Some(v) = item.strip_prefix('=') {
+                ("==", v)
+            } else if item.starts_with(|c: char| c.is_ascii_digit()) {
+                ("==", item)
+            } else {
+                return Err(format!("invalid version spec \"{raw}\""));
+            };
+            let ver = ver.trim_end_matches(".*");
+            let partial = {
+                let core = ver.split(['-', '+']).next().unwrap_or("");
+                let n = core.split('.').count();
+                if n > 3 {
+                    return Err(format!("invalid version spec \"{raw}\""));
+                }
+                (n < 3).then_some(n)
+            };
+            let v =
+                parse_version(ver).map_err(|e| format!("invalid version spec \"{raw}\": {e}"))?;
+            let Some(nparts) = partial else {
+                bounds.push(Bound { op, version: v });
+                continue;
+            };
+            // murano's normalize_version_spec for specs without a patch.
+            let increment = |v: &Version| {
+                if nparts == 1 {
+                    Version::new(v.major + 1, 0, 0)
+                } else {
+                    Version::new(v.major, v.minor + 1, 0)
+                }
+            };
+            let extend = |v: Version| {
+                let mut v = v;
+                v.pre = semver::Prerelease::new("0").expect("valid");
+                v
+            };
+            match op {
+                ">" => bounds.push(Bound {
+                    op: ">=",
+                    version: extend(increment(&v)),
+                }),
+                ">=" => bounds.push(Bound {
+                    op: ">=",
+                    version: v,
+                }),
+                "<" => bounds.push(Bound {
+                    op: "<",
+                    version: extend(v),
+                }),
+                "<=" => bounds.push(Bound {
+                    op: "<",
+                    version: extend(increment(&v)),
+                }),
+                "!=" => {
+                    // Outside [v, next): kept as a single "not in range".
+                    bounds.push(Bound {
+                        op: "!<",
+                        version: extend(v.clone()),
+                    });
+                    bounds.push(Bound {
+                        op: "!>=",
+                        version: extend(increment(&v)),
+                    });
+                }
+                _ => {
+                    let next = extend(increment(&v));
+                    bounds.push(Bound {
+                        op: ">=",
+                        version: v,
+                    });
+                    bounds.push(Bound {
+                        op: "<",
+                        version: next,
+                    });
+                }
+            }
+        }
+        Ok(VersionSpec { text: raw, bounds })
+    }
+
+    /// True when `v` satisfies every comparison.
+    pub fn matches(&self, v: &Version) -> bool {
+        let mut not_lo = None;
+        let mut ok = true;
+        for b in &self.bounds {
+            ok &= match b.op {
+                ">=" => v >= &b.version,
+                ">" => v > &b.version,
+                "<" => v < &b.version,
+                "<=" => v <= &b.version,
+                "==" => v == &b.version,
+                "!=" => v != &b.version,
+                "!<" => {
+                    not_lo = Some(v < &b.version);
+                    true
+                }
+                "!>=" => not_lo.take().unwrap_or(false) || v >= &b.version,
+                _ => false,
+            };
+        }
+        ok
+    }
+}
+
+/// A package format: `Name/Version`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormatId {
+    /// Format name (`MuranoPL`, `Heat.HOT`).
+    pub name: String,
+    /// Format (runtime) version.
+    pub version: Version,
+}
+
+impl fmt::Display for FormatId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.name, self.version)
+    }
+}
+
+impl FormatId {
+    /// Parses `Name/Version`; a bare version is `MuranoPL/Version`.
+    pub fn parse(text: &str) -> std::result::Result<FormatId, String> {
+        let t = text.trim();
+        let (name, ver) = match t.rsplit_once('/') {
+            Some((n, v)) => (n.trim(), v.trim()),
+            None => ("MuranoPL", t),
+        };
+        if name.is_empty() {
+            return Err(format!("invalid Format \"{text}\": empty format name"));
+        }
+        let version = parse_version(ver).map_err(|e| format!("invalid Format \"{text}\": {e}"))?;
+        Ok(FormatId {
+            name: name.to_string(),
+            version,
+        })
+    }
+}
+
+// ---- manifest ---------------------------------------------------------
+
+/// The parsed `manifest.yaml`.
+#[derive(Clone, Debug)]
+pub struct Manifest {
+    /// The manifest file as named in messages.
+    pub file: String,
+    /// `Format` (default `MuranoPL/1.0`).
+    pub format: FormatId,
+    /// `Type`: `Application` or `Library`.
+    pub package_type: String,
+    /// `FullName`.
+    pub full_name: String,
+    /// `Name` (default: the full name).
+    pub display_name: String,
+    /// `Description`.
+    pub description: Option<String>,
+    /// `Author`.
+    pub author: Option<String>,
+    /// `Supplier` (a mapping: Name, CompanyUrl, Logo, Summary, Description).
+    pub supplier: Option<Value>,
+    /// `Tags`.
+    pub tags: Vec<String>,
+    /// `Classes`: class name -> file under `Classes/`, in manifest order.
+    pub classes: Vec<(String, String)>,
+    /// `Require`: package -> version spec, in manifest order.
+    pub require: Vec<(String, VersionSpec)>,
+    /// `Version` (default 0.0.0).
+    pub version: Version,
+    /// `Meta`.
+    pub meta: Option<Value>,
+    /// `UI`: the file under `UI/` (default `ui.yaml`).
+    pub ui: String,
+    /// `Logo` (default `logo.png`; a missing default logo is no logo).
+    pub logo: Option<String>,
+    /// True when `Logo` was given explicitly.
+    pub logo_explicit: bool,
+    /// Every manifest key, as data.
+    pub raw: Dict,
+}
+
+/// The plain data of a YAML node (scalars typed as YAML 1.1 does).
+pub fn node_value(n: &Node) -> Value {
+    match &n.kind {
+        NodeKind::Scalar { value, style, tag } => {
+            if tag.is_none() && *style == compiler::murano::ScalarStyle::Plain {
+                if let Some(v) = plain_value(value) {
+                    return v;
+                }
+            }
+            Value::str(value.clone())
+        }
+        NodeKind::Seq(items) => Value::list(items.iter().map(node_value).collect()),
+        NodeKind::Map(entries) => {
+            let mut d = Dict::default();
+            for (k, v) in entries {
+                d.insert(node_value(k), node_value(v));
+            }
+            Value::dict(d)
+        }
+    }
+}
+
+fn expect_scalar<'a>(n: &'a Node, key: &str) -> Result<&'a str> {
+    match &n.kind {
+        NodeKind::Scalar { value, .. } => Ok(value),
+        _ => Err(n.pos.error(
+            "PackageFormatError",
+            format!("manifest {key} must be a scalar, not a {}", n.kind_name()),
+        )),
+    }
+}
+
+fn opt_string(n: Option<&Node>, key: &str) -> Result<Option<String>> {
+    match n {
+        None => Ok(None),
+        Some(n) if n.is_null() => Ok(None),
+        Some(n) => Ok(Some(expect_scalar(n, key)?.to_string())),
+    }
+}
+
+/// True for a valid package or class full name (`^[\w.]+$`, no dot at
+/// either end).
+pub fn valid_full_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && !name.ends_with('.')
+        && name
+            .chars()
+            .all(|c| c == '.' || c == '_' || c.is_alphanumeric())
+}
+
+impl Manifest {
+    /// Parses manifest text; `file` names it in messages.
+    pub fn parse(text: &str, file: &str) -> Result<Manifest> {
+        let docs = load_documents(text, file)?;
+        let doc = match docs.as_slice() {
+            [] => return Err(format_error(format!("{file}: the manifest is empty"))),
+            [d] => d,
+            [_, d, ..] => {
+                return Err(d.pos.error(
+                    "PackageFormatError",
+                    "the manifest must be a single YAML document",
+                ))
+            }
+        };
+        let Some(entries) = doc.as_map() else {
+            return Err(doc.pos.error(
+                "PackageFormatError",
+                format!("the manifest must be a mapping, not a {}", doc.kind_name()),
+            ));
+        };
+        let mut seen: HashMap<&str, &Node> = HashMap::new();
+        let mut raw = Dict::default();
+        for (k, v) in entries {
+            let Some(key) = k.as_scalar() else {
+                return Err(k.pos.error(
+                    "PackageFormatError",
+                    format!("manifest keys must be scalars, not a {}", k.kind_name()),
+                ));
+            };
+            if seen.insert(key, v).is_some() {
+                return Err(k.pos.error(
+                    "PackageFormatError",
+                    format!("duplicate manifest key {key}"),
+                ));
+            }
+            raw.insert(Value::str(key), node_value(v));
+        }
+        let get = |k: &str| seen.get(k).copied();
+
+        let format = match get("Format") {
+            None => FormatId::parse("MuranoPL/1.0").expect("valid"),
+            Some(n) if n.is_null() => FormatId::parse("MuranoPL/1.0").expect("valid"),
+            Some(n) => FormatId::parse(expect_scalar(n, "Format")?)
+                .map_err(|e| n.pos.error("PackageFormatError", e))?,
+        };
+
+        let full_name = match get("FullName") {
+            None => {
+                return Err(doc
+                    .pos
+                    .error("PackageFormatError", "the manifest has no FullName"))
+            }
+            Some(n) => {
+                let s = expect_scalar(n, "FullName")?;
+                if !valid_full_name(s) {
+                    return Err(n
+                        .pos
+                        .error("PackageFormatError", format!("Invalid FullName {s}")));
+                }
+                s.to_string()
+            }
+        };
+
+        let package_type = match get("Type") {
+            None => {
+                return Err(doc.pos.error(
+                    "PackageFormatError",
+                    "the manifest has no Type (Application or Library)",
+                ))
+            }
+            Some(n) => {
+                let s = expect_scalar(n, "Type")?;
+                if s != "Application" && s != "Library" {
+                    return Err(n.pos.error(
+                        "PackageFormatError",
+                        format!("Invalid package Type {s} (Application or Library)"),
+                    ));
+                }
+                s.to_string()
+            }
+        };
+
+        let display_name = opt_string(get("Name"), "Name")?.unwrap_or_else(|| full_name.clone());
+        let description = opt_string(get("Description"), "Description")?;
+        let author = opt_string(get("Author"), "Author")?;
+
+        let supplier = match get("Supplier") {
+            None => None,
+            Some(n) if n.is_null() => None,
+            Some(n) => {
+                if n.as_map().is_none() {
+                    return Err(n.pos.error(
+                        "PackageFormatError",
+                        format!(
+                            "manifest Supplier must be a mapping, not a {}",
+                            n.kind_name()
+                        ),
+                    ));
+                }
+                if let Some(l) = n.get("Logo") {
+                    if !l.is_null() {
+                        expect_scalar(l, "Supplier.Logo")?;
+                    }
+                }
+                Some(node_value(n))
+            }
+        };
+
+        let tags = match get("Tags") {
+            None => Vec::new(),
+            Some(n) if n.is_null() => Vec::new(),
+            Some(n) => match &n.kind {
+                NodeKind::Seq(items) => items
+                    .iter()
+                    .map(|t| expect_scalar(t, "Tags item").map(str::to_string))
+                    .collect::<Result<_>>()?,
+                _ => {
+                    return Err(n.pos.error(
+                        "PackageFormatError",
+                        format!("manifest Tags must be a list, not a {}", n.kind_name()),
+                    ))
+                }
+            },
+        };
+
+        let mut classes = Vec::new();
+        if let Some(n) = get("Classes").filter(|n| !n.is_null()) {
+            let Some(m) = n.as_map() else {
+                return Err(n.pos.error(
+                    "PackageFormatError",
+                    format!(
+                        "manifest Classes must be a mapping of class name to file, not a {}",
+                        n.kind_name()
+                    ),
+                ));
+            };
+            for (k, v) in m {
+                let name = expect_scalar(k, "Classes key")?;
+                if !valid_full_name(name) {
+                    return Err(k
+                        .pos
+                        .error("PackageFormatError", format!("invalid class name {name}")));
+                }
+                if v.is_null() {
+                    return Err(v
+                        .pos
+                        .error("PackageFormatError", format!("class {name} has no file")));
+                }
+                let f = expect_scalar(v, "Classes value")?;
+                Source::check_rel(f).map_err(|e| v.pos.error("PackageFormatError", e.message()))?;
+                if classes.iter().any(|(c, _)| c == name) {
+                    return Err(k.pos.error(
+                        "PackageFormatError",
+                        format!("class {name} is listed twice"),
+                    ));
+                }
+                classes.push((name.to_string(), f.to_string()));
+            }
+        }
+
+        let mut require = Vec::new();
+        if let Some(n) = get("Require").filter(|n| !n.is_null()) {
+            let Some(m) = n.as_map() else {
+                return Err(n.pos.error(
+                    "PackageFormatError",
+                    format!(
+                        "manifest Require must be a mapping of package name to version spec, not a {}",
+                        n.kind_name()
+                    ),
+                ));
+            };
+            for (k, v) in m {
+                let name = expect_scalar(k, "Require key")?;
+                if !valid_full_name(name) {
+                    return Err(k.pos.error(
+                        "PackageFormatError",
+                        format!("invalid required package name {name}"),
+                    ));
+                }
+                let spec = if v.is_null() {
+                    None
+                } else {
+                    Some(expect_scalar(v, "Require value")?)
+                };
+                let spec =
+                    VersionSpec::parse(spec).map_err(|e| v.pos.error("PackageFormatError", e))?;
+                require.push((name.to_string(), spec));
+            }
+        }
+
+        let version = match get("Version").filter(|n| !n.is_null()) {
+            None => Version::new(0, 0, 0),
+            Some(n) => parse_version(expect_scalar(n, "Version")?)
+                .map_err(|e| n.pos.error("PackageFormatError", e))?,
+        };
+        let meta = get("Meta").map(node_value);
+        let ui = opt_string(get("UI"), "UI")?.unwrap_or_else(|| "ui.yaml".into());
+        if let Some(n) = get("UI") {
+            Source::check_rel(&ui).map_err(|e| n.pos.error("PackageFormatError", e.message()))?;
+        }
+        let logo_given = opt_string(get("Logo"), "Logo")?;
+        if let (Some(n), Some(l)) = (get("Logo"), &logo_given) {
+            Source::check_rel(l).map_err(|e| n.pos.error("PackageFormatError", e.message()))?;
+        }
+        let logo_explicit = logo_given.is_some();
+        let logo = logo_given.or_else(|| Some("logo.png".into()));
+
+        Ok(Manifest {
+            file: file.to_string(),
+            format,
+            package_type,
+            full_name,
+            display_name,
+            description,
+            author,
+            supplier,
+            tags,
+            classes,
+            require,
+            version,
+            meta,
+            ui,
+            logo,
+            logo_explicit,
+            raw,
+        })
+    }
+}
+
+/// One image of `images.lst`.
+#[derive(Clone, Debug)]
+pub struct ImageSpec {
+    /// `Name`.
+    pub name: String,
+    /// The whole entry as data (`Hash`, `Meta`, `DiskFormat`, ...).
+    pub data: Value,
+}
+
+/// Parses `images.lst` (`Images:` a list of mappings with `Name`).
+pub fn parse_images(text: &str, file: &str) -> Result<Vec<ImageSpec>> {
+    let docs = load_documents(text, file)?;
+    let Some(doc) = docs.first() else {
+        return Ok(Vec::new());
+    };
+    if doc.is_null() {
+        return Ok(Vec::new());
+    }
+    let Some(list) = doc.get("Images") else {
+        return Err(doc.pos.error(
+            "PackageFormatError",
+            "images.lst must be a mapping with an Images list",
+        ));
+    };
+    if list.is_null() {
+        return Ok(Vec::new());
+    }
+    let NodeKind::Seq(items) = &list.kind else {
+        return Err(list.pos.error(
+            "PackageFormatError",
+            format!("Images must be a list, not a {}", list.kind_name()),
+        ));
+    };
+    let mut out = Vec::new();
+    for it in items {
+        let name = match it.get("Name") {
+            Some(n) if !n.is_null() => expect_scalar(n, "Images Name")?.to_string(),
+            _ => {
+                return Err(it.pos.error(
+                    "PackageFormatError",
+                    "an image must be a mapping with a Name",
+                ))
+            }
+        };
+        out.push(ImageSpec {
+            name,
+            data: node_value(it),
+        });
+    }
+    Ok(out)
+}
+
+/// Checks that image bytes are png, jpeg or gif and at most 500 KiB.
+pub fn check_image(bytes: &[u8]) -> std::result::Result<(), &'static str> {
+    let png = bytes.starts_with(b"\x89PNG\r\n\x1a\n");
+    let jpeg = bytes.starts_with(b"\xff\xd8\xff");
+    let gif = bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a");
+    if !(png || jpeg || gif) || bytes.len() > MAX_IMAGE_SIZE {
+        return Err("Unsupported Format");
+    }
+    Ok(())
+}
+
+// ---- plugins ----------------------------------------------------------
+
+/// What every plugin has: where the package is and its manifest (murano's
+/// `PackageBase`).
+pub struct PackageBase {
+    /// The package's files.
+    pub source: Source,
+    /// Its manifest.
+    pub manifest: Manifest,
+}
+
+impl PackageBase {
+    fn load_image(
+        &self,
+        file: Option<&str>,
+        what: &str,
+        required: bool,
+    ) -> Result<Option<Vec<u8>>> {
+        let Some(file) = file else {
+            return Ok(None);
+        };
+        match self.source.read(file)? {
+            None if required => Err(load_error(format!(
+                "Unable to load {what}: {}: file not found",
+                self.source.display(file)
+            ))),
+            None => Ok(None),
+            Some(b) => {
+                check_image(&b)
+                    .map_err(|e| load_error(format!("Unable to load {what}: {file}: {e}")))?;
+                Ok(Some(b))
+            }
+        }
+    }
+}
+
+/// A class's source as a plugin serves it.
+#[derive(Clone, Debug)]
+pub struct ClassSource {
+    /// The file name used in positions.
+    pub file: String,
+    /// The MuranoPL YAML text.
+    pub text: String,
+}
+
+/// The package-format plugin interface (murano.packages.package.Package).
+/// Static facts come from the manifest by default ([`PackageBase`]); a
+/// plugin supplies `classes`, `get_class` and `ui`.
+pub trait PackageFormat: Send + Sync {
+    /// The manifest and files.
+    fn base(&self) -> &PackageBase;
+    /// MuranoPL class names (FQNs) the package contains.
+    fn classes(&self) -> Vec<String>;
+    /// The MuranoPL YAML of a class.
+    fn get_class(&self, name: &str) -> Result<ClassSource>;
+    /// The UI definition (YAML text), if any.
+    fn ui(&self) -> Result<Option<String>>;
+
+    /// Canonical format name.
+    fn format_name(&self) -> &str {
+        &self.base().manifest.format.name
+    }
+    /// Format version.
+    fn runtime_version(&self) -> &Version {
+        &self.base().manifest.format.version
+    }
+    /// Fully qualified package name.
+    fn full_name(&self) -> &str {
+        &self.base().manifest.full_name
+    }
+    /// Package version.
+    fn version(&self) -> &Version {
+        &self.base().manifest.version
+    }
+    /// Required packages and version specs.
+    fn requirements(&self) -> &[(String, VersionSpec)] {
+        &self.base().manifest.require
+    }
+    /// `Application` or `Library`.
+    fn package_type(&self) -> &str {
+        &self.base().manifest.package_type
+    }
+    /// Human-readable name.
+    fn display_name(&self) -> &str {
+        &self.base().manifest.display_name
+    }
+    /// Description.
+    fn description(&self) -> Option<&str> {
+        self.base().manifest.description.as_deref()
+    }
+    /// Author.
+    fn author(&self) -> Option<&str> {
+        self.base().manifest.author.as_deref()
+    }
+    /// Supplier section.
+    fn supplier(&self) -> Option<&Value> {
+        self.base().manifest.supplier.as_ref()
+    }
+    /// Tags.
+    fn tags(&self) -> &[String] {
+        &self.base().manifest.tags
+    }
+    /// `Meta`.
+    fn meta(&self) -> Option<&Value> {
+        self.base().manifest.meta.as_ref()
+    }
+    /// Logo bytes (png, jpeg or gif, at most 500 KiB).
+    fn logo(&self) -> Result<Option<Vec<u8>>> {
+        let b = self.base();
+        b.load_image(b.manifest.logo.as_deref(), "logo", b.manifest.logo_explicit)
+    }
+    /// Supplier logo bytes.
+    fn supplier_logo(&self) -> Result<Option<Vec<u8>>> {
+        let b = self.base();
+        let file = b
+            .manifest
+            .supplier
+            .as_ref()
+            .and_then(|s| match s {
+                Value::Dict(d) => d.get(&Value::str("Logo")).and_then(|l| l.as_str()),
+                _ => None,
+            })
+            .map(str::to_string);
+        b.load_image(file.as_deref(), "supplier logo", true)
+    }
+    /// A resource file (`Resources/NAME`).
+    fn get_resource(&self, name: &str) -> Result<Vec<u8>> {
+        let rel = format!("Resources/{name}");
+        self.base().source.read(&rel)?.ok_or_else(|| {
+            load_error(format!(
+                "resource {name} not found ({})",
+                self.base().source.display(&rel)
+            ))
+        })
+    }
+    /// `images.lst`.
+    fn images(&self) -> Result<Vec<ImageSpec>> {
+        let src = &self.base().source;
+        match src.read_text("images.lst")? {
+            None => Ok(Vec::new()),
+            Some(t) => parse_images(&t, &src.display("images.lst")),
+        }
+    }
+    /// yaql 0.2 mode (formats before 1.2).
+    fn legacy(&self) -> bool {
+        let v = self.runtime_version();
+        v.major == 1 && v.minor < 2
+    }
+}
+
+/// A native MuranoPL package (Format MuranoPL/1.0–1.4).
+pub struct MuranoPlPackage {
+    base: PackageBase,
+}
+
+impl PackageFormat for MuranoPlPackage {
+    fn base(&self) -> &PackageBase {
+        &self.base
+    }
+    fn classes(&self) -> Vec<String> {
+        self.base
+            .manifest
+            .classes
+            .iter()
+            .map(|(c, _)| c.clone())
+            .collect()
+    }
+    fn get_class(&self, name: &str) -> Result<ClassSource> {
+        let Some((_, file)) = self.base.manifest.classes.iter().find(|(c, _)| c == name) else {
+            return Err(class_error(format!(
+                "Class {name} not defined in package {}",
+                self.full_name()
+            )));
+        };
+        let rel = format!("Classes/{file}");
+        match self.base.source.read_text(&rel)? {
+            Some(text) => Ok(ClassSource {
+                file: self.base.source.display(&rel),
+                text,
+            }),
+            None => Err(class_error(format!(
+                "{}: File with class definition not found (class {name})",
+                self.base.source.display(&rel)
+            ))),
+        }
+    }
+    fn ui(&self) -> Result<Option<String>> {
+        self.base
+            .source
+            .read_text(&format!("UI/{}", self.base.manifest.ui))
+    }
+}
+
+/// Makes a plugin package.
+pub type Factory = fn(PackageBase) -> Result<Box<dyn PackageFormat>>;
+
+/// A registry entry: a format name, the runtime versions it covers and its
+/// plugin.
+pub struct FormatEntry {
+    /// Format name.
+    pub name: String,
+    /// Versions covered.
+    pub versions: VersionSpec,
+    /// The plugin.
+    pub factory: Factory,
+}
+
+/// Package-format plugins keyed by format name and version range.
+pub struct FormatRegistry {
+    entries: Vec<FormatEntry>,
+}
+
+impl Default for FormatRegistry {
+    fn default() -> Self {
+        FormatRegistry::builtin()
+    }
+}
+
+impl FormatRegistry {
+    /// An empty registry.
+    pub fn empty() -> FormatRegistry {
+        FormatRegistry {
+            entries: Vec::new(),
+        }
+    }
+
+    /// MuranoPL 1.0–1.4 and Heat.HOT 1.0.
+    pub fn builtin() -> FormatRegistry {
+        let mut r = FormatRegistry::empty();
+        r.register("MuranoPL", ">=1.0.0,<1.5.0", |base| {
+            Ok(Box::new(MuranoPlPackage { base }))
+        })
+        .expect("valid range");
+        r.register("Heat.HOT", ">=1.0.0,<1.1.0", |base| {
+            Ok(Box::new(super::packages::HotPackage::new(base)?))
+        })
+        .expect("valid range");
+        r
+    }
+
+    /// Registers a plugin for `name` and a version range (a version spec).
+    /// Later registrations win over earlier ones.
+    pub fn register(&mut self, name: &str, versions: &str, factory: Factory) -> Result<()> {
+        let versions = VersionSpec::parse(Some(versions)).map_err(format_error)?;
+        self.entries.insert(
+            0,
+            FormatEntry {
+                name: name.to_string(),
+                versions,
+                factory,
+            },
+        );
+        Ok(())
+    }
+
+    /// The plugin for a format.
+    pub fn find(&self, f: &FormatId) -> Option<&FormatEntry> {
+        self.entries
+            .iter()
+            .find(|e| e.name == f.name && e.versions.matches(&f.version))
+    }
+
+    /// The supported formats, as text.
+    pub fn describe(&self) -> Vec<String> {
+        self.entries
+            .iter()
+            .map(|e| format!("{} {}", e.name, e.versions))
+            .collect()
+    }
+
+    /// Loads a package from a directory or .zip.
+    pub fn load(&self, path: &Path) -> Result<Arc<dyn PackageFormat>> {
+        let source = Source::open(path)?;
+        let mfile = source.display("manifest.yaml");
+        let Some(text) = source.read_text("manifest.yaml")? else {
+            return Err(load_error(format!(
+                "{mfile}: no manifest.yaml in the package"
+            )));
+        };
+        let manifest = Manifest::parse(&text, &mfile)?;
+        let Some(entry) = self.find(&manifest.format) else {
+            return Err(format_error(format!(
+                "{mfile}: Unsupported format {} (supported: {})",
+                manifest.format,
+                self.describe().join("; ")
+            )));
+        };
+        let pkg = (entry.factory)(PackageBase { source, manifest })?;
+        Ok(Arc::from(pkg))
+    }
+}
+
+// ---- HOT packages -----------------------------------------------------
+
+/// A Heat template package (Format Heat.HOT/1.0): `template.yaml` becomes
+/// one generated MuranoPL class named after the package, extending
+/// `io.murano.Application`, as murano's `hot_package` translates it.
+pub struct HotPackage {
+    base: PackageBase,
+}
+
+fn yq(s: &str) -> String {
+    // A double-quoted YAML string, read back as a string.
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn yaql_tag(expr: &str) -> String {
+    format!("!yaql {}", yq(expr))
+}
+
+fn hot_value_text(v: &Value) -> String {
+    match v {
+        Value::Str(s) => format!("'{s}'"),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Null => "None".into(),
+        other => runtime::json::to_tagged_string(other),
+    }
+}
+
+fn as_int(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::Float(f) => Some(*f as i64),
+        Value::Str(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn dget<'a>(v: &'a Value, k: &str) -> Option<&'a Value> {
+    match v {
+        Value::Dict(d) => d.get(&Value::str(k)),
+        _ => None,
+    }
+}
+
+/// The contract of a HOT parameter (murano's `_translate_param_to_contract`).
+pub fn hot_param_contract(param: &Value) -> std::result::Result<String, String> {
+    let ty = dget(param, "type").and_then(|t| t.as_str()).unwrap_or("");
+    let mut c = String::from("$");
+    match ty {
+        "string" | "comma_delimited_list" | "json" => c.push_str(".string()"),
+        "number" => c.push_str(".int()"),
+        "boolean" => c.push_str(".bool()"),
+        other => return Err(format!("Unsupported parameter type {other}")),
+    }
+    let constraints = match dget(param, "constraints") {
+        Some(Value::List(l)) => l.as_slice().to_vec(),
+        _ => Vec::new(),
+    };
+    let min_max = |v: &Value| {
+        (
+            dget(v, "min").and_then(as_int),
+            dget(v, "max").and_then(as_int),
+        )
+    };
+    for k in &constraints {
+        if let Some(Value::List(vals)) = dget(k, "allowed_values") {
+            let items: Vec<String> = vals.iter().map(hot_value_text).collect();
+            c.push_str(&format!(".check($ in list({}))", items.join(", ")));
+        } else if let Some(l) = dget(k, "length") {
+            match min_max(l) {
+                (Some(a), Some(b)) => {
+                    c.push_str(&format!(".check(len($) >= {a} and len($) <= {b})"))
+                }
+                (Some(a), None) => c.push_str(&format!(".check(len($) >= {a})")),
+                (None, Some(b)) => c.push_str(&format!(".check(len($) <= {b})")),
+                _ => {}
+            }
+        } else if let Some(r) = dget(k, "range") {
+            match min_max(r) {
+                (Some(a), Some(b)) => c.push_str(&format!(".check($ >= {a} and $ <= {b})")),
+                (Some(a), None) => c.push_str(&format!(".check($ >= {a})")),
+                (None, Some(b)) => c.push_str(&format!(".check($ <= {b})")),
+                _ => {}
+            }
+        } else if let Some(p) = dget(k, "allowed_pattern") {
+            let p = p
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| hot_value_text(p));
+            c.push_str(&format!(".check(matches($, '{p}'))"));
+        }
+    }
+    Ok(c)
+}
+
+impl HotPackage {
+    fn new(base: PackageBase) -> Result<HotPackage> {
+        Ok(HotPackage { base })
+    }
+
+    fn template(&self) -> Result<(String, Value)> {
+        let src = &self.base.source;
+        let file = src.display("template.yaml");
+        let Some(text) = src.read_text("template.yaml")? else {
+            return Err(class_error(format!(
+                "{file}: File with class definition not found"
+            )));
+        };
+        let docs = load_documents(&text, &file)?;
+        let hot = docs.first().map(node_value).unwrap_or(Value::Null);
+        if dget(&hot, "resources").is_none() {
+            return Err(format_error(format!("{file}: Not a HOT template")));
+        }
+        Ok((text, hot))
+    }
+
+    /// True when `Resources/HotEnvironments` holds files (then parameters
+    /// are not validated by contracts).
+    fn has_environments(&self) -> bool {
+        !self
+            .base
+            .source
+            .list("Resources/HotEnvironments")
+            .is_empty()
+    }
+
+    /// The `Resources/HotFiles` tree, relative paths.
+    pub fn hot_files(&self) -> Vec<String> {
+        self.base.source.list("Resources/HotFiles")
+    }
+
+    /// The generated MuranoPL class text.
+    pub fn translate_class(&self) -> Result<String> {
+        let (_, hot) = self.template()?;
+        let name = self.full_name();
+        let mut y = String::new();
+        y.push_str(&format!(
+            "Name: {}\nExtends: io.murano.Application\n",
+            yq(name)
+        ));
+        y.push_str("Properties:\n");
+        y.push_str(&format!(
+            "  generatedHeatStackName:\n    Contract: {}\n    Usage: Out\n",
+            yaql_tag("$.string()")
+        ));
+        y.push_str(&format!(
+            "  hotEnvironment:\n    Contract: {}\n    Usage: In\n",
+            yaql_tag("$.string()")
+        ));
+        y.push_str(&format!(
+            "  name:\n    Contract: {}\n    Usage: In\n",
+            yaql_tag("$.string().notNull()")
+        ));
+        y.push_str("  templateParameters:\n    Contract:");
+        let params = match dget(&hot, "parameters") {
+            Some(Value::Dict(d)) if !self.has_environments() => d.as_ref().clone(),
+            _ => Dict::default(),
+        };
+        if params.is_empty() {
+            y.push_str(" {}\n");
+        } else {
+            y.push('\n');
+            for (k, v) in &params {
+                let key = k
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| hot_value_text(k));
+                let c = hot_param_contract(v).map_err(format_error)?;
+                y.push_str(&format!("      {}: {}\n", yq(&key), yaql_tag(&c)));
+            }
+        }
+        y.push_str("    Default: {}\n    Usage: In\n");
+        let outputs: Vec<String> = match dget(&hot, "outputs") {
+            Some(Value::Dict(d)) => d
+                .keys()
+                .filter_map(|k| k.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
+        };
+        y.push_str("  templateOutputs:\n    Contract:");
+        if outputs.is_empty() {
+            y.push_str(" {}\n");
+        } else {
+            y.push('\n');
+            for k in &outputs {
+                y.push_str(&format!("      {}: {}\n", yq(k), yaql_tag("$.string()")));
+            }
+        }
+        y.push_str("    Default: {}\n    Usage: Out\n");
+        // Methods (murano's _generate_workflow).
+        let e = |s: &str| yaql_tag(s);
+        y.push_str("Methods:\n");
+        y.push_str("  .init:\n    Body:\n");
+        y.push_str(&format!(
+            "      - {}: {}\n",
+            e("$environment"),
+            e("$.find('io.murano.Environment').require()")
+        ));
+        y.push_str(&format!(
+            "      - {}: {}\n",
+            e("$generatedHeatStackName"),
+            e("$.getAttr(generatedHeatStackName, null)")
+        ));
+        y.push_str(&format!(
+            "      - If: {}\n        Then:\n          - {}: {}\n          - {}\n",
+            e("$generatedHeatStackName = null"),
+            e("$generatedHeatStackName"),
+            e("randomName()"),
+            e("$.setAttr(generatedHeatStackName, $generatedHeatStackName)")
+        ));
+        y.push_str(&format!(
+            "      - {}: {}\n",
+            e("$.generatedHeatStackName"),
+            e("$generatedHeatStackName")
+        ));
+        y.push_str("  deploy:\n    Body:\n");
+        let files = self.hot_files();
+        let mut files_map = String::from("{");
+        for (i, f) in files.iter().enumerate() {
+            if i > 0 {
+                files_map.push_str(", ");
+            }
+            files_map.push_str(&format!(
+                "{}: {}",
+                yq(&format!("../{f}")),
+                e(&format!("$resources.string('HotFiles/{f}')"))
+            ));
+        }
+        files_map.push('}');
+        let steps: Vec<String> = vec![
+            format!("{}: {}", e("$environment"), e("$.find('io.murano.Environment').require()")),
+            format!("{}: {}", e("$reporter"), e("$environment.reporter")),
+            format!(
+                "{}: {}",
+                e("$stack"),
+                e("new('io.murano.system.HeatStack', $environment, name => $.generatedHeatStackName)")
+            ),
+            e("$reporter.report($this, 'Application deployment has started')"),
+            format!("{}: {}", e("$resources"), e("new('io.murano.system.Resources')")),
+            format!("{}: {}", e("$template"), e("$resources.yaml(type($this))")),
+            format!("{}: {}", e("$parameters"), e("$.templateParameters")),
+            format!("{}: {}", e("$files"), files_map),
+            format!("{}: {}", e("$hotEnv"), e("$.hotEnvironment")),
+            e("$stack.setTemplate($template)"),
+            e("$stack.setParameters($parameters)"),
+            e("$stack.setFiles($files)"),
+            e("$stack.setHotEnvironment($hotEnv)"),
+            e("$reporter.report($this, 'Stack creation has started')"),
+        ];
+        for s in steps {
+            y.push_str(&format!("      - {s}\n"));
+        }
+        y.push_str("      - Try:\n          - ");
+        y.push_str(&e("$stack.push()"));
+        y.push_str("\n        Catch:\n          - As: e\n            Do:\n              - ");
+        y.push_str(&e("$reporter.report_error($this, $e.message)"));
+        y.push_str("\n              - Rethrow:\n        Else:\n          - ");
+        y.push_str(&format!("{}: {}\n", e("$outputs"), e("$stack.output()")));
+        for k in &outputs {
+            y.push_str(&format!(
+                "          - {}: {}\n",
+                e(&format!("$.templateOutputs.{k}")),
+                e(&format!("$outputs.{k}"))
+            ));
+        }
+        y.push_str(&format!(
+            "          - {}\n          - {}\n",
+            e("$reporter.report($this, 'Stack was successfully created')"),
+            e("$reporter.report($this, 'Application deployment has finished')")
+        ));
+        y.push_str("  .destroy:\n    Body:\n");
+        y.push_str(&format!(
+            "      - {}: {}\n      - {}\n",
+            e("$stack"),
+            e("new('io.murano.system.HeatStack', $this, name => $.generatedHeatStackName)"),
+            e("$stack.delete()")
+        ));
+        Ok(y)
+    }
+
+    /// The generated UI definition (murano's `_translate_ui`): parameter
+    /// groups become forms `group1..N`, `group0` holds the application name.
+    pub fn translate_ui(&self) -> Result<String> {
+        let (_, hot) = self.template()?;
+        let name = self.full_name();
+        let version = self.version().to_string();
+        let params = match dget(&hot, "parameters") {
+            Some(Value::Dict(d)) => d.as_ref().clone(),
+            _ => Dict::default(),
+        };
+        // Groups: parameter_groups (names listed), else one group of all.
+        let mut groups: Vec<Vec<String>> = Vec::new();
+        if let Some(Value::List(gs)) = dget(&hot, "parameter_groups") {
+            for g in gs.iter() {
+                let mut names = Vec::new();
+                match dget(g, "parameters") {
+                    Some(Value::List(ps)) => {
+                        names.extend(ps.iter().filter_map(|p| p.as_str().map(str::to_string)))
+                    }
+                    Some(Value::Dict(ps)) => {
+                        names.extend(ps.keys().filter_map(|p| p.as_str().map(str::to_string)))
+                    }
+                    _ => {}
+                }
+                groups.push(names);
+            }
+        }
+        if groups.is_empty() {
+            groups.push(
+                params
+                    .keys()
+                    .filter_map(|k| k.as_str().map(str::to_string))
+                    .collect(),
+            );
+        }
+        let mut y = String::from("Version: 2\nApplication:\n  \"?\":\n");
+        y.push_str(&format!(
+            "    \"classVersion\": {}\n    \"package\": {}\n    \"type\": {}\n",
+            yq(&version),
+            yq(name),
+            yq(name)
+        ));
+        y.push_str(&format!("  \"name\": {}\n", yaql_tag("$.group0.name")));
+        y.push_str("  \"templateParameters\":\n");
+        let mut all: Vec<(String, usize)> = Vec::new();
+        for (i, g) in groups.iter().enumerate() {
+            for p in g {
+                all.push((p.clone(), i + 1));
+            }
+        }
+        all.sort();
+        for (p, g) in &all {
+            y.push_str(&format!(
+                "    {}: {}\n",
+                yq(p),
+                yaql_tag(&format!("$.group{g}.{p}"))
+            ));
+        }
+        y.push_str("Forms:\n  - group0:\n      fields:\n        - name: name\n          type: string\n          label: Application Name\n");
+        for (i, g) in groups.iter().enumerate() {
+            y.push_str(&format!("  - group{}:\n      fields:\n", i + 1));
+            if g.is_empty() {
+                y.push_str("        []\n");
+            }
+            for p in g {
+                let def = params
+                    .get(&Value::str(p.as_str()))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                let ty = match dget(&def, "type").and_then(|t| t.as_str()) {
+                    Some("number") => "integer",
+                    Some("boolean") => "boolean",
+                    _ => "string",
+                };
+                y.push_str(&format!(
+                    "        - name: {}\n          type: {ty}\n",
+                    yq(p)
+                ));
+                if let Some(l) = dget(&def, "label").and_then(|v| v.as_str()) {
+                    y.push_str(&format!("          label: {}\n", yq(l)));
+                }
+                if let Some(d) = dget(&def, "description").and_then(|v| v.as_str()) {
+                    y.push_str(&format!("          description: {}\n", yq(d)));
+                }
+                if let Some(d) = dget(&def, "default") {
+                    y.push_str(&format!(
+                        "          initial: {}\n",
+                        runtime::json::to_tagged_string(d)
+                    ));
+                }
+                let hidden = dget(&def, "hidden").is_some_and(|v| v.truthy());
+                if hidden {
+                    y.push_str("          hidden: true\n");
+                }
+            }
+        }
+        Ok(y)
+    }
+}
+
+impl PackageFormat for HotPackage {
+    fn base(&self) -> &PackageBase {
+        &self.base
+    }
+    fn classes(&self) -> Vec<String> {
+        vec![self.full_name().to_string()]
+    }
+    fn get_class(&self, name: &str) -> Result<ClassSource> {
+        if name != self.full_name() {
+            return Err(class_error(format!(
+                "Class {name} not defined in this package"
+            )));
+        }
+        Ok(ClassSource {
+            file: format!("{}(generated)", self.base.source.display("template.yaml")),
+            text: self.translate_class()?,
+        })
+    }
+    fn ui(&self) -> Result<Option<String>> {
+        self.translate_ui().map(Some)
+    }
+    fn get_resource(&self, name: &str) -> Result<Vec<u8>> {
+        // The template itself is the resource named after the package.
+        if name == self.full_name() {
+            let (text, _) = self.template()?;
+            return Ok(text.into_bytes());
+        }
+        let rel = format!("Resources/{name}");
+        self.base
+            .source
+            .read(&rel)?
+            .ok_or_else(|| load_error(format!("resource {name} not found")))
+    }
+}
+
+// ---- compiling into executor packages ---------------------------------
+
+/// Loads every class of a plugin package into an executor [`Package`].
+/// Class-file errors are collected (one per class), not fatal.
+pub fn to_package(p: &dyn PackageFormat) -> (Package, Vec<Error>) {
+    let (pkg, errors, _) = to_package_checked(p);
+    (pkg, errors)
+}
+
+/// [`to_package`] that also returns warnings (a manifest class served
+/// from a file that names its only class differently).
+pub fn to_package_checked(p: &dyn PackageFormat) -> (Package, Vec<Error>, Vec<Error>) {
+    let legacy = p.legacy();
+    let mut decls = HashMap::new();
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    let mut files_done: HashMap<String, Vec<String>> = HashMap::new();
+    for name in p.classes() {
+        let src = match p.get_class(&name) {
+            Ok(s) => s,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        let defined = match files_done.get(&src.file) {
+            Some(d) => d.clone(),
+            None => match load_classes(&src.text, &src.file, LoadOptions { legacy }) {
+                Ok(ds) => {
+                    let names: Vec<String> = ds.iter().map(|d| d.name.clone()).collect();
+                    for d in ds {
+                        decls.entry(d.name.clone()).or_insert_with(|| Arc::new(d));
+                    }
+                    files_done.insert(src.file.clone(), names.clone());
+                    names
+                }
+                Err(e) => {
+                    files_done.insert(src.file.clone(), Vec::new());
+                    errors.push(e);
+                    continue;
+                }
+            },
+        };
+        if defined.iter().any(|d| d == &name) || defined.is_empty() {
+            continue;
+        }
+        if let [only] = defined.as_slice() {
+            // murano would not find the class under the manifest's name;
+            // we serve the file's only class under it and warn.
+            if let Some(d) = decls.get(only).cloned() {
+                decls.insert(name.clone(), d);
+            }
+            warnings.push(class_error(format!(
+                "{}: the manifest lists class {name} but the file defines {only} (murano would \
+                 not find {name}; served as an alias)",
+                src.file
+            )));
+        } else {
+            errors.push(class_error(format!(
+                "{}: the manifest lists class {name} but the file defines {}",
+                src.file,
+                defined.join(", ")
+            )));
+        }
+    }
+    let pkg = Package {
+        name: p.full_name().into(),
+        version: p.version().to_string().into(),
+        legacy,
+        decls,
+        configs: HashMap::new(),
+    };
+    (pkg, errors, warnings)
+}
+
+impl Package {
+    /// The names of the classes declared in this package (sorted).
+    pub fn class_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.decls.keys().cloned().collect();
+        v.sort();
+        v
+    }
+}
+
+// ---- the loader -------------------------------------------------------
+
+/// A package found on the search path.
+#[derive(Clone)]
+pub struct Found {
+    /// Full name.
+    pub name: String,
+    /// Version.
+    pub version: Version,
+    /// Where it is.
+    pub path: PathBuf,
+    /// The loaded package.
+    pub package: Arc<dyn PackageFormat>,
+}
+
+/// A package that could not be loaded from the search path.
+pub struct Broken {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Why.
+    pub error: Error,
+}
+
+/// Finds packages over a search path and resolves requirements.
+pub struct PackageLoader {
+    /// The format plugins.
+    pub registry: FormatRegistry,
+    /// Packages found, by full name, each name's versions highest first.
+    pub found: BTreeMap<String, Vec<Found>>,
+    /// Packages that failed to load.
+    pub broken: Vec<Broken>,
+}
+
+impl PackageLoader {
+    /// Scans the search path: each directory's subfolders holding a
+    /// `manifest.yaml` and its `.zip` files are packages.
+    pub fn new(search: &[PathBuf]) -> Result<PackageLoader> {
+        let mut l = PackageLoader {
+            registry: FormatRegistry::builtin(),
+            found: BTreeMap::new(),
+            broken: Vec::new(),
+        };
+        for dir in search {
+            let rd = std::fs::read_dir(dir)
+                .map_err(|e| load_error(format!("{}: {e}", dir.display())))?;
+            let mut paths: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
+            paths.sort();
+            for p in paths {
+                let is_pkg = (p.is_dir() && p.join("manifest.yaml").is_file())
+                    || (p.is_file()
+                        && p.extension().is_some_and(|x| x.eq_ignore_ascii_case("zip")));
+                if !is_pkg {
+                    continue;
+                }
+                match l.registry.load(&p) {
+                    Ok(pkg) => l.add(p, pkg),
+                    Err(error) => l.broken.push(Broken { path: p, error }),
+                }
+            }
+        }
+        Ok(l)
+    }
+
+    /// Adds a loaded package (a second copy of the same name and version is
+    /// ignored: the first on the search path wins).
+    pub fn add(&mut self, path: PathBuf, package: Arc<dyn PackageFormat>) {
+        let name = package.full_name().to_string();
+        let version = package.version().clone();
+        let list = self.found.entry(name.clone()).or_default();
+        if list.iter().any(|f| f.version == version) {
+            return;
+        }
+        list.push(Found {
+            name,
+            version,
+            path,
+            package,
+        });
+        list.sort_by(|a, b| b.version.cmp(&a.version));
+    }
+
+    /// Resolves the requirements of `root` (transitively). Returns the
+    /// packages to load (not `root`, not the core library), in dependency
+    /// discovery order. For each package it picks the fewest versions that
+    /// satisfy every spec on it (highest versions preferred); a requirement
+    /// nothing satisfies is an error naming the chain that needs it.
+    pub fn resolve(&self, root: &Arc<dyn PackageFormat>) -> Result<Vec<Arc<dyn PackageFormat>>> {
+        // (package name) -> specs and who asked.
+        let mut chosen: Vec<Found> = Vec::new();
+        let mut queue: Vec<(String, Arc<dyn PackageFormat>)> =
+            vec![(root.full_name().to_string(), root.clone())];
+        let mut specs: BTreeMap<String, Vec<(VersionSpec, String)>> = BTreeMap::new();
+        let mut order: Vec<String> = Vec::new();
+        let mut errors = Vec::new();
+        // Requirements are gathered to a fixed point: choosing a version
+        // adds its requirements.
+        while let Some((who, p)) = queue.pop() {
+            for (name, spec) in p.requirements() {
+                if name == CORE_PACKAGE || name == root.full_name() {
+                    continue;
+                }
+                let list = specs.entry(name.clone()).or_default();
+                if list.iter().any(|(s, _)| s == spec) {
+                    continue;
+                }
+                list.push((spec.clone(), who.clone()));
+                if !order.contains(name) {
+                    order.push(name.clone());
+                }
+                let satisfied = chosen
+                    .iter()
+                    .any(|f| &f.name == name && spec.matches(&f.version));
+                if satisfied {
+                    continue;
+                }
+                let Some(cands) = self.found.get(name) else {
+                    errors.push(format!(
+                        "required package {name} ({spec}) of {who} is not found on the search path"
+                    ));
+                    continue;
+                };
+                // Prefer a version that also satisfies the other specs on
+                // this package, then the highest.
+                let all = &specs[name];
+                let best = cands
+                    .iter()
+                    .filter(|f| spec.matches(&f.version))
+                    .max_by_key(|f| {
+                        (
+                            all.iter().filter(|(s, _)| s.matches(&f.version)).count(),
+                            f.version.clone(),
+                        )
+                    });
+                match best {
+                    Some(f) => {
+                        chosen.push(f.clone());
+                        queue.push((format!("{name}/{}", f.version), f.package.clone()));
+                    }
+                    None => {
+                        let have: Vec<String> =
+                            cands.iter().map(|f| f.version.to_string()).collect();
+                        errors.push(format!(
+                            "required package {name} ({spec}) of {who}: no matching version (found {})",
+                            have.join(", ")
+                        ));
+                    }
+                }
+            }
+        }
+        if !errors.is_empty() {
+            return Err(Error::new("PackageLoadError", errors.join("\n")));
+        }
+        // Drop versions made redundant by a later choice.
+        let mut keep: Vec<Found> = Vec::new();
+        for name in &order {
+            let mine: Vec<&Found> = chosen.iter().filter(|f| &f.name == name).collect();
+            let all = &specs[name];
+            let mut left: Vec<&VersionSpec> = all.iter().map(|(s, _)| s).collect();
+            let mut picked: Vec<&Found> = Vec::new();
+            while !left.is_empty() {
+                let Some(best) = mine.iter().max_by_key(|f| {
+                    (
+                        left.iter().filter(|s| s.matches(&f.version)).count(),
+                        f.version.clone(),
+                    )
+                }) else {
+                    break;
+                };
+                let before = left.len();
+                left.retain(|s| !s.matches(&best.version));
+                if left.len() == before {
+                    break;
+                }
+                picked.push(best);
+            }
+            keep.extend(picked.into_iter().cloned());
+        }
+        Ok(keep.into_iter().map(|f| f.package).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Version {
+        Version::parse(s).unwrap()
+    }
+
+    fn manifest(text: &str) -> Result<Manifest> {
+        Manifest::parse(text, "manifest.yaml")
+    }
+
+    #[test]
+    fn formats() {
+        let f = FormatId::parse("1.3").unwrap();
+        assert_eq!(f.to_string(), "MuranoPL/1.3.0");
+        let f = FormatId::parse("Heat.HOT/1.0").unwrap();
+        assert_eq!(
+            (f.name.as_str(), f.version.clone()),
+            ("Heat.HOT", v("1.0.0"))
+        );
+        assert_eq!(FormatId::parse("2").unwrap().version, v("2.0.0"));
+        assert!(FormatId::parse("MuranoPL/x.y").is_err());
+        assert!(FormatId::parse("/1.0").is_err());
+        let r = FormatRegistry::builtin();
+        for ok in [
+            "1.0",
+            "1.1",
+            "1.2",
+            "1.3",
+            "1.4",
+            "MuranoPL/1.4.2",
+            "Heat.HOT/1.0",
+        ] {
+            assert!(r.find(&FormatId::parse(ok).unwrap()).is_some(), "{ok}");
+        }
+        for bad in ["1.5", "2.0", "0.9", "Heat.HOT/2.0", "Cloudify.TOSCA/1.0"] {
+            assert!(r.find(&FormatId::parse(bad).unwrap()).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn manifest_fields() {
+        let m = manifest(
+            "Format: 1.3\nType: Application\nFullName: com.example.App\nName: My App\n\
+             Description: d\nAuthor: 'A, Inc'\nTags: [a, b]\nClasses:\n  com.example.App: App.yaml\n\
+             Require:\n  com.example.Lib:\n  io.murano: '>=0'\nVersion: 1.2\nMeta: {x: 1}\n\
+             Supplier:\n  Name: S\n  Logo: s.png\n",
+        )
+        .unwrap();
+        assert_eq!(m.format.to_string(), "MuranoPL/1.3.0");
+        assert_eq!(m.full_name, "com.example.App");
+        assert_eq!(m.display_name, "My App");
+        assert_eq!(m.author.as_deref(), Some("A, Inc"));
+        assert_eq!(m.tags, ["a", "b"]);
+        assert_eq!(
+            m.classes,
+            [("com.example.App".to_string(), "App.yaml".to_string())]
+        );
+        assert_eq!(m.require.len(), 2);
+        assert_eq!(m.version, v("1.2.0"));
+        assert_eq!(m.ui, "ui.yaml");
+        assert!(!m.logo_explicit);
+        let d = manifest("FullName: a.b\nType: Library\n").unwrap();
+        assert_eq!(d.format.to_string(), "MuranoPL/1.0.0");
+        assert_eq!(d.display_name, "a.b");
+        assert_eq!(d.version, v("0.0.0"));
+    }
+
+    #[test]
+    fn manifest_errors() {
+        let cases: &[(&str, &str)] = &[
+            ("", "the manifest is empty"),
+            ("- a\n", "manifest.yaml:1:1: the manifest must be a mapping"),
+            ("Type: Application\n", "has no FullName"),
+            (
+                "FullName: .a\nType: Library\n",
+                "manifest.yaml:1:11: Invalid FullName .a",
+            ),
+            ("FullName: a b\nType: Library\n", "Invalid FullName a b"),
+            ("FullName: a\n", "has no Type"),
+            (
+                "FullName: a\nType: App\n",
+                "manifest.yaml:2:7: Invalid package Type App",
+            ),
+            (
+                "FullName: a\nType: Library\nFormat: 1.x\n",
+                "manifest.yaml:3:9: invalid Format",
+            ),
+            (
+                "FullName: a\nType: Library\nTags: x\n",
+                "manifest.yaml:3:7: manifest Tags must be a list",
+            ),
+            (
+                "FullName: a\nType: Library\nClasses: [a]\n",
+                "manifest.yaml:3:10: manifest Classes must be a mapping",
+            ),
+            (
+                "FullName: a\nType: Library\nClasses:\n  a.B:\n",
+                "class a.B has no file",
+            ),
+            (
+                "FullName: a\nType: Library\nClasses:\n  a.B: ../x.yaml\n",
+                "manifest.yaml:4:8: invalid path",
+            ),
+            (
+                "FullName: a\nType: Library\nRequire: [x]\n",
+                "manifest Require must be a mapping",
+            ),
+            (
+                "FullName: a\nType: Library\nRequire:\n  b: '~~1'\n",
+                "manifest.yaml:4:6: invalid version spec",
+            ),
+            (
+                "FullName: a\nType: Library\nVersion: abc\n",
+                "manifest.yaml:3:10: invalid version \"abc\"",
+            ),
+            (
+                "FullName: a\nType: Library\nFullName: b\n",
+                "manifest.yaml:3:1: duplicate manifest key FullName",
+            ),
+            (
+                "FullName: a\nType: Library\nSupplier: x\n",
+                "manifest Supplier must be a mapping",
+            ),
+            (
+                "FullName: [a]\nType: Library\n",
+                "manifest.yaml:1:11: manifest FullName must be a scalar",
+            ),
+            (
+                "FullName: a\nType: Library\n---\nx: 1\n",
+                "single YAML document",
+            ),
+            ("FullName: a\n  Type: : x\n", "manifest.yaml:"),
+        ];
+        for (text, want) in cases {
+            let e = manifest(text)
+                .err()
+                .unwrap_or_else(|| panic!("{text:?} should fail"));
+            assert!(
+                e.message().contains(want),
+                "{text:?}: {} (want {want})",
+                e.message()
+            );
+        }
+    }
+
+    #[test]
+    fn version_specs() {
+        let m = |spec: Option<&str>, ver: &str| VersionSpec::parse(spec).unwrap().matches(&v(ver));
+        // Empty = 0 = any 0.x.
+        assert!(m(None, "0.0.0") && m(None, "0.9.1") && !m(None, "1.0.0"));
+        // A partial version is a range.
+        assert!(m(Some("1.2"), "1.2.0") && m(Some("1.2"), "1.2.9") && !m(Some("1.2"), "1.3.0"));
+        assert!(m(Some("==1"), "1.7.0") && !m(Some("==1"), "2.0.0"));
+        assert!(m(Some("1.2.3"), "1.2.3") && !m(Some("1.2.3"), "1.2.4"));
+        assert!(m(Some(">=1.0"), "3.0.0") && !m(Some(">=1.0"), "0.9.0"));
+        assert!(m(Some(">1"), "2.0.0") && !m(Some(">1"), "1.9.0"));
+        assert!(m(Some("<2"), "1.9.9") && !m(Some("<2"), "2.0.0"));
+        assert!(m(Some("<=1.1"), "1.1.5") && !m(Some("<=1.1"), "1.2.0"));
+        assert!(
+            m(Some("!=1.1"), "1.0.0") && m(Some("!=1.1"), "1.2.0") && !m(Some("!=1.1"), "1.1.3")
+        );
+        assert!(m(Some(">=1.0, <2.0"), "1.5.0") && !m(Some(">=1.0,<2.0"), "2.0.0"));
+        assert!(m(Some("*"), "7.0.0"));
+        assert!(VersionSpec::parse(Some("abc")).is_err());
+    }
+
+    struct Fake {
+        base: PackageBase,
+    }
+    impl PackageFormat for Fake {
+        fn base(&self) -> &PackageBase {
+            &self.base
+        }
+        fn classes(&self) -> Vec<String> {
+            Vec::new()
+        }
+        fn get_class(&self, name: &str) -> Result<ClassSource> {
+            Err(class_error(name.to_string()))
+        }
+        fn ui(&self) -> Result<Option<String>> {
+            Ok(None)
+        }
+    }
+
+    fn fake(name: &str, version: &str, require: &[(&str, &str)]) -> Arc<dyn PackageFormat> {
+        let mut text = format!("FullName: {name}\nType: Library\nVersion: {version}\n");
+        if !require.is_empty() {
+            text.push_str("Require:\n");
+            for (n, s) in require {
+                text.push_str(&format!("  {n}: '{s}'\n"));
+            }
+        }
+        Arc::new(Fake {
+            base: PackageBase {
+                source: Source::Dir(PathBuf::from("/nonexistent")),
+                manifest: manifest(&text).unwrap(),
+            },
+        })
+    }
+
+    fn loader(pkgs: &[Arc<dyn PackageFormat>]) -> PackageLoader {
+        let mut l = PackageLoader {
+            registry: FormatRegistry::builtin(),
+            found: BTreeMap::new(),
+            broken: Vec::new(),
+        };
+        for p in pkgs {
+            l.add(PathBuf::from(p.full_name()), p.clone());
+        }
+        l
+    }
+
+    fn names(ps: &[Arc<dyn PackageFormat>]) -> Vec<String> {
+        let mut v: Vec<String> = ps
+            .iter()
+            .map(|p| format!("{}/{}", p.full_name(), p.version()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn resolution() {
+        let l = loader(&[
+            fake("lib", "1.0.0", &[]),
+            fake("lib", "1.5.0", &[]),
+            fake("lib", "2.0.0", &[]),
+            fake("mid", "1.0.0", &[("lib", ">=1.2")]),
+            fake("old", "1.0.0", &[("lib", "1")]),
+            fake("new", "1.0.0", &[("lib", "2")]),
+        ]);
+        // Highest matching version.
+        let root = fake("app", "1.0.0", &[("lib", ">=1.0")]);
+        assert_eq!(names(&l.resolve(&root).unwrap()), ["lib/2.0.0"]);
+        // One version satisfies both: fewest versions.
+        let root = fake("app", "1.0.0", &[("old", "1"), ("mid", "1")]);
+        assert_eq!(
+            names(&l.resolve(&root).unwrap()),
+            ["lib/1.5.0", "mid/1.0.0", "old/1.0.0"]
+        );
+        // Incompatible specs: side by side.
+        let root = fake("app", "1.0.0", &[("old", "1"), ("new", "1")]);
+        assert_eq!(
+            names(&l.resolve(&root).unwrap()),
+            ["lib/1.5.0", "lib/2.0.0", "new/1.0.0", "old/1.0.0"]
+        );
+        // Missing and unsatisfiable requirements, core always there.
+        let root = fake(
+            "app",
+            "1.0.0",
+            &[("nope", ""), ("lib", "3"), ("io.murano", "")],
+        );
+        let e = l.resolve(&root).err().unwrap();
+        assert!(
+            e.message()
+                .contains("required package nope (>=0.0.0,<1.0.0-0) of app is not found"),
+            "{}",
+            e.message()
+        );
+        assert!(
+            e.message().contains(
+                "lib (>=3.0.0,<4.0.0-0) of app: no matching version (found 2.0.0, 1.5.0, 1.0.0)"
+            ),
+            "{}",
+            e.message()
+        );
+    }
+
+    #[test]
+    fn images() {
+        assert!(check_image(b"\x89PNG\r\n\x1a\nxxxx").is_ok());
+        assert!(check_image(b"GIF89a..").is_ok());
+        assert!(check_image(b"not an image").is_err());
+        let imgs = parse_images("Images:\n- Name: a\n  Hash: x\n", "images.lst").unwrap();
+        assert_eq!(imgs[0].name, "a");
+        let e = parse_images("Images:\n- Hash: x\n", "images.lst").unwrap_err();
+        assert!(
+            e.message().starts_with("images.lst:2:3:"),
+            "{}",
+            e.message()
+        );
+    }
+
+    #[test]
+    fn hot_contracts() {
+        let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/packages");
+        let f = fixtures.join("hot_package/test.hot.1/properties_manifest.yaml");
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            eprintln!("skipped: no fixtures at {}", f.display());
+            return;
+        };
+        let hot = node_value(&load_documents(&text, "t").unwrap()[0]);
+        let params = dget(&hot, "parameters").unwrap();
+        let p = |k: &str| hot_param_contract(dget(params, k).unwrap()).unwrap();
+        assert_eq!(p("param1"), "$.bool().check($ in list(True, False))");
+        assert_eq!(
+            p("param2"),
+            "$.string().check($ in list('bar')).check(len($) <= 50).check(len($) >= 0).check(matches($, '[A-Za-z0-9]'))"
+        );
+        assert_eq!(
+            p("param3"),
+            "$.int().check($ in list(0, 1, 2, 3, 4)).check(len($) >= 0 and len($) <= 5).check($ >= 0 and $ <= 4)"
+        );
+        assert_eq!(p("param4"), "$.int().check($ >= -1000).check($ <= 1000)");
+        assert_eq!(p("param5"), "$.string()");
+        assert_eq!(p("param6"), "$.string()");
+        let bad = node_value(&load_documents("type: float\n", "t").unwrap()[0]);
+        assert!(hot_param_contract(&bad)
+            .unwrap_err()
+            .contains("Unsupported parameter type"));
+    }
+}
