@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Subcommand;
-use stdlib::murano::packages::{to_package, to_package_checked, FormatRegistry, PackageFormat, PackageLoader};
+use stdlib::murano::packages::{
+    to_package, to_package_checked, FormatRegistry, PackageFormat, PackageLoader,
+};
 use stdlib::murano::Executor;
 
 /// `muranopl package ...`.

@@ -265,3 +265,13 @@ fn errors_carry_a_murano_stack_trace() {
         "{t}"
     );
 }
+
+#[test]
+fn logger_formats_messages_and_config_is_reserved_to_the_core_library() {
+    let src = "Name: Test\nMethods:\n  test:\n    Scope: Public\n    Body:\n      - $log: logger(app)\n      - $log.info('x {0} {y}', 1, y => 2)\n      - $log.warning('bad {0}')\n      - Return: config(setting)\n";
+    let (ex, r) = run(src, "test");
+    assert_eq!(r.unwrap_err().kind(), "NoFunctionRegisteredException");
+    let log = ex.take_log();
+    assert_eq!(log[0], "INFO app: x 1 2");
+    assert_eq!(log[1], "WARNING app: bad {0}");
+}

@@ -572,11 +572,15 @@ fn patch(cx: &Cx, a: Args) -> Result<Value> {
 // ----------------------------------------------------------------- other
 
 /// `logger(name)`: a new `io.murano.system.Logger`.
-fn logger(cx: &Cx, _: Args) -> Result<Value> {
+fn logger(cx: &Cx, a: Args) -> Result<Value> {
     let pos = [ArgIn::Val(Value::str("io.murano.system.Logger"))];
+    let named = [(
+        std::sync::Arc::from("loggerName"),
+        ArgIn::Val(a.get(0).clone()),
+    )];
     cx.env
         .registry()
-        .call(cx, "new", None, Form::Function, &pos, &[])
+        .call(cx, "new", None, Form::Function, &pos, &named)
 }
 
 /// Legacy (Format <= 1.3) `type(obj)`: the class name.

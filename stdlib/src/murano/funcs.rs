@@ -297,6 +297,75 @@ fn pselect(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::list(out))
 }
 
+/// `logMessage(level, logger, message, args, kwargs[, exc])`: the native
+/// part of `io.murano.system.Logger`: formats `message` with yaql
+/// `format(*args, **kwargs)` (a format error only warns, the raw message
+/// is logged) and records it in the execution's log.
+fn log_message(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let level = runtime::pyrepr::to_str(a.get(0));
+    let logger = runtime::pyrepr::to_str(a.get(1));
+    let msg = a.get(2).clone();
+    let args: Vec<Value> = match a.get(3) {
+        Value::List(l) => (**l).clone(),
+        _ => Vec::new(),
+    };
+    let mut text = runtime::pyrepr::to_str(&msg);
+    if !args.is_empty() || matches!(a.get(4), Value::Dict(d) if !d.is_empty()) {
+        let mut pos = vec![runtime::registry::ArgIn::Val(msg.clone())];
+        pos.extend(args.into_iter().map(runtime::registry::ArgIn::Val));
+        let mut named = Vec::new();
+        if let Value::Dict(d) = a.get(4) {
+            for (k, v) in d.iter() {
+                named.push((
+                    Arc::from(runtime::pyrepr::to_str(k).as_str()),
+                    runtime::registry::ArgIn::Val(v.clone()),
+                ));
+            }
+        }
+        match cx.env.registry().call(
+            cx,
+            "format",
+            None,
+            runtime::registry::Form::Method,
+            &pos,
+            &named,
+        ) {
+            Ok(v) => text = runtime::pyrepr::to_str(&v),
+            Err(e) => ex.log(
+                "warning",
+                &logger,
+                &format!("cannot format log message: {e}"),
+            ),
+        }
+    }
+    if let Value::Object(exc) = a.get(5) {
+        if let Ok(Value::Str(m)) = ex.get_property(exc, "message", true) {
+            text.push_str(&format!(": {m}"));
+        }
+    }
+    ex.log(&level, &logger, &text);
+    Ok(Value::Null)
+}
+
+/// `config(setting)` / `config(group, setting)`: a value of the engine
+/// configuration (murano.conf), available to the `io.murano` package only.
+fn config(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let class = current_class(cx, &ex)?;
+    if &*class.package.name != "io.murano" {
+        return Err(Error::new(
+            "NoFunctionRegisteredException",
+            "Unknown function \"config\"",
+        ));
+    }
+    let (group, setting) = match (a.get(0), a.get(1)) {
+        (s, Value::Null) => ("DEFAULT".to_string(), runtime::pyrepr::to_str(s)),
+        (g, s) => (runtime::pyrepr::to_str(g), runtime::pyrepr::to_str(s)),
+    };
+    Ok(ex.engine_config(&group, &setting))
+}
+
 /// Registers the engine functions.
 pub fn register(r: &mut Registry) {
     super::serialize::register(r);
@@ -361,6 +430,27 @@ pub fn register(r: &mut Registry) {
         set_attr,
     );
     r.function("trace", vec![p("value", Ty::Any).nullable()], trace);
+    r.function(
+        "logMessage",
+        vec![
+            p("level", Ty::Any),
+            p("logger", Ty::Any).nullable(),
+            p("message", Ty::Any).nullable(),
+            p("args", Ty::Any).opt(),
+            p("kwargs", Ty::Any).opt(),
+            p("exc", Ty::Any).opt(),
+        ],
+        log_message,
+    );
+    r.function(
+        "config",
+        vec![
+            p("group", Ty::Any),
+            p("setting", Ty::Any).opt(),
+            p("readAsFile", Ty::Bool).default(false),
+        ],
+        config,
+    );
     r.function(
         "cast",
         vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)],

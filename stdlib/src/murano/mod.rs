@@ -48,6 +48,12 @@ const CORE: &[(&str, &str)] = &[
     ("GC.yaml", include_str!("core/GC.yaml")),
     ("TestFixture.yaml", include_str!("core/TestFixture.yaml")),
     ("Logger.yaml", include_str!("core/Logger.yaml")),
+    ("Application.yaml", include_str!("core/Application.yaml")),
+    (
+        "CloudResource.yaml",
+        include_str!("core/CloudResource.yaml"),
+    ),
+    ("Instance.yaml", include_str!("core/Instance.yaml")),
 ];
 
 /// A package: name, version, format and its parsed class declarations.
@@ -309,6 +315,8 @@ struct State {
     /// JSON paths of loaded objects (validation mode), by slot.
     paths: HashMap<u32, String>,
     locks: HashMap<String, (u64, u32)>,
+    log: Vec<String>,
+    engine_config: HashMap<String, Value>,
     aliases: Vec<(String, Arc<ObjRef>)>,
     traces: Vec<Value>,
     next_id: u64,
@@ -413,6 +421,8 @@ impl Executor {
                 violations: None,
                 paths: HashMap::new(),
                 locks: HashMap::new(),
+                log: Vec::new(),
+                engine_config: HashMap::new(),
                 aliases: Vec::new(),
                 traces: Vec::new(),
                 next_id: 1,
@@ -488,6 +498,34 @@ impl Executor {
     /// The recorded violations.
     pub fn take_violations(&self) -> Vec<(String, String, Error)> {
         self.lock().violations.take().unwrap_or_default()
+    }
+
+    /// Records a log line (`io.murano.system.Logger`).
+    pub fn log(&self, level: &str, logger: &str, text: &str) {
+        self.lock()
+            .log
+            .push(format!("{} {}: {}", level.to_uppercase(), logger, text));
+    }
+
+    /// Takes the log lines recorded so far.
+    pub fn take_log(&self) -> Vec<String> {
+        std::mem::take(&mut self.lock().log)
+    }
+
+    /// Sets an engine configuration value (`config(group, setting)`).
+    pub fn set_engine_config(&self, group: &str, setting: &str, v: Value) {
+        self.lock()
+            .engine_config
+            .insert(format!("{group}.{setting}"), v);
+    }
+
+    /// An engine configuration value (null when unset).
+    pub fn engine_config(&self, group: &str, setting: &str) -> Value {
+        self.lock()
+            .engine_config
+            .get(&format!("{group}.{setting}"))
+            .cloned()
+            .unwrap_or(Value::Null)
     }
 
     /// Takes the traces recorded so far.
