@@ -188,18 +188,27 @@ pub fn check_package(path: &Path, libs: &[PathBuf]) -> Result<CheckReport, Strin
     }
     let ex = Executor::new(pkgs);
     for class in classes {
-        if report.errors.iter().any(|e| e.contains(&class)) {
+        // A class whose file already failed to load is reported once.
+        let file = root.get_class(&class).map(|s| s.file);
+        if report
+            .errors
+            .iter()
+            .any(|e| e.contains(&class) || file.as_ref().is_ok_and(|f| e.starts_with(f.as_str())))
+        {
             continue;
         }
         match ex.class(&class) {
             Ok(_) => report.ok.push(class),
             Err(e) => {
-                let file = root
-                    .get_class(&class)
-                    .map(|s| s.file)
-                    .unwrap_or_else(|_| root.full_name().to_string());
+                let file = ex
+                    .packages()
+                    .first()
+                    .and_then(|p| p.decl(&class))
+                    .map(|d| d.pos.to_string())
+                    .or_else(|| root.get_class(&class).ok().map(|s| s.file))
+                    .unwrap_or_else(|| root.full_name().to_string());
                 let msg = e.message();
-                if msg.contains(&file) {
+                if msg.contains(file.split(':').next().unwrap_or(&file)) {
                     report.errors.push(format!("class {class}: {msg}"));
                 } else {
                     report.errors.push(format!("{file}: class {class}: {msg}"));

@@ -1638,6 +1638,11 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> (Package, Vec<Error>, Vec<Er
 }
 
 impl Package {
+    /// A class declaration of this package.
+    pub fn decl(&self, name: &str) -> Option<&Arc<compiler::murano::ClassDecl>> {
+        self.decls.get(name)
+    }
+
     /// The names of the classes declared in this package (sorted).
     pub fn class_names(&self) -> Vec<String> {
         let mut v: Vec<String> = self.decls.keys().cloned().collect();
@@ -2139,5 +2144,102 @@ mod tests {
         assert!(hot_param_contract(&bad)
             .unwrap_err()
             .contains("Unsupported parameter type"));
+    }
+
+    fn hot(dir: &str) -> Option<HotPackage> {
+        let d = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/fixtures/packages/hot_package")
+            .join(dir);
+        if !d.is_dir() {
+            eprintln!("skipped: no fixtures at {}", d.display());
+            return None;
+        }
+        let m = manifest(
+            "Format: Heat.HOT/1.0\nFullName: FullTestName\nVersion: 1.0.0\nType: Application\n",
+        )
+        .unwrap();
+        Some(HotPackage {
+            base: PackageBase {
+                source: Source::Dir(d),
+                manifest: m,
+            },
+        })
+    }
+
+    #[test]
+    fn hot_package() {
+        let Some(p) = hot("test.hot.1") else { return };
+        assert_eq!(p.classes(), ["FullTestName"]);
+        assert!(p
+            .get_class("Other")
+            .unwrap_err()
+            .message()
+            .contains("not defined"));
+        let (pkg, errors) = to_package(&p);
+        assert!(errors.is_empty(), "{errors:?}");
+        let d = pkg.decl("FullTestName").unwrap();
+        assert_eq!(d.extends, ["io.murano.Application"]);
+        let props: Vec<&str> = d.properties.iter().map(|p| p.name.as_str()).collect();
+        for want in [
+            "generatedHeatStackName",
+            "hotEnvironment",
+            "name",
+            "templateParameters",
+            "templateOutputs",
+        ] {
+            assert!(props.contains(&want), "{props:?}");
+        }
+        let ex = super::super::Executor::new(vec![pkg]);
+        ex.class("FullTestName").unwrap();
+        let ui = p.ui().unwrap().unwrap();
+        let flat: String = ui.chars().filter(|c| !c.is_whitespace()).collect();
+        for want in [
+            "\"classVersion\":\"1.0.0\"",
+            "\"package\":\"FullTestName\"",
+            "\"name\":!yaql\"$.group0.name\"",
+            "\"bar\":!yaql\"$.group1.bar\"",
+            "\"foo\":!yaql\"$.group1.foo\"",
+        ] {
+            assert!(flat.contains(want), "{want} not in {ui}");
+        }
+        let Some(p2) = hot("test.hot.2") else { return };
+        assert!(p2
+            .translate_class()
+            .unwrap_err()
+            .message()
+            .contains("Not a HOT template"));
+    }
+
+    #[test]
+    fn zip_package() {
+        use std::io::Write;
+        let dir = std::env::temp_dir().join(format!("muranopl-zip-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("p.zip");
+        {
+            let f = std::fs::File::create(&path).unwrap();
+            let mut z = zip::ZipWriter::new(f);
+            let o = zip::write::SimpleFileOptions::default();
+            z.start_file("manifest.yaml", o).unwrap();
+            z.write_all(b"Format: 1.3\nType: Library\nFullName: z.p\nClasses:\n  z.p.A: A.yaml\n")
+                .unwrap();
+            z.start_file("Classes/A.yaml", o).unwrap();
+            z.write_all(b"Namespaces: {=: z.p}\nName: A\n").unwrap();
+            z.start_file("Resources/r.txt", o).unwrap();
+            z.write_all(b"hello").unwrap();
+            z.finish().unwrap();
+        }
+        let p = FormatRegistry::builtin().load(&path).unwrap();
+        assert_eq!(p.full_name(), "z.p");
+        assert!(p
+            .get_class("z.p.A")
+            .unwrap()
+            .file
+            .ends_with("p.zip!/Classes/A.yaml"));
+        assert_eq!(p.get_resource("r.txt").unwrap(), b"hello");
+        let (pkg, errors) = to_package(&*p);
+        assert!(errors.is_empty());
+        assert_eq!(pkg.class_names(), ["z.p.A"]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
