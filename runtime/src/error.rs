@@ -116,16 +116,23 @@ impl Error {
         if let Some(sp) = self.span() {
             let (line, col) = line_col(src, sp.start);
             out.push_str(&format!("\n  at line {line}, column {col}\n"));
-            let text = src.lines().nth(line - 1).unwrap_or("");
-            out.push_str(&format!("  {text}\n  "));
+            let text: Vec<char> = src.lines().nth(line - 1).unwrap_or("").chars().collect();
             let width = {
                 let end = (sp.end as usize).min(src.len());
                 let start = (sp.start as usize).min(end);
                 src.get(start..end)
                     .map_or(1, |s| s.lines().next().unwrap_or("").chars().count().max(1))
             };
-            out.push_str(&" ".repeat(col - 1));
-            out.push_str(&"^".repeat(width));
+            // Show a window of the line around the error (long expressions).
+            const WINDOW: usize = 100;
+            let from = (col - 1).saturating_sub(WINDOW / 2);
+            let to = (from + WINDOW).min(text.len());
+            let shown: String = text[from.min(text.len())..to].iter().collect();
+            let lead = if from > 0 { "..." } else { "" };
+            let tail = if to < text.len() { "..." } else { "" };
+            out.push_str(&format!("  {lead}{shown}{tail}\n  "));
+            out.push_str(&" ".repeat(col - 1 - from + lead.len()));
+            out.push_str(&"^".repeat(width.min(to.saturating_sub(col - 1)).max(1)));
         }
         out
     }

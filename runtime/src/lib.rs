@@ -44,7 +44,9 @@ impl Default for Options {
     fn default() -> Options {
         Options {
             limit_iterators: None,
-            memory_quota: None,
+            // Not the reference's default (none), but a guard against
+            // exhausting memory with one operation (`'x' * 3000000000`).
+            memory_quota: Some(1 << 30),
             convert_sets_to_lists: true,
             legacy: false,
         }

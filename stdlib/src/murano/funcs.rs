@@ -371,6 +371,8 @@ pub fn register(r: &mut Registry) {
     super::serialize::register(r);
     super::reflection::register(r);
     super::gc::register(r);
+    super::cloud::register(r);
+    super::testing::register(r);
     super::extra::register(r);
     r.function(
         "#attr",

@@ -1711,6 +1711,13 @@ impl PackageLoader {
                 }
             }
         }
+        // Our own io.murano.applications is always available (a copy on the
+        // search path wins).
+        if !l.found.contains_key(super::applications::NAME) {
+            if let Ok(pkg) = super::applications::package(&l.registry) {
+                l.add(PathBuf::from(super::applications::PATH), pkg);
+            }
+        }
         Ok(l)
     }
 

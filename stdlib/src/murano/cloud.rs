@@ -1,0 +1,537 @@
+//! The simulated cloud: a deterministic stand-in for Heat, the guest agent,
+//! status reporting and package resources, used by the `io.murano.system`
+//! classes of our core library (`core/System.yaml`).
+//!
+//! Every execution ([`Executor`]) has its own cloud, keyed by the
+//! executor's address. Nothing here touches a network: `push` records the
+//! template and computes the stack outputs from it (addresses are handed
+//! out in order of first use, so a run is reproducible), agent plans are
+//! recorded with the script files they reference, and `call` answers with
+//! a deterministic value. [`record`] returns everything a run did as one
+//! value (reports, templates pushed, plans sent, notifications).
+//!
+//! Resources: a run registers a reader per package with
+//! [`set_resources`]; `Resources.string/yaml/json` read from the package of
+//! the class that calls them (or that created the `Resources` object). The
+//! core library's own resources (the `RunCommand` / `PutFile` plan
+//! templates) are built in.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use runtime::registry::{p, Args, Cx, Registry, Ty};
+use runtime::{Dict, Error, Result, Value};
+
+use super::{executor, Executor};
+
+/// Reads a resource file (`Resources/NAME`) of a package.
+pub type ResourceReader = Arc<dyn Fn(&str) -> Option<Vec<u8>> + Send + Sync>;
+
+#[derive(Default)]
+struct Stack {
+    template: Value,
+    parameters: Value,
+    outputs: Dict,
+    pushes: usize,
+    deleted: bool,
+}
+
+#[derive(Default)]
+struct Cloud {
+    resources: HashMap<String, ResourceReader>,
+    stacks: BTreeMap<String, Stack>,
+    /// Resource name -> address index (first use order).
+    addresses: HashMap<String, u32>,
+    reports: Vec<Value>,
+    pushes: Vec<Value>,
+    plans: Vec<Value>,
+    notifications: Vec<Value>,
+    events: Vec<Value>,
+}
+
+fn clouds() -> &'static Mutex<HashMap<usize, Cloud>> {
+    static C: OnceLock<Mutex<HashMap<usize, Cloud>>> = OnceLock::new();
+    C.get_or_init(Default::default)
+}
+
+fn key(ex: &Executor) -> usize {
+    ex as *const Executor as usize
+}
+
+fn with_cloud<T>(ex: &Executor, f: impl FnOnce(&mut Cloud) -> T) -> T {
+    let mut all = clouds().lock().unwrap_or_else(|e| e.into_inner());
+    f(all.entry(key(ex)).or_default())
+}
+
+/// Makes the resources of package `name` readable by the run of `ex`.
+pub fn set_resources(ex: &Executor, name: &str, reader: ResourceReader) {
+    with_cloud(ex, |c| {
+        c.resources.entry(name.to_string()).or_insert(reader);
+    });
+}
+
+/// Forgets the simulated cloud of `ex` (call when the run is over).
+pub fn forget(ex: &Executor) {
+    clouds()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&key(ex));
+}
+
+fn s(v: &str) -> Value {
+    Value::str(v)
+}
+
+fn dict(entries: Vec<(&str, Value)>) -> Value {
+    let mut d = Dict::default();
+    for (k, v) in entries {
+        d.insert(s(k), v);
+    }
+    Value::dict(d)
+}
+
+/// The deployment record of the run of `ex`: `reports`, `stacks` (final
+/// template, parameters, outputs of each), `pushes` (every template
+/// pushed), `plans` (agent execution plans), `notifications`, `events`.
+pub fn record(ex: &Executor) -> Value {
+    with_cloud(ex, |c| {
+        let mut stacks = Dict::default();
+        for (name, st) in &c.stacks {
+            stacks.insert(
+                s(name),
+                dict(vec![
+                    ("template", st.template.clone()),
+                    ("parameters", st.parameters.clone()),
+                    ("outputs", Value::dict(st.outputs.clone())),
+                    ("pushes", Value::Int(st.pushes as i64)),
+                    ("deleted", Value::Bool(st.deleted)),
+                ]),
+            );
+        }
+        dict(vec![
+            ("reports", Value::list(c.reports.clone())),
+            ("stacks", Value::dict(stacks)),
+            ("pushes", Value::list(c.pushes.clone())),
+            ("plans", Value::list(c.plans.clone())),
+            ("notifications", Value::list(c.notifications.clone())),
+            ("events", Value::list(c.events.clone())),
+        ])
+    })
+}
+
+// ---- the core library's own resources ---------------------------------
+
+const RUN_COMMAND: &str = "FormatVersion: 2.1.0
+Version: 1.0.0
+Name: '%planName%'
+Parameters:
+  command: '%command%'
+  captureStdout: '%captureStdout%'
+  captureStderr: '%captureStderr%'
+  verifyExitcode: '%verifyExitcode%'
+Body: |
+  return runCommand(args.command, captureStdout=args.captureStdout, captureStderr=args.captureStderr, verifyExitcode=args.verifyExitcode).stdout
+";
+
+const PUT_FILE: &str = "FormatVersion: 2.1.0
+Version: 1.0.0
+Name: '%planName%'
+Parameters:
+  data: '%data%'
+  path: '%path%'
+Body: |
+  return putFile(args.data, args.path)
+";
+
+fn core_resource(name: &str) -> Option<&'static str> {
+    match name {
+        "RunCommand.template" => Some(RUN_COMMAND),
+        "PutFile.template" => Some(PUT_FILE),
+        _ => None,
+    }
+}
+
+fn read_resource(ex: &Executor, package: &str, name: &str) -> Result<Vec<u8>> {
+    let reader = with_cloud(ex, |c| c.resources.get(package).cloned());
+    if let Some(r) = reader {
+        if let Some(b) = r(name) {
+            return Ok(b);
+        }
+    }
+    if package == "io.murano" || package.is_empty() {
+        if let Some(t) = core_resource(name) {
+            return Ok(t.as_bytes().to_vec());
+        }
+    }
+    // Not in the calling package: a resource of any other loaded package.
+    let readers: Vec<ResourceReader> =
+        with_cloud(ex, |c| c.resources.values().cloned().collect());
+    for r in readers {
+        if let Some(b) = r(name) {
+            return Ok(b);
+        }
+    }
+    if let Some(t) = core_resource(name) {
+        return Ok(t.as_bytes().to_vec());
+    }
+    Err(Error::new(
+        "ResourceNotFound",
+        format!("resource {name} not found in package {package}"),
+    ))
+}
+
+fn yaml_value(text: &str, file: &str) -> Result<Value> {
+    let docs = compiler::murano::load_documents(text, file)?;
+    Ok(match docs.first() {
+        Some(d) => super::packages::node_value(d),
+        None => Value::Null,
+    })
+}
+
+/// `cloudCallerPackage()`: the package of the class whose code is running
+/// (evaluated in an argument default, that is the caller of the method).
+fn caller_package(cx: &Cx, _: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let prev = ex.set_caller(None);
+    ex.set_caller(prev.clone());
+    match prev {
+        Some(c) => match ex.class(&c) {
+            Ok(cls) => Ok(Value::str(cls.package.name.to_string())),
+            Err(_) => Ok(Value::Null),
+        },
+        None => Ok(Value::Null),
+    }
+}
+
+/// `cloudResource(package, name, kind)`: kind is `string`, `bytes`,
+/// `yaml` or `json`.
+fn resource(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let package = a.get(0).as_str().unwrap_or("").to_string();
+    let name = runtime::pyrepr::to_str(a.get(1));
+    let kind = a.get(2).as_str().unwrap_or("string").to_string();
+    let bytes = read_resource(&ex, &package, &name)?;
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    match kind.as_str() {
+        "yaml" => yaml_value(&text, &format!("{package}/Resources/{name}")),
+        "json" => runtime::json::from_tagged_str(&text),
+        _ => Ok(Value::str(text)),
+    }
+}
+
+// ---- Heat ---------------------------------------------------------------
+
+fn get<'a>(v: &'a Value, k: &str) -> Option<&'a Value> {
+    match v {
+        Value::Dict(d) => d.get(&s(k)),
+        _ => None,
+    }
+}
+
+fn address(c: &mut Cloud, res: &str, floating: bool) -> String {
+    let k = format!("{}{res}", if floating { "fip:" } else { "" });
+    let n = c.addresses.len() as u32;
+    let i = *c.addresses.entry(k).or_insert(n);
+    if floating {
+        format!("172.24.4.{}", 10 + i % 240)
+    } else {
+        format!("10.0.{}.{}", i / 240, 10 + i % 240)
+    }
+}
+
+fn fake_id(stack: &str, res: &str) -> String {
+    // FNV-1a: a stable id per stack and resource.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in stack.bytes().chain([b'/']).chain(res.bytes()) {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    let h2 = h.rotate_left(29) ^ 0x9e37_79b9_7f4a_7c15;
+    format!(
+        "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+        h >> 32,
+        (h >> 16) & 0xffff,
+        h & 0xffff,
+        h2 >> 48,
+        h2 & 0xffff_ffff_ffff
+    )
+}
+
+fn attr(c: &mut Cloud, stack: &str, template: &Value, res: &str, attr: &str) -> Value {
+    let rtype = get(template, "resources")
+        .and_then(|r| get(r, res))
+        .and_then(|r| get(r, "type"))
+        .and_then(|t| t.as_str())
+        .unwrap_or("")
+        .to_string();
+    match attr {
+        "first_address" | "ip_address" | "private_ip" => s(&address(c, res, false)),
+        "floating_ip_address" | "public_ip" => s(&address(c, res, true)),
+        "addresses" | "networks" => {
+            let ip = address(c, res, false);
+            dict(vec![("network", Value::list(vec![s(&ip)]))])
+        }
+        "fixed_ips" => {
+            let ip = address(c, res, false);
+            Value::list(vec![dict(vec![
+                ("ip_address", s(&ip)),
+                ("subnet_id", s(&fake_id(stack, "subnet"))),
+            ])])
+        }
+        "id" | "show" => s(&fake_id(stack, res)),
+        "name" => s(res),
+        _ if rtype == "OS::Neutron::FloatingIP" => s(&address(c, res, true)),
+        _ => s(&format!("{res}.{attr}")),
+    }
+}
+
+fn resolve(c: &mut Cloud, stack: &str, template: &Value, params: &Value, v: &Value) -> Value {
+    match v {
+        Value::Dict(d) if d.len() == 1 => {
+            let (k, arg) = d.iter().next().map(|(k, a)| (k.clone(), a.clone())).unwrap();
+            match k.as_str().unwrap_or("") {
+                "get_attr" | "Fn::GetAtt" => {
+                    if let Value::List(l) = &arg {
+                        let res = l.first().and_then(|x| x.as_str()).unwrap_or("");
+                        let name = l.get(1).and_then(|x| x.as_str()).unwrap_or("");
+                        return attr(c, stack, template, res, name);
+                    }
+                }
+                "get_resource" | "Ref" => {
+                    let res = arg.as_str().unwrap_or("");
+                    if get(params, res).is_some() {
+                        return get(params, res).cloned().unwrap_or(Value::Null);
+                    }
+                    return s(&fake_id(stack, res));
+                }
+                "get_param" => {
+                    let name = match &arg {
+                        Value::List(l) => l.first().and_then(|x| x.as_str()).unwrap_or(""),
+                        other => other.as_str().unwrap_or(""),
+                    };
+                    if let Some(v) = get(params, name) {
+                        return v.clone();
+                    }
+                    return get(template, "parameters")
+                        .and_then(|p| get(p, name))
+                        .and_then(|p| get(p, "default"))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                }
+                "list_join" => {
+                    if let Value::List(l) = &arg {
+                        let sep = l.first().and_then(|x| x.as_str()).unwrap_or("").to_string();
+                        let mut parts = Vec::new();
+                        for x in l.iter().skip(1) {
+                            if let Value::List(items) = resolve(c, stack, template, params, x) {
+                                for i in items.iter() {
+                                    parts.push(runtime::pyrepr::to_str(i));
+                                }
+                            }
+                        }
+                        return s(&parts.join(&sep));
+                    }
+                }
+                _ => {}
+            }
+            let mut out = Dict::default();
+            out.insert(k, resolve(c, stack, template, params, &arg));
+            Value::dict(out)
+        }
+        Value::Dict(d) => {
+            let mut out = Dict::default();
+            for (k, x) in d.iter() {
+                out.insert(k.clone(), resolve(c, stack, template, params, x));
+            }
+            Value::dict(out)
+        }
+        Value::List(l) => Value::list(
+            l.iter()
+                .map(|x| resolve(c, stack, template, params, x))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// `cloudStackPush(name, template, parameters)`: records the template and
+/// returns the stack outputs.
+fn stack_push(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let name = runtime::pyrepr::to_str(a.get(0));
+    let template = crate::finalize(cx.env, a.get(1).clone())?;
+    let params = crate::finalize(cx.env, a.get(2).clone())?;
+    Ok(with_cloud(&ex, |c| {
+        let mut outputs = Dict::default();
+        if let Some(Value::Dict(outs)) = get(&template, "outputs") {
+            for (k, o) in outs.iter() {
+                let v = get(o, "value").cloned().unwrap_or(Value::Null);
+                outputs.insert(k.clone(), resolve(c, &name, &template, &params, &v));
+            }
+        }
+        c.pushes.push(dict(vec![
+            ("stack", s(&name)),
+            ("template", template.clone()),
+            ("parameters", params.clone()),
+        ]));
+        let st = c.stacks.entry(name.clone()).or_default();
+        st.template = template;
+        st.parameters = params;
+        st.outputs = outputs.clone();
+        st.pushes += 1;
+        st.deleted = false;
+        Value::dict(outputs)
+    }))
+}
+
+/// `cloudStackDelete(name)`.
+fn stack_delete(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let name = runtime::pyrepr::to_str(a.get(0));
+    with_cloud(&ex, |c| {
+        let st = c.stacks.entry(name.clone()).or_default();
+        st.deleted = true;
+        st.outputs = Dict::default();
+        st.template = Value::dict(Dict::default());
+        c.events.push(dict(vec![("event", s("stackDeleted")), ("stack", s(&name))]));
+    });
+    Ok(Value::Null)
+}
+
+/// `cloudStackId(name)`: a stable stack id.
+fn stack_id(cx: &Cx, a: Args) -> Result<Value> {
+    let _ = executor(cx)?;
+    let name = runtime::pyrepr::to_str(a.get(0));
+    Ok(s(&fake_id("stack", &name)))
+}
+
+// ---- the agent ----------------------------------------------------------
+
+fn plan_files(ex: &Executor, package: &str, plan: &Value) -> Value {
+    let mut out = Dict::default();
+    let mut add = |name: &str| {
+        let content = read_resource(ex, package, &format!("scripts/{name}"))
+            .map(|b| s(&String::from_utf8_lossy(&b)))
+            .unwrap_or(Value::Null);
+        out.insert(s(name), content);
+    };
+    match get(plan, "Files") {
+        Some(Value::List(l)) => {
+            for f in l.iter() {
+                match f {
+                    Value::Dict(d) => {
+                        for (k, _) in d.iter() {
+                            add(&runtime::pyrepr::to_str(k));
+                        }
+                    }
+                    other => add(&runtime::pyrepr::to_str(other)),
+                }
+            }
+        }
+        Some(Value::Dict(d)) => {
+            for (_, f) in d.iter() {
+                match get(f, "Name") {
+                    Some(n) => add(&runtime::pyrepr::to_str(n)),
+                    None => add(&runtime::pyrepr::to_str(f)),
+                }
+            }
+        }
+        _ => {}
+    }
+    Value::dict(out)
+}
+
+/// `cloudAgentPlan(host, plan, package, call, answer)`: records an
+/// execution plan sent to the agent of `host`; returns `answer` for a
+/// `call`, null for a `send`.
+fn agent_plan(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let host = runtime::pyrepr::to_str(a.get(0));
+    let plan = crate::finalize(cx.env, a.get(1).clone())?;
+    let package = a.get(2).as_str().unwrap_or("").to_string();
+    let call = a.get(3).truthy();
+    let answer = a.get(4).clone();
+    let files = plan_files(&ex, &package, &plan);
+    let name = get(&plan, "Name").cloned().unwrap_or(Value::Null);
+    with_cloud(&ex, |c| {
+        c.plans.push(dict(vec![
+            ("host", s(&host)),
+            ("method", s(if call { "call" } else { "send" })),
+            ("name", name),
+            ("package", s(&package)),
+            ("plan", plan),
+            ("files", files),
+        ]))
+    });
+    Ok(if call { answer } else { Value::Null })
+}
+
+// ---- reports ------------------------------------------------------------
+
+/// `cloudRecord(section, entry)`: appends to `reports`, `notifications` or
+/// `events` of the record.
+fn record_entry(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let section = a.get(0).as_str().unwrap_or("events").to_string();
+    let entry = crate::finalize(cx.env, a.get(1).clone())?;
+    with_cloud(&ex, |c| match section.as_str() {
+        "reports" => c.reports.push(entry),
+        "notifications" => c.notifications.push(entry),
+        _ => c.events.push(entry),
+    });
+    Ok(Value::Null)
+}
+
+/// `cloudAddress(resource, floating)`: the simulated address of a resource.
+fn address_fn(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let res = runtime::pyrepr::to_str(a.get(0));
+    let floating = a.get(1).truthy();
+    Ok(s(&with_cloud(&ex, |c| address(c, &res, floating))))
+}
+
+/// Registers the natives of the simulated cloud.
+pub fn register(r: &mut Registry) {
+    r.function("cloudCallerPackage", vec![], caller_package);
+    r.function(
+        "cloudResource",
+        vec![
+            p("package", Ty::Any).nullable(),
+            p("name", Ty::Any),
+            p("kind", Ty::Any).nullable(),
+        ],
+        resource,
+    );
+    r.function(
+        "cloudStackPush",
+        vec![
+            p("name", Ty::Any),
+            p("template", Ty::Any).nullable(),
+            p("parameters", Ty::Any).nullable(),
+        ],
+        stack_push,
+    );
+    r.function("cloudStackDelete", vec![p("name", Ty::Any)], stack_delete);
+    r.function("cloudStackId", vec![p("name", Ty::Any)], stack_id);
+    r.function(
+        "cloudAgentPlan",
+        vec![
+            p("host", Ty::Any).nullable(),
+            p("plan", Ty::Any).nullable(),
+            p("package", Ty::Any).nullable(),
+            p("call", Ty::Any).nullable(),
+            p("answer", Ty::Any).nullable(),
+        ],
+        agent_plan,
+    );
+    r.function(
+        "cloudRecord",
+        vec![p("section", Ty::Any), p("entry", Ty::Any).nullable()],
+        record_entry,
+    );
+    r.function(
+        "cloudAddress",
+        vec![p("resource", Ty::Any), p("floating", Ty::Any).nullable()],
+        address_fn,
+    );
+}

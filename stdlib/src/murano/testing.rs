@@ -1,0 +1,387 @@
+//! The MuranoPL test framework's engine side (murano-test-runner): method
+//! mocks set up with `inject`, `withOriginal` and `originalMethod` inside
+//! mock expressions, and the native part of `io.murano.test.TestFixture`
+//! (`load`, `startEnv`, `finishEnv`).
+//!
+//! * `inject(Type|$obj, methodName, $mockObj, mockMethodName)`: calls of
+//!   `methodName` on objects of `Type` (or on `$obj` only) run
+//!   `$mockObj.mockMethodName(...)` with the original arguments instead.
+//! * `inject(Type|$obj, methodName, expr)`: such calls evaluate `expr` in
+//!   the context `inject` was called in (per call). Inside it,
+//!   `withOriginal(name => expr, ...)` evaluates expressions in the
+//!   intercepted call's context (its arguments by name, `$this` the
+//!   receiver) and gives a context with them bound as `$name` (use with
+//!   `->`), and `originalMethod()` runs the real method.
+//!
+//! Mocks belong to one executor and stay until [`clear_mocks`] (the test
+//! runner makes a fresh executor per test). [`intercept`] is the hook the
+//! executor calls before running a method body.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use runtime::ctx::Frame;
+use runtime::registry::{force_val, kw, lazy, p, Args, Cx, Registry, Ty};
+use runtime::value::ObjRef;
+use runtime::{Error, Result, Value};
+
+use compiler::murano::ArgUsage;
+
+use super::{exec, executor, model, Class, Executor, Method};
+
+/// What a mocked call does instead.
+#[derive(Clone)]
+enum Action {
+    /// Call a method of another object (the test fixture).
+    Method { obj: Value, name: String },
+    /// Evaluate an expression (a lazily compiled argument).
+    Expr { expr: Value, legacy: bool },
+}
+
+/// What a mock applies to.
+#[derive(Clone)]
+enum Target {
+    /// Objects of a class (or derived classes), and its static methods.
+    Class(String),
+    /// One object (slot, store).
+    Object(u32, u64),
+}
+
+#[derive(Clone)]
+struct Mock {
+    executor: usize,
+    target: Target,
+    method: String,
+    action: Action,
+}
+
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static MOCKS: Mutex<Vec<Mock>> = Mutex::new(Vec::new());
+
+/// An intercepted call, for `originalMethod()`.
+struct Pending {
+    this: Value,
+    class: Arc<Class>,
+    method: Arc<Method>,
+    vars: Vec<(Arc<str>, Value)>,
+}
+
+thread_local! {
+    static PENDING: RefCell<Vec<(i64, Arc<Pending>)>> = const { RefCell::new(Vec::new()) };
+    static NEXT_ID: RefCell<i64> = const { RefCell::new(1) };
+}
+
+fn key(ex: &Executor) -> usize {
+    ex as *const Executor as usize
+}
+
+fn mocks() -> std::sync::MutexGuard<'static, Vec<Mock>> {
+    MOCKS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Drops every mock of an executor.
+pub fn clear_mocks(ex: &Executor) {
+    let k = key(ex);
+    let mut m = mocks();
+    m.retain(|x| x.executor != k);
+    ACTIVE.store(!m.is_empty(), Ordering::Relaxed);
+}
+
+/// The mock hook: called by the executor with a method's arguments bound,
+/// before its body runs. `this` is the receiver as called (a `cast` view
+/// is not intercepted), `plain` the receiver the body would run with.
+/// Returns the mock's result when a mock applies.
+pub fn intercept(
+    ex: &Executor,
+    this: &Value,
+    plain: &Value,
+    class: &Arc<Class>,
+    method: &Arc<Method>,
+    vars: &[(Arc<str>, Value)],
+) -> Option<Result<Value>> {
+    if !ACTIVE.load(Ordering::Relaxed) || method.name.starts_with('.') {
+        return None;
+    }
+    let k = key(ex);
+    let candidates: Vec<Mock> = mocks()
+        .iter()
+        .filter(|m| m.executor == k && *m.method == *method.name)
+        .cloned()
+        .collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    let (slot, actual) = match this {
+        Value::Object(o) => {
+            let actual = ex.class_of(o).ok()?;
+            if *o.class != *actual.name {
+                // A `cast`/`super` view: the real method runs.
+                return None;
+            }
+            (Some((o.slot, o.store)), actual)
+        }
+        Value::Type(t) => (None, ex.class(&t.name).ok()?),
+        _ => return None,
+    };
+    // Object mocks win over class mocks; the latest injection wins.
+    let found = candidates
+        .iter()
+        .rev()
+        .find(|m| matches!(m.target, Target::Object(s, st) if Some((s, st)) == slot))
+        .or_else(|| {
+            candidates
+                .iter()
+                .rev()
+                .find(|m| matches!(&m.target, Target::Class(c) if actual.is_a(c)))
+        })?
+        .clone();
+    Some(run_mock(ex, &found.action, plain, class, method, vars))
+}
+
+fn run_mock(
+    ex: &Executor,
+    action: &Action,
+    plain: &Value,
+    class: &Arc<Class>,
+    method: &Arc<Method>,
+    vars: &[(Arc<str>, Value)],
+) -> Result<Value> {
+    match action {
+        Action::Method { obj, name } => {
+            let mut pos = Vec::new();
+            let mut named: Vec<(Arc<str>, Value)> = Vec::new();
+            for (a, (_, v)) in method.args.iter().zip(vars) {
+                match a.usage {
+                    ArgUsage::Standard => pos.push(v.clone()),
+                    ArgUsage::VarArgs => {
+                        if let Value::List(l) = v {
+                            pos.extend(l.iter().cloned());
+                        }
+                    }
+                    ArgUsage::KwArgs => {
+                        if let Value::Dict(d) = v {
+                            for (k, x) in d.iter() {
+                                named.push((runtime::pyrepr::to_str(k).into(), x.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+            match ex.call(obj, name, pos, named, false)? {
+                Some(v) => Ok(v),
+                None => Err(Error::new(
+                    "NoMethodFound",
+                    format!("Mock method {name} is not found"),
+                )),
+            }
+        }
+        Action::Expr { expr, legacy } => {
+            let Value::Lambda(closure) = expr else {
+                return Ok(expr.clone());
+            };
+            let pending = Arc::new(Pending {
+                this: plain.clone(),
+                class: class.clone(),
+                method: method.clone(),
+                vars: vars.to_vec(),
+            });
+            let id = NEXT_ID.with(|n| {
+                let mut n = n.borrow_mut();
+                *n += 1;
+                *n
+            });
+            // The original call's context: its arguments by name.
+            let mut orig = Frame::child(&ex.class_ctx(class, plain.clone()), &[]);
+            for (k, v) in vars {
+                orig.vars.push((k.clone(), v.clone()));
+            }
+            let mut f = Frame::child(&closure.ctx, &[]);
+            f.vars
+                .push(("#mockOriginal".into(), Value::Context(Arc::new(orig))));
+            f.vars.push(("#mockCall".into(), Value::Int(id)));
+            PENDING.with(|p| p.borrow_mut().push((id, pending)));
+            let env = ex.env(*legacy).clone();
+            let r = closure.call_in(&env, &Arc::new(f), &[]);
+            PENDING.with(|p| p.borrow_mut().retain(|(i, _)| *i != id));
+            r
+        }
+    }
+}
+
+fn target_of(ex: &Executor, v: &Value) -> Result<Target> {
+    match v {
+        Value::Object(o) => Ok(Target::Object(o.slot, o.store)),
+        Value::Type(t) => Ok(Target::Class(t.name.to_string())),
+        Value::Str(s) => {
+            // A class name given as a string.
+            let c = ex.class(s)?;
+            Ok(Target::Class(c.name.to_string()))
+        }
+        other => Err(Error::type_(format!(
+            "inject: expected a class or an object, got {}",
+            other.type_name()
+        ))),
+    }
+}
+
+/// `inject(target, targetMethod, expr)` and
+/// `inject(target, targetMethod, mockObject, mockName)`.
+fn inject(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let target = match a.get(0) {
+        Value::Str(s) => {
+            // Resolve in the calling class's namespaces.
+            let full = match ex.ctx_class(cx.ctx) {
+                Some(c) => c.resolve(s),
+                None => s.to_string(),
+            };
+            target_of(&ex, &Value::str(full))?
+        }
+        other => target_of(&ex, other)?,
+    };
+    let method = a.str(1).to_string();
+    let action = match a.get(3) {
+        Value::Null => Action::Expr {
+            expr: a.get(2).clone(),
+            legacy: cx.env.options().legacy,
+        },
+        name => {
+            let obj = force_val(cx, a.get(2))?;
+            if !matches!(obj, Value::Object(_)) {
+                return Err(Error::type_("inject: the mock object must be an object"));
+            }
+            Action::Method {
+                obj,
+                name: runtime::pyrepr::to_str(name),
+            }
+        }
+    };
+    let mut m = mocks();
+    m.push(Mock {
+        executor: key(&ex),
+        target,
+        method,
+        action,
+    });
+    ACTIVE.store(true, Ordering::Relaxed);
+    Ok(Value::Null)
+}
+
+/// `withOriginal(name => expr, ...)`: a context with each expression
+/// evaluated in the intercepted call's context, bound as `$name`.
+fn with_original(cx: &Cx, a: Args) -> Result<Value> {
+    let Value::Context(orig) = cx.ctx.var("#mockOriginal") else {
+        return Err(Error::new(
+            "RuntimeError",
+            "withOriginal() is only available inside a mock expression",
+        ));
+    };
+    let mut f = Frame::child(cx.ctx, &[]);
+    for (k, v) in a.kw {
+        let x = match &v {
+            Value::Lambda(c) => c.call_in(cx.env, &orig, &[])?,
+            other => other.clone(),
+        };
+        f.vars.push((k, x));
+    }
+    Ok(Value::Context(Arc::new(f)))
+}
+
+/// `originalMethod()`: runs the intercepted method for real.
+fn original_method(cx: &Cx, _: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let Value::Int(id) = cx.ctx.var("#mockCall") else {
+        return Err(Error::new(
+            "RuntimeError",
+            "originalMethod() is only available inside a mock expression",
+        ));
+    };
+    let pending = PENDING.with(|p| {
+        p.borrow()
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, c)| c.clone())
+    });
+    let Some(c) = pending else {
+        return Err(Error::new("RuntimeError", "the mocked call is over"));
+    };
+    let env = ex.env(c.class.package.legacy).clone();
+    exec::run_method(
+        &ex,
+        &env,
+        &c.class,
+        &c.method,
+        c.this.clone(),
+        c.vars.clone(),
+    )
+}
+
+/// `TestFixture.load(model)`: an object model (`{Objects: ...}`) or one
+/// object definition, loaded into live objects; the root object.
+fn test_load(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let v = a.get(0);
+    let is_model = matches!(v, Value::Dict(d) if d.get(&Value::str("Objects")).is_some());
+    let root: Option<Arc<ObjRef>> = if is_model {
+        model::load_model(&ex, v)?
+    } else {
+        let resolver = ex.ctx_class(cx.ctx);
+        model::load(&ex, v, None, resolver.as_deref(), None)?
+    };
+    Ok(root.map(Value::Object).unwrap_or(Value::Null))
+}
+
+/// `TestFixture.startEnv()` / `finishEnv()`: session boundaries (nothing
+/// is asynchronous in the simulated cloud).
+fn test_env_session(_: &Cx, _: Args) -> Result<Value> {
+    Ok(Value::Null)
+}
+
+/// `testContains(needle, haystack)`: Python's `in` for the assertions.
+fn test_contains(cx: &Cx, a: Args) -> Result<Value> {
+    let needle = a.get(0);
+    Ok(Value::Bool(match a.get(1) {
+        Value::Str(s) => match needle {
+            Value::Str(n) => s.contains(&**n),
+            _ => false,
+        },
+        Value::Dict(d) => d.get(needle).is_some(),
+        Value::Null => false,
+        other => cx.to_vec(other)?.iter().any(|x| x == needle),
+    }))
+}
+
+/// Registers the test-runner functions.
+pub fn register(r: &mut Registry) {
+    r.function(
+        "inject",
+        vec![
+            p("target", Ty::Any),
+            p("targetMethod", Ty::Str),
+            lazy("expr"),
+            p("mockName", Ty::Any).opt(),
+        ],
+        inject,
+    );
+    r.function(
+        "withOriginal",
+        vec![kw("kwargs", Ty::Any).nullable().lazy()],
+        with_original,
+    );
+    r.function("originalMethod", vec![], original_method);
+    r.function(
+        "testFixtureLoad",
+        vec![p("model", Ty::Any).nullable()],
+        test_load,
+    );
+    r.function("testFixtureSession", vec![], test_env_session);
+    r.function(
+        "testContains",
+        vec![
+            p("needle", Ty::Any).nullable(),
+            p("haystack", Ty::Any).nullable(),
+        ],
+        test_contains,
+    );
+}
