@@ -60,6 +60,44 @@ enum Cmd {
         #[command(subcommand)]
         cmd: crate::package::PackageCmd,
     },
+    /// Dynamic UI: `model` (the object model a package's UI produces), `forms`.
+    Ui {
+        #[command(subcommand)]
+        cmd: crate::ui::UiCmd,
+    },
+    /// Run the MuranoPL tests of a package (classes extending
+    /// io.murano.test.TestFixture).
+    Test {
+        /// A package directory or .zip.
+        package: std::path::PathBuf,
+        /// Test classes or `Class.test` names to run (default: all).
+        tests: Vec<String>,
+        /// A directory whose subfolders or .zip files are packages
+        /// (searched to satisfy `Require`); repeatable.
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<std::path::PathBuf>,
+    },
+    /// Run a method (default `deploy`) of an object model in the simulated cloud.
+    Run {
+        /// Package directories or .zip files.
+        #[arg(required = true)]
+        packages: Vec<std::path::PathBuf>,
+        /// The object model (JSON).
+        #[arg(long)]
+        model: std::path::PathBuf,
+        /// The method to call.
+        #[arg(long, default_value = "deploy")]
+        method: String,
+        /// Write the resulting model here.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+        /// Write the deployment record (JSON) here.
+        #[arg(long)]
+        record: Option<std::path::PathBuf>,
+        /// Package search path (repeatable).
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<std::path::PathBuf>,
+    },
     /// Time evaluation: compile once, evaluate N times.
     BenchEval {
         /// The expression.
@@ -173,6 +211,27 @@ fn run(cli: Cli) -> i32 {
             jobs,
         } => crate::validate::run(packages, models, jobs),
         Cmd::Package { cmd } => crate::package::run(cmd),
+        Cmd::Ui { cmd } => crate::ui::run(cmd),
+        Cmd::Run {
+            packages,
+            model,
+            method,
+            out,
+            record,
+            libs,
+        } => crate::run::run(crate::run::RunArgs {
+            packages,
+            model,
+            method,
+            out,
+            record,
+            libs,
+        }),
+        Cmd::Test {
+            package,
+            tests,
+            libs,
+        } => crate::test_cmd::run(&package, &tests, &libs),
         Cmd::BenchEval {
             expr,
             data,

@@ -11,7 +11,10 @@
 pub mod cli;
 pub mod dsl;
 pub mod package;
+pub mod run;
+pub mod test_cmd;
 pub mod validate;
+pub mod ui;
 
 pub use compiler::{compile, CompileOptions, Program};
 pub use runtime::{json, Env, Error, Options, Value};

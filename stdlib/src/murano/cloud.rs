@@ -27,13 +27,24 @@ use super::{executor, Executor};
 /// Reads a resource file (`Resources/NAME`) of a package.
 pub type ResourceReader = Arc<dyn Fn(&str) -> Option<Vec<u8>> + Send + Sync>;
 
-#[derive(Default)]
 struct Stack {
     template: Value,
     parameters: Value,
     outputs: Dict,
     pushes: usize,
     deleted: bool,
+}
+
+impl Default for Stack {
+    fn default() -> Stack {
+        Stack {
+            template: Value::Null,
+            parameters: Value::Null,
+            outputs: Dict::default(),
+            pushes: 0,
+            deleted: false,
+        }
+    }
 }
 
 #[derive(Default)]

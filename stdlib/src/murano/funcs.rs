@@ -211,8 +211,8 @@ fn raise_python(_: &Cx, _: Args) -> Result<Value> {
 
 /// `sleep(seconds)`: gives way to the other green threads (the clock is
 /// virtual: no real time passes).
-fn sleep(_: &Cx, _: Args) -> Result<Value> {
-    vm::coro::yield_now();
+fn sleep(_: &Cx, a: Args) -> Result<Value> {
+    vm::coro::sleep(a.get(0).as_f64().unwrap_or(0.0));
     Ok(Value::Null)
 }
 

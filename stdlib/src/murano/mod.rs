@@ -21,6 +21,7 @@ pub mod model;
 pub mod packages;
 pub mod reflection;
 pub mod serialize;
+pub mod ui;
 pub mod testing;
 
 use std::any::Any;

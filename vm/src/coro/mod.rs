@@ -20,6 +20,29 @@ thread_local! {
     static CURRENT: Cell<*const Yielder<(), ()>> = const { Cell::new(std::ptr::null()) };
     static CURRENT_ID: Cell<u64> = const { Cell::new(0) };
     static NEXT_ID: Cell<u64> = const { Cell::new(1) };
+    /// The virtual clock, in seconds.
+    static CLOCK: Cell<f64> = const { Cell::new(0.0) };
+    /// The wake-up time the running green thread asked for when it yielded.
+    static WAKE: Cell<f64> = const { Cell::new(0.0) };
+}
+
+/// The virtual clock (seconds since the first green thread started).
+pub fn now() -> f64 {
+    CLOCK.with(|c| c.get())
+}
+
+/// Sleeps `secs` seconds of virtual time: the scheduler resumes the other
+/// green threads that are due earlier first. Outside green threads the
+/// clock simply advances.
+pub fn sleep(secs: f64) {
+    let secs = if secs.is_finite() && secs > 0.0 { secs } else { 0.0 };
+    let wake = now() + secs;
+    if !in_green_thread() {
+        CLOCK.with(|c| c.set(wake));
+        return;
+    }
+    WAKE.with(|w| w.set(wake));
+    yield_now();
 }
 
 /// The id of the running green thread (0 outside green threads).
@@ -39,6 +62,10 @@ pub fn yield_now() {
     if y.is_null() {
         return;
     }
+    // A plain yield is due now.
+    if WAKE.with(|w| w.get()) < now() {
+        WAKE.with(|w| w.set(now()));
+    }
     // SAFETY: `CURRENT` is non-null only while `run` is inside
     // `Coroutine::resume` of the coroutine that owns this yielder (it is set
     // right before the resume and restored right after), and the yielder
@@ -51,6 +78,7 @@ type Task<T> = Box<dyn FnOnce() -> T>;
 
 struct Thread<T> {
     id: u64,
+    wake: f64,
     index: usize,
     co: Coroutine<(), (), T, DefaultStack>,
     yielder: std::rc::Rc<Cell<*const Yielder<(), ()>>>,
@@ -83,22 +111,38 @@ pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Vec<T> {
                 v
             });
             ready.push_back(Thread {
+                wake: now(),
                 id,
                 index,
                 co,
                 yielder: cell,
             });
         }
-        let Some(mut t) = ready.pop_front() else {
+        // The thread due first (FIFO among equals) runs next; the virtual
+        // clock jumps to its wake-up time.
+        let Some(next) = ready
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.wake.total_cmp(&b.1.wake).then(a.0.cmp(&b.0)))
+            .map(|(i, _)| i)
+        else {
             break;
         };
+        let mut t = ready.remove(next).expect("ready thread");
+        if t.wake > now() {
+            CLOCK.with(|c| c.set(t.wake));
+        }
+        WAKE.with(|w| w.set(now()));
         let prev = CURRENT.with(|c| c.replace(t.yielder.get()));
         let prev_id = CURRENT_ID.with(|c| c.replace(t.id));
         let r = t.co.resume(());
         CURRENT.with(|c| c.set(prev));
         CURRENT_ID.with(|c| c.set(prev_id));
         match r {
-            CoroutineResult::Yield(()) => ready.push_back(t),
+            CoroutineResult::Yield(()) => {
+                t.wake = WAKE.with(|w| w.get());
+                ready.push_back(t)
+            }
             CoroutineResult::Return(v) => results[t.index] = Some(v),
         }
     }
@@ -111,6 +155,21 @@ pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sleeping_threads_wake_in_virtual_time_order() {
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let mk = |name: &'static str, secs: f64, log: Rc<RefCell<Vec<String>>>| -> Task<()> {
+            Box::new(move || {
+                sleep(secs);
+                log.borrow_mut().push(name.to_string());
+            })
+        };
+        let start = now();
+        run(vec![mk("slow", 5.0, log.clone()), mk("fast", 1.0, log.clone()), mk("mid", 2.0, log.clone())], 0);
+        assert_eq!(*log.borrow(), vec!["fast", "mid", "slow"]);
+        assert!((now() - start - 5.0).abs() < 1e-9);
+    }
     use std::cell::RefCell;
     use std::rc::Rc;
 

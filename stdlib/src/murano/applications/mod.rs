@@ -74,5 +74,8 @@ pub fn package(registry: &FormatRegistry) -> Result<Arc<dyn PackageFormat>> {
         path: PathBuf::from(PATH),
         files,
     };
-    Ok(Arc::from((entry.factory)(PackageBase { source, manifest })?))
+    Ok(Arc::from((entry.factory)(PackageBase {
+        source,
+        manifest,
+    })?))
 }

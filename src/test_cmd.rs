@@ -1,0 +1,238 @@
+//! `muranopl test PKG [Class[.test]...] [-L DIR]...`: the MuranoPL test
+//! runner (murano-test-runner). Test classes are the package's classes
+//! that extend `io.murano.test.TestFixture`; their tests are their own
+//! methods whose names start with `test`. Every test runs on a fresh
+//! executor and a fresh fixture object: `setUp`, the test, `tearDown`.
+//! Each test prints as `Class.test ..... OK` or `FAIL!` (with the error
+//! below it), then a summary; the exit status is 1 when any test fails.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use stdlib::murano::packages::{to_package, FormatRegistry, PackageFormat, PackageLoader};
+use stdlib::murano::{cloud, exec, model, testing, Executor};
+
+use crate::Value;
+
+const FIXTURE: &str = "io.murano.test.TestFixture";
+
+/// A package and its requirements, ready to make executors from.
+struct Suite {
+    root: Arc<dyn PackageFormat>,
+    deps: Vec<Arc<dyn PackageFormat>>,
+}
+
+impl Suite {
+    fn load(path: &Path, libs: &[PathBuf]) -> Result<Suite, String> {
+        let root: Arc<dyn PackageFormat> = FormatRegistry::builtin()
+            .load(path)
+            .map_err(|e| e.message().to_string())?;
+        let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
+        let deps = loader.resolve(&root).map_err(|e| e.message().to_string())?;
+        Ok(Suite { root, deps })
+    }
+
+    /// A fresh executor over the package and its requirements, with the
+    /// packages' resources readable.
+    fn executor(&self) -> Result<Arc<Executor>, String> {
+        let mut pkgs = Vec::new();
+        let all: Vec<&Arc<dyn PackageFormat>> = std::iter::once(&self.root)
+            .chain(self.deps.iter())
+            .collect();
+        for p in &all {
+            let (pkg, errors) = to_package(&***p);
+            if let Some(e) = errors.first() {
+                return Err(format!("{}: {}", p.full_name(), e.message()));
+            }
+            pkgs.push(pkg);
+        }
+        let ex = Executor::new(pkgs);
+        for p in all {
+            let p2 = p.clone();
+            cloud::set_resources(
+                &ex,
+                p.full_name(),
+                Arc::new(move |name: &str| p2.get_resource(name).ok()),
+            );
+        }
+        Ok(ex)
+    }
+}
+
+fn render(ex: &Executor, e: &runtime::Error) -> String {
+    let names = exec::error_names(ex, e, false);
+    let kind = names
+        .first()
+        .cloned()
+        .unwrap_or_else(|| e.kind().to_string());
+    format!("{kind}: {}", e.message())
+}
+
+/// Runs one test on a fresh executor.
+fn run_one(suite: &Suite, class: &str, test: &str) -> Result<(), String> {
+    let ex = suite.executor()?;
+    let r = run_in(&ex, class, test);
+    testing::clear_mocks(&ex);
+    cloud::forget(&ex);
+    r
+}
+
+fn run_in(ex: &Arc<Executor>, class: &str, test: &str) -> Result<(), String> {
+    let err = |e: runtime::Error| render(ex, &e);
+    let mut header = runtime::Dict::default();
+    header.insert(Value::str("type"), Value::str(class));
+    header.insert(Value::str("id"), Value::str(ex.new_id()));
+    let mut def = runtime::Dict::default();
+    def.insert(Value::str("?"), Value::dict(header));
+    let obj = model::load(ex, &Value::dict(def), None, None, None)
+        .map_err(err)?
+        .ok_or_else(|| format!("could not create {class}"))?;
+    let this = Value::Object(obj);
+    ex.call(&this, "setUp", vec![], vec![], false)
+        .map_err(err)?;
+    let r = ex.call(&this, test, vec![], vec![], false);
+    let down = ex.call(&this, "tearDown", vec![], vec![], false);
+    match r {
+        Ok(Some(_)) => {}
+        Ok(None) => return Err(format!("method {test} is not found in {class}")),
+        Err(e) => return Err(err(e)),
+    }
+    down.map_err(err)?;
+    Ok(())
+}
+
+/// The test classes of the package and their tests, in declaration order.
+fn discover(suite: &Suite) -> Result<Vec<(String, Vec<String>)>, String> {
+    let ex = suite.executor()?;
+    let mut names = suite.root.classes();
+    if let Some(p) = ex.packages().first() {
+        for c in p.class_names() {
+            if !names.contains(&c) {
+                names.push(c);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let Ok(class) = ex.class(&name) else {
+            continue;
+        };
+        if *class.name != *name || !class.is_a(FIXTURE) || &*class.name == FIXTURE {
+            continue;
+        }
+        let tests: Vec<String> = class
+            .decl
+            .methods
+            .iter()
+            .map(|m| m.name.to_string())
+            .filter(|m| m.starts_with("test"))
+            .collect();
+        out.push((name, tests));
+    }
+    cloud::forget(&ex);
+    Ok(out)
+}
+
+/// Does a `Class` or `Class.test` selector pick this test? A class may be
+/// given by its full name or by its last part.
+fn selected(sel: &[String], class: &str, test: &str) -> bool {
+    if sel.is_empty() {
+        return true;
+    }
+    let short = class.rsplit('.').next().unwrap_or(class);
+    sel.iter().any(|s| {
+        let is = |c: &str| c == class || c == short;
+        if is(s) {
+            return true;
+        }
+        match s.rsplit_once('.') {
+            Some((c, t)) => t == test && is(c),
+            None => false,
+        }
+    })
+}
+
+/// Runs `muranopl test`; returns the exit status.
+pub fn run(package: &Path, selectors: &[String], libs: &[PathBuf]) -> i32 {
+    let suite = match Suite::load(package, libs) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let classes = match discover(&suite) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let mut plan: Vec<(String, String)> = Vec::new();
+    for (c, tests) in &classes {
+        for t in tests {
+            if selected(selectors, c, t) {
+                plan.push((c.clone(), t.clone()));
+            }
+        }
+    }
+    // A selector that matches nothing is an error.
+    for s in selectors {
+        if !plan
+            .iter()
+            .any(|(c, t)| selected(std::slice::from_ref(s), c, t))
+        {
+            eprintln!("error: no test class or test matches {s}");
+            return 2;
+        }
+    }
+    let width = plan
+        .iter()
+        .map(|(c, t)| c.len() + t.len() + 1)
+        .max()
+        .unwrap_or(0)
+        + 3;
+    let started = Instant::now();
+    let mut failures: Vec<(String, String)> = Vec::new();
+    for (c, t) in &plan {
+        let name = format!("{c}.{t}");
+        print!("{name} {} ", ".".repeat(width - name.len()));
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_one(&suite, c, t)))
+            .unwrap_or_else(|_| Err("InternalError: panic".to_string()));
+        match r {
+            Ok(()) => println!("OK"),
+            Err(e) => {
+                println!("FAIL!");
+                for line in e.lines() {
+                    println!("    {line}");
+                }
+                failures.push((name, e));
+            }
+        }
+    }
+    println!("{}", "-".repeat(70));
+    println!(
+        "Ran {} test{} in {:.3}s",
+        plan.len(),
+        if plan.len() == 1 { "" } else { "s" },
+        started.elapsed().as_secs_f64()
+    );
+    println!();
+    if failures.is_empty() {
+        println!("OK");
+        0
+    } else {
+        println!(
+            "FAILED (failures={}, passed={})",
+            failures.len(),
+            plan.len() - failures.len()
+        );
+        for (name, _) in &failures {
+            println!("  FAIL: {name}");
+        }
+        1
+    }
+}

@@ -1,0 +1,151 @@
+//! `muranopl ui model|forms`: the object model a package's Dynamic UI
+//! produces (as Murano's dashboard would), and its parsed forms.
+
+use std::path::{Path, PathBuf};
+
+use clap::Subcommand;
+use stdlib::murano::packages::{node_value, FormatRegistry, PackageFormat, PackageLoader};
+use stdlib::murano::ui::{generate, ModelOptions, UiDefinition};
+
+/// `muranopl ui ...`.
+#[derive(Subcommand)]
+pub enum UiCmd {
+    /// Print the object model (JSON) of a package's application, from its
+    /// UI definition: answers, else `initial` values, else samples.
+    Model {
+        /// A package directory or .zip.
+        package: PathBuf,
+        /// A directory whose subfolders or .zip files are packages
+        /// (searched for application-typed fields); repeatable.
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<PathBuf>,
+        /// Answers (JSON or YAML): `{form: {field: value}}`.
+        #[arg(long)]
+        answers: Option<PathBuf>,
+        /// Print the cleaned form data too (`{"data": ..., "model": ...}`).
+        #[arg(long)]
+        with_data: bool,
+        /// Do not print notes (samples used, warnings) to stderr.
+        #[arg(long, short = 'q')]
+        quiet: bool,
+    },
+    /// Print a package's parsed UI forms and fields as JSON.
+    Forms {
+        /// A package directory or .zip.
+        package: PathBuf,
+    },
+}
+
+/// Runs a `ui` subcommand; returns the exit status.
+pub fn run(cmd: UiCmd) -> i32 {
+    let r = match cmd {
+        UiCmd::Model {
+            package,
+            libs,
+            answers,
+            with_data,
+            quiet,
+        } => model(&package, &libs, answers.as_deref(), with_data, quiet),
+        UiCmd::Forms { package } => forms(&package),
+    };
+    match r {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+fn to_json(v: &runtime::Value) -> String {
+    let s = runtime::json::to_tagged_string(v);
+    match serde_json::from_str::<serde_json::Value>(&s) {
+        Ok(j) => serde_json::to_string_pretty(&j).unwrap_or(s),
+        Err(_) => s,
+    }
+}
+
+fn err(e: runtime::Error) -> String {
+    format!("{}: {}", e.kind(), e.message())
+}
+
+fn load_ui(pkg: &dyn PackageFormat) -> Result<UiDefinition, String> {
+    let Some(text) = pkg.ui().map_err(err)? else {
+        return Err(format!(
+            "package {} has no UI definition ({})",
+            pkg.full_name(),
+            pkg.base()
+                .source
+                .display(&format!("UI/{}", pkg.base().manifest.ui))
+        ));
+    };
+    let file = pkg
+        .base()
+        .source
+        .display(&format!("UI/{}", pkg.base().manifest.ui));
+    UiDefinition::parse(&text, &file).map_err(err)
+}
+
+fn read_answers(path: &Path) -> Result<runtime::Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let docs = compiler::murano::load_documents(&text, &path.display().to_string()).map_err(err)?;
+    Ok(docs
+        .first()
+        .map(node_value)
+        .unwrap_or(runtime::Value::Null))
+}
+
+fn model(
+    package: &Path,
+    libs: &[PathBuf],
+    answers: Option<&Path>,
+    with_data: bool,
+    quiet: bool,
+) -> Result<(), String> {
+    let pkg = FormatRegistry::builtin().load(package).map_err(err)?;
+    let ui = load_ui(&*pkg)?;
+    let answers = match answers {
+        Some(p) => match read_answers(p)? {
+            runtime::Value::Null => None,
+            v => Some(v),
+        },
+        None => None,
+    };
+    let loader = if libs.is_empty() {
+        None
+    } else {
+        Some(PackageLoader::new(libs).map_err(err)?)
+    };
+    let out = generate(
+        &ui,
+        &ModelOptions {
+            package: pkg.full_name().to_string(),
+            answers,
+            loader: loader.as_ref(),
+            ids: None,
+            nesting: 0,
+        },
+    )
+    .map_err(err)?;
+    if !quiet {
+        for n in &out.notes {
+            eprintln!("note: {n}");
+        }
+    }
+    if with_data {
+        let mut d = runtime::Dict::default();
+        d.insert(runtime::Value::str("data"), out.data);
+        d.insert(runtime::Value::str("model"), out.model);
+        println!("{}", to_json(&runtime::Value::dict(d)));
+    } else {
+        println!("{}", to_json(&out.model));
+    }
+    Ok(())
+}
+
+fn forms(package: &Path) -> Result<(), String> {
+    let pkg = FormatRegistry::builtin().load(package).map_err(err)?;
+    let ui = load_ui(&*pkg)?;
+    println!("{}", to_json(&ui.describe()));
+    Ok(())
+}
