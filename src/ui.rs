@@ -89,10 +89,7 @@ fn load_ui(pkg: &dyn PackageFormat) -> Result<UiDefinition, String> {
 fn read_answers(path: &Path) -> Result<runtime::Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let docs = compiler::murano::load_documents(&text, &path.display().to_string()).map_err(err)?;
-    Ok(docs
-        .first()
-        .map(node_value)
-        .unwrap_or(runtime::Value::Null))
+    Ok(docs.first().map(node_value).unwrap_or(runtime::Value::Null))
 }
 
 fn model(

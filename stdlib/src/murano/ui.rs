@@ -48,6 +48,13 @@ pub const DASHBOARD_ATTRS_KEY: &str = "_26411a1861294160833743e45d0eaad9";
 /// The form the dashboard appends (Version 2.2+: the application name).
 pub const WF_MANAGEMENT_NAME: &str = "workflowManagement";
 
+/// How UI expressions compile: the dashboard evaluates them with yaql's
+/// legacy (0.2-compatible) engine, without MuranoPL operators.
+const COMPILE: CompileOptions = CompileOptions {
+    legacy: true,
+    murano: false,
+};
+
 const MARK: &str = "\u{1}ui.template:";
 const MAX_REPEAT: i64 = 10_000;
 const MAX_DEPTH: usize = 64;
@@ -186,24 +193,6 @@ impl FieldType {
         }
         .to_string()
     }
-
-    fn is_stringy(&self) -> bool {
-        matches!(
-            self,
-            FieldType::String
-                | FieldType::Text
-                | FieldType::Password
-                | FieldType::ClusterIp
-                | FieldType::Domain
-                | FieldType::Image
-                | FieldType::Flavor
-                | FieldType::Keypair
-                | FieldType::Azone
-                | FieldType::Choice
-                | FieldType::SecurityGroup
-                | FieldType::Volume
-        )
-    }
 }
 
 /// A compiled piece of UI YAML: constants and YAQL expressions.
@@ -248,7 +237,8 @@ impl Tpl {
     }
 
     fn from_node(n: &Node) -> Result<Tpl> {
-        Tpl::compile(&n.to_template(LoadOptions { legacy: false })?)
+        check_yaql(n)?;
+        Tpl::compile(&n.to_template(LoadOptions { legacy: true })?)
     }
 
     /// True when this is a constant.
@@ -257,16 +247,51 @@ impl Tpl {
     }
 }
 
+/// A plain scalar that looks like YAQL (`$...`, `func(...`) but does not
+/// parse would silently become a string (as in the dashboard); it is an
+/// error here, with the parser's message.
+fn check_yaql(n: &Node) -> Result<()> {
+    match &n.kind {
+        NodeKind::Scalar {
+            value,
+            style: compiler::murano::ScalarStyle::Plain,
+            tag: None,
+        } => {
+            let t = value.trim();
+            let looks = t.starts_with('$')
+                || t.find('(').is_some_and(|i| {
+                    i > 0
+                        && t[..i]
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                        && t[..i].starts_with(|c: char| c.is_ascii_alphabetic())
+                });
+            if looks {
+                if let Err(e) = compiler::yaql::parse(
+                    t,
+                    compiler::yaql::LexOptions {
+                        legacy: true,
+                        murano: false,
+                    },
+                ) {
+                    return Err(n.pos.error(
+                        "YaqlGrammarException",
+                        format!("bad YAQL expression `{t}`: {}", e.message()),
+                    ));
+                }
+            }
+            Ok(())
+        }
+        NodeKind::Scalar { .. } => Ok(()),
+        NodeKind::Seq(items) => items.iter().try_for_each(check_yaql),
+        NodeKind::Map(entries) => entries
+            .iter()
+            .try_for_each(|(k, v)| check_yaql(k).and_then(|_| check_yaql(v))),
+    }
+}
+
 fn compile_yaql(src: &str, pos: &Pos) -> Result<Program> {
-    compiler::compile(
-        src,
-        &registry(),
-        CompileOptions {
-            legacy: false,
-            murano: true,
-        },
-    )
-    .map_err(|e| {
+    compiler::compile(src, &registry(), COMPILE).map_err(|e| {
         Error::new(
             e.kind().to_string(),
             format!("{pos}: {} in `{src}`", e.message()),
@@ -432,7 +457,10 @@ fn parse_validators(n: &Node, what: &str) -> Result<Vec<Validator>> {
         if it.as_map().is_none() {
             return Err(it.pos.error(
                 "UiDefinitionError",
-                format!("a validator must be a mapping with `expr`, not a {}", it.kind_name()),
+                format!(
+                    "a validator must be a mapping with `expr`, not a {}",
+                    it.kind_name()
+                ),
             ));
         }
         let Some(expr) = it.get("expr") else {
@@ -480,9 +508,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
         ));
     }
     let Some(name_n) = n.get("name") else {
-        return Err(n
-            .pos
-            .error("UiDefinitionError", "a field needs a `name`"));
+        return Err(n.pos.error("UiDefinitionError", "a field needs a `name`"));
     };
     let name = scalar_text(name_n, "field name")?.to_string();
     if name.is_empty() {
@@ -502,9 +528,10 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
                 names.push(scalar_text(it, "field type")?.to_string());
             }
             if names.is_empty() {
-                return Err(type_n
-                    .pos
-                    .error("UiDefinitionError", format!("field {name}: empty type list")));
+                return Err(type_n.pos.error(
+                    "UiDefinitionError",
+                    format!("field {name}: empty type list"),
+                ));
             }
             FieldType::App(names)
         }
@@ -651,7 +678,10 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
             }
         },
     };
-    let allow_auto = !matches!(n.get("allow_auto").map(node_value), Some(Value::Bool(false)));
+    let allow_auto = !matches!(
+        n.get("allow_auto").map(node_value),
+        Some(Value::Bool(false))
+    );
     let confirm_input = !matches!(
         n.get("confirmInput").map(node_value),
         Some(Value::Bool(false))
@@ -697,7 +727,10 @@ fn parse_form(name: &str, body: &Node, pos: &Pos, version: UiVersion) -> Result<
     if body.as_map().is_none() {
         return Err(body.pos.error(
             "UiDefinitionError",
-            format!("form {name} must be a mapping with `fields`, not a {}", body.kind_name()),
+            format!(
+                "form {name} must be a mapping with `fields`, not a {}",
+                body.kind_name()
+            ),
         ));
     }
     if let Some(f) = body.get("fields") {
@@ -718,7 +751,10 @@ fn parse_form(name: &str, body: &Node, pos: &Pos, version: UiVersion) -> Result<
             _ => {
                 return Err(f.pos.error(
                     "UiDefinitionError",
-                    format!("form {name}: fields must be a list, not a {}", f.kind_name()),
+                    format!(
+                        "form {name}: fields must be a list, not a {}",
+                        f.kind_name()
+                    ),
                 ))
             }
         }
@@ -745,7 +781,10 @@ impl UiDefinition {
         if doc.as_map().is_none() {
             return Err(doc.pos.error(
                 "UiDefinitionError",
-                format!("a UI definition must be a mapping, not a {}", doc.kind_name()),
+                format!(
+                    "a UI definition must be a mapping, not a {}",
+                    doc.kind_name()
+                ),
             ));
         }
         let version = match doc.get("Version") {
@@ -823,20 +862,17 @@ impl UiDefinition {
                     for it in items {
                         let entries = match it.as_map() {
                             Some(e) if e.len() == 1 => e,
-                            _ => {
-                                return Err(it.pos.error(
-                                    "UiDefinitionError",
-                                    "each form must be a mapping of one form name to its definition",
-                                ))
-                            }
+                            _ => return Err(it.pos.error(
+                                "UiDefinitionError",
+                                "each form must be a mapping of one form name to its definition",
+                            )),
                         };
                         let (k, body) = &entries[0];
                         let name = scalar_text(k, "form name")?;
                         if forms.iter().any(|x: &Form| x.name == name) {
-                            return Err(k.pos.error(
-                                "UiDefinitionError",
-                                format!("duplicate form {name}"),
-                            ));
+                            return Err(k
+                                .pos
+                                .error("UiDefinitionError", format!("duplicate form {name}")));
                         }
                         forms.push(parse_form(name, body, &k.pos, version)?);
                     }
@@ -1219,6 +1255,7 @@ pub fn registry() -> Arc<Registry> {
     static R: OnceLock<Arc<Registry>> = OnceLock::new();
     R.get_or_init(|| {
         let mut r = Registry::new();
+        r.set_any_form(true);
         r.group("ui");
         r.function(
             "repeat",
@@ -1227,7 +1264,10 @@ pub fn registry() -> Arc<Registry> {
         );
         r.function(
             "generateHostname",
-            vec![p("pattern", Ty::Any).nullable(), p("number", Ty::Any).nullable()],
+            vec![
+                p("pattern", Ty::Any).nullable(),
+                p("number", Ty::Any).nullable(),
+            ],
             f_generate_hostname,
         );
         r.function("name", vec![], f_name);
@@ -1245,7 +1285,7 @@ pub fn registry() -> Arc<Registry> {
             vec![p("data", Ty::Any).nullable()],
             f_encrypt,
         );
-        r.merge_from(&crate::registry(false));
+        r.merge_from(&crate::registry(true));
         Arc::new(r)
     })
     .clone()
@@ -1256,7 +1296,7 @@ fn options() -> Options {
         limit_iterators: None,
         memory_quota: None,
         convert_sets_to_lists: true,
-        legacy: false,
+        legacy: true,
     }
 }
 
@@ -1284,7 +1324,9 @@ fn sample_image(image_type: Option<&str>) -> String {
         return "ws-2012-std".into();
     }
     match t.split_once('.') {
-        Some((_, rest)) if !rest.is_empty() => format!("ubuntu16.04-x64-{}", rest.replace('.', "-")),
+        Some((_, rest)) if !rest.is_empty() => {
+            format!("ubuntu16.04-x64-{}", rest.replace('.', "-"))
+        }
         _ => "ubuntu16.04-x64".into(),
     }
 }
@@ -1300,6 +1342,12 @@ fn string_candidates(field: &Field) -> Vec<String> {
     }
     if n.contains("domain") {
         c.extend(["acme.local", "example.com"].map(String::from));
+    }
+    if n.contains("auth") {
+        c.push("http://keystone.example.com:5000/v3".into());
+    }
+    if n.contains("osimage") {
+        c.push("ubuntu16.04-x64".into());
     }
     if n.contains("url") || n.contains("repo") || n.contains("uri") {
         c.extend(
@@ -1338,8 +1386,18 @@ fn string_candidates(field: &Field) -> Vec<String> {
     }
     c.extend(
         [
-            "sample", "sample1", "Sample1", "sample-1", "a", "abc", "a1", "A1", "P@ssw0rd1",
-            "example.com", "10.0.0.10", "1",
+            "sample",
+            "sample1",
+            "Sample1",
+            "sample-1",
+            "a",
+            "abc",
+            "a1",
+            "A1",
+            "P@ssw0rd1",
+            "example.com",
+            "10.0.0.10",
+            "1",
         ]
         .map(String::from),
     );
@@ -1532,7 +1590,9 @@ impl Gen<'_> {
             FieldType::Network => match v {
                 Value::Null => Value::list(vec![Value::Null, Value::Null]),
                 Value::Str(s) => match s.split_once(',') {
-                    Some((n, sub)) => Value::list(vec![Value::str(n.trim()), Value::str(sub.trim())]),
+                    Some((n, sub)) => {
+                        Value::list(vec![Value::str(n.trim()), Value::str(sub.trim())])
+                    }
                     None => Value::list(vec![Value::str(&*s), Value::Null]),
                 },
                 Value::List(l) if l.len() == 2 => Value::List(l),
@@ -1690,7 +1750,10 @@ impl Gen<'_> {
                 if !required {
                     return Ok(Value::Null);
                 }
-                let mut i = field.min_value.unwrap_or(1).max(field.min_value.unwrap_or(0));
+                let mut i = field
+                    .min_value
+                    .unwrap_or(1)
+                    .max(field.min_value.unwrap_or(0));
                 if let Some(m) = field.max_value {
                     i = i.min(m);
                 }
@@ -1717,7 +1780,10 @@ impl Gen<'_> {
                 if field.allow_auto {
                     return Ok(Value::list(vec![Value::Null, Value::Null]));
                 }
-                Value::list(vec![Value::str("private-net"), Value::str("private-subnet")])
+                Value::list(vec![
+                    Value::str("private-net"),
+                    Value::str("private-subnet"),
+                ])
             }
             FieldType::Choice => field.choices[0].0.clone(),
             FieldType::DatabaseList => {
@@ -1786,9 +1852,10 @@ impl Gen<'_> {
             return Ok(Value::Null);
         }
         for t in types {
-            let found = loader.found.values().flatten().find(|f| {
-                f.package.full_name() == t || f.package.classes().iter().any(|c| c == t)
-            });
+            let found =
+                loader.found.values().flatten().find(|f| {
+                    f.package.full_name() == t || f.package.classes().iter().any(|c| c == t)
+                });
             let Some(found) = found else { continue };
             let pkg = found.package.clone();
             let ids = self.opts.ids.clone();
@@ -1861,12 +1928,7 @@ impl Gen<'_> {
         Ok(Value::Null)
     }
 
-    fn field_value(
-        &mut self,
-        form: &Form,
-        field: &Field,
-        data: &Dict,
-    ) -> Result<Value> {
+    fn field_value(&mut self, form: &Form, field: &Field, data: &Dict) -> Result<Value> {
         let ctx = self.ctx(data);
         let required = self.eval(&field.required, &ctx)?.truthy()
             && !matches!(field.ty, FieldType::Boolean | FieldType::FloatingIp);
@@ -2074,14 +2136,7 @@ pub fn generate(ui: &UiDefinition, opts: &ModelOptions) -> Result<Outcome> {
     });
     let h: Arc<dyn Host> = host.clone();
     let env = Env::with_host(registry(), options(), h);
-    let regex_prog = compiler::compile(
-        "$v =~ $p",
-        &registry(),
-        CompileOptions {
-            legacy: false,
-            murano: true,
-        },
-    )?;
+    let regex_prog = compiler::compile("$v =~ $p", &registry(), COMPILE)?;
     let g = Gen {
         ui,
         opts,
@@ -2147,7 +2202,7 @@ mod tests {
         cur
     }
 
-    const AD: &str = r#"
+    const AD: &str = r##"
 Version: 2.2
 Templates:
   primaryController:
@@ -2212,7 +2267,7 @@ Forms:
           imageType: windows.2012
         - name: network
           type: network
-"#;
+"##;
 
     #[test]
     fn active_directory_defaults() {
@@ -2236,7 +2291,9 @@ Forms:
             get(m, &["primaryController", "host", "image"]).as_str(),
             Some("ws-2012-std")
         );
-        assert!(get(m, &["primaryController", "host", "?", "id"]).as_str().is_some());
+        assert!(get(m, &["primaryController", "host", "?", "id"])
+            .as_str()
+            .is_some());
         assert_eq!(json(get(m, &["secondaryControllers"])), "[]");
         // password sample is strong
         let pw = get(&out.data, &["appConfiguration", "adminPassword"]);
@@ -2255,8 +2312,18 @@ Forms:
         assert_eq!(get(sc, &["0", "host", "name"]).as_str(), Some("dc-2"));
         assert_eq!(get(sc, &["1", "host", "name"]).as_str(), Some("dc-3"));
         assert_eq!(
-            get(sc, &["1", "host", "networks", "customNetworks", "0", "internalNetworkName"])
-                .as_str(),
+            get(
+                sc,
+                &[
+                    "1",
+                    "host",
+                    "networks",
+                    "customNetworks",
+                    "0",
+                    "internalNetworkName"
+                ]
+            )
+            .as_str(),
             Some("net1")
         );
         let a = get(sc, &["0", "?", "id"]).as_str().unwrap();
@@ -2276,7 +2343,11 @@ Forms:
         let e = model(AD, Some("appConfiguration: {dcInstances: 9}"))
             .err()
             .unwrap();
-        assert!(e.message().contains("less than or equal to 5"), "{}", e.message());
+        assert!(
+            e.message().contains("less than or equal to 5"),
+            "{}",
+            e.message()
+        );
         assert!(e.message().starts_with("ui.yaml:"), "{}", e.message());
         let e = model(AD, Some("appConfiguration: {unitNamingPattern: '9x'}"))
             .err()
@@ -2294,7 +2365,11 @@ Forms:
         .unwrap();
         assert!(e.message().contains("Incrementation"), "{}", e.message());
         let e = model(AD, Some("nosuchForm: {a: 1}")).err().unwrap();
-        assert!(e.message().contains("no form nosuchForm"), "{}", e.message());
+        assert!(
+            e.message().contains("no form nosuchForm"),
+            "{}",
+            e.message()
+        );
     }
 
     #[test]
@@ -2316,7 +2391,9 @@ Forms:
             ("a: [\n", "ui.yaml:"),
         ];
         for (text, want) in cases {
-            let e = UiDefinition::parse(text, "ui.yaml").err().unwrap_or_else(|| panic!("{text}"));
+            let e = UiDefinition::parse(text, "ui.yaml")
+                .err()
+                .unwrap_or_else(|| panic!("{text}"));
             assert!(e.message().contains(want), "{text}: {}", e.message());
             assert!(e.message().starts_with("ui.yaml:"), "{}", e.message());
         }
@@ -2344,7 +2421,10 @@ Forms:
         let h = get(&out.model, &["h"]).as_str().unwrap();
         assert!(h.chars().next().unwrap().is_ascii_lowercase() && h.len() > 5);
         assert_eq!(get(&out.model, &["c"]).as_str(), Some("App"));
-        assert_eq!(json(get(&out.model, &["r"])), json(get(&out.model, &["r2"])));
+        assert_eq!(
+            json(get(&out.model, &["r"])),
+            json(get(&out.model, &["r2"]))
+        );
     }
 
     #[test]
@@ -2358,6 +2438,22 @@ Forms:
         assert!(e.message().contains("valid choice"), "{}", e.message());
         let out = model(text, Some("f.probe: ICMP")).unwrap();
         assert_eq!(get(&out.model, &["p"]).as_str(), Some("ICMP"));
+    }
+
+    #[test]
+    fn broken_yaql_is_an_error() {
+        for bad in ["$.f.a +", "generateHostname($.x, 1", "$.f.b.foo("] {
+            let text = format!("Application:\n  ?: {{type: A}}\n  x: {bad}\n");
+            let e = UiDefinition::parse(&text, "ui.yaml").err().unwrap();
+            assert!(e.message().starts_with("ui.yaml:3:6:"), "{}", e.message());
+        }
+        // ordinary strings stay strings
+        let ui = UiDefinition::parse(
+            "Application:\n  ?: {type: A}\n  x: Apache License (2.0)\n  y: kube-#\n",
+            "ui.yaml",
+        )
+        .unwrap();
+        assert!(ui.application.is_some());
     }
 
     #[test]
