@@ -196,7 +196,7 @@ impl Emitter {
             }
             Node::Attr(r, name, set, span) => {
                 self.node(r);
-                let idx = self.konst(Value::str(&**name));
+                let idx = self.konst(Value::Str(runtime::value::intern(name)));
                 self.op(Op::Const { idx });
                 let site = self.simple_site("#attr", set, 2, *span);
                 self.op_at(Op::Attr { site }, *span);

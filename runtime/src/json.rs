@@ -57,8 +57,9 @@ pub fn from_tagged(j: &serde_json::Value) -> Result<Value> {
                 }
             }
             let mut d = Dict::default();
+            d.reserve(o.len());
             for (k, v) in o {
-                d.insert(Value::str(k.as_str()), from_tagged(v)?);
+                d.insert(Value::Str(crate::value::intern(k)), from_tagged(v)?);
             }
             Value::dict(d)
         }

@@ -459,7 +459,7 @@ impl PartialEq for Value {
         use Value::*;
         match (self, other) {
             (Null, Null) => true,
-            (Str(a), Str(b)) => a == b,
+            (Str(a), Str(b)) => Arc::ptr_eq(a, b) || a == b,
             (Int(a), Int(b)) => a == b,
             (List(a), List(b)) => Arc::ptr_eq(a, b) || a[..] == b[..],
             (Dict(a), Dict(b)) => {
@@ -579,6 +579,31 @@ impl From<Vec<Value>> for Value {
     fn from(v: Vec<Value>) -> Value {
         Value::list(v)
     }
+}
+
+/// Returns a shared string for `s`: dictionary keys of input data and the
+/// attribute names of compiled expressions go through here, so that the
+/// same key is one allocation and attribute lookups can compare pointers.
+/// Only short strings are interned, and the table is bounded.
+pub fn intern(s: &str) -> Arc<String> {
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+    const MAX_LEN: usize = 40;
+    const MAX_ENTRIES: usize = 1 << 16;
+    static TABLE: OnceLock<Mutex<HashMap<Box<str>, Arc<String>>>> = OnceLock::new();
+    if s.len() > MAX_LEN {
+        return Arc::new(s.to_string());
+    }
+    let table = TABLE.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(a) = t.get(s) {
+        return a.clone();
+    }
+    let a = Arc::new(s.to_string());
+    if t.len() < MAX_ENTRIES {
+        t.insert(s.into(), a.clone());
+    }
+    a
 }
 
 /// Error for a type mismatch found inside a native function.

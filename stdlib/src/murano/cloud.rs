@@ -134,22 +134,22 @@ pub fn record(ex: &Executor) -> Value {
 
 const RUN_COMMAND: &str = "FormatVersion: 2.1.0
 Version: 1.0.0
-Name: '%planName%'
+Name: '$planName'
 Parameters:
-  command: '%command%'
-  captureStdout: '%captureStdout%'
-  captureStderr: '%captureStderr%'
-  verifyExitcode: '%verifyExitcode%'
+  command: '$command'
+  captureStdout: '$captureStdout'
+  captureStderr: '$captureStderr'
+  verifyExitcode: '$verifyExitcode'
 Body: |
   return runCommand(args.command, captureStdout=args.captureStdout, captureStderr=args.captureStderr, verifyExitcode=args.verifyExitcode).stdout
 ";
 
 const PUT_FILE: &str = "FormatVersion: 2.1.0
 Version: 1.0.0
-Name: '%planName%'
+Name: '$planName'
 Parameters:
-  data: '%data%'
-  path: '%path%'
+  data: '$data'
+  path: '$path'
 Body: |
   return putFile(args.data, args.path)
 ";
@@ -175,8 +175,7 @@ fn read_resource(ex: &Executor, package: &str, name: &str) -> Result<Vec<u8>> {
         }
     }
     // Not in the calling package: a resource of any other loaded package.
-    let readers: Vec<ResourceReader> =
-        with_cloud(ex, |c| c.resources.values().cloned().collect());
+    let readers: Vec<ResourceReader> = with_cloud(ex, |c| c.resources.values().cloned().collect());
     for r in readers {
         if let Some(b) = r(name) {
             return Ok(b);
@@ -299,7 +298,11 @@ fn attr(c: &mut Cloud, stack: &str, template: &Value, res: &str, attr: &str) -> 
 fn resolve(c: &mut Cloud, stack: &str, template: &Value, params: &Value, v: &Value) -> Value {
     match v {
         Value::Dict(d) if d.len() == 1 => {
-            let (k, arg) = d.iter().next().map(|(k, a)| (k.clone(), a.clone())).unwrap();
+            let (k, arg) = d
+                .iter()
+                .next()
+                .map(|(k, a)| (k.clone(), a.clone()))
+                .unwrap();
             match k.as_str().unwrap_or("") {
                 "get_attr" | "Fn::GetAtt" => {
                     if let Value::List(l) = &arg {
@@ -404,7 +407,10 @@ fn stack_delete(cx: &Cx, a: Args) -> Result<Value> {
         st.deleted = true;
         st.outputs = Dict::default();
         st.template = Value::dict(Dict::default());
-        c.events.push(dict(vec![("event", s("stackDeleted")), ("stack", s(&name))]));
+        c.events.push(dict(vec![
+            ("event", s("stackDeleted")),
+            ("stack", s(&name)),
+        ]));
     });
     Ok(Value::Null)
 }
@@ -501,8 +507,18 @@ fn address_fn(cx: &Cx, a: Args) -> Result<Value> {
     Ok(s(&with_cloud(&ex, |c| address(c, &res, floating))))
 }
 
+/// `decryptData(value)`: the simulated cloud stores secrets in the clear.
+fn decrypt_data(_: &Cx, a: Args) -> Result<Value> {
+    Ok(a.get(0).clone())
+}
+
 /// Registers the natives of the simulated cloud.
 pub fn register(r: &mut Registry) {
+    r.function(
+        "decryptData",
+        vec![p("value", Ty::Any).nullable()],
+        decrypt_data,
+    );
     r.function("cloudCallerPackage", vec![], caller_package);
     r.function(
         "cloudResource",

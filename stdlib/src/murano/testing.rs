@@ -36,7 +36,11 @@ enum Action {
     /// Call a method of another object (the test fixture).
     Method { obj: Value, name: String },
     /// Evaluate an expression (a lazily compiled argument).
-    Expr { expr: Value, legacy: bool },
+    Expr {
+        expr: Value,
+        legacy: bool,
+        caller: Option<Arc<str>>,
+    },
 }
 
 /// What a mock applies to.
@@ -176,7 +180,11 @@ fn run_mock(
                 )),
             }
         }
-        Action::Expr { expr, legacy } => {
+        Action::Expr {
+            expr,
+            legacy,
+            caller,
+        } => {
             let Value::Lambda(closure) = expr else {
                 return Ok(expr.clone());
             };
@@ -200,9 +208,16 @@ fn run_mock(
             f.vars
                 .push(("#mockOriginal".into(), Value::Context(Arc::new(orig))));
             f.vars.push(("#mockCall".into(), Value::Int(id)));
+            f.vars.push((
+                "#mockClass".into(),
+                Value::str(&*class.name),
+            ));
             PENDING.with(|p| p.borrow_mut().push((id, pending)));
             let env = ex.env(*legacy).clone();
+            // The expression runs as code of the class that injected it.
+            let prev = ex.set_caller(caller.clone());
             let r = closure.call_in(&env, &Arc::new(f), &[]);
+            ex.set_caller(prev);
             PENDING.with(|p| p.borrow_mut().retain(|(i, _)| *i != id));
             r
         }
@@ -245,6 +260,7 @@ fn inject(cx: &Cx, a: Args) -> Result<Value> {
         Value::Null => Action::Expr {
             expr: a.get(2).clone(),
             legacy: cx.env.options().legacy,
+            caller: ex.ctx_class(cx.ctx).map(|c| c.name.clone()),
         },
         name => {
             let obj = force_val(cx, a.get(2))?;
@@ -277,10 +293,21 @@ fn with_original(cx: &Cx, a: Args) -> Result<Value> {
             "withOriginal() is only available inside a mock expression",
         ));
     };
+    let ex = executor(cx)?;
+    let orig_class: Option<Arc<str>> = match cx.ctx.var("#mockClass") {
+        Value::Str(s) => Some(Arc::from(s.as_str())),
+        _ => None,
+    };
     let mut f = Frame::child(cx.ctx, &[]);
     for (k, v) in a.kw {
         let x = match &v {
-            Value::Lambda(c) => c.call_in(cx.env, &orig, &[])?,
+            Value::Lambda(c) => {
+                // Evaluated as code of the intercepted method's class.
+                let prev = ex.set_caller(orig_class.clone());
+                let r = c.call_in(cx.env, &orig, &[]);
+                ex.set_caller(prev);
+                r?
+            }
             other => other.clone(),
         };
         f.vars.push((k, x));
@@ -352,6 +379,20 @@ fn test_contains(cx: &Cx, a: Args) -> Result<Value> {
     }))
 }
 
+/// `name(object)`: the object's `?.name` (murano's C1 `name()`; the
+/// applications library and its tests use it).
+fn object_name(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    match a.get(0) {
+        Value::Object(o) => ex.with_obj(o, |s| s.name.clone()),
+        _ => Ok(Value::Null),
+    }
+}
+
+fn is_object(v: &Value) -> bool {
+    matches!(v, Value::Object(_))
+}
+
 /// Registers the test-runner functions.
 pub fn register(r: &mut Registry) {
     r.function(
@@ -370,6 +411,9 @@ pub fn register(r: &mut Registry) {
         with_original,
     );
     r.function("originalMethod", vec![], original_method);
+    if r.get("name").is_none() {
+        r.function("name", vec![p("object", Ty::Check(is_object))], object_name);
+    }
     r.function(
         "testFixtureLoad",
         vec![p("model", Ty::Any).nullable()],
