@@ -902,6 +902,12 @@ fn aggregate(cx: &Cx, a: Args) -> Result<Value> {
 /// ```
 fn sum(cx: &Cx, a: Args) -> Result<Value> {
     reduce(cx, a.get(0), a.get(1), |x, y| {
+        // Numbers add directly (the `#operator_+` overload for two numbers
+        // does exactly this); anything else goes through the registry.
+        let num = |v: &Value| matches!(v, Value::Int(_) | Value::BigInt(_) | Value::Float(_));
+        if num(&x) && num(&y) && !cx.ctx.has_funcs {
+            return runtime::num::add(&x, &y);
+        }
         delegate(cx.env, cx.ctx, "#operator_+", &[x, y])
     })
 }

@@ -1404,6 +1404,7 @@ impl Host for Executor {
         named: &[(Arc<str>, ArgIn)],
     ) -> Option<Result<Value>> {
         let _gc_root = gc::FrameGuard::push(self, cx.ctx); // gc: the caller's locals stay alive
+        let _site = testing::CallSite::push(cx.ctx); // test runner: withOriginal's context
         if let Some(e) = gc::destroyed_error(self, receiver) {
             return Some(Err(e));
         }

@@ -72,8 +72,34 @@ struct Pending {
 }
 
 thread_local! {
+    static SITES: RefCell<Vec<Arc<Frame>>> = const { RefCell::new(Vec::new()) };
     static PENDING: RefCell<Vec<(i64, Arc<Pending>)>> = const { RefCell::new(Vec::new()) };
     static NEXT_ID: RefCell<i64> = const { RefCell::new(1) };
+}
+
+/// Remembers the caller's context of a method call while mocks are
+/// active (the "original context" of `withOriginal`).
+pub struct CallSite(bool);
+
+impl CallSite {
+    /// Pushes `ctx` as the current call site (only while mocks exist).
+    pub fn push(ctx: &Arc<Frame>) -> CallSite {
+        if !ACTIVE.load(Ordering::Relaxed) {
+            return CallSite(false);
+        }
+        SITES.with(|s| s.borrow_mut().push(ctx.clone()));
+        CallSite(true)
+    }
+}
+
+impl Drop for CallSite {
+    fn drop(&mut self) {
+        if self.0 {
+            SITES.with(|s| {
+                s.borrow_mut().pop();
+            });
+        }
+    }
 }
 
 fn key(ex: &Executor) -> usize {
@@ -199,14 +225,21 @@ fn run_mock(
                 *n += 1;
                 *n
             });
-            // The original call's context: its arguments by name.
-            let mut orig = Frame::child(&ex.class_ctx(class, plain.clone()), &[]);
-            for (k, v) in vars {
-                orig.vars.push((k.clone(), v.clone()));
-            }
+            // The original context: the caller's (murano's), or, for a
+            // call from outside MuranoPL, the method's arguments by name.
+            let orig = match SITES.with(|s| s.borrow().last().cloned()) {
+                Some(site) => site,
+                None => {
+                    let mut f = Frame::child(&ex.class_ctx(class, plain.clone()), &[]);
+                    for (k, v) in vars {
+                        f.vars.push((k.clone(), v.clone()));
+                    }
+                    Arc::new(f)
+                }
+            };
             let mut f = Frame::child(&closure.ctx, &[]);
             f.vars
-                .push(("#mockOriginal".into(), Value::Context(Arc::new(orig))));
+                .push(("#mockOriginal".into(), Value::Context(orig)));
             f.vars.push(("#mockCall".into(), Value::Int(id)));
             f.vars.push((
                 "#mockClass".into(),
