@@ -238,13 +238,9 @@ fn run_mock(
                 }
             };
             let mut f = Frame::child(&closure.ctx, &[]);
-            f.vars
-                .push(("#mockOriginal".into(), Value::Context(orig)));
+            f.vars.push(("#mockOriginal".into(), Value::Context(orig)));
             f.vars.push(("#mockCall".into(), Value::Int(id)));
-            f.vars.push((
-                "#mockClass".into(),
-                Value::str(&*class.name),
-            ));
+            f.vars.push(("#mockClass".into(), Value::str(&*class.name)));
             PENDING.with(|p| p.borrow_mut().push((id, pending)));
             let env = ex.env(*legacy).clone();
             // The expression runs as code of the class that injected it.
@@ -327,15 +323,18 @@ fn with_original(cx: &Cx, a: Args) -> Result<Value> {
         ));
     };
     let ex = executor(cx)?;
-    let orig_class: Option<Arc<str>> = match cx.ctx.var("#mockClass") {
-        Value::Str(s) => Some(Arc::from(s.as_str())),
-        _ => None,
+    let orig_class: Option<Arc<str>> = match ex.ctx_class(&orig) {
+        Some(c) => Some(c.name.clone()),
+        None => match cx.ctx.var("#mockClass") {
+            Value::Str(s) => Some(Arc::from(s.as_str())),
+            _ => None,
+        },
     };
     let mut f = Frame::child(cx.ctx, &[]);
     for (k, v) in a.kw {
         let x = match &v {
             Value::Lambda(c) => {
-                // Evaluated as code of the intercepted method's class.
+                // Evaluated as code of the calling method's class.
                 let prev = ex.set_caller(orig_class.clone());
                 let r = c.call_in(cx.env, &orig, &[]);
                 ex.set_caller(prev);
