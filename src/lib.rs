@@ -13,8 +13,8 @@ pub mod dsl;
 pub mod package;
 pub mod run;
 pub mod test_cmd;
-pub mod validate;
 pub mod ui;
+pub mod validate;
 
 pub use compiler::{compile, CompileOptions, Program};
 pub use runtime::{json, Env, Error, Options, Value};

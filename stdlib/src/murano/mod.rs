@@ -21,8 +21,8 @@ pub mod model;
 pub mod packages;
 pub mod reflection;
 pub mod serialize;
-pub mod ui;
 pub mod testing;
+pub mod ui;
 
 use std::any::Any;
 use std::collections::HashMap;

@@ -1440,7 +1440,7 @@ fn answer_for(answers: &Option<Value>, form: &str, field: &str) -> Option<Value>
             return Some(v.clone());
         }
     }
-    a.get(&Value::str(&format!("{form}.{field}"))).cloned()
+    a.get(&Value::str(format!("{form}.{field}"))).cloned()
 }
 
 fn check_answers(answers: &Option<Value>, ui: &UiDefinition) -> Result<()> {

@@ -35,7 +35,11 @@ pub fn now() -> f64 {
 /// green threads that are due earlier first. Outside green threads the
 /// clock simply advances.
 pub fn sleep(secs: f64) {
-    let secs = if secs.is_finite() && secs > 0.0 { secs } else { 0.0 };
+    let secs = if secs.is_finite() && secs > 0.0 {
+        secs
+    } else {
+        0.0
+    };
     let wake = now() + secs;
     if !in_green_thread() {
         CLOCK.with(|c| c.set(wake));
@@ -166,7 +170,14 @@ mod tests {
             })
         };
         let start = now();
-        run(vec![mk("slow", 5.0, log.clone()), mk("fast", 1.0, log.clone()), mk("mid", 2.0, log.clone())], 0);
+        run(
+            vec![
+                mk("slow", 5.0, log.clone()),
+                mk("fast", 1.0, log.clone()),
+                mk("mid", 2.0, log.clone()),
+            ],
+            0,
+        );
         assert_eq!(*log.borrow(), vec!["fast", "mid", "slow"]);
         assert!((now() - start - 5.0).abs() < 1e-9);
     }
