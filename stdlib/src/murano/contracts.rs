@@ -99,6 +99,16 @@ impl Contract {
         })
     }
 
+    /// True for a `template()` contract (its value stays an object
+    /// definition, not an object).
+    pub fn is_template(&self) -> bool {
+        match self {
+            Contract::Expr(p, _) => p.source().contains(".template("),
+            Contract::List(c, ..) => c.is_template(),
+            _ => false,
+        }
+    }
+
     /// Checks and coerces `v`. `owner` is the object the value belongs to
     /// (for `class()`, `owned()`); `name` names the property or argument.
     pub fn check(

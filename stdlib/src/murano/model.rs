@@ -194,6 +194,16 @@ impl Loader<'_> {
             }
             self.created.push((r.clone(), def.props.clone()));
             for (k, x) in def.props.iter() {
+                // A property whose contract is `template()` keeps object
+                // definitions as data: they are not objects of this model.
+                let is_template = k.as_str().is_some_and(|name| {
+                    class
+                        .find_prop(name)
+                        .is_some_and(|(_, p)| p.contract.is_template())
+                });
+                if is_template {
+                    continue;
+                }
                 let p = format!("{path}.{}", runtime::pyrepr::to_str(k));
                 self.scan_at(x, Some(r.clone()), Some(&class), None, &p)?;
             }
@@ -218,6 +228,26 @@ impl Loader<'_> {
 
     /// Replaces nested definitions by their objects' ids so that
     /// `class()` contracts find the created objects.
+    /// [`Loader::replace_defs`] over an object's properties, leaving
+    /// `template()` properties as they are.
+    fn replace_props(&self, props: &Dict, class: &Class) -> Dict {
+        let mut out = Dict::default();
+        for (k, x) in props.iter() {
+            let is_template = k.as_str().is_some_and(|name| {
+                class
+                    .find_prop(name)
+                    .is_some_and(|(_, p)| p.contract.is_template())
+            });
+            let v = if is_template {
+                x.clone()
+            } else {
+                self.replace_defs(x, Some(class))
+            };
+            out.insert(k.clone(), v);
+        }
+        out
+    }
+
     fn replace_defs(&self, v: &Value, resolver: Option<&Class>) -> Value {
         if let Some(def) = parse_def(self.ex, resolver, v, None) {
             if let Some(id) = def.id {
@@ -382,10 +412,7 @@ fn init_loaded(ex: &Executor, ld: &Loader) -> Result<()> {
     let mut inits = Vec::new();
     for (r, props) in &ld.created {
         let class = ex.class_of(r)?;
-        let props = match ld.replace_defs(&Value::dict(props.clone()), Some(&class)) {
-            Value::Dict(d) => (*d).clone(),
-            _ => Dict::default(),
-        };
+        let props = ld.replace_props(props, &class);
         inits.push((r.clone(), props));
     }
     // Properties: owned objects first (deepest definitions were created
@@ -538,10 +565,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
             let created = ld.created.clone();
             for (r, props) in created.iter().rev() {
                 let class = ex.class_of(r)?;
-                let props = match ld.replace_defs(&Value::dict(props.clone()), Some(&class)) {
-                    Value::Dict(d) => (*d).clone(),
-                    _ => Dict::default(),
-                };
+                let props = ld.replace_props(props, &class);
                 // Contracts may reject stale values; destruction still runs.
                 let _ = init_properties(ex, r, &props);
             }
