@@ -419,6 +419,9 @@ pub fn register(r: &mut Registry) {
             p("obj", Ty::Check(is_object)),
             p("name", Ty::Str),
             p("default", Ty::Any).opt(),
+            // The reference keys attributes by class too; ours are per
+            // object, so `forClass` does not change the lookup.
+            p("forClass", Ty::Any).opt(),
         ],
         get_attr,
     );
