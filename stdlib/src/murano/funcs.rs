@@ -366,6 +366,42 @@ fn config(cx: &Cx, a: Args) -> Result<Value> {
     Ok(ex.engine_config(&group, &setting))
 }
 
+/// Method forms of `super`, `psuper`, `cast`, `id` and `type`: only for
+/// classes of packages with runtime version 1.3 or older (Format 1.4
+/// answers `NoMethodRegisteredException`, as the reference does).
+fn legacy_method(cx: &Cx, name: &str) -> Result<()> {
+    let ex = executor(cx)?;
+    match ex.ctx_class(cx.ctx) {
+        Some(c) if c.package.runtime_le_13 => Ok(()),
+        _ => Err(Error::new(
+            "NoMethodRegisteredException",
+            format!("Unknown method \"{name}\""),
+        )),
+    }
+}
+
+fn super_m(cx: &Cx, a: Args) -> Result<Value> {
+    legacy_method(cx, "super")?;
+    super_(cx, a)
+}
+fn psuper_m(cx: &Cx, a: Args) -> Result<Value> {
+    legacy_method(cx, "psuper")?;
+    psuper(cx, a)
+}
+fn cast_m(cx: &Cx, a: Args) -> Result<Value> {
+    legacy_method(cx, "cast")?;
+    cast(cx, a)
+}
+fn id_m(cx: &Cx, a: Args) -> Result<Value> {
+    legacy_method(cx, "id")?;
+    id_(cx, a)
+}
+fn type_m(cx: &Cx, a: Args) -> Result<Value> {
+    legacy_method(cx, "type")?;
+    // The 1.3 method form gives the class name.
+    Ok(Value::str(&*obj(a.get(0))?.class))
+}
+
 /// Registers the engine functions.
 pub fn register(r: &mut Registry) {
     super::serialize::register(r);
@@ -477,6 +513,29 @@ pub fn register(r: &mut Registry) {
         ],
         psuper,
     );
+    r.method(
+        "super",
+        vec![
+            p("obj", Ty::Check(is_object)),
+            runtime::registry::lazy("expr"),
+        ],
+        super_m,
+    );
+    r.method(
+        "psuper",
+        vec![
+            p("obj", Ty::Check(is_object)),
+            runtime::registry::lazy("expr"),
+        ],
+        psuper_m,
+    );
+    r.method(
+        "cast",
+        vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)],
+        cast_m,
+    );
+    r.method("id", vec![p("obj", Ty::Check(is_object))], id_m);
+    r.method("type", vec![p("obj", Ty::Check(is_object))], type_m);
     r.method(
         "pselect",
         vec![

@@ -72,6 +72,9 @@ pub struct Package {
     pub version: Arc<str>,
     /// yaql 0.2 mode (Format 1.0 and 1.1).
     pub legacy: bool,
+    /// Runtime version 1.3 or older: the engine functions `super`,
+    /// `psuper`, `cast`, `id` and `type` also have method forms.
+    pub runtime_le_13: bool,
     decls: HashMap<String, Arc<ClassDecl>>,
     /// Class configuration: class name -> property -> value.
     pub configs: HashMap<String, Dict>,
@@ -96,6 +99,7 @@ impl Package {
             name: name.into(),
             version: version.into(),
             legacy,
+            runtime_le_13: legacy || format_le_13(format),
             decls,
             configs: HashMap::new(),
         })
@@ -177,6 +181,14 @@ impl Package {
 pub fn is_legacy_format(format: &str) -> bool {
     let f = format.rsplit('/').next().unwrap_or(format);
     f.starts_with("1.0") || f.starts_with("1.1")
+}
+
+/// True for package formats of runtime version 1.3 or older.
+pub fn format_le_13(format: &str) -> bool {
+    let f = format.rsplit('/').next().unwrap_or(format);
+    let mut it = f.split('.').map(|x| x.trim().parse::<u64>().unwrap_or(0));
+    let (major, minor) = (it.next().unwrap_or(1), it.next().unwrap_or(0));
+    major < 1 || (major == 1 && minor <= 3)
 }
 
 /// A compiled property.

@@ -1631,6 +1631,10 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> (Package, Vec<Error>, Vec<Er
         name: p.full_name().into(),
         version: p.version().to_string().into(),
         legacy,
+        runtime_le_13: {
+            let v = p.runtime_version();
+            legacy || (v.major == 1 && v.minor <= 3)
+        },
         decls,
         configs: HashMap::new(),
     };
