@@ -1686,18 +1686,45 @@ pub struct PackageLoader {
     pub found: BTreeMap<String, Vec<Found>>,
     /// Packages that failed to load.
     pub broken: Vec<Broken>,
+    /// Search-path entries that are repository roots (`apps/`, `bundles/`,
+    /// `images/`).
+    pub repositories: Vec<PathBuf>,
+}
+
+/// True when `dir` is a murano package repository root: it has an `apps/`
+/// folder and at least one of `bundles/` and `images/` (or only `apps/`
+/// with no packages directly in `dir`).
+pub fn is_repository(dir: &Path) -> bool {
+    if !dir.join("apps").is_dir() || dir.join("manifest.yaml").is_file() {
+        return false;
+    }
+    if dir.join("bundles").is_dir() || dir.join("images").is_dir() {
+        return true;
+    }
+    // `apps/` alone: a repository unless `apps` is itself a package.
+    !dir.join("apps/manifest.yaml").is_file()
 }
 
 impl PackageLoader {
     /// Scans the search path: each directory's subfolders holding a
-    /// `manifest.yaml` and its `.zip` files are packages.
+    /// `manifest.yaml` and its `.zip` files are packages. A repository
+    /// root (see [`is_repository`]) contributes the packages under its
+    /// `apps/` folder.
     pub fn new(search: &[PathBuf]) -> Result<PackageLoader> {
         let mut l = PackageLoader {
             registry: FormatRegistry::builtin(),
             found: BTreeMap::new(),
             broken: Vec::new(),
+            repositories: Vec::new(),
         };
         for dir in search {
+            let scan = if is_repository(dir) {
+                l.repositories.push(dir.clone());
+                dir.join("apps")
+            } else {
+                dir.clone()
+            };
+            let dir = &scan;
             let rd = std::fs::read_dir(dir)
                 .map_err(|e| load_error(format!("{}: {e}", dir.display())))?;
             let mut paths: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
@@ -2050,6 +2077,7 @@ mod tests {
             registry: FormatRegistry::builtin(),
             found: BTreeMap::new(),
             broken: Vec::new(),
+            repositories: Vec::new(),
         };
         for p in pkgs {
             l.add(PathBuf::from(p.full_name()), p.clone());
