@@ -55,7 +55,8 @@ enum Cmd {
         #[arg(long)]
         jobs: Option<usize>,
     },
-    /// Murano packages: `info` (manifest facts as JSON), `check` (load and compile).
+    /// Murano packages: `info` (manifest facts as JSON), `check` (load and compile),
+    /// `pack` (directory to .zip), `bundle` (resolve a bundle as JSON).
     Package {
         #[command(subcommand)]
         cmd: crate::package::PackageCmd,

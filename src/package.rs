@@ -1,12 +1,16 @@
-//! `muranopl package info|check`: package facts as JSON, and loading a
-//! package with its requirements and compiling every class of it.
+//! `muranopl package info|check|pack|bundle`: package facts as JSON,
+//! loading a package with its requirements and compiling every class of
+//! it, packing a package directory into a .zip, and resolving a bundle
+//! over the search path (directories of packages or repository roots with
+//! `apps/`, `bundles/`, `images/`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Subcommand;
 use stdlib::murano::packages::{
-    to_package, to_package_checked, FormatRegistry, PackageFormat, PackageLoader,
+    load_bundle, pack_package, to_package, to_package_checked, validate_images, FormatRegistry,
+    PackageFormat, PackageLoader,
 };
 use stdlib::murano::Executor;
 
@@ -27,6 +31,26 @@ pub enum PackageCmd {
         #[arg(short = 'L', long = "library")]
         libs: Vec<PathBuf>,
     },
+    /// Pack a package directory into a .zip (manifest.yaml, Classes/,
+    /// Resources/, UI/, images.lst, logos; template.yaml for HOT).
+    Pack {
+        /// A package directory.
+        dir: PathBuf,
+        /// The .zip to write.
+        #[arg(long = "out", short = 'o')]
+        out: PathBuf,
+    },
+    /// Resolve a bundle (JSON or YAML `{Packages: [{Name, Version}]}`, a
+    /// file or the name of a bundle in a repository's `bundles/`) and
+    /// print the packages it needs as JSON.
+    Bundle {
+        /// A bundle file, or a bundle name found in `-L` repositories.
+        bundle: PathBuf,
+        /// A directory whose subfolders or .zip files are packages, or a
+        /// repository root (`apps/`, `bundles/`, `images/`); repeatable.
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<PathBuf>,
+    },
 }
 
 /// Runs a `package` subcommand; returns the exit status.
@@ -34,6 +58,8 @@ pub fn run(cmd: PackageCmd) -> i32 {
     match cmd {
         PackageCmd::Info { package } => info(&package),
         PackageCmd::Check { package, libs } => check(&package, &libs),
+        PackageCmd::Pack { dir, out } => pack(&dir, &out),
+        PackageCmd::Bundle { bundle, libs } => bundle_cmd(&bundle, &libs),
     }
 }
 
@@ -163,6 +189,11 @@ pub fn check_package(path: &Path, libs: &[PathBuf]) -> Result<CheckReport, Strin
     report
         .errors
         .extend(errs.iter().map(|e| e.message().to_string()));
+    report.errors.extend(
+        validate_images(&*root)
+            .iter()
+            .map(|e| e.message().to_string()),
+    );
     report
         .warnings
         .extend(warns.iter().map(|e| e.message().to_string()));
@@ -249,6 +280,92 @@ fn check(path: &Path, libs: &[PathBuf]) -> i32 {
                 );
                 1
             }
+        }
+    }
+}
+
+fn pack(dir: &Path, out: &Path) -> i32 {
+    match pack_package(dir, out) {
+        Ok(files) => {
+            println!("{}: {} files", out.display(), files.len());
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {}", e.message());
+            1
+        }
+    }
+}
+
+/// Resolves a bundle over `libs`: the packages as JSON.
+pub fn bundle_json(bundle: &Path, libs: &[PathBuf]) -> Result<serde_json::Value, String> {
+    use serde_json::json;
+    let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
+    let file = if bundle.is_file() {
+        bundle.to_path_buf()
+    } else {
+        let name = bundle.to_string_lossy();
+        loader.find_bundle(&name).ok_or_else(|| {
+            format!(
+                "{}: no such bundle file{}",
+                bundle.display(),
+                if loader.repositories.is_empty() {
+                    String::new()
+                } else {
+                    " (nor in the bundles/ of the -L repositories)".to_string()
+                }
+            )
+        })?
+    };
+    let b = load_bundle(&file).map_err(|e| e.message().to_string())?;
+    let items = loader
+        .resolve_bundle(&b)
+        .map_err(|e| e.message().to_string())?;
+    let mut images = Vec::new();
+    let packages: Vec<serde_json::Value> = items
+        .iter()
+        .map(|i| {
+            if let Ok(list) = i.found.package.images() {
+                for img in list {
+                    images.push(json!({
+                        "name": img.name,
+                        "package": i.found.name,
+                        "path": loader
+                            .find_image(&img.name)
+                            .map(|p| p.display().to_string()),
+                    }));
+                }
+            }
+            json!({
+                "name": i.found.name,
+                "version": i.found.version.to_string(),
+                "path": i.found.path.display().to_string(),
+                "requested": i.requested,
+                "requiredBy": i.required_by,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "bundle": file.display().to_string(),
+        "packages": packages,
+        "images": images,
+    }))
+}
+
+fn bundle_cmd(bundle: &Path, libs: &[PathBuf]) -> i32 {
+    match bundle_json(bundle, libs) {
+        Ok(j) => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&j).unwrap_or_else(|_| j.to_string())
+            );
+            0
+        }
+        Err(e) => {
+            for l in e.lines() {
+                eprintln!("error: {l}");
+            }
+            1
         }
     }
 }

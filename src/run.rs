@@ -54,7 +54,7 @@ fn get<'a>(v: &'a Value, k: &str) -> Option<&'a Value> {
 /// The class name of an object definition (`?.type`, without version).
 fn object_type(obj: &Value) -> Option<String> {
     let t = get(obj, "?").and_then(|h| get(h, "type"))?.as_str()?;
-    Some(t.split('/').next().unwrap_or(t).to_string())
+    Some(t.split(['/', '@']).next().unwrap_or(t).to_string()) // also `Name@package` (issue 6)
 }
 
 /// Puts an application object into a default environment.
@@ -143,6 +143,11 @@ pub fn run(a: RunArgs) -> i32 {
             return 1;
         }
     };
+    // The model's `?.classVersion` / `type` versions against the loaded packages (issue 6).
+    if let Err(e) = stdlib::murano::packages::check_model_file(&a.model, &formats) {
+        eprintln!("error: {e}");
+        return 1;
+    }
     let mut pkgs = Vec::new();
     for f in &formats {
         let (p, errs) = to_package(&**f);

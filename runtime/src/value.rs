@@ -594,13 +594,38 @@ pub fn intern(s: &str) -> Arc<String> {
     if s.len() > MAX_LEN {
         return Arc::new(s.to_string());
     }
-    let table = TABLE.get_or_init(|| Mutex::new(HashMap::new()));
+    thread_local! {
+        // A per-thread cache in front of the shared table, so that threads
+        // loading data in parallel do not contend on its lock.
+        static LOCAL: std::cell::RefCell<HashMap<Box<str>, Arc<String>>> =
+            std::cell::RefCell::new(HashMap::new());
+    }
+    if let Some(a) = LOCAL.with(|l| l.borrow().get(s).cloned()) {
+        return a;
+    }
+    let a = intern_shared(s, &TABLE, MAX_ENTRIES);
+    LOCAL.with(|l| {
+        let mut l = l.borrow_mut();
+        if l.len() < MAX_ENTRIES {
+            l.insert(s.into(), a.clone());
+        }
+    });
+    a
+}
+
+fn intern_shared(
+    s: &str,
+    table: &std::sync::OnceLock<Mutex<std::collections::HashMap<Box<str>, Arc<String>>>>,
+    max_entries: usize,
+) -> Arc<String> {
+    use std::collections::HashMap;
+    let table = table.get_or_init(|| Mutex::new(HashMap::new()));
     let mut t = table.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(a) = t.get(s) {
         return a.clone();
     }
     let a = Arc::new(s.to_string());
-    if t.len() < MAX_ENTRIES {
+    if t.len() < max_entries {
         t.insert(s.into(), a.clone());
     }
     a

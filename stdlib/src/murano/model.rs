@@ -39,7 +39,8 @@ fn parse_def(
             Value::Type(t) => t.name.to_string(),
             t => {
                 let t = t.as_str()?;
-                t.split('/').next().unwrap_or(t).to_string()
+                // `Name/version@package`, `Name@package` (issue 6: versions checked in packages.rs).
+                t.split(['/', '@']).next().unwrap_or(t).to_string()
             }
         };
         let mut props = (**d).clone();

@@ -1870,6 +1870,543 @@ impl PackageLoader {
     }
 }
 
+// ---- repositories and bundles -----------------------------------------
+
+/// One entry of a bundle: a package name and an optional version.
+#[derive(Clone, Debug)]
+pub struct BundleEntry {
+    /// The package full name (`Name`).
+    pub name: String,
+    /// `Version` (absent or empty: the latest).
+    pub version: Option<String>,
+    /// Where the entry is, for messages (`file:line:col`).
+    pub pos: String,
+}
+
+/// A bundle file (JSON or YAML): `{Packages: [{Name, Version?}, ...]}`.
+#[derive(Clone, Debug)]
+pub struct Bundle {
+    /// The file as named in messages.
+    pub file: String,
+    /// The packages, in file order.
+    pub entries: Vec<BundleEntry>,
+}
+
+fn scalar_text(n: &Node) -> Option<&str> {
+    match &n.kind {
+        NodeKind::Scalar { value, .. } => Some(value),
+        _ => None,
+    }
+}
+
+/// Parses a bundle (JSON is YAML, so one parser reads both).
+pub fn parse_bundle(text: &str, file: &str) -> Result<Bundle> {
+    let docs = load_documents(text, file)?;
+    let doc = match docs.as_slice() {
+        [] => return Err(format_error(format!("{file}: the bundle is empty"))),
+        [d] if d.is_null() => return Err(format_error(format!("{file}: the bundle is empty"))),
+        [d] => d,
+        [_, d, ..] => {
+            return Err(d
+                .pos
+                .error("PackageFormatError", "a bundle must be a single document"))
+        }
+    };
+    if !matches!(doc.kind, NodeKind::Map(_)) {
+        return Err(doc.pos.error(
+            "PackageFormatError",
+            format!(
+                "a bundle must be a mapping with a Packages list, not a {}",
+                doc.kind_name()
+            ),
+        ));
+    }
+    let Some(list) = doc.get("Packages") else {
+        return Err(doc
+            .pos
+            .error("PackageFormatError", "the bundle has no Packages list"));
+    };
+    let items: &[Node] = match &list.kind {
+        NodeKind::Seq(items) => items,
+        _ if list.is_null() => &[],
+        _ => {
+            return Err(list.pos.error(
+                "PackageFormatError",
+                format!("bundle Packages must be a list, not a {}", list.kind_name()),
+            ))
+        }
+    };
+    let mut entries = Vec::new();
+    for it in items {
+        if !matches!(it.kind, NodeKind::Map(_)) {
+            return Err(it.pos.error(
+                "PackageFormatError",
+                format!(
+                    "a bundle entry must be a mapping with a Name, not a {}",
+                    it.kind_name()
+                ),
+            ));
+        }
+        let name = match it.get("Name") {
+            Some(n) if !n.is_null() => scalar_text(n)
+                .ok_or_else(|| {
+                    n.pos
+                        .error("PackageFormatError", "bundle Name must be a scalar")
+                })?
+                .trim()
+                .to_string(),
+            _ => {
+                return Err(it
+                    .pos
+                    .error("PackageFormatError", "a bundle entry has no Name"))
+            }
+        };
+        if !valid_full_name(&name) {
+            return Err(it.get("Name").expect("checked").pos.error(
+                "PackageFormatError",
+                format!("Invalid package name {name} in the bundle"),
+            ));
+        }
+        let version = match it.get("Version") {
+            None => None,
+            Some(n) if n.is_null() => None,
+            Some(n) => {
+                let t = scalar_text(n).ok_or_else(|| {
+                    n.pos
+                        .error("PackageFormatError", "bundle Version must be a scalar")
+                })?;
+                let t = t.trim();
+                if t.is_empty() {
+                    None
+                } else {
+                    VersionSpec::parse(Some(t))
+                        .map_err(|e| n.pos.error("PackageFormatError", e))?;
+                    Some(t.to_string())
+                }
+            }
+        };
+        entries.push(BundleEntry {
+            name,
+            version,
+            pos: it.pos.to_string(),
+        });
+    }
+    Ok(Bundle {
+        file: file.to_string(),
+        entries,
+    })
+}
+
+/// Reads and parses a bundle file.
+pub fn load_bundle(path: &Path) -> Result<Bundle> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| load_error(format!("{}: {e}", path.display())))?;
+    parse_bundle(&text, &path.display().to_string())
+}
+
+/// A package a bundle resolves to.
+#[derive(Clone)]
+pub struct BundleItem {
+    /// The package.
+    pub found: Found,
+    /// The version spec the bundle asked for (`None`: the latest); for a
+    /// requirement, the spec of the requirement is not kept.
+    pub requested: Option<String>,
+    /// `None` for a bundle entry; `name/version` of the package that
+    /// requires it otherwise.
+    pub required_by: Option<String>,
+}
+
+impl PackageLoader {
+    /// The file of a bundle named `name` in the repositories on the search
+    /// path (`bundles/NAME.bundle`, `bundles/NAME`, `.json`, `.yaml`).
+    pub fn find_bundle(&self, name: &str) -> Option<PathBuf> {
+        for repo in &self.repositories {
+            for f in [
+                format!("{name}.bundle"),
+                name.to_string(),
+                format!("{name}.json"),
+                format!("{name}.yaml"),
+            ] {
+                let p = repo.join("bundles").join(f);
+                if p.is_file() {
+                    return Some(p);
+                }
+            }
+        }
+        None
+    }
+
+    /// The file of an image named `name` in the repositories' `images/`.
+    pub fn find_image(&self, name: &str) -> Option<PathBuf> {
+        if name.contains('/') || name.contains('\\') || name.starts_with('.') {
+            return None;
+        }
+        self.repositories
+            .iter()
+            .map(|r| r.join("images").join(name))
+            .find(|p| p.is_file())
+    }
+
+    /// Resolves a bundle: every entry to the highest version matching its
+    /// `Version` (any version when empty), then the requirements of each.
+    /// Every unresolvable entry or requirement is reported in one error.
+    pub fn resolve_bundle(&self, b: &Bundle) -> Result<Vec<BundleItem>> {
+        let mut out: Vec<BundleItem> = Vec::new();
+        let mut errors = Vec::new();
+        let push = |out: &mut Vec<BundleItem>, item: BundleItem| {
+            if !out
+                .iter()
+                .any(|i| i.found.name == item.found.name && i.found.version == item.found.version)
+            {
+                out.push(item);
+            }
+        };
+        let mut roots = Vec::new();
+        for e in &b.entries {
+            let spec = match VersionSpec::parse(Some(e.version.as_deref().unwrap_or("*"))) {
+                Ok(s) => s,
+                Err(msg) => {
+                    errors.push(format!("{}: {msg}", e.pos));
+                    continue;
+                }
+            };
+            let want = e.version.as_deref().unwrap_or("latest");
+            let Some(cands) = self.found.get(&e.name) else {
+                let mut msg = format!(
+                    "{}: bundle package {} ({want}) is not found on the search path",
+                    e.pos, e.name
+                );
+                if !self.broken.is_empty() {
+                    msg.push_str(&format!(
+                        " ({} package(s) there failed to load)",
+                        self.broken.len()
+                    ));
+                }
+                errors.push(msg);
+                continue;
+            };
+            match cands.iter().find(|f| spec.matches(&f.version)) {
+                Some(f) => {
+                    roots.push(f.clone());
+                    push(
+                        &mut out,
+                        BundleItem {
+                            found: f.clone(),
+                            requested: e.version.clone(),
+                            required_by: None,
+                        },
+                    );
+                }
+                None => {
+                    let have: Vec<String> = cands.iter().map(|f| f.version.to_string()).collect();
+                    errors.push(format!(
+                        "{}: bundle package {} ({want}): no matching version (found {})",
+                        e.pos,
+                        e.name,
+                        have.join(", ")
+                    ));
+                }
+            }
+        }
+        for r in &roots {
+            match self.resolve(&r.package) {
+                Ok(deps) => {
+                    for d in deps {
+                        let Some(f) = self
+                            .found
+                            .get(d.full_name())
+                            .and_then(|l| l.iter().find(|f| &f.version == d.version()).cloned())
+                        else {
+                            continue;
+                        };
+                        push(
+                            &mut out,
+                            BundleItem {
+                                found: f,
+                                requested: None,
+                                required_by: Some(format!("{}/{}", r.name, r.version)),
+                            },
+                        );
+                    }
+                }
+                Err(e) => errors.extend(e.message().lines().map(str::to_string)),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(load_error(format!(
+                "{}: unresolvable bundle entries:\n{}",
+                b.file,
+                errors.join("\n")
+            )));
+        }
+        Ok(out)
+    }
+}
+
+// ---- class versions in object models ----------------------------------
+
+/// Splits a type string `Name[/version][@package]`.
+pub fn parse_type_string(t: &str) -> (String, Option<String>, Option<String>) {
+    let (rest, pkg) = match t.split_once('@') {
+        Some((r, p)) => (r, Some(p.trim().to_string()).filter(|p| !p.is_empty())),
+        None => (t, None),
+    };
+    let (name, ver) = match rest.split_once('/') {
+        Some((n, v)) => (n, Some(v.trim().to_string()).filter(|v| !v.is_empty())),
+        None => (rest, None),
+    };
+    (name.trim().to_string(), ver, pkg)
+}
+
+fn version_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Str(s) if s.trim().is_empty() => None,
+        Value::Str(s) => Some(s.trim().to_string()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::Float(f) => Some(f.to_string()),
+        _ => None,
+    }
+}
+
+/// Checks the class versions an object model asks for (`?.classVersion`,
+/// the version in a `type` string `Name/1.2.3@pkg`, and `?.package` /
+/// `@pkg`) against the packages loaded to run it. A spec no loaded
+/// version of the providing package satisfies is an error naming the
+/// object, the class, the spec and the loaded version(s). Classes no
+/// loaded package provides (the core library's, or unknown ones the
+/// executor reports) are not checked here.
+pub fn check_model_versions(model: &Value, packages: &[Arc<dyn PackageFormat>]) -> Result<()> {
+    let mut errors = Vec::new();
+    walk_model(model, packages, &mut errors);
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(load_error(errors.join("\n")))
+    }
+}
+
+/// [`check_model_versions`] on a model file (JSON); a file that cannot be
+/// read or parsed passes (its loader reports that).
+pub fn check_model_file(
+    path: &Path,
+    packages: &[Arc<dyn PackageFormat>],
+) -> std::result::Result<(), String> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Ok(());
+    };
+    let Ok(model) = runtime::json::from_tagged_str(&text) else {
+        return Ok(());
+    };
+    check_model_versions(&model, packages)
+        .map_err(|e| format!("{}: {}", path.display(), e.message()))
+}
+
+fn walk_model(v: &Value, packages: &[Arc<dyn PackageFormat>], errors: &mut Vec<String>) {
+    match v {
+        Value::List(items) => {
+            for i in items.iter() {
+                walk_model(i, packages, errors);
+            }
+        }
+        Value::Dict(d) => {
+            if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
+                check_header(h, packages, errors);
+            }
+            for (k, x) in d.iter() {
+                if k.as_str() != Some("?") {
+                    walk_model(x, packages, errors);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_header(h: &Dict, packages: &[Arc<dyn PackageFormat>], errors: &mut Vec<String>) {
+    let Some(t) = h.get(&Value::str("type")).and_then(|t| t.as_str()) else {
+        return;
+    };
+    let (class, type_ver, type_pkg) = parse_type_string(t);
+    let class_ver = h.get(&Value::str("classVersion")).and_then(version_text);
+    let pkg = type_pkg.or_else(|| {
+        h.get(&Value::str("package"))
+            .and_then(|p| p.as_str())
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+    });
+    let id = h
+        .get(&Value::str("id"))
+        .and_then(|i| i.as_str())
+        .map(|i| format!("object {i} ({class})"))
+        .unwrap_or_else(|| format!("an object of class {class}"));
+    if pkg.as_deref() == Some(CORE_PACKAGE) {
+        return;
+    }
+    let providers: Vec<&Arc<dyn PackageFormat>> = packages
+        .iter()
+        .filter(|p| p.classes().iter().any(|c| c == &class))
+        .collect();
+    if let Some(pn) = &pkg {
+        let named: Vec<&Arc<dyn PackageFormat>> =
+            packages.iter().filter(|p| p.full_name() == pn).collect();
+        if !named.is_empty() && !providers.iter().any(|p| p.full_name() == pn) {
+            errors.push(format!(
+                "{id}: package {pn} ({}) does not provide class {class}",
+                named
+                    .iter()
+                    .map(|p| p.version().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            return;
+        }
+        if named.is_empty() && !providers.is_empty() {
+            errors.push(format!(
+                "{id}: the model asks for class {class} from package {pn}, which is not loaded \
+                 (the class is provided by {})",
+                providers
+                    .iter()
+                    .map(|p| format!("{}/{}", p.full_name(), p.version()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            return;
+        }
+    }
+    let providers: Vec<&Arc<dyn PackageFormat>> = providers
+        .into_iter()
+        .filter(|p| pkg.as_deref().is_none_or(|n| p.full_name() == n))
+        .collect();
+    if providers.is_empty() {
+        return;
+    }
+    for (what, ver) in [("type", type_ver), ("classVersion", class_ver)] {
+        let Some(ver) = ver else { continue };
+        let spec = match VersionSpec::parse(Some(&ver)) {
+            Ok(s) => s,
+            Err(e) => {
+                errors.push(format!("{id}: invalid {what} version {ver:?}: {e}"));
+                continue;
+            }
+        };
+        if !providers.iter().any(|p| spec.matches(p.version())) {
+            errors.push(format!(
+                "{id}: {what} asks for class {class} version {ver} ({spec}), but the loaded \
+                 package provides {}",
+                providers
+                    .iter()
+                    .map(|p| format!("{}/{}", p.full_name(), p.version()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+}
+
+// ---- validation and packing -------------------------------------------
+
+/// The logo and supplier logo problems of a package (png, jpeg or gif, at
+/// most 500 KiB).
+pub fn validate_images(p: &dyn PackageFormat) -> Vec<Error> {
+    let mut out = Vec::new();
+    if let Err(e) = p.logo() {
+        out.push(e);
+    }
+    if let Err(e) = p.supplier_logo() {
+        out.push(e);
+    }
+    out
+}
+
+/// The files of a package directory that go into its .zip: the manifest,
+/// `template.yaml` (HOT), `Classes/`, `Resources/`, `UI/`, `images.lst`,
+/// the logo and supplier logo.
+pub fn package_files(p: &dyn PackageFormat) -> Vec<String> {
+    let src = &p.base().source;
+    let mut files: Vec<String> = Vec::new();
+    let add = |f: String, files: &mut Vec<String>| {
+        if src.exists(&f) && !files.contains(&f) {
+            files.push(f);
+        }
+    };
+    add("manifest.yaml".into(), &mut files);
+    add("template.yaml".into(), &mut files);
+    for dir in ["Classes", "Resources", "UI"] {
+        for f in src.list(dir) {
+            add(format!("{dir}/{f}"), &mut files);
+        }
+    }
+    add("images.lst".into(), &mut files);
+    let m = &p.base().manifest;
+    if let Some(l) = &m.logo {
+        add(l.clone(), &mut files);
+    }
+    if let Some(Value::Dict(s)) = &m.supplier {
+        if let Some(l) = s.get(&Value::str("Logo")).and_then(|l| l.as_str()) {
+            add(l.to_string(), &mut files);
+        }
+    }
+    files
+}
+
+/// Packs a package directory into a .zip (entries sorted within each part,
+/// fixed timestamps) after checking that it loads and its logos are valid;
+/// then loads the archive back and checks it is the same package. Returns
+/// the entries written.
+pub fn pack_package(dir: &Path, out: &Path) -> Result<Vec<String>> {
+    use std::io::Write;
+    if !dir.is_dir() {
+        return Err(load_error(format!(
+            "{}: not a package directory",
+            dir.display()
+        )));
+    }
+    let reg = FormatRegistry::builtin();
+    let p = reg.load(dir)?;
+    if let Some(e) = validate_images(&*p).into_iter().next() {
+        return Err(e);
+    }
+    let out_abs = out.canonicalize().ok();
+    let mut files = package_files(&*p);
+    files.retain(|f| {
+        let full = dir.join(f);
+        out_abs.is_none() || full.canonicalize().ok() != out_abs
+    });
+    let io = |e: std::io::Error| load_error(format!("{}: {e}", out.display()));
+    let tmp = out.with_extension("zip.tmp");
+    {
+        let f = std::fs::File::create(&tmp).map_err(io)?;
+        let mut z = zip::ZipWriter::new(f);
+        let o = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated)
+            .unix_permissions(0o644);
+        for rel in &files {
+            let bytes = p.base().source.read(rel)?.unwrap_or_default();
+            z.start_file(rel.as_str(), o)
+                .map_err(|e| load_error(format!("{}: {rel}: {e}", out.display())))?;
+            z.write_all(&bytes).map_err(io)?;
+        }
+        z.finish()
+            .map_err(|e| load_error(format!("{}: {e}", out.display())))?;
+    }
+    std::fs::rename(&tmp, out).map_err(io)?;
+    // Round trip: the archive must load as the same package.
+    let back = reg.load(out)?;
+    if back.full_name() != p.full_name()
+        || back.version() != p.version()
+        || back.classes() != p.classes()
+    {
+        return Err(load_error(format!(
+            "{}: the archive does not load back as {}/{}",
+            out.display(),
+            p.full_name(),
+            p.version()
+        )));
+    }
+    Ok(files)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
