@@ -2818,4 +2818,423 @@ mod tests {
         assert_eq!(pkg.class_names(), ["z.p.A"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    fn fixtures() -> Option<PathBuf> {
+        let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/packages");
+        if d.is_dir() {
+            Some(d)
+        } else {
+            eprintln!("skipped: no fixtures at {}", d.display());
+            None
+        }
+    }
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "muranopl-pkg-{tag}-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    fn copy_dir(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap().flatten() {
+            let p = e.path();
+            let t = to.join(e.file_name());
+            if p.is_dir() {
+                copy_dir(&p, &t);
+            } else {
+                std::fs::copy(&p, &t).unwrap();
+            }
+        }
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn fixture_test_packages() {
+        let Some(f) = fixtures() else { return };
+        let r = FormatRegistry::builtin();
+        let hot = r.load(&f.join("test_packages/test.hot.v1.app")).unwrap();
+        assert_eq!(hot.format_name(), "Heat.HOT");
+        assert_eq!(hot.classes(), ["test.hot.v1.app"]);
+        let (pkg, errors) = to_package(&*hot);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            pkg.decl("test.hot.v1.app").unwrap().extends,
+            ["io.murano.Application"]
+        );
+        let mpl = r.load(&f.join("test_packages/test.mpl.v1.app")).unwrap();
+        assert_eq!(mpl.runtime_version(), &v("1.0.0"));
+        for p in [&hot, &mpl] {
+            let s = p.supplier().unwrap();
+            let g = |k: &str| dget(s, k).cloned().unwrap_or(Value::Null);
+            assert_eq!(g("Name").as_str(), Some("Supplier Name"));
+            assert_eq!(g("Logo").as_str(), Some("test_supplier_logo.png"));
+            assert_eq!(
+                dget(&g("CompanyUrl"), "Link").and_then(|l| l.as_str()),
+                Some("http://example.com")
+            );
+            assert_eq!(
+                g("Summary").as_str().map(str::trim),
+                Some("Company summary goes here")
+            );
+            let logo = p.supplier_logo().unwrap().unwrap();
+            assert!(logo.starts_with(b"\x89PNG"));
+            assert!(validate_images(&**p).is_empty());
+        }
+        // Resources/HotFiles.
+        let files = r
+            .load(&f.join("test_packages/test.hot.v1.app_with_files"))
+            .unwrap();
+        let mut got = files.base().source.list("Resources/HotFiles");
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "middle_file/inner_file/testHeatFile",
+                "middle_file/inner_file2/testHeatFile",
+                "middle_file/testHeatFile",
+                "testHeatFile"
+            ]
+        );
+        assert!(hot.base().source.list("Resources/HotFiles").is_empty());
+    }
+
+    #[test]
+    fn fixture_broken_logo() {
+        let Some(f) = fixtures() else { return };
+        let d = temp_dir("logo");
+        copy_dir(&f.join("test_packages/test.mpl.v1.app"), &d);
+        std::fs::copy(
+            d.join("manifest_with_broken_logo.yaml"),
+            d.join("manifest.yaml"),
+        )
+        .unwrap();
+        let p = FormatRegistry::builtin().load(&d).unwrap();
+        let e = p.logo().unwrap_err();
+        assert_eq!(e.kind(), "PackageLoadError");
+        assert!(
+            e.message().contains("Unable to load logo")
+                && e.message().contains("test_logo.png.not_valid")
+                && e.message().contains("Unsupported Format"),
+            "{}",
+            e.message()
+        );
+        assert_eq!(validate_images(&*p).len(), 1);
+        let e = pack_package(&d, &d.join("out.zip")).unwrap_err();
+        assert!(e.message().contains("Unsupported Format"));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn fixture_unsupported_formats() {
+        let Some(f) = fixtures() else { return };
+        for (dir, fmt) in [
+            ("cloudify-nodecellar", "Cloudify.TOSCA/1.0.0"),
+            ("csar-hello_world", "TOSCA.CSAR/1.1.0"),
+            ("csar-wordpress", "TOSCA.CSAR/1.1.0"),
+        ] {
+            let e = FormatRegistry::builtin()
+                .load(&f.join(dir))
+                .err()
+                .unwrap_or_else(|| panic!("{dir} should not load"));
+            assert_eq!(e.kind(), "PackageFormatError");
+            assert!(
+                e.message().contains(&format!("Unsupported format {fmt}")),
+                "{dir}: {}",
+                e.message()
+            );
+        }
+    }
+
+    #[test]
+    fn fixture_mpl_package() {
+        let Some(f) = fixtures() else { return };
+        let p = FormatRegistry::builtin()
+            .load(&f.join("mpl_package"))
+            .unwrap();
+        assert_eq!(p.classes(), ["Class1", "Class2"]);
+        let c1 = p.get_class("Class1").unwrap();
+        assert_eq!(
+            c1.text,
+            std::fs::read_to_string(f.join("mpl_package/Classes/test.class1")).unwrap()
+        );
+        for bad in ["Class2", "Invalid name"] {
+            assert_eq!(
+                p.get_class(bad).unwrap_err().kind(),
+                "PackageClassLoadError"
+            );
+        }
+        let ui = p.ui().unwrap().unwrap();
+        for want in [
+            "name: license",
+            "type: string",
+            "description: Apache License, Version 2.0",
+            "hidden: false",
+            "required: false",
+        ] {
+            assert!(ui.contains(want), "{want}");
+        }
+        assert!(p.requirements().is_empty());
+        assert_eq!(p.meta().and_then(|m| m.as_str()), Some("test.meta"));
+    }
+
+    #[test]
+    fn fixture_hot_without_template() {
+        let d = temp_dir("notemplate");
+        write(
+            &d.join("manifest.yaml"),
+            "Format: Heat.HOT/1.0\nFullName: x.Hot\nType: Application\n",
+        );
+        let p = FormatRegistry::builtin().load(&d).unwrap();
+        for e in [p.get_class("x.Hot").unwrap_err(), p.ui().unwrap_err()] {
+            assert!(
+                e.message().contains("File with class definition not found"),
+                "{}",
+                e.message()
+            );
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn repository_and_bundles() {
+        let d = temp_dir("repo");
+        let pkg = |dir: &str, name: &str, ver: &str, req: &str| {
+            write(
+                &d.join("apps").join(dir).join("manifest.yaml"),
+                &format!("FullName: {name}\nType: Library\nVersion: {ver}\n{req}"),
+            );
+        };
+        pkg("lib1", "ex.Lib", "1.0.0", "");
+        pkg("lib2", "ex.Lib", "2.1.0", "");
+        pkg("app", "ex.App", "0.3.0", "Require:\n  ex.Lib: '1'\n");
+        std::fs::create_dir_all(d.join("images")).unwrap();
+        write(&d.join("images/img1"), "x");
+        write(
+            &d.join("bundles/b.bundle"),
+            r#"{"Packages": [{"Name": "ex.App"}, {"Version": "", "Name": "ex.Lib"}], "Version": 1}"#,
+        );
+        write(
+            &d.join("bundles/y.yaml"),
+            "Packages:\n- Name: ex.Lib\n  Version: 1.0\n",
+        );
+        assert!(is_repository(&d));
+        let l = PackageLoader::new(std::slice::from_ref(&d)).unwrap();
+        assert_eq!(l.repositories, std::slice::from_ref(&d));
+        assert_eq!(l.found["ex.Lib"].len(), 2);
+        assert!(l.find_image("img1").is_some() && l.find_image("../x").is_none());
+        let b = load_bundle(&l.find_bundle("b").unwrap()).unwrap();
+        let items = l.resolve_bundle(&b).unwrap();
+        let got: Vec<(String, String, Option<String>)> = items
+            .iter()
+            .map(|i| {
+                (
+                    i.found.name.clone(),
+                    i.found.version.to_string(),
+                    i.required_by.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("ex.App".into(), "0.3.0".into(), None),
+                ("ex.Lib".into(), "2.1.0".into(), None),
+                ("ex.Lib".into(), "1.0.0".into(), Some("ex.App/0.3.0".into())),
+            ]
+        );
+        // YAML, a version (YAML float text kept as written).
+        let b = load_bundle(&l.find_bundle("y").unwrap()).unwrap();
+        assert_eq!(b.entries[0].version.as_deref(), Some("1.0"));
+        assert_eq!(l.resolve_bundle(&b).unwrap()[0].found.version, v("1.0.0"));
+        // Unresolvable entries, all reported.
+        let b = parse_bundle(
+            "Packages:\n- Name: ex.Nope\n- {Name: ex.Lib, Version: '3'}\n",
+            "bad.bundle",
+        )
+        .unwrap();
+        let e = l.resolve_bundle(&b).err().unwrap();
+        let m = e.message();
+        assert!(
+            m.contains("bad.bundle:2:3: bundle package ex.Nope (latest) is not found"),
+            "{m}"
+        );
+        assert!(
+            m.contains("bad.bundle:3:3: bundle package ex.Lib (3): no matching version (found 2.1.0, 1.0.0)"),
+            "{m}"
+        );
+        // Malformed bundles.
+        for (text, want) in [
+            ("", "the bundle is empty"),
+            ("[1]", "bundle must be a mapping"),
+            ("{}", "no Packages list"),
+            ("Packages: 3", "bundle Packages must be a list"),
+            ("Packages: [x]", "bundle entry must be a mapping"),
+            ("Packages: [{Version: 1}]", "has no Name"),
+            ("Packages: [{Name: 'a b'}]", "Invalid package name"),
+            (
+                "Packages: [{Name: a, Version: '~~1'}]",
+                "invalid version spec",
+            ),
+        ] {
+            let e = parse_bundle(text, "t")
+                .err()
+                .unwrap_or_else(|| panic!("{text}"));
+            assert!(e.message().contains(want), "{text}: {}", e.message());
+        }
+        // A plain directory is not a repository.
+        assert!(!is_repository(&d.join("apps")));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn bundle_fixture() {
+        let Some(f) = fixtures() else { return };
+        let b = load_bundle(&f.join("bundles/example.bundle")).unwrap();
+        let names: Vec<&str> = b.entries.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "com.example.apache.ApacheHttpServer",
+                "com.example.apache.Tomcat"
+            ]
+        );
+        assert!(b.entries.iter().all(|e| e.version.is_none()));
+    }
+
+    #[test]
+    fn class_versions() {
+        assert_eq!(
+            parse_type_string("a.B/1.2.3@a"),
+            ("a.B".into(), Some("1.2.3".into()), Some("a".into()))
+        );
+        assert_eq!(parse_type_string("a.B"), ("a.B".into(), None, None));
+        assert_eq!(
+            parse_type_string("a.B@p"),
+            ("a.B".into(), None, Some("p".into()))
+        );
+        let d = temp_dir("cv");
+        write(
+            &d.join("manifest.yaml"),
+            "FullName: ex.P\nType: Library\nVersion: 1.2.3\nClasses:\n  ex.P.C: C.yaml\n",
+        );
+        write(&d.join("Classes/C.yaml"), "Name: ex.P.C\n");
+        let p = FormatRegistry::builtin().load(&d).unwrap();
+        let pkgs = [p];
+        let model = |hdr: &str| {
+            runtime::json::from_tagged_str(&format!(
+                r#"{{"Objects": {{"?": {{"type": "io.murano.Environment", "id": "e"}},
+                   "applications": [{{"?": {{"id": "x", {hdr}}}}}]}}}}"#
+            ))
+            .unwrap()
+        };
+        for ok in [
+            r#""type": "ex.P.C""#,
+            r#""type": "ex.P.C", "classVersion": "1.2""#,
+            r#""type": "ex.P.C", "classVersion": "1.2.3", "package": "ex.P""#,
+            r#""type": "ex.P.C/1.2.3@ex.P""#,
+            r#""type": "ex.P.C", "classVersion": ">=1.0,<2""#,
+            r#""type": "ex.P.C", "classVersion": """#,
+            r#""type": "other.Class/9.0""#,
+        ] {
+            check_model_versions(&model(ok), &pkgs).unwrap_or_else(|e| panic!("{ok}: {e:?}"));
+        }
+        for (bad, want) in [
+            (
+                r#""type": "ex.P.C", "classVersion": "2.0""#,
+                "object x (ex.P.C): classVersion asks for class ex.P.C version 2.0",
+            ),
+            (
+                r#""type": "ex.P.C/1.3@ex.P""#,
+                "type asks for class ex.P.C version 1.3 (>=1.3.0,<1.4.0-0), but the loaded package provides ex.P/1.2.3",
+            ),
+            (
+                r#""type": "ex.P.C", "package": "ex.Q""#,
+                "from package ex.Q, which is not loaded",
+            ),
+            (r#""type": "ex.P.C", "classVersion": "x.y""#, "invalid classVersion"),
+        ] {
+            let e = check_model_versions(&model(bad), &pkgs)
+                .err()
+                .unwrap_or_else(|| panic!("{bad} should fail"));
+            assert!(e.message().contains(want), "{bad}: {}", e.message());
+        }
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn pack_round_trip() {
+        let d = temp_dir("pack");
+        let src = d.join("pkg");
+        write(
+            &src.join("manifest.yaml"),
+            "Format: 1.3\nFullName: ex.Packed\nType: Application\nVersion: 1.0.1\n\
+             Classes:\n  ex.Packed: App.yaml\n  ex.Packed.Sub: sub/Sub.yaml\n",
+        );
+        write(
+            &src.join("Classes/App.yaml"),
+            "Namespaces: {=: ex}\nName: Packed\n",
+        );
+        write(
+            &src.join("Classes/sub/Sub.yaml"),
+            "Namespaces: {=: ex.Packed}\nName: Sub\n",
+        );
+        write(&src.join("Resources/scripts/run.sh"), "echo hi\n");
+        write(&src.join("UI/ui.yaml"), "Version: 2\nForms: []\n");
+        write(&src.join("images.lst"), "Images:\n- Name: img\n");
+        std::fs::write(src.join("logo.png"), b"\x89PNG\r\n\x1a\nxxxx").unwrap();
+        write(&src.join("notes.txt"), "not packed");
+        let out = d.join("ex.Packed.zip");
+        let files = pack_package(&src, &out).unwrap();
+        assert_eq!(
+            files,
+            [
+                "manifest.yaml",
+                "Classes/App.yaml",
+                "Classes/sub/Sub.yaml",
+                "Resources/scripts/run.sh",
+                "UI/ui.yaml",
+                "images.lst",
+                "logo.png"
+            ]
+        );
+        let a = FormatRegistry::builtin().load(&src).unwrap();
+        let b = FormatRegistry::builtin().load(&out).unwrap();
+        assert_eq!(a.full_name(), b.full_name());
+        assert_eq!(a.version(), b.version());
+        for c in a.classes() {
+            assert_eq!(a.get_class(&c).unwrap().text, b.get_class(&c).unwrap().text);
+        }
+        assert_eq!(b.get_resource("scripts/run.sh").unwrap(), b"echo hi\n");
+        assert_eq!(a.ui().unwrap(), b.ui().unwrap());
+        assert_eq!(b.images().unwrap()[0].name, "img");
+        assert_eq!(a.logo().unwrap(), b.logo().unwrap());
+        assert!(validate_images(&*b).is_empty());
+        let (pkg, errors) = to_package(&*b);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(pkg.class_names(), ["ex.Packed", "ex.Packed.Sub"]);
+        // Deterministic.
+        let first = std::fs::read(&out).unwrap();
+        pack_package(&src, &out).unwrap();
+        assert_eq!(first, std::fs::read(&out).unwrap());
+        // HOT packages keep their template.
+        if let Some(f) = fixtures() {
+            let out = d.join("hot.zip");
+            let files = pack_package(&f.join("test_packages/test.hot.v1.app"), &out).unwrap();
+            assert!(files.contains(&"template.yaml".to_string()), "{files:?}");
+            let p = FormatRegistry::builtin().load(&out).unwrap();
+            assert!(to_package(&*p).1.is_empty());
+        }
+        assert!(pack_package(&d.join("missing"), &d.join("m.zip")).is_err());
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }
