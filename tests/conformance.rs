@@ -75,3 +75,35 @@ fn yaql_fuzz_public() {
 fn muranopl_dsl_cases() {
     check("muranopl-score", "muranopl/cases.jsonl", "dsl", 95.0);
 }
+
+/// The real catalogue (issue 6): `package check` of every package and
+/// `ui model` + `run --method deploy` of every application with a UI.
+#[test]
+#[ignore = "release-mode catalogue run; see scripts/test"]
+fn apps_catalogue() {
+    if shared().is_none() {
+        eprintln!("SKIP: ../shared is absent; the app catalogue is not run");
+        return;
+    }
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/check-apps");
+    let out = Command::new("bash")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_muranopl"))
+        .output()
+        .expect("run scripts/check-apps");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}");
+    let last = text.lines().last().unwrap_or("");
+    // "package check: P/N; deploy: D/A application packages with a UI"
+    let nums: Vec<usize> = last
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    assert_eq!(nums.len(), 4, "unexpected summary: {last}");
+    let (checked_ok, checked, deployed, apps) = (nums[0], nums[1], nums[2], nums[3]);
+    // PaloAlto requires org.openstack.networkingSfc, which the catalogue
+    // does not contain.
+    assert!(checked_ok + 1 >= checked, "{last}");
+    assert!(deployed * 100 >= apps * 80, "{last}");
+}
