@@ -1851,11 +1851,36 @@ impl Gen<'_> {
             ));
             return Ok(Value::Null);
         }
+        // The requirements of the package whose UI this is: an embedded
+        // application comes from the version that `run` resolves too.
+        let requirements: Vec<(String, super::packages::VersionSpec)> = loader
+            .found
+            .values()
+            .flatten()
+            .find(|f| f.package.full_name() == self.opts.package)
+            .map(|f| f.package.requirements().to_vec())
+            .unwrap_or_default();
         for t in types {
-            let found =
-                loader.found.values().flatten().find(|f| {
+            let mut candidates: Vec<_> = loader
+                .found
+                .values()
+                .flatten()
+                .filter(|f| {
                     f.package.full_name() == t || f.package.classes().iter().any(|c| c == t)
-                });
+                })
+                .collect();
+            // Highest version first, then keep those the requirement allows.
+            candidates.sort_by(|a, b| b.package.version().cmp(a.package.version()));
+            let found = candidates
+                .iter()
+                .find(|f| {
+                    requirements
+                        .iter()
+                        .find(|(n, _)| n == f.package.full_name())
+                        .is_none_or(|(_, spec)| spec.matches(f.package.version()))
+                })
+                .or(candidates.first())
+                .copied();
             let Some(found) = found else { continue };
             let pkg = found.package.clone();
             let ids = self.opts.ids.clone();
