@@ -470,6 +470,10 @@ fn agent_plan(cx: &Cx, a: Args) -> Result<Value> {
     let answer = a.get(4).clone();
     let files = plan_files(&ex, &package, &plan);
     let name = get(&plan, "Name").cloned().unwrap_or(Value::Null);
+    let v1_commands = match (get(&plan, "FormatVersion"), get(&plan, "Commands")) {
+        (None, Some(Value::List(cmds))) => Some(cmds.len().max(1)),
+        _ => None,
+    };
     with_cloud(&ex, |c| {
         c.plans.push(dict(vec![
             ("host", s(&host)),
@@ -480,7 +484,15 @@ fn agent_plan(cx: &Cx, a: Args) -> Result<Value> {
             ("files", files),
         ]))
     });
-    Ok(if call { answer } else { Value::Null })
+    if !call {
+        return Ok(Value::Null);
+    }
+    // A v1 plan (`Scripts` + `Commands`, no `FormatVersion`) answers with
+    // one result per command, as the Windows agent does.
+    if let Some(n) = v1_commands {
+        return Ok(Value::list(vec![answer; n]));
+    }
+    Ok(answer)
 }
 
 // ---- reports ------------------------------------------------------------
