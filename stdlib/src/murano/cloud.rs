@@ -519,6 +519,22 @@ fn address_fn(cx: &Cx, a: Args) -> Result<Value> {
     Ok(s(&with_cloud(&ex, |c| address(c, &res, floating))))
 }
 
+/// `cloudGateway(cidr)`: the first host address of an IPv4 range (the
+/// default gateway Neutron assigns); null for anything else.
+fn gateway(_: &Cx, a: Args) -> Result<Value> {
+    let Some(cidr) = a.get(0).as_str() else {
+        return Ok(Value::Null);
+    };
+    let net = cidr.split('/').next().unwrap_or("");
+    let octets: Vec<u8> = net.split('.').filter_map(|o| o.parse().ok()).collect();
+    if octets.len() != 4 {
+        return Ok(Value::Null);
+    }
+    let n = u32::from_be_bytes([octets[0], octets[1], octets[2], octets[3]]).wrapping_add(1);
+    let b = n.to_be_bytes();
+    Ok(Value::str(format!("{}.{}.{}.{}", b[0], b[1], b[2], b[3])))
+}
+
 /// `decryptData(value)`: the simulated cloud stores secrets in the clear.
 fn decrypt_data(_: &Cx, a: Args) -> Result<Value> {
     Ok(a.get(0).clone())
@@ -532,6 +548,7 @@ pub fn register(r: &mut Registry) {
         decrypt_data,
     );
     r.function("cloudCallerPackage", vec![], caller_package);
+    r.function("cloudGateway", vec![p("cidr", Ty::Any).nullable()], gateway);
     r.function(
         "cloudResource",
         vec![

@@ -454,11 +454,11 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
     let mut out = runtime::Dict::default();
     let mut header = runtime::Dict::default();
     let class_name = match d.get(&Value::str("?")) {
-        Some(Value::Dict(h)) => h
-            .get(&Value::str("type"))
-            .and_then(|t| t.as_str())
-            .map(|t| t.split('/').next().unwrap_or(t).to_string())
-            .unwrap_or(want.clone()),
+        Some(Value::Dict(h)) => match h.get(&Value::str("type")) {
+            Some(Value::Type(t)) => t.name.to_string(),
+            Some(Value::Str(t)) => t.split(['/', '@']).next().unwrap_or(t).to_string(),
+            _ => want.clone(),
+        },
         _ => d
             .keys()
             .find_map(|k| match k {
