@@ -1173,6 +1173,16 @@ impl Activation<'_> {
             let Some(op) = code.ops.get(pc as usize).copied() else {
                 return Ok(Flow::Next);
             };
+            if !self.ex.spend_step() {
+                return Err(Error::new(
+                    "ExecutionLimitExceeded",
+                    format!(
+                        "the execution ran more than {} statements",
+                        super::STEP_BUDGET
+                    ),
+                )
+                .push_frame(code.pos[pc as usize].to_string()));
+            }
             match self.step(code, &mut st, pc, op) {
                 Ok(Step2::Next) => pc += 1,
                 Ok(Step2::Goto(t)) => pc = t,

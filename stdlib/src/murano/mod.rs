@@ -346,6 +346,11 @@ struct State {
 
 static STORE_GEN: AtomicU64 = AtomicU64::new(1);
 
+/// How many statements one execution may run (about a minute of work):
+/// a workflow that never ends fails with `ExecutionLimitExceeded` instead
+/// of hanging the process.
+pub const STEP_BUDGET: u64 = 200_000_000;
+
 thread_local! {
     static CALLER: std::cell::RefCell<Option<Arc<str>>> = const { std::cell::RefCell::new(None) };
 }
@@ -355,6 +360,9 @@ pub struct Executor {
     packages: Vec<Arc<Package>>,
     state: Mutex<State>,
     store: u64,
+    /// Statements left before the execution stops (a guard against
+    /// workflows that never end).
+    steps_left: AtomicU64,
     me: OnceLock<std::sync::Weak<Executor>>,
     envs: OnceLock<[Env; 2]>,
 }
@@ -449,6 +457,7 @@ impl Executor {
                 gc: gc::GcState::default(),
             }),
             store: STORE_GEN.fetch_add(1, Ordering::Relaxed),
+            steps_left: AtomicU64::new(STEP_BUDGET),
             me: OnceLock::new(),
             envs: OnceLock::new(),
         });
@@ -459,6 +468,13 @@ impl Executor {
             Env::with_host(murano_registry(true), options(true), host),
         ]);
         ex
+    }
+
+    /// Counts one executed statement; false when the budget is spent.
+    pub fn spend_step(&self) -> bool {
+        self.steps_left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
     }
 
     /// This executor as an `Arc`.
