@@ -40,7 +40,7 @@ enum Cmd {
     },
     /// Speak the conformance protocol (JSON Lines on stdin/stdout).
     Harness {
-        /// `yaql` (or `dsl`, not built yet).
+        /// `yaql`, `dsl` or `schema`.
         kind: String,
     },
     /// Validate object models against the contracts of MuranoPL packages.
@@ -201,8 +201,9 @@ fn run(cli: Cli) -> i32 {
         Cmd::Harness { kind } => match kind.as_str() {
             "yaql" => harness_yaql(),
             "dsl" => crate::dsl::harness_dsl(),
+            "schema" => crate::schema::harness_schema(),
             other => {
-                eprintln!("error: unknown harness `{other}` (expected `yaql` or `dsl`)");
+                eprintln!("error: unknown harness `{other}` (expected `yaql`, `dsl` or `schema`)");
                 2
             }
         },

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod dsl;
 pub mod package;
 pub mod run;
+pub mod schema;
 pub mod test_cmd;
 pub mod ui;
 pub mod validate;

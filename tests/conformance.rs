@@ -76,6 +76,12 @@ fn muranopl_dsl_cases() {
     check("muranopl-score", "muranopl/cases.jsonl", "dsl", 95.0);
 }
 
+#[test]
+#[ignore = "release-mode conformance run; see scripts/test"]
+fn schema_cases() {
+    check("schema-score", "schema/cases.jsonl", "schema", 97.0);
+}
+
 /// The real catalogue (issue 6): `package check` of every package and
 /// `ui model` + `run --method deploy` of every application with a UI.
 #[test]

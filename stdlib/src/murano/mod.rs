@@ -20,6 +20,7 @@ pub mod gc;
 pub mod model;
 pub mod packages;
 pub mod reflection;
+pub mod schema;
 pub mod serialize;
 pub mod testing;
 pub mod ui;
