@@ -129,6 +129,21 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    // A closed standard output (`muranopl ... | head`) ends the process
+    // quietly, as command-line tools do, instead of reporting a panic.
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default_hook(info);
+    }));
     // Evaluate on a thread with a large stack: deeply nested input and
     // expressions must fail cleanly, not overflow.
     let h = std::thread::Builder::new()

@@ -1,0 +1,137 @@
+//! The `muranopl` command on the examples shipped in the repository (no
+//! `../shared` needed): exit statuses, outputs and error positions.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn muranopl(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_muranopl"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run muranopl")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+#[test]
+fn yaql_prints_json_and_reports_errors_with_a_caret() {
+    let o = muranopl(&[
+        "yaql",
+        "$.where($.age > 30).select($.name)",
+        "--data",
+        "examples/people.json",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o).trim(), r#"["alice", "carol"]"#);
+    let o = muranopl(&["yaql", "1 + (2 ? 3)"]);
+    assert_eq!(o.status.code(), Some(1));
+    let e = stderr(&o);
+    assert!(e.starts_with("YaqlLexicalException"), "{e}");
+    assert!(
+        e.contains("line 1, column 8") && e.contains("       ^"),
+        "{e}"
+    );
+    let o = muranopl(&["yaql"]);
+    assert_eq!(o.status.code(), Some(2), "usage error");
+}
+
+#[test]
+fn validate_reports_paths_and_contract_positions() {
+    let dir = std::env::temp_dir().join(format!("muranopl-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("model.json");
+    std::fs::write(
+        &model,
+        r#"{"Objects": {"?": {"id": "fleet", "type": "com.example.Fleet"}, "servers": [
+            {"?": {"id": "s1", "type": "com.example.Server"}, "name": "a", "port": 80,
+             "tags": ["x"], "enabled": true, "settings": {"timeout": 1}},
+            {"?": {"id": "s2", "type": "com.example.Server"}, "name": "b", "port": 70000,
+             "tags": [], "enabled": "false", "settings": {"timeout": "soon"}}]}}"#,
+    )
+    .unwrap();
+    let o = muranopl(&[
+        "validate",
+        "-p",
+        "examples/validate",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("$.Objects.servers[1].port:") && out.contains("Server.yaml:8:15"),
+        "{out}"
+    );
+    assert!(
+        out.contains("$.Objects.servers[1].settings:") && out.contains("'soon'"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 2, "{out}");
+    assert!(stderr(&o).contains("3 object(s)"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
+    let dir = std::env::temp_dir().join(format!("muranopl-app-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = muranopl(&["package", "check", "examples/hello-app"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = muranopl(&["ui", "model", "examples/hello-app"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let model = dir.join("model.json");
+    std::fs::write(&model, o.stdout).unwrap();
+    let record = dir.join("record.json");
+    let out = dir.join("out.json");
+    let o = muranopl(&[
+        "run",
+        "examples/hello-app",
+        "--model",
+        model.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let reports: Vec<&str> = rec["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["text"].as_str())
+        .collect();
+    assert_eq!(reports[0], "Creating the server");
+    assert!(reports[1].starts_with("hello from 10."), "{reports:?}");
+    assert_eq!(rec["plans"][0]["plan"]["Parameters"]["greeting"], "hello");
+    let served: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let app = &served["Objects"]["applications"][0];
+    assert_eq!(app["greeting"], "hello");
+    assert!(
+        app["instance"]["ipAddresses"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty()),
+        "{app}"
+    );
+    let o = muranopl(&["test", "examples/hello-app"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("com.example.HelloTest.testTrue ... OK")
+            || stdout(&o).contains("testTrue"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
