@@ -280,10 +280,16 @@ impl Loader<'_> {
 /// Initializes an object's properties from its definition.
 pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<()> {
     let class = ex.class_of(r)?;
-    let chain: Vec<&Class> = class.mro().collect();
+    // This class and its ancestors (as shared handles), base classes first.
+    let chain: Vec<Arc<Class>> = std::iter::once(class.clone())
+        .chain(class.ancestors.iter().cloned())
+        .collect();
     let mut done: HashSet<String> = HashSet::new();
-    for c in chain.into_iter().rev() {
-        let cls = ex.class(&c.name)?;
+    for cls in chain.iter().rev() {
+        if cls.props.is_empty() {
+            continue;
+        }
+        let c: &Class = cls;
         let legacy = cls.package.legacy;
         let env = ex.env(legacy).clone();
         let ctx = ex.class_ctx(&cls, Value::Object(r.clone()));
