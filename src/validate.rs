@@ -94,22 +94,38 @@ pub fn run(packages: Vec<PathBuf>, models: Vec<PathBuf>, jobs: Option<usize>) ->
     bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     let mut reports: Vec<Option<Report>> = (0..n).map(|_| None).collect();
     let results = std::sync::Mutex::new(&mut reports);
+    let finished = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let r = validate_big_stack(&packages, &models[i]);
-                results.lock().unwrap()[i] = Some(r);
-                done.fetch_add(1, Ordering::Relaxed);
-                if start.elapsed().as_secs_f64() > 1.0 && bar.is_hidden() {
+        // The bar appears once the work has taken a second, and keeps
+        // ticking while one large model loads.
+        s.spawn(|| {
+            let t0 = Instant::now();
+            while !finished.load(Ordering::Relaxed) {
+                if t0.elapsed().as_secs_f64() > 1.0 && bar.is_hidden() {
                     bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+                    bar.enable_steady_tick(std::time::Duration::from_millis(200));
                 }
-                bar.set_position(done.load(Ordering::Relaxed) as u64);
-            });
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| {
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= n {
+                        break;
+                    }
+                    let r = validate_big_stack(&packages, &models[i]);
+                    results.lock().unwrap()[i] = Some(r);
+                    done.fetch_add(1, Ordering::Relaxed);
+                    bar.set_position(done.load(Ordering::Relaxed) as u64);
+                })
+            })
+            .collect();
+        for w in workers {
+            let _ = w.join();
         }
+        finished.store(true, Ordering::Relaxed);
     });
     bar.finish_and_clear();
     let mut bad = 0usize;
