@@ -292,7 +292,7 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
         let c: &Class = cls;
         let legacy = cls.package.legacy;
         let env = ex.env(legacy).clone();
-        let ctx = ex.class_ctx(&cls, Value::Object(r.clone()));
+        let ctx = ex.class_ctx(cls, Value::Object(r.clone()));
         for p in &c.props {
             // A property redeclared in a subclass is initialised once, by its
             // most derived declaration.
