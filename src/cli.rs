@@ -264,6 +264,8 @@ fn error_json(kind: &str, msg: &str) -> serde_json::Value {
 }
 
 fn harness_yaql() -> i32 {
+    let mut cache: std::collections::HashMap<(String, bool), std::rc::Rc<crate::Program>> =
+        std::collections::HashMap::new();
     let engines = [
         Engine::new(Options::test_suite(false)),
         Engine::new(Options::test_suite(true)),
@@ -288,7 +290,19 @@ fn harness_yaql() -> i32 {
                 let data = req.get("data").cloned().unwrap_or(serde_json::Value::Null);
                 let r = std::panic::catch_unwind(AssertUnwindSafe(|| {
                     let data = json::from_tagged(&data)?;
-                    let prog = engine.compile(expr)?;
+                    // Requests often repeat an expression: compile it once.
+                    let key = (expr.to_string(), legacy);
+                    let prog = match cache.get(&key) {
+                        Some(p) => p.clone(),
+                        None => {
+                            let p = std::rc::Rc::new(engine.compile(expr)?);
+                            if cache.len() >= 4096 {
+                                cache.clear();
+                            }
+                            cache.insert(key, p.clone());
+                            p
+                        }
+                    };
                     let v = engine.eval(&prog, data)?;
                     Ok::<String, crate::Error>(json::to_tagged_string(&v))
                 }));
