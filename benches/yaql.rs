@@ -78,6 +78,9 @@ fn workloads(c: &mut Criterion) {
 
     let w1 = "$.where($.age > 30).select($.name)";
     let mut g = c.benchmark_group("W1_filter_map_10k");
+    g.bench_function("parse", |b| {
+        b.iter(|| compiler::yaql::parse(black_box(w1), Default::default()).unwrap())
+    });
     g.bench_function("parse+compile", |b| {
         b.iter(|| engine.compile(black_box(w1)).unwrap())
     });
@@ -119,6 +122,9 @@ fn workloads(c: &mut Criterion) {
     let w5 = "$.x + $.y * 2 > 10 and $.name in list(a, b, c)";
     let items = small(10_000);
     let mut g = c.benchmark_group("W5_small_evals_10k");
+    g.bench_function("parse", |b| {
+        b.iter(|| compiler::yaql::parse(black_box(w5), Default::default()).unwrap())
+    });
     g.bench_function("parse+compile", |b| {
         b.iter(|| engine.compile(black_box(w5)).unwrap())
     });
