@@ -1,8 +1,6 @@
 //! `muranopl harness dsl`: MuranoPL conformance cases over JSON Lines
 //! (see `../shared/conformance/PROTOCOL.md`).
 
-use std::io::{BufRead, Write};
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use serde_json::{json, Value as J};
@@ -156,30 +154,5 @@ fn run_step(
 
 /// Runs the dsl harness loop on stdin/stdout.
 pub fn harness_dsl() -> i32 {
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let resp = match serde_json::from_str::<J>(&line) {
-            Err(e) => {
-                json!({"id": null, "load_error": {"names": ["ValueError"], "message": format!("bad request: {e}")}})
-            }
-            Ok(req) => {
-                let id = req.get("id").cloned().unwrap_or(J::Null);
-                match std::panic::catch_unwind(AssertUnwindSafe(|| run_case(&req))) {
-                    Ok(r) => r,
-                    Err(_) => {
-                        json!({"id": id, "load_error": {"names": ["InternalError"], "message": "panic"}})
-                    }
-                }
-            }
-        };
-        if writeln!(out, "{resp}").and_then(|_| out.flush()).is_err() {
-            break;
-        }
-    }
-    0
+    crate::harness::serve("load_error", run_case)
 }

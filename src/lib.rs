@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod dsl;
+pub mod harness;
 pub mod package;
 pub mod run;
 pub mod schema;

@@ -2,9 +2,6 @@
 //! its model builders) over JSON Lines (see
 //! `../shared/conformance/PROTOCOL.md`, section `harness schema`).
 
-use std::io::{BufRead, Write};
-use std::panic::AssertUnwindSafe;
-
 use serde_json::{json, Value as J};
 use stdlib::murano::{exec, schema, Executor, Package};
 
@@ -84,30 +81,5 @@ fn run_case(req: &J) -> J {
 
 /// Runs the schema harness loop on stdin/stdout.
 pub fn harness_schema() -> i32 {
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let resp = match serde_json::from_str::<J>(&line) {
-            Err(e) => {
-                json!({"id": null, "error": {"names": ["ValueError"], "message": format!("bad request: {e}")}})
-            }
-            Ok(req) => {
-                let id = req.get("id").cloned().unwrap_or(J::Null);
-                match std::panic::catch_unwind(AssertUnwindSafe(|| run_case(&req))) {
-                    Ok(r) => r,
-                    Err(_) => {
-                        json!({"id": id, "error": {"names": ["InternalError"], "message": "panic"}})
-                    }
-                }
-            }
-        };
-        if writeln!(out, "{resp}").and_then(|_| out.flush()).is_err() {
-            break;
-        }
-    }
-    0
+    crate::harness::serve("error", run_case)
 }

@@ -66,10 +66,6 @@ pub fn from_tagged(j: &serde_json::Value) -> Result<Value> {
     })
 }
 
-fn hashable(v: Value) -> Value {
-    v
-}
-
 fn from_tag(tag: &str, v: &serde_json::Value) -> Result<Value> {
     match tag {
         "$dict" => {
@@ -82,7 +78,7 @@ fn from_tag(tag: &str, v: &serde_json::Value) -> Result<Value> {
                     .as_array()
                     .filter(|a| a.len() == 2)
                     .ok_or_else(|| Error::value("$dict pair must be [key, value]"))?;
-                d.insert(hashable(from_tagged(&kv[0])?), from_tagged(&kv[1])?);
+                d.insert(from_tagged(&kv[0])?, from_tagged(&kv[1])?);
             }
             Ok(Value::dict(d))
         }
@@ -205,8 +201,7 @@ fn write(v: &Value, out: &mut String) {
         Value::Str(s) => write_str(s, out),
         Value::List(l) => write_seq(l.iter(), out),
         Value::Set(s) => write_seq(s.iter(), out),
-        Value::Iter(it) => {
-            let _ = it;
+        Value::Iter(_) => {
             let items: Vec<Value> = crate::seq::iterate_unlimited(v)
                 .map(|i| i.filter_map(|x| x.ok()).collect())
                 .unwrap_or_default();

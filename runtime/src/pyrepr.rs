@@ -57,7 +57,7 @@ fn is_printable(c: char) -> bool {
 /// Python `repr()` of a value (strings quoted).
 pub fn repr(v: &Value) -> String {
     let mut s = String::new();
-    write_repr(v, &mut s, true);
+    write_repr(v, &mut s);
     s
 }
 
@@ -71,14 +71,13 @@ pub fn to_str(v: &Value) -> String {
         Value::Bool(false) => "false".into(),
         _ => {
             let mut s = String::new();
-            write_repr(v, &mut s, true);
+            write_repr(v, &mut s);
             s
         }
     }
 }
 
-fn write_repr(v: &Value, out: &mut String, top: bool) {
-    let _ = top;
+fn write_repr(v: &Value, out: &mut String) {
     match v {
         Value::Null => out.push_str("None"),
         Value::Bool(true) => out.push_str("True"),
@@ -93,7 +92,7 @@ fn write_repr(v: &Value, out: &mut String, top: bool) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_repr(x, out, false);
+                write_repr(x, out);
             }
             if l.len() == 1 {
                 out.push(',');
@@ -106,9 +105,9 @@ fn write_repr(v: &Value, out: &mut String, top: bool) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_repr(k, out, false);
+                write_repr(k, out);
                 out.push_str(": ");
-                write_repr(x, out, false);
+                write_repr(x, out);
             }
             out.push('}');
         }
@@ -122,7 +121,7 @@ fn write_repr(v: &Value, out: &mut String, top: bool) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_repr(x, out, false);
+                write_repr(x, out);
             }
             out.push_str("})");
         }
@@ -130,9 +129,9 @@ fn write_repr(v: &Value, out: &mut String, top: bool) {
         Value::TimeSpan(t) => out.push_str(&timespan_str(*t)),
         Value::Pair(p) => {
             out.push('(');
-            write_repr(&p.0, out, false);
+            write_repr(&p.0, out);
             out.push_str(", ");
-            write_repr(&p.1, out, false);
+            write_repr(&p.1, out);
             out.push(')');
         }
         Value::Lambda(_) => out.push_str("<function>"),

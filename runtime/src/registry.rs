@@ -547,11 +547,11 @@ pub fn not_registered(name: &str, form: Form) -> Error {
     match form {
         Form::Function => Error::new(
             "NoFunctionRegisteredException",
-            format!("Unknown function \"{}\"", display_name(name)),
+            format!("Unknown function \"{}\"", name),
         ),
         Form::Method => Error::new(
             "NoMethodRegisteredException",
-            format!("Unknown method \"{}\"", display_name(name)),
+            format!("Unknown method \"{}\"", name),
         ),
     }
 }
@@ -561,23 +561,13 @@ pub fn no_matching(name: &str, form: Form) -> Error {
     match form {
         Form::Function => Error::new(
             "NoMatchingFunctionException",
-            format!(
-                "No function \"{}\" matches supplied arguments",
-                display_name(name)
-            ),
+            format!("No function \"{}\" matches supplied arguments", name),
         ),
         Form::Method => Error::new(
             "NoMatchingMethodException",
-            format!(
-                "No method \"{}\" matches supplied arguments",
-                display_name(name)
-            ),
+            format!("No method \"{}\" matches supplied arguments", name),
         ),
     }
-}
-
-fn display_name(name: &str) -> &str {
-    name
 }
 
 fn const_thunk(v: Value) -> Value {

@@ -17,7 +17,7 @@ use num_traits::{ToPrimitive, Zero};
 use rustc_hash::FxHasher;
 
 use crate::ctx::Frame;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// Hasher used by every dictionary and set.
 pub type FxBuild = BuildHasherDefault<FxHasher>;
@@ -353,16 +353,6 @@ impl Value {
     pub fn is_iterable(&self) -> bool {
         matches!(self, Value::List(_) | Value::Set(_) | Value::Iter(_))
     }
-    /// True when the value can be a dictionary key / set element
-    /// (Python hashability: lists of our own are tuples, so hashable when
-    /// their elements are; dicts are FrozenDicts, hashable too).
-    pub fn is_hashable(&self) -> bool {
-        match self {
-            Value::List(l) => l.iter().all(|v| v.is_hashable()),
-            Value::Iter(_) | Value::Lambda(_) | Value::Context(_) => true,
-            _ => true,
-        }
-    }
 }
 
 /// Numeric view used by equality and ordering.
@@ -540,16 +530,6 @@ impl fmt::Debug for Value {
     }
 }
 
-/// Collects a one-shot sequence or collection into a vector, honouring the
-/// iterator limit of `env`.
-pub fn collect(env: &crate::Env, v: &Value) -> Result<Vec<Value>> {
-    let mut out = Vec::new();
-    for x in crate::seq::iterate(env, v)? {
-        out.push(x?);
-    }
-    Ok(out)
-}
-
 impl From<bool> for Value {
     fn from(b: bool) -> Value {
         Value::Bool(b)
@@ -629,9 +609,4 @@ fn intern_shared(
         t.insert(s.into(), a.clone());
     }
     a
-}
-
-/// Error for a type mismatch found inside a native function.
-pub fn type_error(msg: impl Into<String>) -> Error {
-    Error::new("TypeError", msg)
 }

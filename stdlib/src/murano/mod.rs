@@ -34,7 +34,7 @@ use compiler::murano::{
     load_classes, ArgUsage, ClassDecl, LoadOptions, MethodDecl, MethodScope, MethodUsage,
     PropertyUsage, Template,
 };
-use compiler::{CompileOptions, Program};
+use compiler::CompileOptions;
 use runtime::ctx::Frame;
 use runtime::host::Host;
 use runtime::registry::{ArgIn, Cx, Form, Registry};
@@ -921,7 +921,6 @@ impl Executor {
         caller: Option<&Arc<Class>>,
     ) -> Result<()> {
         let class = self.class_of(r)?;
-        let _ = caller;
         let Some((decl, prop)) = class.find_prop(name) else {
             if !inside {
                 return Err(Error::new(
@@ -1060,7 +1059,7 @@ impl Executor {
     pub fn invoke(
         &self,
         this: &Value,
-        class: &Arc<Class>,
+        _dispatch: &Arc<Class>,
         method: &Arc<Method>,
         pos: Vec<Value>,
         named: Vec<(Arc<str>, Value)>,
@@ -1076,7 +1075,6 @@ impl Executor {
                 other => other.clone(),
             }
         };
-        let _ = class;
         let ctx0 = self.class_ctx(&decl_class, this_v.clone());
         // Objects that argument contracts create from definitions have no
         // owner.
@@ -1505,15 +1503,4 @@ pub fn executor(cx: &Cx) -> Result<Arc<Executor>> {
         .and_then(|h| h.as_any().downcast_ref::<Executor>())
         .map(|e| e.arc())
         .ok_or_else(|| Error::new("RuntimeError", "no MuranoPL executor in this context"))
-}
-
-/// Evaluates a compiled template in a context.
-pub fn eval_program(env: &Env, p: &Program, ctx: &Arc<Frame>) -> Result<Value> {
-    let v = p.eval_in(env, ctx)?;
-    Ok(v)
-}
-
-/// Converts a template that must be a constant name to a string.
-pub fn template_str(t: &Template) -> Option<&str> {
-    t.as_str()
 }

@@ -457,12 +457,11 @@ pub fn instantiate(
 
 /// `template()` contract: checks a dict against the property contracts of
 /// `class` without keeping an object.
-pub fn validate_template(ex: &Executor, cx: &Cx, v: &Value, class: &str) -> Result<()> {
+pub fn validate_template(ex: &Executor, _cx: &Cx, v: &Value, class: &str) -> Result<()> {
     let cls = ex.class(class)?;
     let Value::Dict(d) = v else { return Ok(()) };
     let legacy = cls.package.legacy;
     let env = ex.env(legacy).clone();
-    let _ = cx;
     let ctx = ex.class_ctx(&cls, Value::Null);
     for c in cls.mro() {
         for p in &c.props {

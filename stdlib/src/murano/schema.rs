@@ -915,7 +915,7 @@ impl<'a> Gen<'a> {
             .ex
             .class_ctx(&self.cls, Value::Type(self.cls.type_ref.clone()));
         let prev = self.ex.set_caller(Some(self.cls.name.clone()));
-        let r = super::eval_program(env, &prog, &ctx);
+        let r = prog.eval_in(env, &ctx);
         self.ex.set_caller(prev);
         match r? {
             v @ Value::Iter(_) => Ok(v),
