@@ -127,11 +127,13 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
     );
     let o = muranopl(&["test", "examples/hello-app"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
-    assert!(
-        stdout(&o).contains("com.example.HelloTest.testTrue ... OK")
-            || stdout(&o).contains("testTrue"),
-        "{}",
-        stdout(&o)
-    );
+    let report = stdout(&o);
+    for test in ["testBindFillsTheGreeting", "testTrue"] {
+        let line = report
+            .lines()
+            .find(|l| l.starts_with(&format!("com.example.HelloTest.{test} ")))
+            .unwrap_or_else(|| panic!("no line for {test} in {report}"));
+        assert!(line.ends_with(" OK"), "{line}");
+    }
     std::fs::remove_dir_all(&dir).ok();
 }

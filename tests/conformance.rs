@@ -59,25 +59,25 @@ fn check(tool: &str, corpus: &str, harness: &str, floor_pct: f64) {
 }
 
 #[test]
-#[ignore = "release-mode conformance run; see scripts/test"]
+#[ignore = "release-mode conformance run; run by the README test command"]
 fn yaql_cases() {
     check("yaql-score", "yaql/cases.jsonl", "yaql", 99.0);
 }
 
 #[test]
-#[ignore = "release-mode conformance run; see scripts/test"]
+#[ignore = "release-mode conformance run; run by the README test command"]
 fn yaql_fuzz_public() {
     check("yaql-score", "yaql/fuzz-public.jsonl", "yaql", 99.0);
 }
 
 #[test]
-#[ignore = "release-mode conformance run; see scripts/test"]
+#[ignore = "release-mode conformance run; run by the README test command"]
 fn muranopl_dsl_cases() {
     check("muranopl-score", "muranopl/cases.jsonl", "dsl", 95.0);
 }
 
 #[test]
-#[ignore = "release-mode conformance run; see scripts/test"]
+#[ignore = "release-mode conformance run; run by the README test command"]
 fn schema_cases() {
     check("schema-score", "schema/cases.jsonl", "schema", 97.0);
 }
@@ -85,7 +85,7 @@ fn schema_cases() {
 /// The real catalogue (issue 6): `package check` of every package and
 /// `ui model` + `run --method deploy` of every application with a UI.
 #[test]
-#[ignore = "release-mode catalogue run; see scripts/test"]
+#[ignore = "release-mode catalogue run; run by the README test command"]
 fn apps_catalogue() {
     if shared().is_none() {
         eprintln!("SKIP: ../shared is absent; the app catalogue is not run");

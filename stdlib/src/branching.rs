@@ -217,19 +217,8 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use runtime::{Options, Value};
-
-    fn show(expr: &str, data: Value) -> String {
-        let reg = crate::registry(false);
-        let env = crate::env(Options::default());
-        let r = compiler::compile(expr, &reg, Default::default())
-            .and_then(|p| p.eval(&env, data))
-            .and_then(|v| crate::finalize(&env, v));
-        match r {
-            Ok(v) => runtime::json::to_tagged_string(&v),
-            Err(e) => format!("!{}", e.kind()),
-        }
-    }
+    use crate::util::show;
+    use runtime::Value;
 
     #[test]
     fn switch_is_lazy() {

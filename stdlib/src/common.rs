@@ -120,18 +120,10 @@ pub fn register(r: &mut Registry) {
 
 #[cfg(test)]
 mod tests {
-    use runtime::{Options, Value};
+    use runtime::Value;
 
     fn show(expr: &str) -> String {
-        let reg = crate::registry(false);
-        let env = crate::env(Options::default());
-        let r = compiler::compile(expr, &reg, Default::default())
-            .and_then(|p| p.eval(&env, Value::Null))
-            .and_then(|v| crate::finalize(&env, v));
-        match r {
-            Ok(v) => runtime::json::to_tagged_string(&v),
-            Err(e) => format!("!{}", e.kind()),
-        }
+        crate::util::show(expr, Value::Null)
     }
 
     #[test]

@@ -1069,10 +1069,7 @@ mod tests {
     }
 
     fn show(expr: &str) -> String {
-        match eval(expr) {
-            Ok(v) => runtime::json::to_tagged_string(&v),
-            Err(k) => format!("!{k}"),
-        }
+        crate::util::show(expr, Value::Null)
     }
 
     #[test]

@@ -45,3 +45,19 @@ pub fn py_cmp(a: &Value, b: &Value) -> Result<std::cmp::Ordering> {
         ))),
     }
 }
+
+/// Evaluates `expr` over `data` with the standard library and default
+/// options, as the unit tests of the library modules do: the tagged JSON of
+/// the result, or `!Kind` for an error.
+#[cfg(test)]
+pub(crate) fn show(expr: &str, data: Value) -> String {
+    let reg = crate::registry(false);
+    let env = crate::env(runtime::Options::default());
+    let r = compiler::compile(expr, &reg, Default::default())
+        .and_then(|p| p.eval(&env, data))
+        .and_then(|v| crate::finalize(&env, v));
+    match r {
+        Ok(v) => runtime::json::to_tagged_string(&v),
+        Err(e) => format!("!{}", e.kind()),
+    }
+}
