@@ -396,9 +396,7 @@ pub fn contract_registry(legacy: bool) -> Arc<Registry> {
             r.set_any_form(legacy);
             r.group("contracts");
             contracts::register(&mut r);
-            r.group("murano");
-            funcs::register(&mut r);
-            r.merge_from(&crate::registry(legacy));
+            r.merge_from(&murano_registry(legacy));
             Arc::new(r)
         };
         [mk(false), mk(true)]
