@@ -24,21 +24,14 @@ pub struct Report {
     pub error: Option<String>,
 }
 
-fn validate_one(packages: &[PathBuf], file: &Path) -> Report {
+fn validate_one(packages: &[Package], file: &Path) -> Report {
     let mut rep = Report {
         file: file.to_path_buf(),
         objects: 0,
         violations: Vec::new(),
         error: None,
     };
-    let pkgs: Result<Vec<Package>, _> = packages.iter().map(|d| Package::from_dir(d)).collect();
-    let pkgs = match pkgs {
-        Ok(p) => p,
-        Err(e) => {
-            rep.error = Some(format!("{}: {}", e.kind(), e.message()));
-            return rep;
-        }
-    };
+    let pkgs = packages.to_vec();
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) => {
@@ -78,6 +71,14 @@ fn validate_one(packages: &[PathBuf], file: &Path) -> Report {
 /// and returns the exit status (1 when anything is invalid).
 pub fn run(packages: Vec<PathBuf>, models: Vec<PathBuf>, jobs: Option<usize>) -> i32 {
     let start = Instant::now();
+    // The packages are parsed once; every model gets its own execution.
+    let packages: Vec<Package> = match packages.iter().map(|d| Package::from_dir(d)).collect() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {}: {}", e.kind(), e.message());
+            return 2;
+        }
+    };
     let n = models.len();
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -156,7 +157,7 @@ pub fn run(packages: Vec<PathBuf>, models: Vec<PathBuf>, jobs: Option<usize>) ->
 
 /// Runs one validation on a thread with a large stack (deeply nested
 /// models must not overflow).
-fn validate_big_stack(packages: &[PathBuf], file: &Path) -> Report {
+fn validate_big_stack(packages: &[Package], file: &Path) -> Report {
     let file = file.to_path_buf();
     std::thread::scope(|s| {
         let spawned = std::thread::Builder::new()

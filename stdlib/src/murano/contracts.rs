@@ -341,25 +341,11 @@ fn c_check(cx: &Cx, a: Args) -> Result<Value> {
     Ok(v)
 }
 
-fn resolve_type(cx: &Cx, ex: &Executor, v: &Value) -> Result<String> {
-    match v {
-        Value::Type(t) => Ok(t.name.to_string()),
-        Value::Str(s) => Ok(match ex.ctx_class(cx.ctx) {
-            Some(c) => c.resolve(s),
-            None => s.to_string(),
-        }),
-        other => Err(Error::type_(format!(
-            "bad class name {}",
-            runtime::pyrepr::repr(other)
-        ))),
-    }
-}
-
 /// `$.class(Name[, DefaultName])`.
 fn c_class(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
     let v = a.get(0).clone();
-    let want = resolve_type(cx, &ex, a.get(1))?;
+    let want = super::funcs::resolve_class_name(cx, &ex, a.get(1))?;
     let owner = match cx.ctx.var("#owner") {
         Value::Object(o) if !cx.ctx.var("#args").truthy() => Some(o),
         _ => None,
@@ -397,7 +383,7 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
         Value::Dict(_) => {
             let default = match a.get(2) {
                 Value::Null => Some(want.clone()),
-                t => Some(resolve_type(cx, &ex, t)?),
+                t => Some(super::funcs::resolve_class_name(cx, &ex, t)?),
             };
             let o = super::model::instantiate(&ex, cx, &v, owner, default.as_deref())?;
             let c = ex.class_of(&o)?;
@@ -437,7 +423,7 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
             runtime::pyrepr::repr(&v)
         )));
     };
-    let want = resolve_type(cx, &ex, a.get(1))?;
+    let want = super::funcs::resolve_class_name(cx, &ex, a.get(1))?;
     let excluded: Vec<Value> = match a.get(2) {
         Value::List(l) => (**l).clone(),
         _ => Vec::new(),

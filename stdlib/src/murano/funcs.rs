@@ -80,7 +80,9 @@ fn ns_name(cx: &Cx, a: Args) -> Result<Value> {
     ex.type_value(&full)
 }
 
-fn resolve_class_name(cx: &Cx, ex: &Executor, v: &Value) -> Result<String> {
+/// A class name argument (a type object, or a name resolved in the calling
+/// class's namespaces) as a full name.
+pub(crate) fn resolve_class_name(cx: &Cx, ex: &Executor, v: &Value) -> Result<String> {
     match v {
         Value::Type(t) => Ok(t.name.to_string()),
         Value::Str(s) => Ok(match ex.ctx_class(cx.ctx) {

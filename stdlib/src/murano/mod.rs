@@ -66,6 +66,7 @@ const CORE: &[(&str, &str)] = &[
 ];
 
 /// A package: name, version, format and its parsed class declarations.
+#[derive(Clone)]
 pub struct Package {
     /// Package name (`tests`, `io.murano`).
     pub name: Arc<str>,
@@ -106,66 +107,16 @@ impl Package {
         })
     }
 
-    /// Loads a package from a directory: `manifest.yaml` (`Format`,
-    /// `FullName`, `Version`, `Classes`) and its `Classes/` files.
+    /// Loads a package from a directory or a .zip through the package
+    /// format plugins (see [`packages`]); the first class that fails to
+    /// parse is the error.
     pub fn from_dir(dir: &std::path::Path) -> Result<Package> {
-        let io = |e: std::io::Error, p: &std::path::Path| {
-            Error::new("PackageLoadError", format!("{}: {e}", p.display()))
-        };
-        let mpath = dir.join("manifest.yaml");
-        let mut name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
-        let mut version = "0.0.0".to_string();
-        let mut format = "1.0".to_string();
-        let mut class_files: Vec<std::path::PathBuf> = Vec::new();
-        if mpath.exists() {
-            let text = std::fs::read_to_string(&mpath).map_err(|e| io(e, &mpath))?;
-            let docs = compiler::murano::load_documents(&text, &mpath.to_string_lossy())?;
-            if let Some(doc) = docs.first() {
-                let scalar = |k: &str| doc.get(k).and_then(|n| n.as_scalar()).map(str::to_string);
-                if let Some(n) = scalar("FullName") {
-                    name = n;
-                }
-                if let Some(v) = scalar("Version") {
-                    version = v;
-                }
-                if let Some(f) = scalar("Format") {
-                    format = f;
-                }
-                if let Some(map) = doc.get("Classes").and_then(|c| c.as_map()) {
-                    for (_, f) in map {
-                        if let Some(f) = f.as_scalar() {
-                            class_files.push(dir.join("Classes").join(f));
-                        }
-                    }
-                }
-            }
+        let p = packages::FormatRegistry::builtin().load(dir)?;
+        let (pkg, errors) = packages::to_package(&*p);
+        match errors.into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(pkg),
         }
-        if class_files.is_empty() {
-            let mut stack = vec![dir.join("Classes")];
-            while let Some(d) = stack.pop() {
-                let Ok(rd) = std::fs::read_dir(&d) else {
-                    continue;
-                };
-                for e in rd.flatten() {
-                    let p = e.path();
-                    if p.is_dir() {
-                        stack.push(p);
-                    } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
-                        class_files.push(p);
-                    }
-                }
-            }
-            class_files.sort();
-        }
-        let mut files = Vec::new();
-        for f in class_files {
-            let text = std::fs::read_to_string(&f).map_err(|e| io(e, &f))?;
-            files.push((f.to_string_lossy().to_string(), text));
-        }
-        Package::new(&name, &version, &format, &files)
     }
 
     /// The core library package.
