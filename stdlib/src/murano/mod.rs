@@ -317,6 +317,9 @@ pub struct Executor {
     steps_left: AtomicU64,
     me: OnceLock<std::sync::Weak<Executor>>,
     envs: OnceLock<[Env; 2]>,
+    /// Names of the extension methods any loaded class declares, so that
+    /// ordinary method calls skip the extension lookup.
+    extension_names: std::collections::HashSet<String>,
 }
 
 /// The registry MuranoPL expressions run with: the standard library plus
@@ -389,6 +392,13 @@ impl Executor {
     /// core library is added last).
     pub fn new(mut packages: Vec<Package>) -> Arc<Executor> {
         packages.push(Package::core());
+        let extension_names = packages
+            .iter()
+            .flat_map(|p| p.decls.values())
+            .flat_map(|d| d.methods.iter())
+            .filter(|m| m.usage == MethodUsage::Extension)
+            .map(|m| m.name.clone())
+            .collect();
         let ex = Arc::new(Executor {
             packages: packages.into_iter().map(Arc::new).collect(),
             state: Mutex::new(State {
@@ -410,6 +420,7 @@ impl Executor {
             steps_left: AtomicU64::new(STEP_BUDGET),
             me: OnceLock::new(),
             envs: OnceLock::new(),
+            extension_names,
         });
         let _ = ex.me.set(Arc::downgrade(&ex));
         let host: Arc<dyn Host> = ex.clone();
@@ -1427,6 +1438,9 @@ impl Host for Executor {
             }
         }
         // Extension methods visible from the calling class.
+        if !self.extension_names.contains(name) {
+            return None;
+        }
         let ext = self
             .ctx_class(cx.ctx)
             .and_then(|caller| self.find_extension(&caller, name));
