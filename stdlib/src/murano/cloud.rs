@@ -58,6 +58,9 @@ struct Cloud {
     plans: Vec<Value>,
     notifications: Vec<Value>,
     events: Vec<Value>,
+    /// Neutron API objects beside Heat (networking-sfc): kind -> id -> object.
+    neutron: BTreeMap<String, Dict>,
+    neutron_seq: u64,
 }
 
 fn clouds() -> &'static Mutex<HashMap<usize, Cloud>> {
@@ -103,7 +106,8 @@ fn dict(entries: Vec<(&str, Value)>) -> Value {
 
 /// The deployment record of the run of `ex`: `reports`, `stacks` (final
 /// template, parameters, outputs of each), `pushes` (every template
-/// pushed), `plans` (agent execution plans), `notifications`, `events`.
+/// pushed), `plans` (agent execution plans), `notifications`, `events`,
+/// `neutron` (objects made through the Neutron API, by kind).
 pub fn record(ex: &Executor) -> Value {
     with_cloud(ex, |c| {
         let mut stacks = Dict::default();
@@ -119,6 +123,10 @@ pub fn record(ex: &Executor) -> Value {
                 ]),
             );
         }
+        let mut neutron = Dict::default();
+        for (kind, objs) in &c.neutron {
+            neutron.insert(s(kind), Value::list(objs.values().cloned().collect()));
+        }
         dict(vec![
             ("reports", Value::list(c.reports.clone())),
             ("stacks", Value::dict(stacks)),
@@ -126,6 +134,7 @@ pub fn record(ex: &Executor) -> Value {
             ("plans", Value::list(c.plans.clone())),
             ("notifications", Value::list(c.notifications.clone())),
             ("events", Value::list(c.events.clone())),
+            ("neutron", Value::dict(neutron)),
         ])
     })
 }
@@ -267,6 +276,37 @@ fn fake_id(stack: &str, res: &str) -> String {
     )
 }
 
+/// The private addresses of server `res`, one per entry of its `networks`
+/// property: an entry naming a port (`port: {get_resource: P}`) has the
+/// port's own address (the one the port's `fixed_ips` gives), any other
+/// entry an address of its own. A server with no networks has one address.
+fn server_ips(c: &mut Cloud, template: &Value, res: &str) -> Vec<String> {
+    let nets = get(template, "resources")
+        .and_then(|r| get(r, res))
+        .and_then(|r| get(r, "properties"))
+        .and_then(|p| get(p, "networks"));
+    let mut ips = Vec::new();
+    if let Some(Value::List(entries)) = nets {
+        for (i, e) in entries.iter().enumerate() {
+            let port = get(e, "port")
+                .and_then(|p| get(p, "get_resource").or(Some(p)))
+                .and_then(|p| p.as_str());
+            let key = match port {
+                Some(p) if get(template, "resources").and_then(|r| get(r, p)).is_some() => {
+                    p.to_string()
+                }
+                _ if i == 0 => res.to_string(),
+                _ => format!("{res}#{i}"),
+            };
+            ips.push(address(c, &key, false));
+        }
+    }
+    if ips.is_empty() {
+        ips.push(address(c, res, false));
+    }
+    ips
+}
+
 fn attr(c: &mut Cloud, stack: &str, template: &Value, res: &str, attr: &str) -> Value {
     let rtype = get(template, "resources")
         .and_then(|r| get(r, res))
@@ -275,11 +315,16 @@ fn attr(c: &mut Cloud, stack: &str, template: &Value, res: &str, attr: &str) -> 
         .unwrap_or("")
         .to_string();
     match attr {
-        "first_address" | "ip_address" | "private_ip" => s(&address(c, res, false)),
+        "first_address" | "ip_address" | "private_ip" => {
+            s(&server_ips(c, template, res).swap_remove(0))
+        }
         "floating_ip_address" | "public_ip" => s(&address(c, res, true)),
         "addresses" | "networks" => {
-            let ip = address(c, res, false);
-            dict(vec![("network", Value::list(vec![s(&ip)]))])
+            let ips = server_ips(c, template, res);
+            dict(vec![(
+                "network",
+                Value::list(ips.iter().map(|ip| s(ip)).collect()),
+            )])
         }
         "fixed_ips" => {
             let ip = address(c, res, false);
@@ -495,6 +540,107 @@ fn agent_plan(cx: &Cx, a: Args) -> Result<Value> {
     Ok(answer)
 }
 
+// ---- Neutron API (networking-sfc) ----------------------------------------
+
+/// `cloudNeutron(op, kind, arg)`: the Neutron API for objects that are
+/// not Heat resources (port pairs, port pair groups, flow classifiers,
+/// port chains). `create` takes the object's fields and answers them with
+/// a stable `id`; `show`, `update` (arg: `[id, fields]`) and `delete` take
+/// an id and fail with `NeutronClientException` when it is unknown; `list`
+/// answers every object of the kind in creation order.
+fn neutron(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let op = runtime::pyrepr::to_str(a.get(0));
+    let kind = runtime::pyrepr::to_str(a.get(1));
+    let arg = crate::finalize(cx.env, a.get(2).clone())?;
+    let not_found = |id: &str| {
+        Error::new(
+            "NeutronClientException",
+            format!("{kind} {id} could not be found"),
+        )
+    };
+    with_cloud(&ex, |c| match op.as_str() {
+        "create" => {
+            let Value::Dict(fields) = &arg else {
+                return Err(Error::new(
+                    "NeutronClientException",
+                    format!("create {kind}: the body must be a dict, not {}", arg.type_name()),
+                ));
+            };
+            c.neutron_seq += 1;
+            let id = fake_id("neutron", &format!("{kind}/{}", c.neutron_seq));
+            let mut obj = Dict::default();
+            obj.insert(s("id"), s(&id));
+            for (k, v) in fields.iter() {
+                if k.as_str() != Some("id") {
+                    obj.insert(k.clone(), v.clone());
+                }
+            }
+            let obj = Value::dict(obj);
+            c.neutron
+                .entry(kind.clone())
+                .or_default()
+                .insert(s(&id), obj.clone());
+            c.events.push(dict(vec![
+                ("event", s("neutronCreate")),
+                ("kind", s(&kind)),
+                ("id", s(&id)),
+            ]));
+            Ok(obj)
+        }
+        "show" | "delete" => {
+            let id = runtime::pyrepr::to_str(&arg);
+            let objs = c.neutron.entry(kind.clone()).or_default();
+            if op == "show" {
+                return objs.get(&s(&id)).cloned().ok_or_else(|| not_found(&id));
+            }
+            objs.shift_remove(&s(&id)).ok_or_else(|| not_found(&id))?;
+            c.events.push(dict(vec![
+                ("event", s("neutronDelete")),
+                ("kind", s(&kind)),
+                ("id", s(&id)),
+            ]));
+            Ok(Value::Null)
+        }
+        "update" => {
+            let (id, fields) = match &arg {
+                Value::List(l) if l.len() == 2 => (runtime::pyrepr::to_str(&l[0]), l[1].clone()),
+                _ => {
+                    return Err(Error::new(
+                        "NeutronClientException",
+                        format!("update {kind}: expected [id, fields]"),
+                    ))
+                }
+            };
+            let objs = c.neutron.entry(kind.clone()).or_default();
+            let Some(Value::Dict(old)) = objs.get(&s(&id)).cloned() else {
+                return Err(not_found(&id));
+            };
+            let mut obj = (*old).clone();
+            if let Value::Dict(f) = &fields {
+                for (k, v) in f.iter() {
+                    if k.as_str() != Some("id") {
+                        obj.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            let obj = Value::dict(obj);
+            objs.insert(s(&id), obj.clone());
+            Ok(obj)
+        }
+        "list" => Ok(Value::list(
+            c.neutron
+                .get(&kind)
+                .map(|o| o.values().cloned().collect())
+                .unwrap_or_default(),
+        )),
+        other => Err(Error::new(
+            "NeutronClientException",
+            format!("unknown Neutron operation {other:?}"),
+        )),
+    })
+}
+
 // ---- reports ------------------------------------------------------------
 
 /// `cloudRecord(section, entry)`: appends to `reports`, `notifications` or
@@ -569,6 +715,15 @@ pub fn register(r: &mut Registry) {
     );
     r.function("cloudStackDelete", vec![p("name", Ty::Any)], stack_delete);
     r.function("cloudStackId", vec![p("name", Ty::Any)], stack_id);
+    r.function(
+        "cloudNeutron",
+        vec![
+            p("op", Ty::Any),
+            p("kind", Ty::Any),
+            p("arg", Ty::Any).nullable(),
+        ],
+        neutron,
+    );
     r.function(
         "cloudAgentPlan",
         vec![

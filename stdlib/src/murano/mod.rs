@@ -10,13 +10,13 @@
 //! coroutines (`Parallel` runs its branches one after another here),
 //! `Synchronize`.
 
-pub mod applications;
 pub mod cloud;
 pub mod contracts;
 pub mod exec;
 pub mod extra;
 pub mod funcs;
 pub mod gc;
+pub mod libraries;
 pub mod model;
 pub mod packages;
 pub mod reflection;

@@ -1742,11 +1742,12 @@ impl PackageLoader {
                 }
             }
         }
-        // Our own io.murano.applications is always available (a copy on the
-        // search path wins).
-        if !l.found.contains_key(super::applications::NAME) {
-            if let Ok(pkg) = super::applications::package(&l.registry) {
-                l.add(PathBuf::from(super::applications::PATH), pkg);
+        // Our own libraries are always available (a copy on the search
+        // path wins).
+        for lib in super::libraries::LIBRARIES {
+            if !l.found.contains_key(lib.name) {
+                let pkg = lib.package(&l.registry)?;
+                l.add(lib.path(), pkg);
             }
         }
         Ok(l)
