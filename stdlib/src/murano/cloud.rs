@@ -61,6 +61,10 @@ struct Cloud {
     /// Neutron API objects beside Heat (networking-sfc): kind -> id -> object.
     neutron: BTreeMap<String, Dict>,
     neutron_seq: u64,
+    /// Other services' state (Mistral workflows, ...): kind -> key -> value.
+    store: BTreeMap<String, Dict>,
+    /// Execution plans built so far (for their ids and stamps).
+    plan_seq: u64,
 }
 
 fn clouds() -> &'static Mutex<HashMap<usize, Cloud>> {
@@ -307,6 +311,61 @@ fn server_ips(c: &mut Cloud, template: &Value, res: &str) -> Vec<String> {
     ips
 }
 
+/// The attachments of volume `res`: `OS::Cinder::VolumeAttachment`s of it
+/// and servers that boot from it (`block_device_mapping_v2`).
+fn volume_attachments(stack: &str, template: &Value, res: &str) -> Vec<Value> {
+    let refers = |v: Option<&Value>| {
+        v.is_some_and(|v| v.as_str() == Some(res) || get(v, "get_resource").and_then(|x| x.as_str()) == Some(res))
+    };
+    let server_of = |v: Option<&Value>| match v {
+        Some(v) => match get(v, "get_resource").and_then(|x| x.as_str()) {
+            Some(r) => fake_id(stack, r),
+            None => runtime::pyrepr::to_str(v),
+        },
+        None => String::new(),
+    };
+    let mut out = Vec::new();
+    let Some(Value::Dict(resources)) = get(template, "resources") else {
+        return out;
+    };
+    for (name, r) in resources.iter() {
+        let name = runtime::pyrepr::to_str(name);
+        let props = get(r, "properties");
+        match get(r, "type").and_then(|t| t.as_str()) {
+            Some("OS::Cinder::VolumeAttachment") if refers(props.and_then(|p| get(p, "volume_id"))) => {
+                out.push(dict(vec![
+                    ("id", s(&fake_id(stack, &name))),
+                    ("attachment_id", s(&fake_id(stack, &name))),
+                    ("volume_id", s(&fake_id(stack, res))),
+                    ("server_id", s(&server_of(props.and_then(|p| get(p, "instance_uuid"))))),
+                    (
+                        "device",
+                        props.and_then(|p| get(p, "mountpoint")).cloned().unwrap_or(Value::Null),
+                    ),
+                ]));
+            }
+            Some("OS::Nova::Server") => {
+                if let Some(Value::List(bdm)) = props.and_then(|p| get(p, "block_device_mapping_v2")) {
+                    for d in bdm.iter().filter(|d| refers(get(d, "volume_id"))) {
+                        out.push(dict(vec![
+                            ("id", s(&fake_id(stack, res))),
+                            ("attachment_id", s(&fake_id(stack, &format!("{name}/{res}")))),
+                            ("volume_id", s(&fake_id(stack, res))),
+                            ("server_id", s(&fake_id(stack, &name))),
+                            (
+                                "device",
+                                get(d, "device_name").cloned().unwrap_or(Value::Null),
+                            ),
+                        ]));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 fn attr(c: &mut Cloud, stack: &str, template: &Value, res: &str, attr: &str) -> Value {
     let rtype = get(template, "resources")
         .and_then(|r| get(r, res))
@@ -333,6 +392,7 @@ fn attr(c: &mut Cloud, stack: &str, template: &Value, res: &str, attr: &str) -> 
                 ("subnet_id", s(&fake_id(stack, "subnet"))),
             ])])
         }
+        "attachments_list" => Value::list(volume_attachments(stack, template, res)),
         "id" | "show" => s(&fake_id(stack, res)),
         "name" => s(res),
         _ if rtype == "OS::Neutron::FloatingIP" => s(&address(c, res, true)),
@@ -353,7 +413,19 @@ fn resolve(c: &mut Cloud, stack: &str, template: &Value, params: &Value, v: &Val
                     if let Value::List(l) = &arg {
                         let res = l.first().and_then(|x| x.as_str()).unwrap_or("");
                         let name = l.get(1).and_then(|x| x.as_str()).unwrap_or("");
-                        return attr(c, stack, template, res, name);
+                        // Further items are a path into the attribute
+                        // (`[port, fixed_ips, 0, ip_address]`).
+                        let mut v = attr(c, stack, template, res, name);
+                        for step in l.iter().skip(2) {
+                            v = match (&v, step) {
+                                (Value::List(items), Value::Int(i)) => {
+                                    items.get(*i as usize).cloned().unwrap_or(Value::Null)
+                                }
+                                (Value::Dict(d), k) => d.get(k).cloned().unwrap_or(Value::Null),
+                                _ => Value::Null,
+                            };
+                        }
+                        return v;
                     }
                 }
                 "get_resource" | "Ref" => {
@@ -641,6 +713,181 @@ fn neutron(cx: &Cx, a: Args) -> Result<Value> {
     })
 }
 
+// ---- other services ---------------------------------------------------------
+
+/// `cloudStackTemplate(name)`: the template Heat has for stack `name` (what
+/// the last push sent), `{}` when the stack does not exist.
+fn stack_template(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let name = runtime::pyrepr::to_str(a.get(0));
+    Ok(with_cloud(&ex, |c| match c.stacks.get(&name) {
+        Some(st) if !st.deleted && !matches!(st.template, Value::Null) => st.template.clone(),
+        _ => Value::dict(Dict::default()),
+    }))
+}
+
+/// `cloudStore(kind, key, value)`: keeps `value` under `key` in the state of
+/// a simulated service (`kind`: `mistral`, ...); answers the value.
+fn store_put(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let kind = runtime::pyrepr::to_str(a.get(0));
+    let k = runtime::pyrepr::to_str(a.get(1));
+    let v = crate::finalize(cx.env, a.get(2).clone())?;
+    with_cloud(&ex, |c| {
+        c.store.entry(kind).or_default().insert(s(&k), v.clone());
+    });
+    Ok(v)
+}
+
+/// `cloudFetch(kind, key)`: what `cloudStore` kept (null when nothing);
+/// with a null key, every value of the kind in the order they were stored.
+fn store_get(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let kind = runtime::pyrepr::to_str(a.get(0));
+    let key = a.get(1).clone();
+    Ok(with_cloud(&ex, |c| {
+        let objs = c.store.get(&kind);
+        match key {
+            Value::Null => Value::list(objs.map(|o| o.values().cloned().collect()).unwrap_or_default()),
+            k => objs
+                .and_then(|o| o.get(&s(&runtime::pyrepr::to_str(&k))).cloned())
+                .unwrap_or(Value::Null),
+        }
+    }))
+}
+
+/// `cloudParseYaml(text)`: the first YAML document of `text` as a value.
+fn parse_yaml(_: &Cx, a: Args) -> Result<Value> {
+    let text = runtime::pyrepr::to_str(a.get(0));
+    yaml_value(&text, "<definition>")
+}
+
+/// `cloudExecutionPlan(template, package)`: the execution plan the agent
+/// receives for a plan template. A v1 template (no `FormatVersion`) gets
+/// its `Scripts` (file names under `Resources/scripts/`) inlined as
+/// base64. A v2 template gets an `ID`, a `Stamp` and `Action: Execute`;
+/// the files named by `Files` and by each script's `EntryPoint` become
+/// `Files: {id: {Name, BodyType, Body}}` (a name in angle brackets is
+/// binary and sent as base64; a `{name: {URL: ...}}` entry is downloadable)
+/// and references to them use the file ids.
+fn execution_plan(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let template = crate::finalize(cx.env, a.get(0).clone())?;
+    let package = a.get(1).as_str().unwrap_or("").to_string();
+    let Value::Dict(t) = &template else {
+        return Err(Error::new(
+            "ValueError",
+            format!("an execution plan template must be a dict, not {}", template.type_name()),
+        ));
+    };
+    let mut plan = (**t).clone();
+    let read = |name: &str| read_resource(&ex, &package, &format!("scripts/{name}"));
+    let version = get(&template, "FormatVersion").map(runtime::pyrepr::to_str);
+    let seq = with_cloud(&ex, |c| {
+        c.plan_seq += 1;
+        c.plan_seq
+    });
+    match version {
+        None => {
+            if let Some(Value::List(scripts)) = get(&template, "Scripts") {
+                let mut inlined = Vec::new();
+                for sc in scripts.iter() {
+                    let name = runtime::pyrepr::to_str(sc);
+                    inlined.push(s(&super::extra::b64_encode(&read(&name)?)));
+                }
+                plan.insert(s("Scripts"), Value::list(inlined));
+            }
+        }
+        Some(_) => {
+            plan.insert(s("ID"), s(&fake_id("plan", &seq.to_string()).replace('-', "")));
+            plan.insert(s("Stamp"), Value::Int(seq as i64));
+            plan.insert(s("Action"), s("Execute"));
+            let mut files = Dict::default();
+            let mut ids: HashMap<String, String> = HashMap::new();
+            let mut add = |name: &str, url: Option<Value>| -> Result<String> {
+                if let Some(id) = ids.get(name) {
+                    return Ok(id.clone());
+                }
+                let id = fake_id(&format!("plan-{seq}"), name).replace('-', "");
+                let entry = match url {
+                    Some(u) => dict(vec![
+                        ("Name", s(name)),
+                        ("URL", u),
+                        ("Type", s("Downloadable")),
+                    ]),
+                    None => {
+                        let binary = name.starts_with('<') && name.ends_with('>');
+                        let file = name.trim_start_matches('<').trim_end_matches('>');
+                        let body = read(file)?;
+                        dict(vec![
+                            ("Name", s(file)),
+                            ("BodyType", s(if binary { "Base64" } else { "Text" })),
+                            (
+                                "Body",
+                                s(&if binary {
+                                    super::extra::b64_encode(&body)
+                                } else {
+                                    String::from_utf8_lossy(&body).into_owned()
+                                }),
+                            ),
+                        ])
+                    }
+                };
+                files.insert(s(&id), entry);
+                ids.insert(name.to_string(), id.clone());
+                Ok(id)
+            };
+            if let Some(Value::List(l)) = get(&template, "Files") {
+                for f in l.iter() {
+                    match f {
+                        Value::Dict(d) => {
+                            for (k, v) in d.iter() {
+                                let url = get(v, "URL").cloned().or_else(|| Some(v.clone()));
+                                add(&runtime::pyrepr::to_str(k), url)?;
+                            }
+                        }
+                        other => {
+                            add(&runtime::pyrepr::to_str(other), None)?;
+                        }
+                    }
+                }
+            }
+            if let Some(Value::Dict(scripts)) = get(&template, "Scripts") {
+                let mut out = Dict::default();
+                for (k, sc) in scripts.iter() {
+                    let mut sc2 = match sc {
+                        Value::Dict(d) => (**d).clone(),
+                        _ => Dict::default(),
+                    };
+                    if let Some(ep) = get(sc, "EntryPoint") {
+                        let id = add(&runtime::pyrepr::to_str(ep), None)?;
+                        sc2.insert(s("EntryPoint"), s(&id));
+                    }
+                    if let Some(Value::List(fl)) = get(sc, "Files") {
+                        let mut refs = Vec::new();
+                        for f in fl.iter() {
+                            let name = match f {
+                                Value::Dict(d) => d
+                                    .iter()
+                                    .next()
+                                    .map(|(k, _)| runtime::pyrepr::to_str(k))
+                                    .unwrap_or_default(),
+                                other => runtime::pyrepr::to_str(other),
+                            };
+                            refs.push(s(&add(&name, None)?));
+                        }
+                        sc2.insert(s("Files"), Value::list(refs));
+                    }
+                    out.insert(k.clone(), Value::dict(sc2));
+                }
+                plan.insert(s("Scripts"), Value::dict(out));
+            }
+            plan.insert(s("Files"), Value::dict(files));
+        }
+    }
+    Ok(Value::dict(plan))
+}
+
 // ---- reports ------------------------------------------------------------
 
 /// `cloudRecord(section, entry)`: appends to `reports`, `notifications` or
@@ -739,6 +986,30 @@ pub fn register(r: &mut Registry) {
         "cloudRecord",
         vec![p("section", Ty::Any), p("entry", Ty::Any).nullable()],
         record_entry,
+    );
+    r.function("cloudStackTemplate", vec![p("name", Ty::Any)], stack_template);
+    r.function(
+        "cloudStore",
+        vec![
+            p("kind", Ty::Any),
+            p("key", Ty::Any),
+            p("value", Ty::Any).nullable(),
+        ],
+        store_put,
+    );
+    r.function(
+        "cloudFetch",
+        vec![p("kind", Ty::Any), p("key", Ty::Any).nullable()],
+        store_get,
+    );
+    r.function("cloudParseYaml", vec![p("text", Ty::Any)], parse_yaml);
+    r.function(
+        "cloudExecutionPlan",
+        vec![
+            p("template", Ty::Any).nullable(),
+            p("package", Ty::Any).nullable(),
+        ],
+        execution_plan,
     );
     r.function(
         "cloudAddress",
