@@ -522,8 +522,8 @@ impl Activation<'_> {
                         let cls = self.ex.class(&t.name)?;
                         let owner = cls
                             .find_prop(name)
-                            .map(|(c, _)| c.name.clone())
-                            .unwrap_or(cls.name.clone());
+                            .map(|(c, _)| c.key.clone())
+                            .unwrap_or(cls.key.clone());
                         let nv = if steps.is_empty() {
                             Some(v)
                         } else {
@@ -552,8 +552,8 @@ impl Activation<'_> {
                     let owner = self
                         .class
                         .find_prop(name)
-                        .map(|(c, _)| c.name.clone())
-                        .unwrap_or(self.class.name.clone());
+                        .map(|(c, _)| c.key.clone())
+                        .unwrap_or(self.class.key.clone());
                     let cur = if steps.is_empty() {
                         Value::Null
                     } else {
@@ -689,7 +689,7 @@ pub fn run_method(
     this: Value,
     vars: Vec<(Arc<str>, Value)>,
 ) -> Result<Value> {
-    let prev = ex.set_caller(Some(class.name.clone()));
+    let prev = ex.set_caller(Some(class.key.clone()));
     let r = run_method_inner(ex, env, class, method, this, vars);
     ex.set_caller(prev);
     r
@@ -1355,7 +1355,7 @@ impl Activation<'_> {
                             vars,
                             frame: None,
                         };
-                        let prev = ex.set_caller(Some(class.name.clone()));
+                        let prev = ex.set_caller(Some(class.key.clone()));
                         let r = act.run(&sub);
                         ex.set_caller(prev);
                         r

@@ -50,7 +50,7 @@ fn type_attr(cx: &Cx, a: Args) -> Result<Value> {
     let name = a.str(1);
     match class.find_prop(name) {
         Some((decl, prop)) if prop.usage == compiler::murano::PropertyUsage::Static => {
-            let v = ex.static_get(&decl.name, name);
+            let v = ex.static_get(&decl.key, name);
             let decl = ex.class(&decl.name)?;
             let prop = decl.props.iter().find(|p| &*p.name == name).unwrap();
             ex.static_value(&decl, prop, v)
@@ -71,10 +71,13 @@ fn ns_name(cx: &Cx, a: Args) -> Result<Value> {
         ns => format!("{}:{}", runtime::pyrepr::to_str(ns), a.str(1)),
     };
     let full = match ex.ctx_class(cx.ctx) {
-        Some(c) => c
-            .decl
-            .resolve_name(&name)
-            .map_err(|e| Error::new("KeyError", e.message().to_string()))?,
+        Some(c) => {
+            let full = c
+                .decl
+                .resolve_name(&name)
+                .map_err(|e| Error::new("KeyError", e.message().to_string()))?;
+            ex.key_from(&full, Some(&c.package))
+        }
         None => name.trim_start_matches(':').to_string(),
     };
     ex.type_value(&full)
@@ -86,7 +89,7 @@ pub(crate) fn resolve_class_name(cx: &Cx, ex: &Executor, v: &Value) -> Result<St
     match v {
         Value::Type(t) => Ok(t.name.to_string()),
         Value::Str(s) => Ok(match ex.ctx_class(cx.ctx) {
-            Some(c) => c.resolve(s),
+            Some(c) => ex.key_from(&c.resolve(s), Some(&c.package)),
             None => s.to_string(),
         }),
         other => Err(Error::type_(format!(
@@ -240,13 +243,16 @@ fn cast(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
     let o = obj(a.get(0))?;
     let want = resolve_class_name(cx, &ex, a.get(1))?;
-    if !ex.class_of(o)?.is_a(&want) {
+    // The ancestor itself, so that the view keeps the object's version of
+    // it when several are loaded.
+    let class = ex.class_of(o)?;
+    let Some(target) = class.mro().find(|c| *c.name == *want || *c.key == *want) else {
         return Err(Error::new(
             "NoClassFound",
-            format!("Object of class {} cannot be cast to {want}", o.class),
+            format!("Object of class {} cannot be cast to {want}", class.name),
         ));
-    }
-    Ok(Value::Object(ex.view(o, &want)))
+    };
+    Ok(Value::Object(ex.view(o, &target.key)))
 }
 
 /// `super(obj, expr)` / `obj.super(expr)`: evaluates `expr` with `$` as the
@@ -266,7 +272,7 @@ fn parent_views(cx: &Cx, a: Args, all: bool) -> Result<Value> {
     let cur = current_class(cx, &ex)?;
     let mut out = Vec::new();
     for p in &cur.parents {
-        let view = Value::Object(ex.view(o, &p.name));
+        let view = Value::Object(ex.view(o, &p.key));
         out.push(cx.call(a.get(1), &[view])?);
         if !all {
             break;

@@ -387,7 +387,7 @@ fn destroy_one(ex: &Executor, r: &Arc<ObjRef>) -> bool {
     if destroyed {
         return false;
     }
-    let chain: Vec<String> = class.mro().map(|c| c.name.to_string()).collect();
+    let chain: Vec<String> = class.mro().map(|c| c.key.to_string()).collect();
     for cname in &chain {
         let Ok(c) = ex.class(cname) else { continue };
         if let Some(m) = c.methods.get(".destroy").cloned() {

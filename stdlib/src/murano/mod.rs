@@ -80,6 +80,10 @@ pub struct Package {
     decls: HashMap<String, Arc<ClassDecl>>,
     /// Class configuration: class name -> property -> value.
     pub configs: HashMap<String, Dict>,
+    /// The manifest's `Require`: package name and version spec. When
+    /// several loaded versions of a package provide a class, code of this
+    /// package sees the version its requirement names.
+    pub requires: Vec<(String, packages::VersionSpec)>,
 }
 
 impl Package {
@@ -104,6 +108,7 @@ impl Package {
             runtime_le_13: legacy || format_le_13(format),
             decls,
             configs: HashMap::new(),
+            requires: Vec::new(),
         })
     }
 
@@ -202,6 +207,12 @@ impl Method {
 pub struct Class {
     /// Full name.
     pub name: Arc<str>,
+    /// The key the executor knows the class by: the full name, or
+    /// `Name/version@package` for a class that another loaded version of
+    /// its package also provides (side-by-side versions; the first
+    /// package on the search order keeps the plain name). Objects, type
+    /// values and methods refer to their class by this key.
+    pub key: Arc<str>,
     /// Its package.
     pub package: Arc<Package>,
     /// Declaration.
@@ -234,7 +245,7 @@ impl Class {
     }
     /// True when this class is `name` or derives from it.
     pub fn is_a(&self, name: &str) -> bool {
-        self.mro().any(|c| &*c.name == name)
+        self.mro().any(|c| &*c.name == name || &*c.key == name)
     }
     /// `Name/version@package`.
     pub fn type_string(&self) -> String {
@@ -320,6 +331,9 @@ pub struct Executor {
     /// Names of the extension methods any loaded class declares, so that
     /// ordinary method calls skip the extension lookup.
     extension_names: std::collections::HashSet<String>,
+    /// Names of the classes more than one loaded package provides (side by
+    /// side versions): lookups of these depend on who asks.
+    ambiguous: std::collections::HashSet<String>,
 }
 
 /// The registry MuranoPL expressions run with: the standard library plus
@@ -399,7 +413,17 @@ impl Executor {
             .filter(|m| m.usage == MethodUsage::Extension)
             .map(|m| m.name.clone())
             .collect();
+        let mut providers: HashMap<&str, usize> = HashMap::new();
+        for d in packages.iter().flat_map(|p| p.decls.keys()) {
+            *providers.entry(d.as_str()).or_default() += 1;
+        }
+        let ambiguous = providers
+            .into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(d, _)| d.to_string())
+            .collect();
         let ex = Arc::new(Executor {
+            ambiguous,
             packages: packages.into_iter().map(Arc::new).collect(),
             state: Mutex::new(State {
                 objects: Vec::new(),
@@ -545,12 +569,99 @@ impl Executor {
 
     // ---- classes ------------------------------------------------------
 
-    /// Finds (building on first use) a class by full name.
+    /// Finds (building on first use) a class by full name, or by a type
+    /// string `Name/version@package` (either part may be left out) that
+    /// picks one of several loaded versions of the class. A plain name is
+    /// the version first in search order; so is a type string when only
+    /// one package provides the class or nothing matches its version.
     pub fn class(&self, name: &str) -> Result<Arc<Class>> {
         if let Some(c) = self.lock().classes.get(name) {
             return Ok(c.clone());
         }
-        self.build_class(name, &mut Vec::new())
+        let key = self.class_key(name, None);
+        if key != name {
+            if let Some(c) = self.lock().classes.get(&key) {
+                return Ok(c.clone());
+            }
+        }
+        self.build_class(&key, &mut Vec::new())
+    }
+
+    /// A class as code of package `from` sees it: when several loaded
+    /// versions provide `name`, `from`'s own version if it is one of them,
+    /// else the version `from`'s `Require` names, else the first.
+    pub fn class_from(&self, name: &str, from: Option<&Package>) -> Result<Arc<Class>> {
+        self.class(&self.key_from(name, from))
+    }
+
+    /// The key of class `name` as code of package `from` sees it (see
+    /// [`Executor::class_from`]); the plain name unless several loaded
+    /// versions provide the class.
+    pub fn key_from(&self, name: &str, from: Option<&Package>) -> String {
+        if !self.ambiguous.contains(name) {
+            return name.to_string();
+        }
+        self.class_key(name, from)
+    }
+
+    /// The packages (indices) providing class `name`, in search order.
+    fn providers(&self, name: &str) -> Vec<usize> {
+        (0..self.packages.len())
+            .filter(|&i| self.packages[i].decls.contains_key(name))
+            .collect()
+    }
+
+    /// The executor's key of the class `spec` (a name or a type string)
+    /// names, as package `from` sees it.
+    fn class_key(&self, spec: &str, from: Option<&Package>) -> String {
+        let (name, ver, pkg) = if spec.contains(['/', '@']) {
+            packages::parse_type_string(spec)
+        } else {
+            (spec.to_string(), None, None)
+        };
+        if !self.ambiguous.contains(&name) {
+            return name;
+        }
+        let providers = self.providers(&name);
+        let version_of = |i: usize| packages::parse_version(&self.packages[i].version).ok();
+        let mut chosen = None;
+        if ver.is_some() || pkg.is_some() {
+            let spec = ver
+                .as_deref()
+                .and_then(|v| packages::VersionSpec::parse(Some(v)).ok());
+            chosen = providers
+                .iter()
+                .copied()
+                .filter(|&i| pkg.as_deref().is_none_or(|p| &*self.packages[i].name == p))
+                .filter(|&i| match (&spec, version_of(i)) {
+                    (Some(s), Some(v)) => s.matches(&v),
+                    (Some(_), None) => false,
+                    (None, _) => true,
+                })
+                .max_by_key(|&i| version_of(i));
+        } else if let Some(from) = from {
+            chosen = providers.iter().copied().find(|&i| {
+                let p = &self.packages[i];
+                p.name == from.name && p.version == from.version
+            });
+            if chosen.is_none() {
+                chosen = from.requires.iter().find_map(|(req, spec)| {
+                    providers
+                        .iter()
+                        .copied()
+                        .filter(|&i| &*self.packages[i].name == req.as_str())
+                        .filter(|&i| version_of(i).is_some_and(|v| spec.matches(&v)))
+                        .max_by_key(|&i| version_of(i))
+                });
+            }
+        }
+        match chosen {
+            Some(i) if Some(&i) != providers.first() => {
+                let p = &self.packages[i];
+                format!("{name}/{}@{}", p.version, p.name)
+            }
+            _ => name,
+        }
     }
 
     fn no_class(&self, name: &str) -> Error {
@@ -566,27 +677,39 @@ impl Executor {
         )
     }
 
-    fn build_class(&self, name: &str, building: &mut Vec<String>) -> Result<Arc<Class>> {
-        if let Some(c) = self.lock().classes.get(name) {
+    /// Builds the class of executor key `key` (see [`Executor::class_key`]).
+    fn build_class(&self, key: &str, building: &mut Vec<String>) -> Result<Arc<Class>> {
+        if let Some(c) = self.lock().classes.get(key) {
             return Ok(c.clone());
         }
-        if building.iter().any(|b| b == name) {
+        if building.iter().any(|b| b == key) {
             return Err(Error::new(
                 "DslSyntaxError",
-                format!("class {name} inherits from itself"),
+                format!("class {key} inherits from itself"),
             ));
         }
-        let Some((pkg, decl)) = self
-            .packages
-            .iter()
-            .find_map(|p| p.decls.get(name).map(|d| (p.clone(), d.clone())))
-        else {
+        let (name, found) = match key.split_once('/') {
+            Some((name, rest)) => {
+                let (ver, pkg) = rest.split_once('@').unwrap_or((rest, ""));
+                let found = self
+                    .packages
+                    .iter()
+                    .find(|p| &*p.version == ver && &*p.name == pkg && p.decls.contains_key(name));
+                (name, found)
+            }
+            None => (
+                key,
+                self.packages.iter().find(|p| p.decls.contains_key(key)),
+            ),
+        };
+        let Some((pkg, decl)) = found.map(|p| (p.clone(), p.decls[name].clone())) else {
             return Err(self.no_class(name));
         };
-        building.push(name.to_string());
+        building.push(key.to_string());
         let mut parents = Vec::new();
         for pn in &decl.extends {
-            parents.push(self.build_class(pn, building)?);
+            let pk = self.class_key(pn, Some(&pkg));
+            parents.push(self.build_class(&pk, building)?);
         }
         building.pop();
         let mro = c3(&parents).ok_or_else(|| {
@@ -637,7 +760,7 @@ impl Executor {
                 m.name.clone(),
                 Arc::new(Method {
                     name: m.name.as_str().into(),
-                    class: decl.name.as_str().into(),
+                    class: key.into(),
                     args,
                     usage: m.usage,
                     scope: m.scope,
@@ -647,12 +770,13 @@ impl Executor {
             );
         }
         let type_ref = Arc::new(TypeRef {
-            name: decl.name.as_str().into(),
+            name: key.into(),
             version: pkg.version.clone(),
             package: pkg.name.clone(),
         });
         let cls = Arc::new(Class {
             name: decl.name.as_str().into(),
+            key: key.into(),
             package: pkg.clone(),
             decl: decl.clone(),
             parents,
@@ -661,7 +785,7 @@ impl Executor {
             methods,
             type_ref,
         });
-        self.lock().classes.insert(name.to_string(), cls.clone());
+        self.lock().classes.insert(key.to_string(), cls.clone());
         Ok(cls)
     }
 
@@ -684,7 +808,7 @@ impl Executor {
         let slot = st.objects.len() as u32;
         let r = Arc::new(ObjRef {
             id: id.into(),
-            class: class.name.clone(),
+            class: class.key.clone(),
             slot,
             store: self.store,
         });
@@ -830,7 +954,7 @@ impl Executor {
             };
         };
         if prop.usage == PropertyUsage::Static {
-            let v = self.static_get(&decl.name, name);
+            let v = self.static_get(&decl.key, name);
             return self.static_value(decl, prop, v);
         }
         let v = self.with_obj(r, |o| o.props.get(&Value::str(name)).cloned())?;
@@ -867,7 +991,7 @@ impl Executor {
         let v = prop
             .contract
             .check(self, &env, &ctx, raw, None, &prop.name)?;
-        self.static_set(&decl.name, &prop.name, v.clone());
+        self.static_set(&decl.key, &prop.name, v.clone());
         Ok(v)
     }
 
@@ -889,7 +1013,7 @@ impl Executor {
                 ));
             }
             let key = match caller {
-                Some(c) => Value::str(format!("{}::{name}", c.name)),
+                Some(c) => Value::str(format!("{}::{name}", c.key)),
                 None => self.private_key(name),
             };
             return self.with_obj(r, |o| {
@@ -918,7 +1042,7 @@ impl Executor {
             .contract
             .check(self, &env, &ctx, v, Some(r), &prop.name)?;
         if prop.usage == PropertyUsage::Static {
-            self.static_set(&decl.name, name, v);
+            self.static_set(&decl.key, name, v);
             return Ok(());
         }
         self.with_obj(r, |o| {

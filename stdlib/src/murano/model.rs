@@ -38,9 +38,25 @@ fn parse_def(
         let ty = match h.get(&Value::str("type"))? {
             Value::Type(t) => t.name.to_string(),
             t => {
-                let t = t.as_str()?;
-                // `Name/version@package`, `Name@package` (issue 6: versions checked in packages.rs).
-                t.split(['/', '@']).next().unwrap_or(t).to_string()
+                // `Name/version@package`; `?.classVersion` and `?.package`
+                // fill in what the type string leaves out. The executor
+                // picks the loaded version they name (see `Executor::class`).
+                let (name, ver, pkg) = super::packages::parse_type_string(t.as_str()?);
+                let field = |k: &str| {
+                    h.get(&Value::str(k))
+                        .filter(|v| !v.is_null())
+                        .map(runtime::pyrepr::to_str)
+                        .map(|v| v.trim().to_string())
+                        .filter(|v| !v.is_empty())
+                };
+                let mut spec = name;
+                if let Some(v) = ver.or_else(|| field("classVersion")) {
+                    spec = format!("{spec}/{v}");
+                }
+                if let Some(p) = pkg.or_else(|| field("package")) {
+                    spec = format!("{spec}@{p}");
+                }
+                spec
             }
         };
         let mut props = (**d).clone();
@@ -96,7 +112,10 @@ fn parse_def(
     match type_key {
         Some((k, x)) => {
             let class = match resolver {
-                Some(c) if k.contains(':') || !k.contains('.') => c.resolve(&k),
+                Some(c) if k.contains(':') || !k.contains('.') => {
+                    ex.key_from(&c.resolve(&k), Some(&c.package))
+                }
+                Some(c) => ex.key_from(k.trim_start_matches(':'), Some(&c.package)),
                 _ => k.trim_start_matches(':').to_string(),
             };
             Some(Def {
@@ -355,7 +374,7 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
 /// of `.init` take the values of the same name from `props`.
 pub fn run_init(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<()> {
     let class = ex.class_of(r)?;
-    let chain: Vec<String> = class.mro().map(|c| c.name.to_string()).collect();
+    let chain: Vec<String> = class.mro().map(|c| c.key.to_string()).collect();
     for cname in chain.iter().rev() {
         let c = ex.class(cname)?;
         if let Some(m) = c.methods.get(".init") {
@@ -482,7 +501,7 @@ pub fn destroy(ex: &Executor, r: &Arc<ObjRef>) -> Result<()> {
     if ex.with_obj(r, |o| o.destroyed).unwrap_or(true) {
         return Ok(());
     }
-    let chain: Vec<String> = class.mro().map(|c| c.name.to_string()).collect();
+    let chain: Vec<String> = class.mro().map(|c| c.key.to_string()).collect();
     for cname in &chain {
         let c = ex.class(cname)?;
         if let Some(m) = c.methods.get(".destroy") {

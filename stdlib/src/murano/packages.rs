@@ -1637,6 +1637,7 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> (Package, Vec<Error>, Vec<Er
         },
         decls,
         configs: HashMap::new(),
+        requires: p.requirements().to_vec(),
     };
     (pkg, errors, warnings)
 }

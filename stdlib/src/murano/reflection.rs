@@ -763,7 +763,7 @@ fn get_value(cx: &Cx, a: Args) -> Result<Value> {
         _ => {
             let cls = static_prop_of(&ex, class, name)?;
             let prop = cls.props.iter().find(|p| &*p.name == name).unwrap();
-            let v = ex.static_get(&cls.name, name);
+            let v = ex.static_get(&cls.key, name);
             ex.static_value(&cls, prop, v)
         }
     }
@@ -797,7 +797,7 @@ fn set_value(cx: &Cx, a: Args) -> Result<Value> {
             let v = prop
                 .contract
                 .check(&ex, &env, &ctx, value, None, &prop.name)?;
-            ex.static_set(&cls.name, name, v);
+            ex.static_set(&cls.key, name, v);
         }
     }
     Ok(Value::Null)

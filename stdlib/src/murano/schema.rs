@@ -914,7 +914,7 @@ impl<'a> Gen<'a> {
         let ctx = self
             .ex
             .class_ctx(&self.cls, Value::Type(self.cls.type_ref.clone()));
-        let prev = self.ex.set_caller(Some(self.cls.name.clone()));
+        let prev = self.ex.set_caller(Some(self.cls.key.clone()));
         let r = prog.eval_in(env, &ctx);
         self.ex.set_caller(prev);
         match r? {
