@@ -43,7 +43,10 @@ pub const LIBRARIES: &[Library] = &[
             ),
             ("events.yaml", include_str!("applications/events.yaml")),
             ("servers.yaml", include_str!("applications/servers.yaml")),
-            ("component.yaml", include_str!("applications/component.yaml")),
+            (
+                "component.yaml",
+                include_str!("applications/component.yaml"),
+            ),
             ("baseapps.yaml", include_str!("applications/baseapps.yaml")),
         ],
     },
@@ -67,14 +70,15 @@ impl Library {
     pub fn package(&self, registry: &FormatRegistry) -> Result<Arc<dyn PackageFormat>> {
         let path = self.path();
         let mut files = BTreeMap::new();
-        files.insert("manifest.yaml".to_string(), self.manifest.as_bytes().to_vec());
+        files.insert(
+            "manifest.yaml".to_string(),
+            self.manifest.as_bytes().to_vec(),
+        );
         for (f, text) in self.classes {
             files.insert(format!("Classes/{f}"), text.as_bytes().to_vec());
         }
-        let manifest = Manifest::parse(
-            self.manifest,
-            &format!("{}/manifest.yaml", path.display()),
-        )?;
+        let manifest =
+            Manifest::parse(self.manifest, &format!("{}/manifest.yaml", path.display()))?;
         let Some(entry) = registry.find(&manifest.format) else {
             return Err(Error::new(
                 "PackageFormatError",
@@ -82,7 +86,10 @@ impl Library {
             ));
         };
         let source = Source::Zip { path, files };
-        Ok(Arc::from((entry.factory)(PackageBase { source, manifest })?))
+        Ok(Arc::from((entry.factory)(PackageBase {
+            source,
+            manifest,
+        })?))
     }
 }
 
