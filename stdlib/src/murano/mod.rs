@@ -6,9 +6,11 @@
 //! case). It is the [`Host`] of the YAQL environment its expressions run
 //! in, so `$obj.method()` on an object reaches [`Executor::call_method`].
 //!
-//! Not built yet (issue 5): bytecode for statements, green threads on
-//! coroutines (`Parallel` runs its branches one after another here),
-//! `Synchronize`.
+//! Method bodies run as statement bytecode (`exec.rs`, `vm/src/bc/stmt.rs`);
+//! `Parallel` branches are green threads (`vm/src/coro`). Classes are
+//! keyed by name, or by `Name/version@package` when several loaded
+//! versions of a package provide them (see [`Executor::class`] and
+//! `docs/packages.md`).
 
 pub mod cloud;
 pub mod contracts;
