@@ -17,10 +17,15 @@ use stdlib::murano::Executor;
 /// `muranopl package ...`.
 #[derive(Subcommand)]
 pub enum PackageCmd {
-    /// Print a package's manifest facts as JSON.
+    /// Print a package's manifest facts as JSON; with `-L`, also the
+    /// packages its `Require` resolves to (`Resolved`).
     Info {
         /// A package directory or .zip.
         package: PathBuf,
+        /// A directory whose subfolders or .zip files are packages
+        /// (searched to satisfy `Require`); repeatable.
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<PathBuf>,
     },
     /// Load a package and its requirements and compile every class of it.
     Check {
@@ -56,7 +61,7 @@ pub enum PackageCmd {
 /// Runs a `package` subcommand; returns the exit status.
 pub fn run(cmd: PackageCmd) -> i32 {
     match cmd {
-        PackageCmd::Info { package } => info(&package),
+        PackageCmd::Info { package, libs } => info(&package, &libs),
         PackageCmd::Check { package, libs } => check(&package, &libs),
         PackageCmd::Pack { dir, out } => pack(&dir, &out),
         PackageCmd::Bundle { bundle, libs } => bundle_cmd(&bundle, &libs),
@@ -125,10 +130,13 @@ pub fn info_json(p: &dyn PackageFormat) -> serde_json::Value {
     })
 }
 
-fn info(path: &Path) -> i32 {
+fn info(path: &Path, libs: &[PathBuf]) -> i32 {
     match FormatRegistry::builtin().load(path) {
         Ok(p) => {
-            let j = info_json(&*p);
+            let mut j = info_json(&*p);
+            if !libs.is_empty() {
+                j["Resolved"] = resolved_json(Arc::from(p), libs);
+            }
             println!(
                 "{}",
                 serde_json::to_string_pretty(&j).unwrap_or_else(|_| j.to_string())
@@ -139,6 +147,27 @@ fn info(path: &Path) -> i32 {
             eprintln!("error: {}", e.message());
             1
         }
+    }
+}
+
+/// What `root`'s requirements resolve to on the search path `libs`:
+/// `{name: {Version, Path}}`, or `{error: message}`.
+fn resolved_json(root: Arc<dyn PackageFormat>, libs: &[PathBuf]) -> serde_json::Value {
+    use serde_json::json;
+    let deps = PackageLoader::new(libs).and_then(|l| l.resolve(&root));
+    match deps {
+        Ok(deps) => {
+            let mut out = serde_json::Map::new();
+            for d in deps {
+                out.insert(
+                    format!("{}/{}", d.full_name(), d.version()),
+                    json!({"Version": d.version().to_string(),
+                           "Path": d.base().source.location().display().to_string()}),
+                );
+            }
+            serde_json::Value::Object(out)
+        }
+        Err(e) => json!({"error": e.message()}),
     }
 }
 

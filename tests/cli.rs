@@ -137,3 +137,108 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The embedded `org.openstack.networkingSfc` library: an instance with two
+/// extra ports, a port pair on one of them, and a chain, deployed in the
+/// simulated cloud; `package info -L` shows where `Require` resolves.
+#[test]
+fn a_service_chain_deploys_through_the_embedded_sfc_library() {
+    let dir = std::env::temp_dir().join(format!("muranopl-sfc-{}", std::process::id()));
+    let pkg = dir.join("sfc-app");
+    std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        "Format: 1.3\nType: Application\nFullName: ex.Chain\nName: Chain\n\
+         Classes:\n  ex.Chain: Chain.yaml\nRequire:\n  org.openstack.networkingSfc:\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Classes/Chain.yaml"),
+        r#"Namespaces:
+  =: ex
+  std: io.murano
+  netsfc: org.openstack.networkingSfc
+Name: Chain
+Extends: std:Application
+Methods:
+  deploy:
+    Body:
+      - $env: $.find(std:Environment).require()
+      - $net: $env.defaultNetworks.environment
+      - $fw: new(netsfc:Instance, $this, name => fw, flavor => 'm1.small', image => 'fw-image',
+          ports => [new(netsfc:NeutronPort, $this, network => $net), new(netsfc:NeutronPort, $this, network => $net)])
+      - $fw.deploy()
+      - $pair: new(netsfc:PortPair, $this, name => fw, ingress => $fw.ports[1], egress => $fw.ports[1])
+      - $group: new(netsfc:PortPairGroup, $this, portPairs => [$pair])
+      - $fc: new(netsfc:FlowClassifier, $this, protocol => TCP, destinationPortMin => 80, destinationPortMax => 80)
+      - $chain: new(netsfc:PortChain, $this, portPairGroups => [$group], flowClassifiers => [$fc])
+      - $env.reporter.report($this, format('chain {0} over {1}; fw at {2}', $chain.deploy(), $pair.id, $fw.ipAddresses.join(',')))
+"#,
+    )
+    .unwrap();
+    let model = dir.join("model.json");
+    std::fs::write(&model, r#"{"?": {"type": "ex.Chain", "id": "app"}}"#).unwrap();
+    let record = dir.join("record.json");
+    let o = muranopl(&[
+        "run",
+        pkg.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let neutron = &rec["neutron"];
+    let pair = &neutron["port_pair"][0];
+    assert_eq!(pair["name"], "fw");
+    assert_eq!(pair["ingress"], pair["egress"]);
+    let group = &neutron["port_pair_group"][0];
+    assert_eq!(group["port_pairs"][0], pair["id"]);
+    let chain = &neutron["port_chain"][0];
+    assert_eq!(chain["port_pair_groups"][0], group["id"]);
+    assert_eq!(
+        chain["flow_classifiers"][0],
+        neutron["flow_classifier"][0]["id"]
+    );
+    assert_eq!(
+        neutron["flow_classifier"][0]["destination_port_range_min"],
+        80
+    );
+    // The server has its network's NIC and the two ports' NICs.
+    let text = rec["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["text"].as_str())
+        .find(|t| t.starts_with("chain "))
+        .unwrap()
+        .to_string();
+    let ips = text.rsplit("fw at ").next().unwrap();
+    assert_eq!(ips.split(',').count(), 3, "{text}");
+    assert!(text.contains(chain["id"].as_str().unwrap()), "{text}");
+    // The port pair's ingress is the second port's Neutron id (a stack output).
+    let outputs = rec["stacks"].as_object().unwrap().values().next().unwrap()["outputs"]
+        .as_object()
+        .unwrap()
+        .clone();
+    assert!(
+        outputs.values().any(|v| *v == pair["ingress"]),
+        "{outputs:?}"
+    );
+    let o = muranopl(&[
+        "package",
+        "info",
+        pkg.to_str().unwrap(),
+        "-L",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let info: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        info["Resolved"]["org.openstack.networkingSfc/0.0.0"]["Path"],
+        "<embedded>/org.openstack.networkingSfc"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
