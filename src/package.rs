@@ -135,7 +135,7 @@ fn info(path: &Path, libs: &[PathBuf]) -> i32 {
         Ok(p) => {
             let mut j = info_json(&*p);
             if !libs.is_empty() {
-                j["Resolved"] = resolved_json(Arc::from(p), libs);
+                j["Resolved"] = resolved_json(p, libs);
             }
             println!(
                 "{}",
