@@ -315,7 +315,9 @@ fn server_ips(c: &mut Cloud, template: &Value, res: &str) -> Vec<String> {
 /// and servers that boot from it (`block_device_mapping_v2`).
 fn volume_attachments(stack: &str, template: &Value, res: &str) -> Vec<Value> {
     let refers = |v: Option<&Value>| {
-        v.is_some_and(|v| v.as_str() == Some(res) || get(v, "get_resource").and_then(|x| x.as_str()) == Some(res))
+        v.is_some_and(|v| {
+            v.as_str() == Some(res) || get(v, "get_resource").and_then(|x| x.as_str()) == Some(res)
+        })
     };
     let server_of = |v: Option<&Value>| match v {
         Some(v) => match get(v, "get_resource").and_then(|x| x.as_str()) {
@@ -332,24 +334,37 @@ fn volume_attachments(stack: &str, template: &Value, res: &str) -> Vec<Value> {
         let name = runtime::pyrepr::to_str(name);
         let props = get(r, "properties");
         match get(r, "type").and_then(|t| t.as_str()) {
-            Some("OS::Cinder::VolumeAttachment") if refers(props.and_then(|p| get(p, "volume_id"))) => {
+            Some("OS::Cinder::VolumeAttachment")
+                if refers(props.and_then(|p| get(p, "volume_id"))) =>
+            {
                 out.push(dict(vec![
                     ("id", s(&fake_id(stack, &name))),
                     ("attachment_id", s(&fake_id(stack, &name))),
                     ("volume_id", s(&fake_id(stack, res))),
-                    ("server_id", s(&server_of(props.and_then(|p| get(p, "instance_uuid"))))),
+                    (
+                        "server_id",
+                        s(&server_of(props.and_then(|p| get(p, "instance_uuid")))),
+                    ),
                     (
                         "device",
-                        props.and_then(|p| get(p, "mountpoint")).cloned().unwrap_or(Value::Null),
+                        props
+                            .and_then(|p| get(p, "mountpoint"))
+                            .cloned()
+                            .unwrap_or(Value::Null),
                     ),
                 ]));
             }
             Some("OS::Nova::Server") => {
-                if let Some(Value::List(bdm)) = props.and_then(|p| get(p, "block_device_mapping_v2")) {
+                if let Some(Value::List(bdm)) =
+                    props.and_then(|p| get(p, "block_device_mapping_v2"))
+                {
                     for d in bdm.iter().filter(|d| refers(get(d, "volume_id"))) {
                         out.push(dict(vec![
                             ("id", s(&fake_id(stack, res))),
-                            ("attachment_id", s(&fake_id(stack, &format!("{name}/{res}")))),
+                            (
+                                "attachment_id",
+                                s(&fake_id(stack, &format!("{name}/{res}"))),
+                            ),
                             ("volume_id", s(&fake_id(stack, res))),
                             ("server_id", s(&fake_id(stack, &name))),
                             (
@@ -636,7 +651,10 @@ fn neutron(cx: &Cx, a: Args) -> Result<Value> {
             let Value::Dict(fields) = &arg else {
                 return Err(Error::new(
                     "NeutronClientException",
-                    format!("create {kind}: the body must be a dict, not {}", arg.type_name()),
+                    format!(
+                        "create {kind}: the body must be a dict, not {}",
+                        arg.type_name()
+                    ),
                 ));
             };
             c.neutron_seq += 1;
@@ -748,7 +766,10 @@ fn store_get(cx: &Cx, a: Args) -> Result<Value> {
     Ok(with_cloud(&ex, |c| {
         let objs = c.store.get(&kind);
         match key {
-            Value::Null => Value::list(objs.map(|o| o.values().cloned().collect()).unwrap_or_default()),
+            Value::Null => Value::list(
+                objs.map(|o| o.values().cloned().collect())
+                    .unwrap_or_default(),
+            ),
             k => objs
                 .and_then(|o| o.get(&s(&runtime::pyrepr::to_str(&k))).cloned())
                 .unwrap_or(Value::Null),
@@ -777,7 +798,10 @@ fn execution_plan(cx: &Cx, a: Args) -> Result<Value> {
     let Value::Dict(t) = &template else {
         return Err(Error::new(
             "ValueError",
-            format!("an execution plan template must be a dict, not {}", template.type_name()),
+            format!(
+                "an execution plan template must be a dict, not {}",
+                template.type_name()
+            ),
         ));
     };
     let mut plan = (**t).clone();
@@ -799,7 +823,10 @@ fn execution_plan(cx: &Cx, a: Args) -> Result<Value> {
             }
         }
         Some(_) => {
-            plan.insert(s("ID"), s(&fake_id("plan", &seq.to_string()).replace('-', "")));
+            plan.insert(
+                s("ID"),
+                s(&fake_id("plan", &seq.to_string()).replace('-', "")),
+            );
             plan.insert(s("Stamp"), Value::Int(seq as i64));
             plan.insert(s("Action"), s("Execute"));
             let mut files = Dict::default();
@@ -987,7 +1014,11 @@ pub fn register(r: &mut Registry) {
         vec![p("section", Ty::Any), p("entry", Ty::Any).nullable()],
         record_entry,
     );
-    r.function("cloudStackTemplate", vec![p("name", Ty::Any)], stack_template);
+    r.function(
+        "cloudStackTemplate",
+        vec![p("name", Ty::Any)],
+        stack_template,
+    );
     r.function(
         "cloudStore",
         vec![
