@@ -128,7 +128,11 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
     let o = muranopl(&["test", "examples/hello-app"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let report = stdout(&o);
-    for test in ["testBindFillsTheGreeting", "testTrue"] {
+    for test in [
+        "testBindFillsTheGreeting",
+        "testTrue",
+        "testMocksGetTheCallersArguments",
+    ] {
         let line = report
             .lines()
             .find(|l| l.starts_with(&format!("com.example.HelloTest.{test} ")))

@@ -584,9 +584,9 @@ fn logger(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// Legacy (Format <= 1.3) `type(obj)`: the class name.
-fn type_legacy(_: &Cx, a: Args) -> Result<Value> {
+fn type_legacy(cx: &Cx, a: Args) -> Result<Value> {
     match a.get(0) {
-        Value::Object(o) => Ok(Value::str(&*o.class)),
+        Value::Object(o) => Ok(Value::str(&*super::executor(cx)?.class(&o.class)?.name)),
         _ => Ok(Value::Null),
     }
 }

@@ -150,6 +150,17 @@ pub fn format_le_13(format: &str) -> bool {
     major < 1 || (major == 1 && minor <= 3)
 }
 
+/// How the caller gave a standard method argument.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Given {
+    /// By position.
+    Positional,
+    /// By name.
+    Named,
+    /// Not given: the default (or null).
+    Default,
+}
+
 /// A compiled property.
 pub struct Prop {
     /// Name.
@@ -1197,6 +1208,9 @@ impl Executor {
                 ),
             )
         };
+        // How each standard argument was given (for mocks, which get the
+        // arguments as the caller passed them).
+        let mut how: Vec<Given> = Vec::new();
         for a in &method.args {
             let v = match a.usage {
                 ArgUsage::VarArgs => {
@@ -1230,12 +1244,21 @@ impl Executor {
                             if named.iter().any(|(k, _)| *k == a.name) {
                                 return Err(sig_err());
                             }
+                            how.push(Given::Positional);
                             Some(v)
                         }
-                        None => named
-                            .iter()
-                            .position(|(k, _)| *k == a.name)
-                            .map(|i| named.remove(i).1),
+                        None => {
+                            let v = named
+                                .iter()
+                                .position(|(k, _)| *k == a.name)
+                                .map(|i| named.remove(i).1);
+                            how.push(if v.is_some() {
+                                Given::Named
+                            } else {
+                                Given::Default
+                            });
+                            v
+                        }
                     };
                     let raw = match given {
                         Some(v) => v,
@@ -1253,7 +1276,7 @@ impl Executor {
         if pos_it.next().is_some() || !named.is_empty() {
             return Err(sig_err());
         }
-        if let Some(r) = testing::intercept(self, this, &this_v, &decl_class, method, &vars) {
+        if let Some(r) = testing::intercept(self, this, &this_v, &decl_class, method, &vars, &how) {
             return r;
         }
         let keys = self.lock_keys(method, &this_v, &vars);

@@ -28,7 +28,7 @@ use runtime::{Error, Result, Value};
 
 use compiler::murano::ArgUsage;
 
-use super::{exec, executor, model, Class, Executor, Method};
+use super::{exec, executor, model, Class, Executor, Given, Method};
 
 /// What a mocked call does instead.
 #[derive(Clone)]
@@ -129,6 +129,7 @@ pub fn intercept(
     class: &Arc<Class>,
     method: &Arc<Method>,
     vars: &[(Arc<str>, Value)],
+    how: &[Given],
 ) -> Option<Result<Value>> {
     if !ACTIVE.load(Ordering::Relaxed) || method.name.starts_with('.') {
         return None;
@@ -145,7 +146,7 @@ pub fn intercept(
     let (slot, actual) = match this {
         Value::Object(o) => {
             let actual = ex.class_of(o).ok()?;
-            if *o.class != *actual.name {
+            if *o.class != *actual.key {
                 // A `cast`/`super` view: the real method runs.
                 return None;
             }
@@ -166,7 +167,7 @@ pub fn intercept(
                 .find(|m| matches!(&m.target, Target::Class(c) if actual.is_a(c)))
         })?
         .clone();
-    Some(run_mock(ex, &found.action, plain, class, method, vars))
+    Some(run_mock(ex, &found.action, plain, class, method, vars, how))
 }
 
 fn run_mock(
@@ -176,14 +177,22 @@ fn run_mock(
     class: &Arc<Class>,
     method: &Arc<Method>,
     vars: &[(Arc<str>, Value)],
+    how: &[Given],
 ) -> Result<Value> {
     match action {
         Action::Method { obj, name } => {
+            // The mock method gets the arguments as the caller passed them
+            // (defaults of the original are not filled in).
             let mut pos = Vec::new();
             let mut named: Vec<(Arc<str>, Value)> = Vec::new();
-            for (a, (_, v)) in method.args.iter().zip(vars) {
+            let mut how = how.iter();
+            for (a, (n, v)) in method.args.iter().zip(vars) {
                 match a.usage {
-                    ArgUsage::Standard => pos.push(v.clone()),
+                    ArgUsage::Standard => match how.next() {
+                        Some(Given::Positional) => pos.push(v.clone()),
+                        Some(Given::Named) => named.push((n.clone(), v.clone())),
+                        _ => {}
+                    },
                     ArgUsage::VarArgs => {
                         if let Value::List(l) = v {
                             pos.extend(l.iter().cloned());
