@@ -1,28 +1,9 @@
 //! The `muranopl` command on the examples shipped in the repository (no
 //! `../shared` needed): exit statuses, outputs and error positions.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn muranopl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_muranopl"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run muranopl")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
+use common::{muranopl, stderr, stdout};
 
 #[test]
 fn yaql_prints_json_and_reports_errors_with_a_caret() {

@@ -2,20 +2,9 @@
 //! the reference inventory): the MuranoPL tests of `tests/core_api` run by
 //! `muranopl test`, one line per test, and a deployment record check.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn muranopl(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_muranopl"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run muranopl")
-}
+use common::{muranopl, root};
 
 /// Every test method of the fixture package, by name.
 const TESTS: &[&str] = &[
