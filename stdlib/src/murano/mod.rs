@@ -128,11 +128,18 @@ impl Package {
 
     /// The core library package.
     pub fn core() -> Package {
-        let files: Vec<(String, String)> = CORE
-            .iter()
-            .map(|(f, t)| (format!("io.murano/{f}"), t.to_string()))
-            .collect();
-        Package::new("io.murano", "0.0.0", "1.4", &files).expect("core library parses")
+        // Parsed once per process; every executor gets a copy (the class
+        // declarations are shared).
+        static CORE_PACKAGE: OnceLock<Package> = OnceLock::new();
+        CORE_PACKAGE
+            .get_or_init(|| {
+                let files: Vec<(String, String)> = CORE
+                    .iter()
+                    .map(|(f, t)| (format!("io.murano/{f}"), t.to_string()))
+                    .collect();
+                Package::new("io.murano", "0.0.0", "1.4", &files).expect("core library parses")
+            })
+            .clone()
     }
 }
 
