@@ -99,6 +99,23 @@ enum Cmd {
         #[arg(short = 'L', long = "library")]
         libs: Vec<std::path::PathBuf>,
     },
+    /// Serve an HTTP API over a package catalogue: `GET /schemas/{class}[/{methods}]`
+    /// (form schemas), `POST /actions` (static actions), `GET /health`.
+    Serve {
+        /// Package directories or .zip files (with what they require);
+        /// without any, every package on the search path.
+        packages: Vec<std::path::PathBuf>,
+        /// Package search path (repeatable).
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<std::path::PathBuf>,
+        /// The address to listen on (port 0 picks a free port; the first
+        /// line of output names it).
+        #[arg(long, default_value = "127.0.0.1:8082")]
+        addr: String,
+        /// Worker threads.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+    },
     /// Time evaluation: compile once, evaluate N times.
     BenchEval {
         /// The expression.
@@ -249,6 +266,12 @@ fn run(cli: Cli) -> i32 {
             tests,
             libs,
         } => crate::test_cmd::run(&package, &tests, &libs),
+        Cmd::Serve {
+            packages,
+            libs,
+            addr,
+            threads,
+        } => crate::serve::serve(&packages, &libs, &addr, threads),
         Cmd::BenchEval {
             expr,
             data,

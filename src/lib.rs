@@ -15,6 +15,7 @@ pub mod harness;
 pub mod package;
 pub mod run;
 pub mod schema;
+pub mod serve;
 pub mod test_cmd;
 pub mod ui;
 pub mod validate;

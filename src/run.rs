@@ -95,7 +95,7 @@ fn write_json(path: &Path, v: &serde_json::Value) -> Result<(), String> {
     std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn load_packages(
+pub(crate) fn load_packages(
     paths: &[PathBuf],
     libs: &[PathBuf],
 ) -> Result<Vec<Arc<dyn PackageFormat>>, String> {

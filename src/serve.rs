@@ -1,0 +1,370 @@
+//! `muranopl serve`: a small HTTP API over a package catalogue, for form
+//! schemas and static actions (the MuranoPL forms spec,
+//! `../shared/seeds/muranopl-forms-spec.txt`, and Murano's static actions
+//! API).
+//!
+//! | request | answer |
+//! | --- | --- |
+//! | `GET /schemas/{class}` | `{"": schema, builder: schema, ...}`: the class and all its model builders |
+//! | `GET /schemas/{class}/{methods}` | the named ones (comma-separated; an empty name is the class) |
+//! | `POST /actions` | the result of a static action: body `{"className", "methodName", "parameters"?, "packageName"?, "classVersion"?}` |
+//! | `GET /health` | `{"status": "ok", "packages": [...]}` |
+//!
+//! `classVersion` and `packageName` are query parameters of `/schemas`
+//! and fields of `/actions`; with side-by-side versions they pick one.
+//! Errors answer `{"error": {"kind", "message", "trace"}}` with 400 (bad
+//! request), 403 (not a public static method), 404 (no such class or
+//! method) or 500 (the action failed). Each request runs in an executor
+//! of its own over the catalogue, so requests share no state.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{json, Value as J};
+use stdlib::murano::packages::{to_package, PackageFormat, PackageLoader};
+use stdlib::murano::{cloud, exec, schema, Executor, Package};
+
+use crate::json as tj;
+
+/// The packages the API serves.
+pub struct Catalog {
+    formats: Vec<Arc<dyn PackageFormat>>,
+    packages: Vec<Package>,
+}
+
+impl Catalog {
+    /// The given packages with what they require, or, when none is given,
+    /// every package on the search path (all versions).
+    pub fn load(paths: &[PathBuf], libs: &[PathBuf]) -> Result<Catalog, String> {
+        let mut formats = crate::run::load_packages(paths, libs)?;
+        if paths.is_empty() {
+            let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
+            for b in &loader.broken {
+                eprintln!("warning: {}: {}", b.path.display(), b.error.message());
+            }
+            for f in loader.found.values().flatten() {
+                if !formats
+                    .iter()
+                    .any(|q| q.full_name() == f.name && *q.version() == f.version)
+                {
+                    formats.push(f.package.clone());
+                }
+            }
+        }
+        let mut packages = Vec::new();
+        for f in &formats {
+            let (p, errors) = to_package(&**f);
+            for e in errors {
+                eprintln!("warning: {}: {}", f.full_name(), e.message());
+            }
+            packages.push(p);
+        }
+        if let Some(forms) = schema::forms_package() {
+            packages.push(forms);
+        }
+        Ok(Catalog { formats, packages })
+    }
+
+    /// `name/version` of every package served.
+    pub fn names(&self) -> Vec<String> {
+        self.formats
+            .iter()
+            .map(|f| format!("{}/{}", f.full_name(), f.version()))
+            .collect()
+    }
+
+    /// A fresh executor over the catalogue, with package resources readable.
+    fn executor(&self) -> Arc<Executor> {
+        let ex = Executor::new(self.packages.clone());
+        for f in &self.formats {
+            let f2 = f.clone();
+            cloud::set_resources(
+                &ex,
+                f.full_name(),
+                Arc::new(move |n: &str| f2.get_resource(n).ok()),
+            );
+        }
+        ex
+    }
+}
+
+/// An answer: HTTP status and JSON body.
+pub type Answer = (u16, J);
+
+/// Answers one request (no network here: the server loop and the tests
+/// call this).
+pub fn handle(catalog: &Catalog, method: &str, url: &str, body: &[u8]) -> Answer {
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let segments: Vec<String> = path
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(percent_decode)
+        .collect();
+    let segments: Vec<&str> = segments.iter().map(String::as_str).collect();
+    match (method, segments.as_slice()) {
+        ("GET", ["health"]) => (200, json!({"status": "ok", "packages": catalog.names()})),
+        ("GET", ["schemas", class]) => schemas(catalog, class, None, query),
+        ("GET", ["schemas", class, methods]) => schemas(catalog, class, Some(methods), query),
+        ("POST", ["actions"]) => action(catalog, body),
+        (_, ["health"]) | (_, ["schemas", ..]) | (_, ["actions"]) => error(
+            405,
+            "MethodNotAllowed",
+            &format!("{method} is not allowed on {path}"),
+        ),
+        _ => error(404, "NotFound", &format!("no such endpoint: {path}")),
+    }
+}
+
+fn error(status: u16, kind: &str, message: &str) -> Answer {
+    (
+        status,
+        json!({"error": {"kind": kind, "message": message, "trace": []}}),
+    )
+}
+
+/// The answer for an engine error: the status its kind calls for.
+fn engine_error(ex: &Executor, e: &runtime::Error, failed: u16) -> Answer {
+    let names = exec::error_names(ex, e, false);
+    let kind = names
+        .first()
+        .cloned()
+        .unwrap_or_else(|| e.kind().to_string());
+    let status = match e.kind() {
+        "NoClassFound" | "NoPackageFound" | "NoMethodFound" | "NoMethodRegisteredException" => 404,
+        "MethodNotExposed" => 403,
+        "ContractViolationException" | "NoMatchingMethodException" => 400,
+        _ => failed,
+    };
+    (
+        status,
+        json!({"error": {"kind": kind, "message": e.message(), "trace": e.trace()}}),
+    )
+}
+
+/// `Name`, `Name/version@package` from the class, `classVersion` and
+/// `packageName` (see `Executor::class`).
+fn class_spec(class: &str, version: Option<&str>, package: Option<&str>) -> String {
+    let mut spec = class.to_string();
+    if let Some(v) = version.filter(|v| !v.is_empty()) {
+        spec = format!("{spec}/{v}");
+    }
+    if let Some(p) = package.filter(|p| !p.is_empty()) {
+        spec = format!("{spec}@{p}");
+    }
+    spec
+}
+
+fn schemas(catalog: &Catalog, class: &str, methods: Option<&str>, query: &str) -> Answer {
+    let params = query_params(query);
+    let param = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
+    let package = param("packageName");
+    let spec = class_spec(class, param("classVersion"), package);
+    let methods: Option<Vec<String>> =
+        methods.map(|m| m.split(',').map(|s| s.trim().to_string()).collect());
+    let ex = catalog.executor();
+    let answer = match schema::generate_schema(&ex, &spec, methods.as_deref(), package) {
+        Ok(list) => {
+            let mut out = serde_json::Map::new();
+            for (name, v) in list {
+                out.insert(name, to_json(&v));
+            }
+            if out.is_empty() {
+                error(
+                    404,
+                    "NoMethodFound",
+                    &format!("class {class} has no model builder of those names"),
+                )
+            } else {
+                (200, J::Object(out))
+            }
+        }
+        Err(e) => engine_error(&ex, &e, 400),
+    };
+    cloud::forget(&ex);
+    answer
+}
+
+fn action(catalog: &Catalog, body: &[u8]) -> Answer {
+    let req: J = match serde_json::from_slice(body) {
+        Ok(j) => j,
+        Err(e) => return error(400, "BadRequest", &format!("the body is not JSON: {e}")),
+    };
+    let field = |k: &str| req.get(k).and_then(|v| v.as_str());
+    let (Some(class), Some(method)) = (field("className"), field("methodName")) else {
+        return error(
+            400,
+            "BadRequest",
+            "the body needs \"className\" and \"methodName\" strings",
+        );
+    };
+    let params = match req.get("parameters") {
+        None | Some(J::Null) => serde_json::Map::new(),
+        Some(J::Object(m)) => m.clone(),
+        Some(_) => return error(400, "BadRequest", "\"parameters\" must be an object"),
+    };
+    let mut named: Vec<(Arc<str>, runtime::Value)> = Vec::new();
+    for (k, v) in &params {
+        match tj::from_tagged_str(&v.to_string()) {
+            Ok(v) => named.push((k.as_str().into(), v)),
+            Err(e) => {
+                return error(
+                    400,
+                    "BadRequest",
+                    &format!("parameter {k}: {}", e.message()),
+                )
+            }
+        }
+    }
+    let spec = class_spec(class, field("classVersion"), field("packageName"));
+    let ex = catalog.executor();
+    let answer = (|| {
+        let cls = ex.class(&spec).map_err(|e| engine_error(&ex, &e, 404))?;
+        if let Some(p) = field("packageName") {
+            if &*cls.package.name != p {
+                return Err(error(
+                    404,
+                    "NoClassFound",
+                    &format!("class {class} is not found in package {p}"),
+                ));
+            }
+        }
+        let m = cls.find_method(method).ok_or_else(|| {
+            error(
+                404,
+                "NoMethodFound",
+                &format!("method {method} is not found in class {class}"),
+            )
+        })?;
+        if !m.is_static() || !m.is_action() {
+            return Err(error(
+                403,
+                "MethodNotExposed",
+                &format!("method {method} of {class} is not a static action (Scope: Public, Usage: Static)"),
+            ));
+        }
+        let receiver = runtime::Value::Type(cls.type_ref.clone());
+        match ex.call(&receiver, method, Vec::new(), named, true) {
+            Ok(v) => Ok((
+                200,
+                to_json(
+                    &stdlib::finalize(ex.env(false), v.unwrap_or(runtime::Value::Null))
+                        .unwrap_or(runtime::Value::Null),
+                ),
+            )),
+            Err(e) => Err(engine_error(&ex, &e, 500)),
+        }
+    })();
+    cloud::forget(&ex);
+    answer.unwrap_or_else(|a| a)
+}
+
+fn to_json(v: &runtime::Value) -> J {
+    serde_json::from_str(&tj::to_tagged_string(v)).unwrap_or(J::Null)
+}
+
+fn query_params(q: &str) -> Vec<(String, String)> {
+    q.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (percent_decode(k), percent_decode(v))
+        })
+        .collect()
+}
+
+/// `%XX` escapes and `+` (in queries, a space) decoded; bad escapes stay.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'%' if i + 2 < b.len() => {
+                let hex = std::str::from_utf8(&b[i + 1..i + 3]).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(x) => {
+                        out.push(x);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b'+' => out.push(b' '),
+            c => out.push(c),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Runs the server until the process is stopped; returns the exit status
+/// (1 when the address cannot be bound or the catalogue not loaded).
+pub fn serve(paths: &[PathBuf], libs: &[PathBuf], addr: &str, threads: usize) -> i32 {
+    let catalog = match Catalog::load(paths, libs) {
+        Ok(c) => Arc::new(c),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    let server = match tiny_http::Server::http(addr) {
+        Ok(s) => Arc::new(s),
+        Err(e) => {
+            eprintln!("error: cannot listen on {addr}: {e}");
+            return 1;
+        }
+    };
+    // The first line of output says where we listen (port 0 picks one).
+    println!(
+        "muranopl: serving {} packages on http://{}",
+        catalog.names().len(),
+        server.server_addr()
+    );
+    use std::io::Write as _;
+    std::io::stdout().flush().ok();
+    let workers: Vec<_> = (0..threads.max(1))
+        .map(|_| {
+            let (server, catalog) = (server.clone(), catalog.clone());
+            std::thread::spawn(move || loop {
+                let Ok(mut req) = server.recv() else { break };
+                let mut body = Vec::new();
+                let answer = match std::io::Read::read_to_end(req.as_reader(), &mut body) {
+                    Ok(_) => handle(&catalog, req.method().as_str(), req.url(), &body),
+                    Err(e) => error(400, "BadRequest", &format!("cannot read the body: {e}")),
+                };
+                let text = answer.1.to_string();
+                let header =
+                    tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..])
+                        .expect("a valid header");
+                let resp = tiny_http::Response::from_string(text)
+                    .with_status_code(answer.0)
+                    .with_header(header);
+                let _ = req.respond(resp);
+            })
+        })
+        .collect();
+    for w in workers {
+        let _ = w.join();
+    }
+    0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_decoding() {
+        assert_eq!(percent_decode("a%2Cb+c"), "a,b c");
+        assert_eq!(percent_decode("100%"), "100%");
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+        assert_eq!(
+            query_params("classVersion=%3D1.0&x"),
+            vec![
+                ("classVersion".to_string(), "=1.0".to_string()),
+                ("x".to_string(), String::new())
+            ]
+        );
+    }
+}
