@@ -98,6 +98,10 @@ enum Cmd {
         /// Package search path (repeatable).
         #[arg(short = 'L', long = "library")]
         libs: Vec<std::path::PathBuf>,
+        /// Simulated cloud settings, YAML or JSON (scripted agent answers:
+        /// `agent: {answers: {PLAN NAME: value, HOST/PLAN NAME: value}}`).
+        #[arg(long)]
+        cloud: Option<std::path::PathBuf>,
     },
     /// Serve an HTTP API over a package catalogue: `GET /schemas/{class}[/{methods}]`
     /// (form schemas), `POST /actions` (static actions), `GET /health`.
@@ -253,6 +257,7 @@ fn run(cli: Cli) -> i32 {
             out,
             record,
             libs,
+            cloud,
         } => crate::run::run(crate::run::RunArgs {
             packages,
             model,
@@ -260,6 +265,7 @@ fn run(cli: Cli) -> i32 {
             out,
             record,
             libs,
+            cloud,
         }),
         Cmd::Test {
             package,

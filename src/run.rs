@@ -27,6 +27,8 @@ pub struct RunArgs {
     pub record: Option<PathBuf>,
     /// Package search path.
     pub libs: Vec<PathBuf>,
+    /// Simulated cloud settings (YAML or JSON; see `cloud::configure`).
+    pub cloud: Option<PathBuf>,
 }
 
 const ENV_ID: &str = "e0000000000000000000000000000001";
@@ -164,6 +166,19 @@ pub fn run(a: RunArgs) -> i32 {
             f.full_name(),
             Arc::new(move |n: &str| f2.get_resource(n).ok()),
         );
+    }
+    if let Some(path) = &a.cloud {
+        let configured = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: {e}", path.display()))
+            .and_then(|t| {
+                cloud::configure(&ex, &t, &path.display().to_string())
+                    .map_err(|e| e.message().to_string())
+            });
+        if let Err(e) = configured {
+            eprintln!("error: {e}");
+            cloud::forget(&ex);
+            return 1;
+        }
     }
     let status = run_in(&ex, &a);
     cloud::forget(&ex);

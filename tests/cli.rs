@@ -106,6 +106,62 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
             .is_some_and(|a| !a.is_empty()),
         "{app}"
     );
+    // A scripted agent: the plan named Greet answers what the settings say
+    // (for the instance's host first, then for any host).
+    let settings = dir.join("cloud.yaml");
+    let host = app["instance"]["name"].as_str().unwrap().to_string();
+    std::fs::write(
+        &settings,
+        format!("agent:\n  answers:\n    Greet: any host\n    {host}/Greet: this host\n"),
+    )
+    .unwrap();
+    let o = muranopl(&[
+        "run",
+        "examples/hello-app",
+        "--model",
+        model.to_str().unwrap(),
+        "--cloud",
+        settings.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let served: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(served["Objects"]["applications"][0]["answer"], "this host");
+    std::fs::write(&settings, "agent:\n  answers:\n    Greet: [any host]\n").unwrap();
+    let o = muranopl(&[
+        "run",
+        "examples/hello-app",
+        "--model",
+        model.to_str().unwrap(),
+        "--cloud",
+        settings.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let served: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(
+        served["Objects"]["applications"][0]["answer"],
+        serde_json::json!(["any host"])
+    );
+    std::fs::write(&settings, "agent:\n  answer: typo\n").unwrap();
+    let o = muranopl(&[
+        "run",
+        "examples/hello-app",
+        "--model",
+        model.to_str().unwrap(),
+        "--cloud",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("unknown setting agent.answer"),
+        "{}",
+        stderr(&o)
+    );
     let o = muranopl(&["test", "examples/hello-app"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
     let report = stdout(&o);

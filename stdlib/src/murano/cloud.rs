@@ -58,6 +58,9 @@ struct Cloud {
     plans: Vec<Value>,
     notifications: Vec<Value>,
     events: Vec<Value>,
+    /// Scripted agent answers (see [`set_agent_answers`]): plan name ->
+    /// answer, and `host/plan name` -> answer.
+    agent_answers: HashMap<String, Value>,
     /// Neutron API objects beside Heat (networking-sfc): kind -> id -> object.
     neutron: BTreeMap<String, Dict>,
     neutron_seq: u64,
@@ -86,6 +89,77 @@ pub fn set_resources(ex: &Executor, name: &str, reader: ResourceReader) {
     with_cloud(ex, |c| {
         c.resources.entry(name.to_string()).or_insert(reader);
     });
+}
+
+/// Scripts the agent of the run of `ex`: a `call` of a plan named `NAME`
+/// answers `answers["HOST/NAME"]` (HOST is the instance's name) or else
+/// `answers["NAME"]`, instead of the default answer (the host's first
+/// address). A v1 plan answers the value once per command unless the
+/// value is already a list. This is how a test or a user makes the
+/// simulated guest report, say, its OS release.
+pub fn set_agent_answers(ex: &Executor, answers: &Dict) -> Result<()> {
+    let mut map = HashMap::new();
+    for (k, v) in answers.iter() {
+        let Some(k) = k.as_str() else {
+            return Err(Error::value(format!(
+                "agent answers are keyed by plan name, not {}",
+                runtime::pyrepr::repr(k)
+            )));
+        };
+        map.insert(k.to_string(), v.clone());
+    }
+    with_cloud(ex, |c| c.agent_answers = map);
+    Ok(())
+}
+
+/// Configures the simulated cloud of `ex` from a file (YAML or JSON):
+///
+/// ```yaml
+/// agent:
+///   answers:                      # see [`set_agent_answers`]
+///     Check OS Distribution: Ubuntu 14.04.5 LTS
+///     web-1/Deploy: ok            # only for the instance named web-1
+/// ```
+///
+/// Unknown keys are errors, so a misspelt setting is not silently ignored.
+pub fn configure(ex: &Executor, text: &str, file: &str) -> Result<()> {
+    let config = yaml_value(text, file)?;
+    let bad = |m: String| Error::value(format!("{file}: {m}"));
+    let Value::Dict(top) = &config else {
+        return Err(bad("expected a mapping".into()));
+    };
+    for (k, v) in top.iter() {
+        match k.as_str() {
+            Some("agent") => {
+                let Value::Dict(agent) = v else {
+                    return Err(bad("`agent` must be a mapping".into()));
+                };
+                for (ak, av) in agent.iter() {
+                    match (ak.as_str(), av) {
+                        (Some("answers"), Value::Dict(d)) => {
+                            set_agent_answers(ex, d).map_err(|e| bad(e.message().to_string()))?
+                        }
+                        (Some("answers"), _) => {
+                            return Err(bad("`agent.answers` must be a mapping".into()))
+                        }
+                        _ => {
+                            return Err(bad(format!(
+                                "unknown setting agent.{}",
+                                runtime::pyrepr::to_str(ak)
+                            )))
+                        }
+                    }
+                }
+            }
+            _ => {
+                return Err(bad(format!(
+                    "unknown setting {}",
+                    runtime::pyrepr::to_str(k)
+                )))
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Forgets the simulated cloud of `ex` (call when the run is over).
@@ -602,6 +676,14 @@ fn agent_plan(cx: &Cx, a: Args) -> Result<Value> {
     let answer = a.get(4).clone();
     let files = plan_files(&ex, &package, &plan);
     let name = get(&plan, "Name").cloned().unwrap_or(Value::Null);
+    let scripted = name.as_str().and_then(|n| {
+        with_cloud(&ex, |c| {
+            c.agent_answers
+                .get(&format!("{host}/{n}"))
+                .or_else(|| c.agent_answers.get(n))
+                .cloned()
+        })
+    });
     let v1_commands = match (get(&plan, "FormatVersion"), get(&plan, "Commands")) {
         (None, Some(Value::List(cmds))) => Some(cmds.len().max(1)),
         _ => None,
@@ -622,9 +704,13 @@ fn agent_plan(cx: &Cx, a: Args) -> Result<Value> {
     // A v1 plan (`Scripts` + `Commands`, no `FormatVersion`) answers with
     // one result per command, as the Windows agent does.
     if let Some(n) = v1_commands {
-        return Ok(Value::list(vec![answer; n]));
+        return Ok(match scripted {
+            Some(v @ Value::List(_)) => v,
+            Some(v) => Value::list(vec![v; n]),
+            None => Value::list(vec![answer; n]),
+        });
     }
-    Ok(answer)
+    Ok(scripted.unwrap_or(answer))
 }
 
 // ---- Neutron API (networking-sfc) ----------------------------------------
