@@ -22,6 +22,8 @@
 #ifndef MURANOPL_H
 #define MURANOPL_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -61,6 +63,25 @@ int muranopl_eval(const muranopl_engine *engine, const muranopl_program *program
 /* Compiles and evaluates in one call. */
 int muranopl_eval_expr(const muranopl_engine *engine, const char *expr,
                        const char *data_json, char **result, char **error);
+
+/* ---- MuranoPL: object-model validation ---- */
+
+typedef struct MuranoplValidator muranopl_validator;
+
+/* Loads `count` packages (directories or .zip files) to validate object
+ * models against. Returns NULL (and sets *error) when one cannot load. */
+muranopl_validator *muranopl_validator_new(const char *const *package_dirs, size_t count,
+                                           char **error);
+
+/* Frees a validator (NULL is ignored). */
+void muranopl_validator_free(muranopl_validator *validator);
+
+/* Validates an object model (JSON text, {"Objects": ...} or a bare object).
+ * *report receives {"valid": bool, "objects": n, "violations": ["$.path.prop:
+ * message (contract at file:line:col)", ...]}. A model that cannot be
+ * loaded at all (bad JSON, unknown class) is MURANOPL_ERROR. */
+int muranopl_validate(const muranopl_validator *validator, const char *model_json,
+                      char **report, char **error);
 
 /* Frees a string the library returned (NULL is ignored). */
 void muranopl_string_free(char *s);

@@ -25,28 +25,37 @@ pub struct Report {
 }
 
 fn validate_one(packages: &[Package], file: &Path) -> Report {
+    let mut rep = match std::fs::read_to_string(file) {
+        Ok(text) => validate_text(packages, &text),
+        Err(e) => Report {
+            file: PathBuf::new(),
+            objects: 0,
+            violations: Vec::new(),
+            error: Some(format!("cannot read: {e}")),
+        },
+    };
+    rep.file = file.to_path_buf();
+    rep
+}
+
+/// Validates one object model (JSON text: `{"Objects": ...}` or a bare
+/// object) against the classes of `packages`, in an execution of its own.
+/// The report's `file` is empty.
+pub fn validate_text(packages: &[Package], text: &str) -> Report {
     let mut rep = Report {
-        file: file.to_path_buf(),
+        file: PathBuf::new(),
         objects: 0,
         violations: Vec::new(),
         error: None,
     };
-    let pkgs = packages.to_vec();
-    let text = match std::fs::read_to_string(file) {
-        Ok(t) => t,
-        Err(e) => {
-            rep.error = Some(format!("cannot read: {e}"));
-            return rep;
-        }
-    };
-    let data = match runtime::json::from_tagged_str(&text) {
+    let data = match runtime::json::from_tagged_str(text) {
         Ok(d) => d,
         Err(e) => {
             rep.error = Some(e.message().to_string());
             return rep;
         }
     };
-    let ex = Executor::new(pkgs);
+    let ex = Executor::new(packages.to_vec());
     ex.collect_violations();
     let data = match &data {
         runtime::Value::Dict(d) if d.contains_key(&runtime::Value::str("Objects")) => data.clone(),

@@ -207,3 +207,64 @@ fn a_c_program_links_and_runs() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("YaqlGrammarException"));
     std::fs::remove_file(&exe).ok();
 }
+
+#[test]
+fn object_models_validate_against_packages() {
+    let dir = c(common::root().join("examples/validate").to_str().unwrap());
+    let dirs = [dir.as_ptr()];
+    let mut error = ptr::null_mut();
+    // SAFETY: one NUL-terminated path, a valid out pointer.
+    let v = unsafe { muranopl_validator_new(dirs.as_ptr(), 1, &mut error) };
+    assert!(!v.is_null());
+    let validate = |model: &str| -> (i32, String) {
+        let (mut report, mut error) = (ptr::null_mut(), ptr::null_mut());
+        let m = c(model);
+        // SAFETY: live validator, NUL-terminated model, valid outs.
+        let status = unsafe { muranopl_validate(v, m.as_ptr(), &mut report, &mut error) };
+        if status == MURANOPL_OK {
+            (status, take(report))
+        } else {
+            (status, take(error))
+        }
+    };
+    let server = |id: &str, port: &str| {
+        format!(
+            r#"{{"?": {{"id": "{id}", "type": "com.example.Server"}}, "name": "s", "port": {port},
+                "tags": [], "enabled": true, "settings": {{"timeout": 1, "label": "x"}}}}"#
+        )
+    };
+    let model = |servers: &[String]| {
+        format!(
+            r#"{{"Objects": {{"?": {{"id": "fleet", "type": "com.example.Fleet"}}, "servers": [{}]}}}}"#,
+            servers.join(",")
+        )
+    };
+    let (status, rep) = validate(&model(&[server("a", "80"), server("b", "8080")]));
+    assert_eq!(status, MURANOPL_OK, "{rep}");
+    let rep: serde_json::Value = serde_json::from_str(&rep).unwrap();
+    assert_eq!(rep["valid"], true, "{rep}");
+    assert_eq!(rep["objects"], 3);
+    let (status, rep) = validate(&model(&[server("a", "80"), server("b", "70000")]));
+    assert_eq!(status, MURANOPL_OK, "{rep}");
+    let rep: serde_json::Value = serde_json::from_str(&rep).unwrap();
+    assert_eq!(rep["valid"], false);
+    let line = rep["violations"][0].as_str().unwrap();
+    assert!(line.starts_with("$.Objects.servers[1].port: "), "{line}");
+    assert!(line.contains("Server.yaml:"), "{line}");
+    // Not loadable at all: an error, not a report.
+    let (status, e) = validate(r#"{"?": {"id": "x", "type": "com.example.Nope"}}"#);
+    assert_eq!(status, MURANOPL_ERROR);
+    assert!(e.contains("NoClassFound"), "{e}");
+    let (status, _) = validate("{");
+    assert_eq!(status, MURANOPL_ERROR);
+    // SAFETY: from the library; not used again.
+    unsafe { muranopl_validator_free(v) };
+    // A package that does not load.
+    let bad = c("/nonexistent/package");
+    let dirs = [bad.as_ptr()];
+    let mut error = ptr::null_mut();
+    // SAFETY: one NUL-terminated path, a valid out pointer.
+    let v = unsafe { muranopl_validator_new(dirs.as_ptr(), 1, &mut error) };
+    assert!(v.is_null());
+    assert!(take(error).contains("nonexistent"));
+}

@@ -169,6 +169,7 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
         "testBindFillsTheGreeting",
         "testTrue",
         "testMocksGetTheCallersArguments",
+        "testAgentOnAnyHost",
     ] {
         let line = report
             .lines()

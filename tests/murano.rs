@@ -123,7 +123,7 @@ fn load_error(src: &str) -> runtime::Error {
 fn malformed_class_files_give_positions() {
     for (src, kind, pos) in [
         ("Name: Bad\nProperties:\n  p: [unclosed\n", "", "Bad.yaml:"),
-        ("Name: Bad\nFoo: 1\n", "DslSyntaxError", "Bad.yaml:2:1"),
+        ("Name: Bad\nUsage: Weird\n", "DslSyntaxError", "Bad.yaml:2:8"),
         (
             "Name: Bad\nProperties:\n  p:\n    Contract: !yaql $.int(\n",
             "",
@@ -352,4 +352,30 @@ fn side_by_side_versions_resolve_per_requirement_and_model() {
     assert_eq!(&*old.name, "ex.lib.Greeter");
     assert_eq!(&*old.key, "ex.lib.Greeter/1.4.0@ex.lib");
     assert!(old.is_a("ex.lib.Greeter"));
+}
+
+/// Unknown keys in a declaration are ignored, as murano ignores them, and
+/// reported as warnings with their positions.
+#[test]
+fn unknown_declaration_keys_are_warnings() {
+    let src = "Name: W\nProperties:\n  p: {Contract: $, Type: Runtime}\nMethods:\n  m:\n    Arguments:\n      - a: {Contract: $, Defualt: 1}\n    Body:\n      - Return: $a\n";
+    let decls = compiler::murano::load_classes(src, "W.yaml", Default::default()).unwrap();
+    let w = &decls[0].warnings;
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(
+        w[0].starts_with("W.yaml:3:20: unknown key \"Type\" in declaration of property p"),
+        "{}",
+        w[0]
+    );
+    assert!(
+        w[1].starts_with(
+            "W.yaml:7:26: unknown key \"Defualt\" in declaration of argument a of method m"
+        ),
+        "{}",
+        w[1]
+    );
+    // The class still loads and compiles.
+    let pkg = Package::new("w", "0.0.0", "1.4", &[("W.yaml".into(), src.into())]).unwrap();
+    let ex = Executor::new(vec![pkg]);
+    assert_eq!(ex.class("W").unwrap().props.len(), 1);
 }

@@ -1,5 +1,6 @@
 //! The C ABI: YAQL engines, compiled expressions and evaluation over JSON
-//! text, for programs written in C (or anything that calls C). The header
+//! text, and MuranoPL object-model validation against packages, for
+//! programs written in C (or anything that calls C). The header
 //! is `include/muranopl.h`; `docs/embedding.md` shows a complete program.
 //!
 //! Conventions, for every function here:
@@ -207,6 +208,117 @@ pub unsafe extern "C" fn muranopl_eval_expr(
                 .compile(source)
                 .map_err(|e| Failure::Error(e, Some(source.to_string())))?;
             *result = run(engine, &program, source, data_json)?;
+            Ok(())
+        })
+    }
+}
+
+/// A set of MuranoPL packages to validate object models against.
+pub struct MuranoplValidator {
+    packages: Vec<stdlib::murano::Package>,
+}
+
+/// Loads the packages in `package_dirs` (`count` NUL-terminated paths of
+/// package directories or .zip files) for [`muranopl_validate`]. Returns
+/// null and writes `*error` when a package cannot be loaded.
+///
+/// # Safety
+/// `package_dirs` points to `count` NUL-terminated strings (it may be null
+/// when `count` is 0); `error` is null or points to writable storage for
+/// one pointer.
+#[no_mangle]
+pub unsafe extern "C" fn muranopl_validator_new(
+    package_dirs: *const *const c_char,
+    count: usize,
+    error: *mut *mut c_char,
+) -> *mut MuranoplValidator {
+    let mut validator = ptr::null_mut();
+    // SAFETY: see the function's contract; the array is read only when it
+    // is not null, and each entry is checked for null.
+    unsafe {
+        guard(error, || {
+            if package_dirs.is_null() && count > 0 {
+                return Err(null_arg("package_dirs"));
+            }
+            let mut packages = Vec::new();
+            for i in 0..count {
+                let dir = text_arg(*package_dirs.add(i))?
+                    .ok_or_else(|| null_arg(&format!("package_dirs[{i}]")))?;
+                let p = stdlib::murano::Package::from_dir(std::path::Path::new(dir))
+                    .map_err(|e| Failure::Error(e, None))?;
+                packages.push(p);
+            }
+            validator = Box::into_raw(Box::new(MuranoplValidator { packages }));
+            Ok(())
+        });
+    }
+    validator
+}
+
+/// Frees a validator (null is ignored).
+///
+/// # Safety
+/// `validator` is null or came from [`muranopl_validator_new`] and is not
+/// used again.
+#[no_mangle]
+pub unsafe extern "C" fn muranopl_validator_free(validator: *mut MuranoplValidator) {
+    if !validator.is_null() {
+        // SAFETY: the pointer came from `Box::into_raw` in
+        // `muranopl_validator_new` and the caller gives up its ownership.
+        drop(unsafe { Box::from_raw(validator) });
+    }
+}
+
+/// Validates an object model (JSON text) against the validator's
+/// packages. On success (the model loaded, valid or not) writes to
+/// `*report` a JSON object `{"valid": bool, "objects": n, "violations":
+/// ["$.path.property: message (contract at file:line:col)", ...]}`. A model
+/// that cannot be loaded at all (bad JSON, unknown class) is
+/// [`MURANOPL_ERROR`].
+///
+/// # Safety
+/// `validator` came from [`muranopl_validator_new`]; `model_json` is a
+/// NUL-terminated string; `report` points to writable storage for one
+/// pointer; `error` is null or does.
+#[no_mangle]
+pub unsafe extern "C" fn muranopl_validate(
+    validator: *const MuranoplValidator,
+    model_json: *const c_char,
+    report: *mut *mut c_char,
+    error: *mut *mut c_char,
+) -> c_int {
+    // SAFETY: see the function's contract; every pointer is checked for
+    // null before use.
+    unsafe {
+        guard(error, || {
+            let v = validator.as_ref().ok_or_else(|| null_arg("validator"))?;
+            let text = text_arg(model_json)?.ok_or_else(|| null_arg("model_json"))?;
+            if report.is_null() {
+                return Err(null_arg("report"));
+            }
+            // A thread with a large stack, as `muranopl validate` uses:
+            // deeply nested models must not overflow the caller's stack.
+            let rep = std::thread::scope(|s| {
+                std::thread::Builder::new()
+                    .stack_size(256 << 20)
+                    .spawn_scoped(s, || crate::validate::validate_text(&v.packages, text))
+                    .map(|h| h.join())
+            });
+            let rep = match rep {
+                Ok(Ok(r)) => r,
+                Ok(Err(p)) => std::panic::resume_unwind(p),
+                Err(_) => crate::validate::validate_text(&v.packages, text),
+            };
+            if let Some(e) = rep.error {
+                let (kind, message) = e.split_once(": ").unwrap_or(("ModelError", &e));
+                return Err(Failure::Error(Error::new(kind.to_string(), message), None));
+            }
+            let j = serde_json::json!({
+                "valid": rep.violations.is_empty(),
+                "objects": rep.objects,
+                "violations": rep.violations,
+            });
+            *report = to_c(j.to_string());
             Ok(())
         })
     }

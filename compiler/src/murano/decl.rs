@@ -8,8 +8,10 @@
 //! The reading follows murano's `murano_type.create`, `MuranoProperty`,
 //! `MuranoMethod` and `MuranoMethodArgument` (defaults, accepted usages,
 //! argument order, `initialize`/`destroy` renamed `.init`/`.destroy`,
-//! `Workflow` as an old name of `Methods`), and is stricter in one way:
-//! unknown keys at class, property, method and argument level are errors.
+//! `Workflow` as an old name of `Methods`). Unknown keys at class,
+//! property, method and argument level are ignored, as murano ignores
+//! them, but each is recorded in [`ClassDecl::warnings`] (`package check`
+//! prints them) so that a misspelt `Contarct` does not go unnoticed.
 //! Errors are `DslSyntaxError` (or `DslContractSyntaxError` for a missing
 //! contract) with a message starting `file:line:col:`.
 
@@ -299,6 +301,9 @@ pub struct ClassDecl {
     pub inherited: bool,
     /// Where the class's mapping starts.
     pub pos: Pos,
+    /// What murano would silently ignore in the declaration (unknown keys),
+    /// as `file:line:col: message` lines.
+    pub warnings: Vec<String>,
     resolver: NamespaceResolver,
 }
 
@@ -354,14 +359,16 @@ pub fn load_classes(text: &str, file: &str, opts: LoadOptions) -> Result<Vec<Cla
             continue;
         }
         let map = expect_map(doc, "a class document")?;
-        check_keys(map, CLASS_KEYS, "class")?;
+        check_keys(map, "class")?;
         if let Some(ns) = get(map, "Namespaces") {
             namespaces = read_namespaces(ns)?;
         }
         if get(map, "Name").is_none() {
             continue;
         }
-        out.push(class_decl(doc, map, namespaces.clone(), opts)?);
+        let mut decl = class_decl(doc, map, namespaces.clone(), opts)?;
+        lint_keys(map, &mut decl.warnings);
+        out.push(decl);
     }
     Ok(out)
 }
@@ -462,6 +469,7 @@ fn class_decl(
         applies,
         inherited,
         pos: doc.pos.clone(),
+        warnings: Vec::new(),
         resolver,
     })
 }
@@ -475,7 +483,7 @@ fn property_decl(
     let name = name_text(key, "property")?;
     let what = format!("declaration of property {name}");
     let map = expect_map(decl, &what)?;
-    check_keys(map, PROPERTY_KEYS, &what)?;
+    check_keys(map, &what)?;
     let usage = match opt_text(get(map, "Usage"), "Usage")? {
         None | Some(("In", _)) => PropertyUsage::In,
         Some(("Out", _)) => PropertyUsage::Out,
@@ -532,7 +540,7 @@ fn method_decl(
     }
     let what = format!("method {raw}");
     let map = expect_map(payload, &what)?;
-    check_keys(map, METHOD_KEYS, &what)?;
+    check_keys(map, &what)?;
     decl.body = non_null(get(map, "Body")).cloned();
     decl.usage = match opt_text(get(map, "Usage"), "Usage")? {
         None | Some(("Runtime", _)) => MethodUsage::Runtime,
@@ -632,7 +640,7 @@ fn arg_decl(
     let name = name_text(key, "argument")?;
     let what = format!("declaration of argument {name} of method {method}");
     let map = expect_map(decl, &what)?;
-    check_keys(map, ARG_KEYS, &what)?;
+    check_keys(map, &what)?;
     let usage = match opt_text(get(map, "Usage"), "Usage")? {
         None | Some(("Standard", _)) => ArgUsage::Standard,
         Some(("VarArgs", _)) => ArgUsage::VarArgs,
@@ -820,27 +828,77 @@ fn expect_map<'a>(node: &'a Node, what: &str) -> Result<&'a [(Node, Node)], Erro
     })
 }
 
-fn check_keys(map: &[(Node, Node)], allowed: &[&str], what: &str) -> Result<(), Error> {
+/// Keys must be scalars; which scalars is [`lint_keys`]'s business.
+fn check_keys(map: &[(Node, Node)], what: &str) -> Result<(), Error> {
     for (k, _) in map {
-        match k.as_scalar() {
-            Some(s) if allowed.contains(&s) => {}
-            Some(s) => {
-                return Err(k.pos.error(
-                    SYNTAX,
-                    format!(
-                        "unknown key \"{s}\" in {what} (expected one of: {})",
-                        allowed.join(", ")
-                    ),
-                ))
-            }
-            None => {
-                return Err(k
-                    .pos
-                    .error(SYNTAX, format!("{what} has a {} as a key", k.kind_name())))
-            }
+        if k.as_scalar().is_none() {
+            return Err(k
+                .pos
+                .error(SYNTAX, format!("{what} has a {} as a key", k.kind_name())));
         }
     }
     Ok(())
+}
+
+fn unknown_keys(map: &[(Node, Node)], allowed: &[&str], what: &str, out: &mut Vec<String>) {
+    for (k, _) in map {
+        if let Some(s) = k.as_scalar() {
+            if !allowed.contains(&s) {
+                out.push(format!(
+                    "{}: unknown key \"{s}\" in {what} is ignored (expected one of: {})",
+                    k.pos,
+                    allowed.join(", ")
+                ));
+            }
+        }
+    }
+}
+
+/// Records the unknown keys of a class document (class, properties,
+/// methods, arguments) in `out`.
+fn lint_keys(map: &[(Node, Node)], out: &mut Vec<String>) {
+    unknown_keys(map, CLASS_KEYS, "class", out);
+    if let Some(props) = get(map, "Properties").and_then(Node::as_map) {
+        for (k, v) in props {
+            if let Some(m) = v.as_map() {
+                let name = k.as_scalar().unwrap_or("?");
+                unknown_keys(
+                    m,
+                    PROPERTY_KEYS,
+                    &format!("declaration of property {name}"),
+                    out,
+                );
+            }
+        }
+    }
+    for section in ["Methods", "Workflow"] {
+        let Some(methods) = get(map, section).and_then(Node::as_map) else {
+            continue;
+        };
+        for (k, v) in methods {
+            let Some(m) = v.as_map() else { continue };
+            let method = k.as_scalar().unwrap_or("?");
+            unknown_keys(m, METHOD_KEYS, &format!("method {method}"), out);
+            let args: Vec<&(Node, Node)> = match get(m, "Arguments").map(|a| &a.kind) {
+                Some(NodeKind::Map(items)) => items.iter().collect(),
+                Some(NodeKind::Seq(items)) => {
+                    items.iter().filter_map(Node::as_map).flatten().collect()
+                }
+                _ => Vec::new(),
+            };
+            for (ak, av) in args {
+                if let Some(am) = av.as_map() {
+                    let arg = ak.as_scalar().unwrap_or("?");
+                    unknown_keys(
+                        am,
+                        ARG_KEYS,
+                        &format!("declaration of argument {arg} of method {method}"),
+                        out,
+                    );
+                }
+            }
+        }
+    }
 }
 
 fn scalar_text<'a>(node: &'a Node, what: &str) -> Result<&'a str, Error> {

@@ -1592,6 +1592,11 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> (Package, Vec<Error>, Vec<Er
             None => match load_classes(&src.text, &src.file, LoadOptions { legacy }) {
                 Ok(ds) => {
                     let names: Vec<String> = ds.iter().map(|d| d.name.clone()).collect();
+                    for d in &ds {
+                        for w in &d.warnings {
+                            warnings.push(class_error(w.clone()));
+                        }
+                    }
                     for d in ds {
                         decls.entry(d.name.clone()).or_insert_with(|| Arc::new(d));
                     }
