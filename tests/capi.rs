@@ -176,6 +176,27 @@ fn a_c_program_links_and_runs() {
         .parent()
         .unwrap()
         .to_path_buf();
+    // `cargo test` builds the library as an rlib only; build the shared
+    // library (same profile, same target directory) if it is not there.
+    let so = libdir.join(format!(
+        "{}muranopl{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    if !so.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut cmd = std::process::Command::new(cargo);
+        cmd.args(["build", "--lib"]).current_dir(&root);
+        if libdir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        if let Some(target) = libdir.parent() {
+            cmd.env("CARGO_TARGET_DIR", target);
+        }
+        let o = cmd.output().expect("run cargo build --lib");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert!(so.exists(), "{} was not built", so.display());
     let exe = std::env::temp_dir().join(format!("muranopl-capi-{}", std::process::id()));
     let o = std::process::Command::new(cc)
         .arg(root.join("examples/capi/eval.c"))

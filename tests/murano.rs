@@ -123,7 +123,11 @@ fn load_error(src: &str) -> runtime::Error {
 fn malformed_class_files_give_positions() {
     for (src, kind, pos) in [
         ("Name: Bad\nProperties:\n  p: [unclosed\n", "", "Bad.yaml:"),
-        ("Name: Bad\nUsage: Weird\n", "DslSyntaxError", "Bad.yaml:2:8"),
+        (
+            "Name: Bad\nUsage: Weird\n",
+            "DslSyntaxError",
+            "Bad.yaml:2:8",
+        ),
         (
             "Name: Bad\nProperties:\n  p:\n    Contract: !yaql $.int(\n",
             "",
