@@ -596,18 +596,45 @@ fn meta_classes() {
         .starts_with("C.yaml:3:12"));
 }
 
+/// Unknown keys are ignored (as murano ignores them) and recorded as
+/// warnings with their positions.
+#[test]
+fn unknown_keys_are_warnings_with_positions() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "Name: A\nFoo: 1\n",
+            "C.yaml:2:1: unknown key \"Foo\" in class",
+        ),
+        (
+            "Name: A\nProperties:\n  p:\n    Contract: $\n    Bogus: 1\n",
+            "C.yaml:5:5: unknown key \"Bogus\" in declaration of property p",
+        ),
+        (
+            "Name: A\nMethods:\n  m:\n    Bdy: []\n",
+            "C.yaml:4:5: unknown key \"Bdy\" in method m",
+        ),
+        (
+            "Name: A\nMethods:\n  m:\n    Arguments:\n      a: {Contract: $, Dflt: 1}\n",
+            "C.yaml:5:24: unknown key \"Dflt\" in declaration of argument a of method m",
+        ),
+    ];
+    for (src, want) in cases {
+        let decls = load_classes(src, "C.yaml", LoadOptions::default()).unwrap();
+        let w = &decls[0].warnings;
+        assert_eq!(w.len(), 1, "{src:?}: {w:?}");
+        assert!(w[0].starts_with(want), "{src:?}: {} (want {want})", w[0]);
+    }
+}
+
 #[test]
 fn class_errors_have_positions() {
     let cases: &[(&str, &str, &str)] = &[
-        ("Name: A\nFoo: 1\n", "DslSyntaxError", "C.yaml:2:1"),
         ("- Name: A\n", "DslSyntaxError", "C.yaml:1:1"),
         ("Name: A\nUsage: Widget\n", "DslSyntaxError", "C.yaml:2:8"),
         ("Name: A\nProperties: [a, b]\n", "DslSyntaxError", "C.yaml:2:13"),
         ("Name: A\nProperties:\n  p:\n    Usage: In\n", "DslContractSyntaxError", "C.yaml:4:5"),
         ("Name: A\nProperties:\n  p: $.int()\n", "DslSyntaxError", "C.yaml:3:6"),
         ("Name: A\nProperties:\n  p:\n    Contract: $\n    Usage: Sometimes\n", "DslSyntaxError", "C.yaml:5:12"),
-        ("Name: A\nProperties:\n  p:\n    Contract: $\n    Bogus: 1\n", "DslSyntaxError", "C.yaml:5:5"),
-        ("Name: A\nMethods:\n  m:\n    Bdy: []\n", "DslSyntaxError", "C.yaml:4:5"),
         ("Name: A\nMethods:\n  m:\n    Scope: Private\n", "DslSyntaxError", "C.yaml:4:12"),
         ("Name: A\nMethods:\n  m:\n    Usage: Action\n    Scope: Session\n", "DslSyntaxError", "C.yaml:5:12"),
         ("Name: A\nMethods:\n  m:\n    Arguments:\n      - a\n", "DslSyntaxError", "C.yaml:5:9"),
