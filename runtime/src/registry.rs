@@ -301,10 +301,56 @@ pub struct Overload {
     /// Takes no keyword arguments: `name => v` becomes a positional
     /// mapping rule (`#map`, `dict`, legacy functions).
     pub no_kw: bool,
+    /// Every parameter eager and ordinary (see [`Overload::is_plain`]).
+    plain: bool,
 }
 
 impl Overload {
-    fn accepts_form(&self, form: Form) -> bool {
+    /// Whether [`Overload::bind_plain`] decides this overload exactly:
+    /// every parameter eager and ordinary (no lazy, `*args` or `**kwargs`
+    /// parameter, no mapping-rule pair).
+    pub fn is_plain(&self) -> bool {
+        self.plain
+    }
+
+    /// Binds evaluated positional values to a plain overload (see
+    /// [`Overload::is_plain`]): at most one value per parameter, missing
+    /// trailing parameters optional, each value of its parameter's type.
+    /// For plain overloads and such arguments this is exactly what the
+    /// general binder decides; `None` (no match) leaves `vals` as it was.
+    pub fn bind_plain(&self, vals: &mut SmallVec<[Value; 6]>, legacy: bool) -> Option<Args> {
+        let params = &self.params;
+        if vals.len() > params.len() {
+            return None;
+        }
+        for (i, prm) in params.iter().enumerate() {
+            match vals.get(i) {
+                Some(v) => {
+                    if !prm.check(v, legacy) {
+                        return None;
+                    }
+                }
+                None => {
+                    prm.default.as_ref()?;
+                }
+            }
+        }
+        let mut out: SmallVec<[Value; 4]> = SmallVec::with_capacity(params.len());
+        let given = vals.len();
+        out.extend(vals.drain(..));
+        for prm in &params[given..] {
+            out.push(prm.default.clone().unwrap_or(Value::Null));
+        }
+        Some(Args {
+            vals: out,
+            rest: Vec::new(),
+            kw: Vec::new(),
+        })
+    }
+
+    /// Whether a call of this form may use this overload (without the
+    /// registry's yaql 0.2 any-form switch).
+    pub fn accepts_form(&self, form: Form) -> bool {
         !matches!(
             (self.kind, form),
             (Kind::Function, Form::Method) | (Kind::Method, Form::Function)
@@ -380,10 +426,14 @@ impl Registry {
 
     fn add(&mut self, name: &str, kind: Kind, params: Vec<Param>, f: NativeFn) -> Reg<'_> {
         self.counter += 1;
+        let plain = params
+            .iter()
+            .all(|p| !p.lazy && p.mode == Mode::Normal && !matches!(p.ty, Ty::Pair));
         let ov = Overload {
             id: format!("{}.{}#{}", self.group, name, self.counter),
             name: name.into(),
             kind,
+            plain,
             params,
             f,
             pure_: false,
@@ -739,4 +789,49 @@ fn bind(
         rest,
         kw: kwv,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn first(_: &Cx, a: Args) -> Result<Value> {
+        Ok(a.get(0).clone())
+    }
+
+    #[test]
+    fn plain_binding_matches_types_fills_defaults_and_leaves_misses_alone() {
+        let mut r = Registry::new();
+        r.function(
+            "f",
+            vec![p("a", Ty::Int), p("b", Ty::Str).default("d")],
+            first,
+        );
+        r.function("g", vec![p("a", Ty::Any).lazy()], first);
+        let f = &r.get("f").unwrap().overloads[0];
+        let g = &r.get("g").unwrap().overloads[0];
+        assert!(f.is_plain());
+        assert!(!g.is_plain());
+        // Both given.
+        let mut vals: SmallVec<[Value; 6]> = smallvec::smallvec![Value::Int(1), Value::str("x")];
+        let args = f.bind_plain(&mut vals, false).unwrap();
+        assert_eq!(args.vals.as_slice(), &[Value::Int(1), Value::str("x")]);
+        assert!(vals.is_empty());
+        // The default fills the missing trailing parameter.
+        let mut vals: SmallVec<[Value; 6]> = smallvec::smallvec![Value::Int(2)];
+        let args = f.bind_plain(&mut vals, false).unwrap();
+        assert_eq!(args.vals.as_slice(), &[Value::Int(2), Value::str("d")]);
+        // A wrong type, a missing required value or too many values: no
+        // match, and the values are still there for the general binder.
+        for bad in [
+            smallvec::smallvec![Value::str("1")],
+            smallvec::smallvec![],
+            smallvec::smallvec![Value::Int(1), Value::str("x"), Value::Null],
+        ] {
+            let mut vals: SmallVec<[Value; 6]> = bad;
+            let before = vals.clone();
+            assert!(f.bind_plain(&mut vals, false).is_none());
+            assert_eq!(vals, before);
+        }
+    }
 }

@@ -324,8 +324,36 @@ pub fn call_site(
     env: &Env,
     ctx: &Arc<Frame>,
     s: &CallSite,
-    vals: SmallVec<[Value; 6]>,
+    mut vals: SmallVec<[Value; 6]>,
 ) -> Result<Value> {
+    // Fast path: the overloads known at compile time are tried in order
+    // on the evaluated positional values, as the general binder would try
+    // them, while each is plain (see `Overload::is_plain`); the first that
+    // binds runs. Only when nothing can intercept the call: no user
+    // function of that name, no host for a method call (MuranoPL objects
+    // dispatch there), no yaql 0.2 rules. Anything else, including no
+    // match (for the error), goes the general way.
+    if let Some(set) = s.set.as_deref() {
+        let legacy = env.options().legacy;
+        if !legacy
+            && s.named.is_empty()
+            && (s.form == runtime::registry::Form::Function || env.host().is_none())
+            && !(ctx.has_funcs && ctx.func(&s.name).is_some())
+            && s.pos.iter().all(|k| *k == ArgKind::Val)
+        {
+            for ov in &set.overloads {
+                if !ov.accepts_form(s.form) {
+                    continue;
+                }
+                if !ov.is_plain() {
+                    break;
+                }
+                if let Some(args) = ov.bind_plain(&mut vals, legacy) {
+                    return (ov.f)(&Cx { env, ctx }, args);
+                }
+            }
+        }
+    }
     let mut it = vals.into_iter();
     let mut conv = |k: ArgKind| -> ArgIn {
         match k {
