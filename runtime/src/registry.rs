@@ -307,23 +307,27 @@ pub struct Overload {
 
 impl Overload {
     /// Whether [`Overload::bind_plain`] decides this overload exactly:
-    /// every parameter eager and ordinary (no lazy, `*args` or `**kwargs`
-    /// parameter, no mapping-rule pair).
+    /// every parameter eager and ordinary, or a last `*args` (no lazy or
+    /// `**kwargs` parameter, no mapping-rule pair).
     pub fn is_plain(&self) -> bool {
         self.plain
     }
 
     /// Binds evaluated positional values to a plain overload (see
-    /// [`Overload::is_plain`]): at most one value per parameter, missing
-    /// trailing parameters optional, each value of its parameter's type.
-    /// For plain overloads and such arguments this is exactly what the
-    /// general binder decides; `None` (no match) leaves `vals` as it was.
+    /// [`Overload::is_plain`]): one value per ordinary parameter (missing
+    /// trailing ones optional), the rest to `*args`, each value of its
+    /// parameter's type. For plain overloads and such arguments this is
+    /// exactly what the general binder decides; `None` (no match) leaves
+    /// `vals` as it was.
     pub fn bind_plain(&self, vals: &mut SmallVec<[Value; 6]>, legacy: bool) -> Option<Args> {
-        let params = &self.params;
-        if vals.len() > params.len() {
+        let (normal, var) = match self.params.split_last() {
+            Some((last, init)) if last.mode == Mode::Var => (init, Some(last)),
+            _ => (&self.params[..], None),
+        };
+        if vals.len() > normal.len() && var.is_none() {
             return None;
         }
-        for (i, prm) in params.iter().enumerate() {
+        for (i, prm) in normal.iter().enumerate() {
             match vals.get(i) {
                 Some(v) => {
                     if !prm.check(v, legacy) {
@@ -335,15 +339,25 @@ impl Overload {
                 }
             }
         }
-        let mut out: SmallVec<[Value; 4]> = SmallVec::with_capacity(params.len());
-        let given = vals.len();
+        if let Some(vp) = var {
+            if !vals.iter().skip(normal.len()).all(|v| vp.check(v, legacy)) {
+                return None;
+            }
+        }
+        let given = vals.len().min(normal.len());
+        let rest: Vec<Value> = if vals.len() > normal.len() {
+            vals.drain(normal.len()..).collect()
+        } else {
+            Vec::new()
+        };
+        let mut out: SmallVec<[Value; 4]> = SmallVec::with_capacity(normal.len());
         out.extend(vals.drain(..));
-        for prm in &params[given..] {
+        for prm in &normal[given..] {
             out.push(prm.default.clone().unwrap_or(Value::Null));
         }
         Some(Args {
             vals: out,
-            rest: Vec::new(),
+            rest,
             kw: Vec::new(),
         })
     }
@@ -426,9 +440,12 @@ impl Registry {
 
     fn add(&mut self, name: &str, kind: Kind, params: Vec<Param>, f: NativeFn) -> Reg<'_> {
         self.counter += 1;
-        let plain = params
-            .iter()
-            .all(|p| !p.lazy && p.mode == Mode::Normal && !matches!(p.ty, Ty::Pair));
+        let n = params.len();
+        let plain = params.iter().enumerate().all(|(i, p)| {
+            !p.lazy
+                && !matches!(p.ty, Ty::Pair)
+                && (p.mode == Mode::Normal || (p.mode == Mode::Var && i + 1 == n))
+        });
         let ov = Overload {
             id: format!("{}.{}#{}", self.group, name, self.counter),
             name: name.into(),
@@ -808,10 +825,22 @@ mod tests {
             first,
         );
         r.function("g", vec![p("a", Ty::Any).lazy()], first);
+        r.function("h", vec![p("a", Ty::Int), var("rest", Ty::Str)], first);
         let f = &r.get("f").unwrap().overloads[0];
         let g = &r.get("g").unwrap().overloads[0];
         assert!(f.is_plain());
         assert!(!g.is_plain());
+        // A last `*args` takes the values after the ordinary ones.
+        let h = &r.get("h").unwrap().overloads[0];
+        assert!(h.is_plain());
+        let mut vals: SmallVec<[Value; 6]> =
+            smallvec::smallvec![Value::Int(1), Value::str("x"), Value::str("y")];
+        let args = h.bind_plain(&mut vals, false).unwrap();
+        assert_eq!(args.vals.as_slice(), &[Value::Int(1)]);
+        assert_eq!(args.rest, vec![Value::str("x"), Value::str("y")]);
+        let mut vals: SmallVec<[Value; 6]> = smallvec::smallvec![Value::Int(1), Value::Int(2)];
+        assert!(h.bind_plain(&mut vals, false).is_none());
+        assert_eq!(vals.len(), 2);
         // Both given.
         let mut vals: SmallVec<[Value; 6]> = smallvec::smallvec![Value::Int(1), Value::str("x")];
         let args = f.bind_plain(&mut vals, false).unwrap();
