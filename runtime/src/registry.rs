@@ -242,7 +242,7 @@ impl Cx<'_> {
 pub struct Args {
     /// One value per `Normal` parameter, in declaration order (defaults
     /// filled in; lazy parameters hold lambdas).
-    pub vals: SmallVec<[Value; 4]>,
+    pub vals: SmallVec<[Value; 6]>,
     /// `*args`.
     pub rest: Vec<Value>,
     /// `**kwargs`.
@@ -350,8 +350,8 @@ impl Overload {
         } else {
             Vec::new()
         };
-        let mut out: SmallVec<[Value; 4]> = SmallVec::with_capacity(normal.len());
-        out.extend(vals.drain(..));
+        // The values move over as they are (no copy per value).
+        let mut out = std::mem::take(vals);
         for prm in &normal[given..] {
             out.push(prm.default.clone().unwrap_or(Value::Null));
         }
@@ -749,7 +749,7 @@ fn bind(
             }
         }
     }
-    let mut vals: SmallVec<[Value; 4]> = SmallVec::with_capacity(n_normal);
+    let mut vals: SmallVec<[Value; 6]> = SmallVec::with_capacity(n_normal);
     for (i, prm) in params[..n_normal].iter().enumerate() {
         let got = if i < pos.len() {
             if let ArgIn::Skip = pos[i] {
