@@ -1,5 +1,6 @@
 //! Criterion benchmarks for the YAQL workloads of `../shared/bench/workloads.json`
-//! (W1 filter+map, W2 aggregate, W5 many small evaluations). Parse, compile
+//! (W1 filter+map, W2 aggregate, W5 many small evaluations, W7 the
+//! contract-validation expression per object). Parse, compile
 //! and evaluation are timed apart; each group also times a hand-written
 //! Rust loop over the same `Value`s (`baseline`), so results read as ratios
 //! measured in the same run.
@@ -59,6 +60,73 @@ fn small(n: usize) -> Vec<Value> {
             Value::dict(d)
         })
         .collect()
+}
+
+/// W7's records: mostly valid, some with one field broken (as the
+/// `contracts` dataset has).
+fn contracts(n: usize) -> Vec<Value> {
+    let mut r = Rng(7);
+    let scopes = ["public", "cloud", "host", "internal"];
+    (0..n)
+        .map(|i| {
+            let mut d = muranopl::runtime_dict();
+            let port = 1 + r.below(65535) as i64;
+            d.insert(
+                Value::str("port"),
+                if i % 17 == 0 {
+                    Value::str("8080")
+                } else {
+                    Value::Int(port)
+                },
+            );
+            d.insert(Value::str("scope"), Value::str(scopes[r.below(4) as usize]));
+            d.insert(
+                Value::str("protocol"),
+                Value::str(if i % 23 == 0 { "ICMP" } else { "TCP" }),
+            );
+            d.insert(Value::str("name"), Value::str(NAMES[r.below(8) as usize]));
+            let mut st = muranopl::runtime_dict();
+            st.insert(Value::str("timeout"), Value::Int(r.below(100) as i64));
+            st.insert(Value::str("retries"), Value::Int(r.below(5) as i64));
+            st.insert(Value::str("label"), Value::str("x"));
+            d.insert(Value::str("settings"), Value::dict(st));
+            let ports = (0..1 + r.below(4))
+                .map(|_| Value::Int(1 + r.below(65535) as i64))
+                .collect();
+            d.insert(Value::str("ports"), Value::list(ports));
+            Value::dict(d)
+        })
+        .collect()
+}
+
+/// W7 by hand over the same values (the same checks, strict types).
+fn w7_by_hand(v: &Value) -> bool {
+    let Value::Dict(d) = v else { return false };
+    let f = |k: &str| d.get(&Value::str(k));
+    let port_ok = |p: Option<&Value>| matches!(p, Some(Value::Int(p)) if *p > 0 && *p < 65536);
+    let s = |v: Option<&Value>, allowed: &[&str]| match v {
+        Some(Value::Str(s)) => allowed.contains(&s.as_str()),
+        _ => false,
+    };
+    port_ok(f("port"))
+        && s(f("scope"), &["public", "cloud", "host", "internal"])
+        && s(f("protocol"), &["TCP", "UDP"])
+        && matches!(f("name"), Some(Value::Str(_)))
+        && match f("settings") {
+            Some(Value::Dict(st)) => {
+                let g = |k: &str| st.get(&Value::str(k));
+                matches!(g("timeout"), Some(Value::Int(t)) if *t >= 0)
+                    && matches!(g("retries"), None | Some(Value::Int(_)))
+                    && matches!(g("label"), None | Some(Value::Str(_)))
+            }
+            _ => false,
+        }
+        && match f("ports") {
+            Some(Value::List(l)) => {
+                (1..=8).contains(&l.len()) && l.iter().all(|p| port_ok(Some(p)))
+            }
+            _ => false,
+        }
 }
 
 fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
@@ -154,6 +222,36 @@ fn workloads(c: &mut Criterion) {
             }
             n
         })
+    });
+    g.finish();
+
+    let w7 = "isInteger($.get(port)) and $.port > 0 and $.port < 65536 and \
+              $.get(scope) in list(public, cloud, host, internal) and \
+              $.get(protocol) in list(TCP, UDP) and isString($.get(name)) and \
+              isDict($.get(settings)) and isInteger($.settings.get(timeout)) and \
+              $.settings.timeout >= 0 and isInteger($.settings.get(retries, 0)) and \
+              isString($.settings.get(label, '')) and isList($.get(ports)) and \
+              len($.ports) >= 1 and len($.ports) <= 8 and \
+              $.ports.all(isInteger($) and $ > 0 and $ < 65536)";
+    let records = contracts(10_000);
+    let p7 = engine.compile(w7).unwrap();
+    let valid_by_hand = records.iter().filter(|r| w7_by_hand(r)).count();
+    let valid = records
+        .iter()
+        .filter(|r| engine.eval(&p7, (*r).clone()).unwrap().truthy())
+        .count();
+    assert_eq!(valid, valid_by_hand, "W7 and its baseline disagree");
+    let mut g = c.benchmark_group("W7_contract_10k");
+    g.bench_function("eval", |b| {
+        b.iter(|| {
+            records
+                .iter()
+                .filter(|r| engine.eval(&p7, (*r).clone()).unwrap().truthy())
+                .count()
+        })
+    });
+    g.bench_function("baseline", |b| {
+        b.iter(|| records.iter().filter(|r| w7_by_hand(r)).count())
     });
     g.finish();
 }
