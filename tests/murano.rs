@@ -306,7 +306,7 @@ fn versioned(name: &str, version: &str, requires: &[(&str, &str)], src: &str) ->
 fn side_by_side_versions_resolve_per_requirement_and_model() {
     let lib = |v: &str| {
         format!(
-            "Namespaces: {{=: ex.lib}}\nName: Greeter\nMethods:\n  greet:\n    Body:\n      - Return: 'v{v}'\n"
+            "Namespaces: {{=: ex.lib}}\nName: Greeter\nProperties:\n  label:\n    Contract: $.string()\n    Usage: Static\n    Default: 'static {v}'\nMethods:\n  greet:\n    Body:\n      - Return: 'v{v}'\n  label:\n    Body:\n      - Return: $.label\n"
         )
     };
     let app = |name: &str| {
@@ -351,6 +351,13 @@ fn side_by_side_versions_resolve_per_requirement_and_model() {
         "v1.4.0"
     );
     assert_eq!(call(&obj("ex.lib.Greeter/2@ex.lib", ""), "greet"), "v2.1.0");
+    // Each version has its own static properties, initialised from its own
+    // default.
+    assert_eq!(
+        call(&obj("ex.lib.Greeter/1.4.0@ex.lib", ""), "label"),
+        "static 1.4.0"
+    );
+    assert_eq!(call(&obj("ex.lib.Greeter", ""), "label"), "static 2.1.0");
     // Both versions are the same class by name.
     let old = ex.class("ex.lib.Greeter/1.4.0@ex.lib").unwrap();
     assert_eq!(&*old.name, "ex.lib.Greeter");

@@ -51,7 +51,7 @@ fn type_attr(cx: &Cx, a: Args) -> Result<Value> {
     match class.find_prop(name) {
         Some((decl, prop)) if prop.usage == compiler::murano::PropertyUsage::Static => {
             let v = ex.static_get(&decl.key, name);
-            let decl = ex.class(&decl.name)?;
+            let decl = ex.class(&decl.key)?;
             let prop = decl.props.iter().find(|p| &*p.name == name).unwrap();
             ex.static_value(&decl, prop, v)
         }

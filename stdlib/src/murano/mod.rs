@@ -795,7 +795,10 @@ impl Executor {
             package: pkg.name.clone(),
         });
         let cls = Arc::new(Class {
-            name: decl.name.as_str().into(),
+            // The name it was asked by: a class the manifest lists under
+            // another name than its file's `Name` is known by the
+            // manifest's, as murano knows it.
+            name: name.into(),
             key: key.into(),
             package: pkg.clone(),
             decl: decl.clone(),
@@ -999,7 +1002,7 @@ impl Executor {
         if let Some(v) = v {
             return Ok(v);
         }
-        let decl = &self.class(&decl.name)?;
+        let decl = &self.class(&decl.key)?;
         // Initialise from the default on first read.
         let legacy = decl.package.legacy;
         let env = self.env(legacy).clone();
@@ -1056,7 +1059,7 @@ impl Executor {
         }
         let legacy = decl.package.legacy;
         let env = self.env(legacy).clone();
-        let decl = &self.class(&decl.name)?;
+        let decl = &self.class(&decl.key)?;
         let ctx = self.class_ctx(decl, Value::Object(r.clone()));
         let v = prop
             .contract

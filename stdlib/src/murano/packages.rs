@@ -1614,14 +1614,16 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> (Package, Vec<Error>, Vec<Er
             continue;
         }
         if let [only] = defined.as_slice() {
-            // murano would not find the class under the manifest's name;
-            // we serve the file's only class under it and warn.
+            // murano registers a class under the name the manifest gives
+            // (`MuranoPackage._register_mpl_class` ignores the file's
+            // `Name`), so the class is served under the manifest's name;
+            // we also keep the file's name, and warn.
             if let Some(d) = decls.get(only).cloned() {
                 decls.insert(name.clone(), d);
             }
             warnings.push(class_error(format!(
-                "{}: the manifest lists class {name} but the file defines {only} (murano would \
-                 not find {name}; served as an alias)",
+                "{}: the manifest lists class {name} but the file defines {only}; the class \
+                 is known as {name}, as murano knows it (murano would not know {only})",
                 src.file
             )));
         } else {

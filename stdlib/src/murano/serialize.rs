@@ -381,7 +381,7 @@ fn meta_prop(ex: &Executor, class: &Class, meta: &MetaDecl, key: &str) -> Result
         murano: true,
     };
     let ct = CTemplate::compile(t, &murano_registry(legacy), opts)?;
-    let cls = ex.class(&class.name)?;
+    let cls = ex.class(&class.key)?;
     let ctx = ex.class_ctx(&cls, Value::Type(cls.type_ref.clone()));
     ct.eval(ex.env(legacy), &ctx)
 }
