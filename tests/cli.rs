@@ -96,6 +96,9 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
     assert_eq!(reports[0], "Creating the server");
     assert!(reports[1].starts_with("hello from 10."), "{reports:?}");
     assert_eq!(rec["plans"][0]["plan"]["Parameters"]["greeting"], "hello");
+    // The plan carries the script its template names, read from the package.
+    let script = std::fs::read_to_string("examples/hello-app/Resources/scripts/greet.sh").unwrap();
+    assert_eq!(rec["plans"][0]["files"]["greet.sh"], script.as_str());
     let served: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let app = &served["Objects"]["applications"][0];
@@ -282,5 +285,67 @@ Methods:
         info["Resolved"]["org.openstack.networkingSfc/0.0.0"]["Path"],
         "<embedded>/org.openstack.networkingSfc"
     );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A plan template that names a script the package does not have fails the
+/// deployment, as it does in murano; a Chef entry point is a recipe, not a
+/// file, and a `{name: url}` file is downloaded by the agent.
+#[test]
+fn a_plan_naming_a_missing_script_fails() {
+    let dir = std::env::temp_dir().join(format!("muranopl-plan-{}", std::process::id()));
+    let pkg = dir.join("p");
+    std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+    std::fs::create_dir_all(pkg.join("Resources/scripts")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.Plan\nClasses:\n  ex.Plan: Plan.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Classes/Plan.yaml"),
+        "Namespaces: {=: ex, std: io.murano, res: io.murano.resources, sys: io.murano.system}\n\
+         Name: Plan\nExtends: std:Application\nProperties:\n  instance:\n    Contract: $.class(res:Instance).notNull()\n\
+         Methods:\n  deploy:\n    Body:\n      - $.instance.deploy()\n\
+         \x20     - $r: new(sys:Resources)\n\
+         \x20     - $.instance.agent.call($r.yaml('Chef.template'), $r)\n\
+         \x20     - $.instance.agent.call($r.yaml('Run.template'), $r)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Resources/Chef.template"),
+        "FormatVersion: 2.1.0\nVersion: 1.0.0\nName: Chef\nBody: return x().stdout\nScripts:\n  x:\n    Type: Chef\n    Version: 1.0.0\n    EntryPoint: cookbook::recipe\n    Files:\n      - cookbook: https://example.com/cookbook.git\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Resources/Run.template"),
+        "FormatVersion: 2.1.0\nVersion: 1.0.0\nName: Run\nBody: return x().stdout\nScripts:\n  x:\n    Type: Application\n    Version: 1.0.0\n    EntryPoint: run.sh\n    Files: [helper.sh]\n",
+    )
+    .unwrap();
+    std::fs::write(pkg.join("Resources/scripts/run.sh"), "echo run\n").unwrap();
+    let model = dir.join("m.json");
+    std::fs::write(
+        &model,
+        r#"{"?": {"type": "ex.Plan", "id": "p"}, "instance": {"?": {"type": "io.murano.resources.LinuxMuranoInstance", "id": "i"}, "name": "vm", "flavor": "f", "image": "img"}}"#,
+    )
+    .unwrap();
+    let run = || {
+        muranopl(&[
+            "run",
+            pkg.to_str().unwrap(),
+            "--model",
+            model.to_str().unwrap(),
+        ])
+    };
+    let o = run();
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(
+        err.contains("ResourceNotFound") && err.contains("helper.sh"),
+        "{err}"
+    );
+    std::fs::write(pkg.join("Resources/scripts/helper.sh"), "echo help\n").unwrap();
+    let o = run();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }

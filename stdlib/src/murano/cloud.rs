@@ -538,6 +538,40 @@ fn resolve(c: &mut Cloud, stack: &str, template: &Value, params: &Value, v: &Val
                         .cloned()
                         .unwrap_or(Value::Null);
                 }
+                "str_replace" => {
+                    // Heat replaces the longest keys first, so that a key
+                    // inside another is not replaced in it.
+                    let text = get(&arg, "template")
+                        .map(|t| resolve(c, stack, template, params, t))
+                        .map(|t| runtime::pyrepr::to_str(&t));
+                    let params_v =
+                        get(&arg, "params").map(|p| resolve(c, stack, template, params, p));
+                    if let (Some(mut text), Some(Value::Dict(ps))) = (text, params_v) {
+                        let mut pairs: Vec<(String, String)> = ps
+                            .iter()
+                            .map(|(k, v)| (runtime::pyrepr::to_str(k), runtime::pyrepr::to_str(v)))
+                            .collect();
+                        pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+                        for (k, v) in pairs {
+                            if !k.is_empty() {
+                                text = text.replace(&k, &v);
+                            }
+                        }
+                        return s(&text);
+                    }
+                }
+                "Fn::Join" => {
+                    if let Value::List(l) = &arg {
+                        let sep = l.first().and_then(|x| x.as_str()).unwrap_or("").to_string();
+                        if let Some(Value::List(items)) =
+                            l.get(1).map(|x| resolve(c, stack, template, params, x))
+                        {
+                            let parts: Vec<String> =
+                                items.iter().map(runtime::pyrepr::to_str).collect();
+                            return s(&parts.join(&sep));
+                        }
+                    }
+                }
                 "list_join" => {
                     if let Value::List(l) = &arg {
                         let sep = l.first().and_then(|x| x.as_str()).unwrap_or("").to_string();
@@ -630,38 +664,51 @@ fn stack_id(cx: &Cx, a: Args) -> Result<Value> {
 
 // ---- the agent ----------------------------------------------------------
 
-fn plan_files(ex: &Executor, package: &str, plan: &Value) -> Value {
+/// The script files an execution plan template places on the guest, read
+/// from the package's `Resources/scripts`, as murano's agent builds the
+/// plan: a v2 template (`FormatVersion: 2.x`) places the `EntryPoint` of
+/// each `Application` script and the scripts' `Files` (a `{name: url}`
+/// entry is downloaded by the agent, not read); a v1 template inlines its
+/// `Scripts`. A file that is not there is an error, as it is in murano.
+fn plan_files(ex: &Executor, package: &str, plan: &Value) -> Result<Value> {
     let mut out = Dict::default();
-    let mut add = |name: &str| {
-        let content = read_resource(ex, package, &format!("scripts/{name}"))
-            .map(|b| s(&String::from_utf8_lossy(&b)))
-            .unwrap_or(Value::Null);
-        out.insert(s(name), content);
+    let mut add = |name: &str| -> Result<()> {
+        let file = name.trim_start_matches('<').trim_end_matches('>');
+        if out.contains_key(&s(file)) {
+            return Ok(());
+        }
+        let body = read_resource(ex, package, &format!("scripts/{file}"))?;
+        out.insert(s(file), s(&String::from_utf8_lossy(&body)));
+        Ok(())
     };
-    match get(plan, "Files") {
-        Some(Value::List(l)) => {
-            for f in l.iter() {
-                match f {
-                    Value::Dict(d) => {
-                        for (k, _) in d.iter() {
-                            add(&runtime::pyrepr::to_str(k));
+    match (get(plan, "FormatVersion"), get(plan, "Scripts")) {
+        (Some(_), Some(Value::Dict(scripts))) => {
+            for (_, sc) in scripts.iter() {
+                let app = get(sc, "Type")
+                    .and_then(|t| t.as_str())
+                    .is_some_and(|t| t.contains("Application"));
+                if app {
+                    if let Some(ep) = get(sc, "EntryPoint") {
+                        add(&runtime::pyrepr::to_str(ep))?;
+                    }
+                }
+                if let Some(Value::List(files)) = get(sc, "Files") {
+                    for f in files.iter() {
+                        if !matches!(f, Value::Dict(_)) {
+                            add(&runtime::pyrepr::to_str(f))?;
                         }
                     }
-                    other => add(&runtime::pyrepr::to_str(other)),
                 }
             }
         }
-        Some(Value::Dict(d)) => {
-            for (_, f) in d.iter() {
-                match get(f, "Name") {
-                    Some(n) => add(&runtime::pyrepr::to_str(n)),
-                    None => add(&runtime::pyrepr::to_str(f)),
-                }
+        (None, Some(Value::List(scripts))) => {
+            for sc in scripts.iter() {
+                add(&runtime::pyrepr::to_str(sc))?;
             }
         }
         _ => {}
     }
-    Value::dict(out)
+    Ok(Value::dict(out))
 }
 
 /// `cloudAgentPlan(host, plan, package, call, answer)`: records an
@@ -674,7 +721,7 @@ fn agent_plan(cx: &Cx, a: Args) -> Result<Value> {
     let package = a.get(2).as_str().unwrap_or("").to_string();
     let call = a.get(3).truthy();
     let answer = a.get(4).clone();
-    let files = plan_files(&ex, &package, &plan);
+    let files = plan_files(&ex, &package, &plan)?;
     let name = get(&plan, "Name").cloned().unwrap_or(Value::Null);
     let scripted = name.as_str().and_then(|n| {
         with_cloud(&ex, |c| {
@@ -972,22 +1019,30 @@ fn execution_plan(cx: &Cx, a: Args) -> Result<Value> {
                         Value::Dict(d) => (**d).clone(),
                         _ => Dict::default(),
                     };
-                    if let Some(ep) = get(sc, "EntryPoint") {
+                    // Only an `Application` script's entry point is a file;
+                    // for Chef or Puppet it is a recipe name.
+                    let app = get(sc, "Type")
+                        .and_then(|t| t.as_str())
+                        .is_some_and(|t| t.contains("Application"));
+                    if let Some(ep) = get(sc, "EntryPoint").filter(|_| app) {
                         let id = add(&runtime::pyrepr::to_str(ep), None)?;
                         sc2.insert(s("EntryPoint"), s(&id));
                     }
                     if let Some(Value::List(fl)) = get(sc, "Files") {
                         let mut refs = Vec::new();
                         for f in fl.iter() {
-                            let name = match f {
-                                Value::Dict(d) => d
-                                    .iter()
-                                    .next()
-                                    .map(|(k, _)| runtime::pyrepr::to_str(k))
-                                    .unwrap_or_default(),
-                                other => runtime::pyrepr::to_str(other),
+                            let id = match f {
+                                // `{name: url}`: the agent downloads it.
+                                Value::Dict(d) => match d.iter().next() {
+                                    Some((k, v)) => {
+                                        let url = get(v, "URL").cloned().unwrap_or(v.clone());
+                                        add(&runtime::pyrepr::to_str(k), Some(url))?
+                                    }
+                                    None => continue,
+                                },
+                                other => add(&runtime::pyrepr::to_str(other), None)?,
                             };
-                            refs.push(s(&add(&name, None)?));
+                            refs.push(s(&id));
                         }
                         sc2.insert(s("Files"), Value::list(refs));
                     }
