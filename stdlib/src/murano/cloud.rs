@@ -551,7 +551,7 @@ fn resolve(c: &mut Cloud, stack: &str, template: &Value, params: &Value, v: &Val
                             .iter()
                             .map(|(k, v)| (runtime::pyrepr::to_str(k), runtime::pyrepr::to_str(v)))
                             .collect();
-                        pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+                        pairs.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
                         for (k, v) in pairs {
                             if !k.is_empty() {
                                 text = text.replace(&k, &v);
