@@ -1189,3 +1189,43 @@ pub fn register(r: &mut Registry) {
         address_fn,
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(text: &str) -> Value {
+        yaml_value(text, "t.yaml").unwrap()
+    }
+
+    #[test]
+    fn outputs_resolve_heat_string_functions() {
+        let template =
+            yaml("resources:\n  srv: {type: 'OS::Nova::Server', properties: {networks: []}}\n");
+        let mut c = Cloud::default();
+        let params = yaml("{port: 8080}");
+        let out = resolve(
+            &mut c,
+            "st",
+            &template,
+            &params,
+            &yaml(
+                "str_replace:\n  template: 'https://host:port/host port_alt'\n  params:\n    host: {get_attr: [srv, first_address]}\n    port: {get_param: port}\n    port_alt: '9'\n",
+            ),
+        );
+        // Every occurrence is replaced, the longer key `port_alt` before
+        // `port`, which it contains.
+        assert_eq!(
+            runtime::pyrepr::to_str(&out),
+            "https://10.0.0.10:8080/10.0.0.10 9"
+        );
+        let joined = resolve(
+            &mut c,
+            "st",
+            &template,
+            &params,
+            &yaml("Fn::Join: ['-', [a, {get_param: port}, c]]"),
+        );
+        assert_eq!(runtime::pyrepr::to_str(&joined), "a-8080-c");
+    }
+}
