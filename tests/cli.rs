@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{muranopl, stderr, stdout};
+use common::{muranopl, read_json, stderr, stdout};
 
 #[test]
 fn yaql_prints_json_and_reports_errors_with_a_caret() {
@@ -74,19 +74,15 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
     std::fs::write(&model, o.stdout).unwrap();
     let record = dir.join("record.json");
     let out = dir.join("out.json");
-    let o = muranopl(&[
-        "run",
-        "examples/hello-app",
-        "--model",
-        model.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (model_s, out_s) = (model.to_str().unwrap(), out.to_str().unwrap());
+    let run_hello = |extra: &[&str]| {
+        let mut args = vec!["run", "examples/hello-app", "--model", model_s];
+        args.extend_from_slice(extra);
+        muranopl(&args)
+    };
+    let o = run_hello(&["--record", record.to_str().unwrap(), "--out", out_s]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let rec: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let rec: serde_json::Value = read_json(&record);
     let reports: Vec<&str> = rec["reports"]
         .as_array()
         .unwrap()
@@ -99,8 +95,7 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
     // The plan carries the script its template names, read from the package.
     let script = std::fs::read_to_string("examples/hello-app/Resources/scripts/greet.sh").unwrap();
     assert_eq!(rec["plans"][0]["files"]["greet.sh"], script.as_str());
-    let served: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let served: serde_json::Value = read_json(&out);
     let app = &served["Objects"]["applications"][0];
     assert_eq!(app["greeting"], "hello");
     assert!(
@@ -118,47 +113,20 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
         format!("agent:\n  answers:\n    Greet: any host\n    {host}/Greet: this host\n"),
     )
     .unwrap();
-    let o = muranopl(&[
-        "run",
-        "examples/hello-app",
-        "--model",
-        model.to_str().unwrap(),
-        "--cloud",
-        settings.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_hello(&["--cloud", settings.to_str().unwrap(), "--out", out_s]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let served: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let served: serde_json::Value = read_json(&out);
     assert_eq!(served["Objects"]["applications"][0]["answer"], "this host");
     std::fs::write(&settings, "agent:\n  answers:\n    Greet: [any host]\n").unwrap();
-    let o = muranopl(&[
-        "run",
-        "examples/hello-app",
-        "--model",
-        model.to_str().unwrap(),
-        "--cloud",
-        settings.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = run_hello(&["--cloud", settings.to_str().unwrap(), "--out", out_s]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let served: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let served: serde_json::Value = read_json(&out);
     assert_eq!(
         served["Objects"]["applications"][0]["answer"],
         serde_json::json!(["any host"])
     );
     std::fs::write(&settings, "agent:\n  answer: typo\n").unwrap();
-    let o = muranopl(&[
-        "run",
-        "examples/hello-app",
-        "--model",
-        model.to_str().unwrap(),
-        "--cloud",
-        settings.to_str().unwrap(),
-    ]);
+    let o = run_hello(&["--cloud", settings.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
         stderr(&o).contains("unknown setting agent.answer"),
@@ -233,8 +201,7 @@ Methods:
         record.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let rec: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let rec: serde_json::Value = read_json(&record);
     let neutron = &rec["neutron"];
     let pair = &neutron["port_pair"][0];
     assert_eq!(pair["name"], "fw");

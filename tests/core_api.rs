@@ -106,8 +106,7 @@ fn deploying_hello_app_gives_servers_their_network_ports() {
         "{}",
         String::from_utf8_lossy(&o.stderr)
     );
-    let rec: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let rec: serde_json::Value = common::read_json(&record);
     std::fs::remove_dir_all(&dir).ok();
     let stacks = rec["stacks"].as_object().expect("stacks");
     let resources: Vec<(&String, &serde_json::Value)> = stacks

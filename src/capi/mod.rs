@@ -118,15 +118,10 @@ pub unsafe extern "C" fn muranopl_compile(
     // null before use.
     unsafe {
         guard(error, || {
-            let engine = engine_arg(engine)?;
-            let source = text_arg(expr)?.ok_or_else(|| null_arg("expr"))?;
             if out.is_null() {
                 return Err(null_arg("out"));
             }
-            let program = engine
-                .engine
-                .compile(source)
-                .map_err(|e| Failure::Error(e, Some(source.to_string())))?;
+            let (_, source, program) = compile_arg(engine, expr)?;
             *out = Box::into_raw(Box::new(MuranoplProgram {
                 program,
                 source: source.to_string(),
@@ -198,15 +193,10 @@ pub unsafe extern "C" fn muranopl_eval_expr(
     // null before use.
     unsafe {
         guard(error, || {
-            let engine = engine_arg(engine)?;
-            let source = text_arg(expr)?.ok_or_else(|| null_arg("expr"))?;
             if result.is_null() {
                 return Err(null_arg("result"));
             }
-            let program = engine
-                .engine
-                .compile(source)
-                .map_err(|e| Failure::Error(e, Some(source.to_string())))?;
+            let (engine, source, program) = compile_arg(engine, expr)?;
             *result = run(engine, &program, source, data_json)?;
             Ok(())
         })
@@ -397,6 +387,27 @@ unsafe fn text_arg<'a>(p: *const c_char) -> Result<Option<&'a str>, Failure> {
 unsafe fn engine_arg<'a>(p: *const MuranoplEngine) -> Result<&'a MuranoplEngine, Failure> {
     // SAFETY: the caller's contract: null or a live engine.
     unsafe { p.as_ref() }.ok_or_else(|| null_arg("engine"))
+}
+
+/// The engine and the expression arguments, checked, and the expression
+/// compiled.
+///
+/// # Safety
+/// `engine` is null or points to a live engine; `expr` is null or a
+/// NUL-terminated string that outlives the call.
+unsafe fn compile_arg<'a>(
+    engine: *const MuranoplEngine,
+    expr: *const c_char,
+) -> Result<(&'a MuranoplEngine, &'a str, Program), Failure> {
+    // SAFETY: the caller's contract on both pointers.
+    let engine = unsafe { engine_arg(engine) }?;
+    // SAFETY: as above.
+    let source = unsafe { text_arg(expr) }?.ok_or_else(|| null_arg("expr"))?;
+    let program = engine
+        .engine
+        .compile(source)
+        .map_err(|e| Failure::Error(e, Some(source.to_string())))?;
+    Ok((engine, source, program))
 }
 
 /// Evaluates `program` over the JSON text at `data` and returns the result
