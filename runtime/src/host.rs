@@ -23,4 +23,12 @@ pub trait Host: Send + Sync {
         pos: &[ArgIn],
         named: &[(Arc<str>, ArgIn)],
     ) -> Option<Result<Value>>;
+
+    /// Whether [`Host::call_method`] could answer `receiver.name(...)`.
+    /// `false` lets the VM go straight to the function registry. The
+    /// default is `true` (always ask).
+    fn may_handle(&self, receiver: &Value, name: &str) -> bool {
+        let _ = (receiver, name);
+        true
+    }
 }

@@ -330,14 +330,17 @@ pub fn call_site(
     // on the evaluated positional values, as the general binder would try
     // them, while each is plain (see `Overload::is_plain`); the first that
     // binds runs. Only when nothing can intercept the call: no user
-    // function of that name, no host for a method call (MuranoPL objects
-    // dispatch there), no yaql 0.2 rules. Anything else, including no
+    // function of that name, no host that may handle a method call
+    // (MuranoPL objects and extension methods), no yaql 0.2 rules. Anything else, including no
     // match (for the error), goes the general way.
     if let Some(set) = s.set.as_deref() {
         let legacy = env.options().legacy;
         if !legacy
             && s.named.is_empty()
-            && (s.form == runtime::registry::Form::Function || env.host().is_none())
+            && (s.form == runtime::registry::Form::Function
+                || env
+                    .host()
+                    .is_none_or(|h| vals.first().is_some_and(|r| !h.may_handle(r, &s.name))))
             && !(ctx.has_funcs && ctx.func(&s.name).is_some())
             && s.pos.iter().all(|k| *k == ArgKind::Val)
         {

@@ -1541,6 +1541,12 @@ impl Host for Executor {
         self
     }
 
+    /// Objects and types dispatch here; a plain value only when some
+    /// loaded class declares an extension method of that name.
+    fn may_handle(&self, receiver: &Value, name: &str) -> bool {
+        matches!(receiver, Value::Object(_) | Value::Type(_)) || self.extension_names.contains(name)
+    }
+
     fn call_method(
         &self,
         cx: &Cx,
