@@ -54,6 +54,10 @@ enum Cmd {
         /// Worker threads (default: all cores).
         #[arg(long)]
         jobs: Option<usize>,
+        /// A directory whose subfolders or .zip files are packages
+        /// (searched to satisfy the packages' `Require`); repeatable.
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<std::path::PathBuf>,
     },
     /// Murano packages: `info` (manifest facts as JSON), `check` (load and compile),
     /// `pack` (directory to .zip), `bundle` (resolve a bundle as JSON).
@@ -247,7 +251,8 @@ fn run(cli: Cli) -> i32 {
             packages,
             models,
             jobs,
-        } => crate::validate::run(packages, models, jobs),
+            libs,
+        } => crate::validate::run(packages, models, jobs, libs),
         Cmd::Package { cmd } => crate::package::run(cmd),
         Cmd::Ui { cmd } => crate::ui::run(cmd),
         Cmd::Run {

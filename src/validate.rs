@@ -78,16 +78,32 @@ pub fn validate_text(packages: &[Package], text: &str) -> Report {
 
 /// Validates `models` against the classes of `packages`; prints a report
 /// and returns the exit status (1 when anything is invalid).
-pub fn run(packages: Vec<PathBuf>, models: Vec<PathBuf>, jobs: Option<usize>) -> i32 {
+pub fn run(
+    packages: Vec<PathBuf>,
+    models: Vec<PathBuf>,
+    jobs: Option<usize>,
+    libs: Vec<PathBuf>,
+) -> i32 {
     let start = Instant::now();
-    // The packages are parsed once; every model gets its own execution.
-    let packages: Vec<Package> = match packages.iter().map(|d| Package::from_dir(d)).collect() {
-        Ok(p) => p,
+    // The packages, with what they require from the search path, are
+    // parsed once; every model gets its own execution.
+    let formats = match crate::run::load_packages(&packages, &libs) {
+        Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {}: {}", e.kind(), e.message());
+            eprintln!("error: {e}");
             return 2;
         }
     };
+    let mut loaded = Vec::new();
+    for f in &formats {
+        let (p, errors) = stdlib::murano::packages::to_package(&**f);
+        if let Some(e) = errors.into_iter().next() {
+            eprintln!("error: {}: {}", e.kind(), e.message());
+            return 2;
+        }
+        loaded.push(p);
+    }
+    let packages: Vec<Package> = loaded;
     let n = models.len();
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

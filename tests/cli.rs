@@ -59,6 +59,50 @@ fn validate_reports_paths_and_contract_positions() {
     );
     assert_eq!(out.lines().count(), 2, "{out}");
     assert!(stderr(&o).contains("3 object(s)"), "{}", stderr(&o));
+
+    // A package that requires another: found through -L, or a clear error.
+    let app = dir.join("apps/app");
+    std::fs::create_dir_all(app.join("Classes")).unwrap();
+    std::fs::write(
+        app.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.App\nClasses:\n  ex.App: App.yaml\n\
+         Require:\n  com.example.validate: 1.0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        app.join("Classes/App.yaml"),
+        "Namespaces: {=: ex, f: com.example}\nName: App\nProperties:\n  fleet:\n    Contract: $.class(f:Fleet).notNull()\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &model,
+        r#"{"?": {"id": "app", "type": "ex.App"}, "fleet": {"?": {"id": "f", "type": "com.example.Fleet"},
+            "servers": [{"?": {"id": "s", "type": "com.example.Server"}, "name": null, "port": 1,
+                         "tags": [], "settings": {"timeout": 1}}]}}"#,
+    )
+    .unwrap();
+    let app_s = app.to_str().unwrap();
+    let o = muranopl(&["validate", "-p", app_s, model.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("required package com.example.validate"),
+        "{}",
+        stderr(&o)
+    );
+    let o = muranopl(&[
+        "validate",
+        "-p",
+        app_s,
+        "-L",
+        "examples",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("$.Objects.fleet.servers[0].name:"),
+        "{}",
+        stdout(&o)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
