@@ -37,13 +37,18 @@ pub enum PackageCmd {
         libs: Vec<PathBuf>,
     },
     /// Pack a package directory into a .zip (manifest.yaml, Classes/,
-    /// Resources/, UI/, images.lst, logos; template.yaml for HOT).
+    /// Resources/, UI/, images.lst, logos; template.yaml for HOT). With
+    /// `-L`, also warns about a `Require` the search path cannot satisfy.
     Pack {
         /// A package directory.
         dir: PathBuf,
         /// The .zip to write.
         #[arg(long = "out", short = 'o')]
         out: PathBuf,
+        /// A directory whose subfolders or .zip files are packages
+        /// (searched to satisfy `Require`); repeatable.
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<PathBuf>,
     },
     /// Resolve a bundle (JSON or YAML `{Packages: [{Name, Version}]}`, a
     /// file or the name of a bundle in a repository's `bundles/`) and
@@ -63,7 +68,7 @@ pub fn run(cmd: PackageCmd) -> i32 {
     match cmd {
         PackageCmd::Info { package, libs } => info(&package, &libs),
         PackageCmd::Check { package, libs } => check(&package, &libs),
-        PackageCmd::Pack { dir, out } => pack(&dir, &out),
+        PackageCmd::Pack { dir, out, libs } => pack(&dir, &out, &libs),
         PackageCmd::Bundle { bundle, libs } => bundle_cmd(&bundle, &libs),
     }
 }
@@ -313,7 +318,25 @@ fn check(path: &Path, libs: &[PathBuf]) -> i32 {
     }
 }
 
-fn pack(dir: &Path, out: &Path) -> i32 {
+/// Prints a warning for each `Require` of the package at `path` that the
+/// search path `libs` cannot satisfy (nothing when `libs` is empty).
+pub fn warn_unresolved(path: &Path, libs: &[PathBuf]) {
+    if libs.is_empty() {
+        return;
+    }
+    let Ok(p) = FormatRegistry::builtin().load(path) else {
+        return;
+    };
+    let resolved = PackageLoader::new(libs).and_then(|l| l.resolve(&p));
+    if let Err(e) = resolved {
+        for line in e.message().lines() {
+            eprintln!("warning: {line}");
+        }
+    }
+}
+
+fn pack(dir: &Path, out: &Path, libs: &[PathBuf]) -> i32 {
+    warn_unresolved(dir, libs);
     match pack_package(dir, out) {
         Ok(files) => {
             println!("{}: {} files", out.display(), files.len());

@@ -33,6 +33,10 @@ pub enum UiCmd {
     Forms {
         /// A package directory or .zip.
         package: PathBuf,
+        /// A directory whose subfolders or .zip files are packages; with
+        /// it, a `Require` the search path cannot satisfy is warned about.
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<PathBuf>,
     },
 }
 
@@ -46,7 +50,10 @@ pub fn run(cmd: UiCmd) -> i32 {
             with_data,
             quiet,
         } => model(&package, &libs, answers.as_deref(), with_data, quiet),
-        UiCmd::Forms { package } => forms(&package),
+        UiCmd::Forms { package, libs } => {
+            crate::package::warn_unresolved(&package, &libs);
+            forms(&package)
+        }
     };
     match r {
         Ok(()) => 0,

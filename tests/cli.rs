@@ -360,3 +360,32 @@ fn a_plan_naming_a_missing_script_fails() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Commands that take a package also take `-L`: `package pack` (as `ui
+/// forms` does) warns about a `Require` the search path cannot satisfy.
+#[test]
+fn pack_warns_about_unresolved_requirements() {
+    let dir = std::env::temp_dir().join(format!("muranopl-req-{}", std::process::id()));
+    let pkg = dir.join("p");
+    std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        "Format: 1.4\nType: Library\nFullName: ex.Needy\nClasses:\n  ex.Needy: N.yaml\nRequire:\n  ex.Missing: 1\n",
+    )
+    .unwrap();
+    std::fs::write(pkg.join("Classes/N.yaml"), "Name: ex.Needy\n").unwrap();
+    let zip = dir.join("p.zip");
+    let (pkg_s, zip_s, lib_s) = (pkg.to_str().unwrap(), zip.to_str().unwrap(), "examples");
+    let o = muranopl(&["package", "pack", pkg_s, "-o", zip_s, "-L", lib_s]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(zip.is_file());
+    assert!(
+        stderr(&o).contains("warning: required package ex.Missing"),
+        "{}",
+        stderr(&o)
+    );
+    // Without -L nothing is resolved and nothing is said.
+    let o = muranopl(&["package", "pack", pkg_s, "-o", zip_s]);
+    assert_eq!((o.status.code(), stderr(&o).is_empty()), (Some(0), true));
+    std::fs::remove_dir_all(&dir).ok();
+}
