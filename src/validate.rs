@@ -180,22 +180,26 @@ pub fn run(
     i32::from(bad > 0)
 }
 
-/// Runs one validation on a thread with a large stack (deeply nested
-/// models must not overflow).
-fn validate_big_stack(packages: &[Package], file: &Path) -> Report {
-    let file = file.to_path_buf();
+/// Runs `f` on a thread with a large stack (deeply nested models must not
+/// overflow), or on this thread when no thread can be made; a panic in `f`
+/// comes back as the error.
+pub fn on_big_stack<T: Send>(f: impl Fn() -> T + Sync) -> std::thread::Result<T> {
     std::thread::scope(|s| {
         let spawned = std::thread::Builder::new()
             .stack_size(256 << 20)
-            .spawn_scoped(s, || validate_one(packages, &file));
+            .spawn_scoped(s, &f);
         match spawned {
-            Ok(h) => h.join().unwrap_or_else(|_| Report {
-                file: file.clone(),
-                objects: 0,
-                violations: Vec::new(),
-                error: Some("internal error (panic)".into()),
-            }),
-            Err(_) => validate_one(packages, &file),
+            Ok(h) => h.join(),
+            Err(_) => Ok(f()),
         }
+    })
+}
+
+fn validate_big_stack(packages: &[Package], file: &Path) -> Report {
+    on_big_stack(|| validate_one(packages, file)).unwrap_or_else(|_| Report {
+        file: file.to_path_buf(),
+        objects: 0,
+        violations: Vec::new(),
+        error: Some("internal error (panic)".into()),
     })
 }

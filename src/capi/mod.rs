@@ -86,6 +86,19 @@ pub unsafe extern "C" fn muranopl_engine_new(
     engine
 }
 
+/// Takes back and drops what `Box::into_raw` handed out (null is ignored).
+///
+/// # Safety
+/// `p` is null or came from `Box::into_raw` of a `Box<T>` and is not used
+/// again.
+unsafe fn free_boxed<T>(p: *mut T) {
+    if !p.is_null() {
+        // SAFETY: the caller's contract: an unused pointer from
+        // `Box::into_raw`, whose ownership comes back here.
+        drop(unsafe { Box::from_raw(p) });
+    }
+}
+
 /// Frees an engine (null is ignored). Programs it compiled must be freed
 /// first.
 ///
@@ -94,11 +107,8 @@ pub unsafe extern "C" fn muranopl_engine_new(
 /// again.
 #[no_mangle]
 pub unsafe extern "C" fn muranopl_engine_free(engine: *mut MuranoplEngine) {
-    if !engine.is_null() {
-        // SAFETY: the pointer came from `Box::into_raw` in
-        // `muranopl_engine_new` and the caller gives up its ownership.
-        drop(unsafe { Box::from_raw(engine) });
-    }
+    // SAFETY: the function's contract is `free_boxed`'s.
+    unsafe { free_boxed(engine) }
 }
 
 /// Compiles `expr`. On success writes the program to `*out`.
@@ -138,11 +148,8 @@ pub unsafe extern "C" fn muranopl_compile(
 /// again.
 #[no_mangle]
 pub unsafe extern "C" fn muranopl_program_free(program: *mut MuranoplProgram) {
-    if !program.is_null() {
-        // SAFETY: the pointer came from `Box::into_raw` in
-        // `muranopl_compile` and the caller gives up its ownership.
-        drop(unsafe { Box::from_raw(program) });
-    }
+    // SAFETY: the function's contract is `free_boxed`'s.
+    unsafe { free_boxed(program) }
 }
 
 /// Evaluates a compiled program over `data_json` (JSON text; null means
@@ -252,11 +259,8 @@ pub unsafe extern "C" fn muranopl_validator_new(
 /// used again.
 #[no_mangle]
 pub unsafe extern "C" fn muranopl_validator_free(validator: *mut MuranoplValidator) {
-    if !validator.is_null() {
-        // SAFETY: the pointer came from `Box::into_raw` in
-        // `muranopl_validator_new` and the caller gives up its ownership.
-        drop(unsafe { Box::from_raw(validator) });
-    }
+    // SAFETY: the function's contract is `free_boxed`'s.
+    unsafe { free_boxed(validator) }
 }
 
 /// Validates an object model (JSON text) against the validator's
@@ -286,19 +290,12 @@ pub unsafe extern "C" fn muranopl_validate(
             if report.is_null() {
                 return Err(null_arg("report"));
             }
-            // A thread with a large stack, as `muranopl validate` uses:
-            // deeply nested models must not overflow the caller's stack.
-            let rep = std::thread::scope(|s| {
-                std::thread::Builder::new()
-                    .stack_size(256 << 20)
-                    .spawn_scoped(s, || crate::validate::validate_text(&v.packages, text))
-                    .map(|h| h.join())
-            });
-            let rep = match rep {
-                Ok(Ok(r)) => r,
-                Ok(Err(p)) => std::panic::resume_unwind(p),
-                Err(_) => crate::validate::validate_text(&v.packages, text),
-            };
+            // On a large stack, as `muranopl validate` runs: deeply nested
+            // models must not overflow the caller's stack. A panic goes on
+            // to `guard`, which reports it.
+            let rep =
+                crate::validate::on_big_stack(|| crate::validate::validate_text(&v.packages, text))
+                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
             if let Some(e) = rep.error {
                 let (kind, message) = e.split_once(": ").unwrap_or(("ModelError", &e));
                 return Err(Failure::Error(Error::new(kind.to_string(), message), None));
