@@ -664,6 +664,34 @@ fn stack_id(cx: &Cx, a: Args) -> Result<Value> {
 
 // ---- the agent ----------------------------------------------------------
 
+/// What a v2 plan script places on the guest: its entry point when it is
+/// an `Application` script (for Chef or Puppet the entry point is a recipe
+/// name), then its `Files`, each with the URL the agent downloads it from
+/// when it is given as `{name: url}`.
+fn script_files(sc: &Value) -> (Option<String>, Vec<(String, Option<Value>)>) {
+    let app = get(sc, "Type")
+        .and_then(|t| t.as_str())
+        .is_some_and(|t| t.contains("Application"));
+    let entry = get(sc, "EntryPoint")
+        .filter(|_| app)
+        .map(runtime::pyrepr::to_str);
+    let mut files = Vec::new();
+    if let Some(Value::List(fl)) = get(sc, "Files") {
+        for f in fl.iter() {
+            match f {
+                Value::Dict(d) => {
+                    if let Some((k, v)) = d.iter().next() {
+                        let url = get(v, "URL").cloned().unwrap_or(v.clone());
+                        files.push((runtime::pyrepr::to_str(k), Some(url)));
+                    }
+                }
+                other => files.push((runtime::pyrepr::to_str(other), None)),
+            }
+        }
+    }
+    (entry, files)
+}
+
 /// The script files an execution plan template places on the guest, read
 /// from the package's `Resources/scripts`, as murano's agent builds the
 /// plan: a v2 template (`FormatVersion: 2.x`) places the `EntryPoint` of
@@ -684,20 +712,12 @@ fn plan_files(ex: &Executor, package: &str, plan: &Value) -> Result<Value> {
     match (get(plan, "FormatVersion"), get(plan, "Scripts")) {
         (Some(_), Some(Value::Dict(scripts))) => {
             for (_, sc) in scripts.iter() {
-                let app = get(sc, "Type")
-                    .and_then(|t| t.as_str())
-                    .is_some_and(|t| t.contains("Application"));
-                if app {
-                    if let Some(ep) = get(sc, "EntryPoint") {
-                        add(&runtime::pyrepr::to_str(ep))?;
-                    }
-                }
-                if let Some(Value::List(files)) = get(sc, "Files") {
-                    for f in files.iter() {
-                        if !matches!(f, Value::Dict(_)) {
-                            add(&runtime::pyrepr::to_str(f))?;
-                        }
-                    }
+                let (entry, files) = script_files(sc);
+                for name in entry
+                    .iter()
+                    .chain(files.iter().filter(|f| f.1.is_none()).map(|f| &f.0))
+                {
+                    add(name)?;
                 }
             }
         }
@@ -1019,30 +1039,15 @@ fn execution_plan(cx: &Cx, a: Args) -> Result<Value> {
                         Value::Dict(d) => (**d).clone(),
                         _ => Dict::default(),
                     };
-                    // Only an `Application` script's entry point is a file;
-                    // for Chef or Puppet it is a recipe name.
-                    let app = get(sc, "Type")
-                        .and_then(|t| t.as_str())
-                        .is_some_and(|t| t.contains("Application"));
-                    if let Some(ep) = get(sc, "EntryPoint").filter(|_| app) {
-                        let id = add(&runtime::pyrepr::to_str(ep), None)?;
+                    let (entry, files) = script_files(sc);
+                    if let Some(ep) = entry {
+                        let id = add(&ep, None)?;
                         sc2.insert(s("EntryPoint"), s(&id));
                     }
-                    if let Some(Value::List(fl)) = get(sc, "Files") {
+                    if matches!(get(sc, "Files"), Some(Value::List(_))) {
                         let mut refs = Vec::new();
-                        for f in fl.iter() {
-                            let id = match f {
-                                // `{name: url}`: the agent downloads it.
-                                Value::Dict(d) => match d.iter().next() {
-                                    Some((k, v)) => {
-                                        let url = get(v, "URL").cloned().unwrap_or(v.clone());
-                                        add(&runtime::pyrepr::to_str(k), Some(url))?
-                                    }
-                                    None => continue,
-                                },
-                                other => add(&runtime::pyrepr::to_str(other), None)?,
-                            };
-                            refs.push(s(&id));
+                        for (name, url) in files {
+                            refs.push(s(&add(&name, url)?));
                         }
                         sc2.insert(s("Files"), Value::list(refs));
                     }
