@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{json, Value as J};
-use stdlib::murano::packages::{to_package, PackageFormat, PackageLoader};
+use stdlib::murano::packages::{to_package, type_spec, PackageFormat, PackageLoader};
 use stdlib::murano::{cloud, exec, schema, Executor, Package};
 
 use crate::json as tj;
@@ -141,24 +141,11 @@ fn engine_error(ex: &Executor, e: &runtime::Error, failed: u16) -> Answer {
     )
 }
 
-/// `Name`, `Name/version@package` from the class, `classVersion` and
-/// `packageName` (see `Executor::class`).
-fn class_spec(class: &str, version: Option<&str>, package: Option<&str>) -> String {
-    let mut spec = class.to_string();
-    if let Some(v) = version.filter(|v| !v.is_empty()) {
-        spec = format!("{spec}/{v}");
-    }
-    if let Some(p) = package.filter(|p| !p.is_empty()) {
-        spec = format!("{spec}@{p}");
-    }
-    spec
-}
-
 fn schemas(catalog: &Catalog, class: &str, methods: Option<&str>, query: &str) -> Answer {
     let params = query_params(query);
     let param = |k: &str| params.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str());
     let package = param("packageName");
-    let spec = class_spec(class, param("classVersion"), package);
+    let spec = type_spec(class, param("classVersion"), package);
     let methods: Option<Vec<String>> =
         methods.map(|m| m.split(',').map(|s| s.trim().to_string()).collect());
     let ex = catalog.executor();
@@ -215,7 +202,7 @@ fn action(catalog: &Catalog, body: &[u8]) -> Answer {
             }
         }
     }
-    let spec = class_spec(class, field("classVersion"), field("packageName"));
+    let spec = type_spec(class, field("classVersion"), field("packageName"));
     let ex = catalog.executor();
     let answer = (|| {
         let cls = ex.class(&spec).map_err(|e| engine_error(&ex, &e, 404))?;

@@ -49,14 +49,11 @@ fn parse_def(
                         .map(|v| v.trim().to_string())
                         .filter(|v| !v.is_empty())
                 };
-                let mut spec = name;
-                if let Some(v) = ver.or_else(|| field("classVersion")) {
-                    spec = format!("{spec}/{v}");
-                }
-                if let Some(p) = pkg.or_else(|| field("package")) {
-                    spec = format!("{spec}@{p}");
-                }
-                spec
+                super::packages::type_spec(
+                    &name,
+                    ver.or_else(|| field("classVersion")).as_deref(),
+                    pkg.or_else(|| field("package")).as_deref(),
+                )
             }
         };
         let mut props = (**d).clone();

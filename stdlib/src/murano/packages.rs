@@ -2168,6 +2168,19 @@ pub fn parse_type_string(t: &str) -> (String, Option<String>, Option<String>) {
     (name.trim().to_string(), ver, pkg)
 }
 
+/// The type string `Name[/version][@package]` (the inverse of
+/// [`parse_type_string`]; empty parts are left out).
+pub fn type_spec(name: &str, version: Option<&str>, package: Option<&str>) -> String {
+    let mut spec = name.to_string();
+    if let Some(v) = version.filter(|v| !v.is_empty()) {
+        spec = format!("{spec}/{v}");
+    }
+    if let Some(p) = package.filter(|p| !p.is_empty()) {
+        spec = format!("{spec}@{p}");
+    }
+    spec
+}
+
 fn version_text(v: &Value) -> Option<String> {
     match v {
         Value::Str(s) if s.trim().is_empty() => None,
