@@ -129,6 +129,27 @@ pub(crate) fn load_packages(
     Ok(all)
 }
 
+/// The executor's packages from the loaded `formats`. A class that fails
+/// to load is a warning (the rest of the package still runs), or, when
+/// `strict`, the error.
+pub(crate) fn packages_of(
+    formats: &[Arc<dyn PackageFormat>],
+    strict: bool,
+) -> Result<Vec<stdlib::murano::Package>, String> {
+    let mut out = Vec::new();
+    for f in formats {
+        let (p, errors) = to_package(&**f);
+        for e in errors {
+            if strict {
+                return Err(format!("{}: {}: {}", f.full_name(), e.kind(), e.message()));
+            }
+            eprintln!("warning: {}: {}", f.full_name(), e.message());
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
+
 fn print_error(e: &runtime::Error) {
     eprintln!("error: {}: {}", e.kind(), e.message());
     for f in e.trace() {
@@ -150,23 +171,15 @@ pub fn run(a: RunArgs) -> i32 {
         eprintln!("error: {e}");
         return 1;
     }
-    let mut pkgs = Vec::new();
-    for f in &formats {
-        let (p, errs) = to_package(&**f);
-        for e in errs {
-            eprintln!("warning: {}: {}", f.full_name(), e.message());
+    let pkgs = match packages_of(&formats, false) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
         }
-        pkgs.push(p);
-    }
+    };
     let ex = Executor::new(pkgs);
-    for f in &formats {
-        let f2 = f.clone();
-        cloud::set_resources(
-            &ex,
-            f.full_name(),
-            Arc::new(move |n: &str| f2.get_resource(n).ok()),
-        );
-    }
+    cloud::set_package_resources(&ex, &formats);
     if let Some(path) = &a.cloud {
         let configured = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: {e}", path.display()))

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{json, Value as J};
-use stdlib::murano::packages::{to_package, type_spec, PackageFormat, PackageLoader};
+use stdlib::murano::packages::{type_spec, PackageFormat, PackageLoader};
 use stdlib::murano::{cloud, exec, schema, Executor, Package};
 
 use crate::json as tj;
@@ -51,14 +51,7 @@ impl Catalog {
                 }
             }
         }
-        let mut packages = Vec::new();
-        for f in &formats {
-            let (p, errors) = to_package(&**f);
-            for e in errors {
-                eprintln!("warning: {}: {}", f.full_name(), e.message());
-            }
-            packages.push(p);
-        }
+        let mut packages = crate::run::packages_of(&formats, false)?;
         if let Some(forms) = schema::forms_package() {
             packages.push(forms);
         }
@@ -76,14 +69,7 @@ impl Catalog {
     /// A fresh executor over the catalogue, with package resources readable.
     fn executor(&self) -> Arc<Executor> {
         let ex = Executor::new(self.packages.clone());
-        for f in &self.formats {
-            let f2 = f.clone();
-            cloud::set_resources(
-                &ex,
-                f.full_name(),
-                Arc::new(move |n: &str| f2.get_resource(n).ok()),
-            );
-        }
+        cloud::set_package_resources(&ex, &self.formats);
         ex
     }
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use stdlib::murano::packages::{to_package, FormatRegistry, PackageFormat, PackageLoader};
+use stdlib::murano::packages::{FormatRegistry, PackageFormat, PackageLoader};
 use stdlib::murano::{cloud, exec, model, testing, Executor};
 
 use crate::Value;
@@ -36,26 +36,12 @@ impl Suite {
     /// A fresh executor over the package and its requirements, with the
     /// packages' resources readable.
     fn executor(&self) -> Result<Arc<Executor>, String> {
-        let mut pkgs = Vec::new();
-        let all: Vec<&Arc<dyn PackageFormat>> = std::iter::once(&self.root)
+        let all: Vec<Arc<dyn PackageFormat>> = std::iter::once(&self.root)
             .chain(self.deps.iter())
+            .cloned()
             .collect();
-        for p in &all {
-            let (pkg, errors) = to_package(&***p);
-            if let Some(e) = errors.first() {
-                return Err(format!("{}: {}", p.full_name(), e.message()));
-            }
-            pkgs.push(pkg);
-        }
-        let ex = Executor::new(pkgs);
-        for p in all {
-            let p2 = p.clone();
-            cloud::set_resources(
-                &ex,
-                p.full_name(),
-                Arc::new(move |name: &str| p2.get_resource(name).ok()),
-            );
-        }
+        let ex = Executor::new(crate::run::packages_of(&all, true)?);
+        cloud::set_package_resources(&ex, &all);
         Ok(ex)
     }
 }

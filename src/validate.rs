@@ -94,16 +94,13 @@ pub fn run(
             return 2;
         }
     };
-    let mut loaded = Vec::new();
-    for f in &formats {
-        let (p, errors) = stdlib::murano::packages::to_package(&**f);
-        if let Some(e) = errors.into_iter().next() {
-            eprintln!("error: {}: {}", e.kind(), e.message());
+    let packages: Vec<Package> = match crate::run::packages_of(&formats, true) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
             return 2;
         }
-        loaded.push(p);
-    }
-    let packages: Vec<Package> = loaded;
+    };
     let n = models.len();
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

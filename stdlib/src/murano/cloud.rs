@@ -162,6 +162,22 @@ pub fn configure(ex: &Executor, text: &str, file: &str) -> Result<()> {
     Ok(())
 }
 
+/// Makes the resources of each of `packages` readable by the run of `ex`
+/// (see [`set_resources`]).
+pub fn set_package_resources<'a>(
+    ex: &Executor,
+    packages: impl IntoIterator<Item = &'a Arc<dyn super::packages::PackageFormat>>,
+) {
+    for p in packages {
+        let p2 = p.clone();
+        set_resources(
+            ex,
+            p.full_name(),
+            Arc::new(move |n: &str| p2.get_resource(n).ok()),
+        );
+    }
+}
+
 /// Forgets the simulated cloud of `ex` (call when the run is over).
 pub fn forget(ex: &Executor) {
     clouds()
