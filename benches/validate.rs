@@ -3,8 +3,8 @@
 //! Rust check of the same five rules over the same values (`baseline`).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use engine::{model, Executor, Package};
 use muranopl::{json, Value};
-use stdlib::murano::{model, Executor, Package};
 
 const FLEET: &str = include_str!("../examples/validate/Classes/Fleet.yaml");
 const SERVER: &str = include_str!("../examples/validate/Classes/Server.yaml");

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use engine::{exec, model, Executor, Package};
 use serde_json::{json, Value as J};
-use stdlib::murano::{exec, model, Executor, Package};
 
 use crate::{json as tj, Value};
 
@@ -65,6 +65,7 @@ fn run_case(req: &J) -> J {
         }
     }
     let ex = Executor::new(vec![pkg]);
+    ex.set_cloud(std::sync::Arc::new(sim::SimCloud::new()));
     let model_j = req.get("model").cloned().unwrap_or(J::Null);
     let root = match decode(&ex, &model_j).and_then(|m| model::load_model(&ex, &m)) {
         Ok(r) => r,
@@ -95,7 +96,7 @@ fn run_case(req: &J) -> J {
     {
         match root
             .as_ref()
-            .map(|r| stdlib::murano::serialize::serialize_model(&ex, r))
+            .map(|r| engine::serialize::serialize_model(&ex, r))
         {
             Some(Ok(m)) => to_json(&m),
             _ => J::Null,

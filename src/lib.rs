@@ -16,6 +16,7 @@ pub mod package;
 pub mod run;
 pub mod schema;
 pub mod serve;
+pub mod session;
 pub mod test_cmd;
 pub mod ui;
 pub mod validate;

@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Subcommand;
-use stdlib::murano::packages::{
+use engine::Executor;
+use package::{
     load_bundle, pack_package, to_package, to_package_checked, validate_images, FormatRegistry,
     PackageFormat, PackageLoader,
 };
-use stdlib::murano::Executor;
 
 /// `muranopl package ...`.
 #[derive(Subcommand)]

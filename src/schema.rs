@@ -2,8 +2,9 @@
 //! its model builders) over JSON Lines (see
 //! `../shared/conformance/PROTOCOL.md`, section `harness schema`).
 
+use engine::{exec, Executor, Package};
+use forms::schema;
 use serde_json::{json, Value as J};
-use stdlib::murano::{exec, schema, Executor, Package};
 
 use crate::json as tj;
 

@@ -20,23 +20,25 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use engine::{exec, Executor};
+use forms::schema;
+use package::{type_spec, PackageLoader};
 use serde_json::{json, Value as J};
-use stdlib::murano::packages::{type_spec, PackageFormat, PackageLoader};
-use stdlib::murano::{cloud, exec, schema, Executor, Package};
+
+use crate::session::{load_formats, Catalogue, Session};
 
 use crate::json as tj;
 
-/// The packages the API serves.
+/// The packages the API serves, compiled once for every request.
 pub struct Catalog {
-    formats: Vec<Arc<dyn PackageFormat>>,
-    packages: Vec<Package>,
+    catalogue: Catalogue,
 }
 
 impl Catalog {
     /// The given packages with what they require, or, when none is given,
     /// every package on the search path (all versions).
     pub fn load(paths: &[PathBuf], libs: &[PathBuf]) -> Result<Catalog, String> {
-        let mut formats = crate::run::load_packages(paths, libs)?;
+        let mut formats = load_formats(paths, libs)?;
         if paths.is_empty() {
             let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
             for b in &loader.broken {
@@ -51,26 +53,29 @@ impl Catalog {
                 }
             }
         }
-        let mut packages = crate::run::packages_of(&formats, false)?;
-        if let Some(forms) = schema::forms_package() {
-            packages.push(forms);
-        }
-        Ok(Catalog { formats, packages })
+        let extra = schema::forms_package().into_iter().collect();
+        Ok(Catalog {
+            catalogue: Catalogue::from_formats(formats, false, extra)?,
+        })
     }
 
     /// `name/version` of every package served.
     pub fn names(&self) -> Vec<String> {
-        self.formats
+        self.catalogue
+            .formats()
             .iter()
             .map(|f| format!("{}/{}", f.full_name(), f.version()))
             .collect()
     }
 
-    /// A fresh executor over the catalogue, with package resources readable.
-    fn executor(&self) -> Arc<Executor> {
-        let ex = Executor::new(self.packages.clone());
-        cloud::set_package_resources(&ex, &self.formats);
-        ex
+    /// A fresh session over the catalogue (each request has its own).
+    fn session(&self) -> Session {
+        self.catalogue.session()
+    }
+
+    /// How many classes the catalogue has compiled so far.
+    pub fn classes_compiled(&self) -> usize {
+        self.catalogue.catalog().compiled()
     }
 }
 
@@ -134,7 +139,8 @@ fn schemas(catalog: &Catalog, class: &str, methods: Option<&str>, query: &str) -
     let spec = type_spec(class, param("classVersion"), package);
     let methods: Option<Vec<String>> =
         methods.map(|m| m.split(',').map(|s| s.trim().to_string()).collect());
-    let ex = catalog.executor();
+    let session = catalog.session();
+    let ex = session.executor();
     let answer = match schema::generate_schema(&ex, &spec, methods.as_deref(), package) {
         Ok(list) => {
             let mut out = serde_json::Map::new();
@@ -151,9 +157,8 @@ fn schemas(catalog: &Catalog, class: &str, methods: Option<&str>, query: &str) -
                 (200, J::Object(out))
             }
         }
-        Err(e) => engine_error(&ex, &e, 400),
+        Err(e) => engine_error(ex, &e, 400),
     };
-    cloud::forget(&ex);
     answer
 }
 
@@ -189,7 +194,8 @@ fn action(catalog: &Catalog, body: &[u8]) -> Answer {
         }
     }
     let spec = type_spec(class, field("classVersion"), field("packageName"));
-    let ex = catalog.executor();
+    let session = catalog.session();
+    let ex = session.executor();
     let answer = (|| {
         let cls = ex.class(&spec).map_err(|e| engine_error(&ex, &e, 404))?;
         if let Some(p) = field("packageName") {
@@ -227,7 +233,6 @@ fn action(catalog: &Catalog, body: &[u8]) -> Answer {
             Err(e) => Err(engine_error(&ex, &e, 500)),
         }
     })();
-    cloud::forget(&ex);
     answer.unwrap_or_else(|a| a)
 }
 

@@ -10,17 +10,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use stdlib::murano::packages::{FormatRegistry, PackageFormat, PackageLoader};
-use stdlib::murano::{cloud, exec, model, testing, Executor};
+use engine::{exec, model, Executor};
+use package::{FormatRegistry, PackageFormat, PackageLoader};
 
+use crate::session::{Catalogue, Session};
 use crate::Value;
 
 const FIXTURE: &str = "io.murano.test.TestFixture";
 
-/// A package and its requirements, ready to make executors from.
+/// A package and its requirements, compiled once for every test.
 struct Suite {
     root: Arc<dyn PackageFormat>,
-    deps: Vec<Arc<dyn PackageFormat>>,
+    catalogue: Catalogue,
 }
 
 impl Suite {
@@ -30,19 +31,15 @@ impl Suite {
             .map_err(|e| e.message().to_string())?;
         let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
         let deps = loader.resolve(&root).map_err(|e| e.message().to_string())?;
-        Ok(Suite { root, deps })
+        let all = std::iter::once(root.clone()).chain(deps).collect();
+        let catalogue = Catalogue::from_formats(all, true, Vec::new())?;
+        Ok(Suite { root, catalogue })
     }
 
-    /// A fresh executor over the package and its requirements, with the
-    /// packages' resources readable.
-    fn executor(&self) -> Result<Arc<Executor>, String> {
-        let all: Vec<Arc<dyn PackageFormat>> = std::iter::once(&self.root)
-            .chain(self.deps.iter())
-            .cloned()
-            .collect();
-        let ex = Executor::new(crate::run::packages_of(&all, true)?);
-        cloud::set_package_resources(&ex, &all);
-        Ok(ex)
+    /// A fresh session over the package and its requirements (one
+    /// catalogue, compiled once, for every test).
+    fn session(&self) -> Session {
+        self.catalogue.session()
     }
 }
 
@@ -57,11 +54,7 @@ fn render(ex: &Executor, e: &runtime::Error) -> String {
 
 /// Runs one test on a fresh executor.
 fn run_one(suite: &Suite, class: &str, test: &str) -> Result<(), String> {
-    let ex = suite.executor()?;
-    let r = run_in(&ex, class, test);
-    testing::clear_mocks(&ex);
-    cloud::forget(&ex);
-    r
+    run_in(suite.session().executor(), class, test)
 }
 
 fn run_in(ex: &Arc<Executor>, class: &str, test: &str) -> Result<(), String> {
@@ -90,7 +83,8 @@ fn run_in(ex: &Arc<Executor>, class: &str, test: &str) -> Result<(), String> {
 
 /// The test classes of the package and their tests, in declaration order.
 fn discover(suite: &Suite) -> Result<Vec<(String, Vec<String>)>, String> {
-    let ex = suite.executor()?;
+    let session = suite.session();
+    let ex = session.executor();
     let mut names = suite.root.classes();
     if let Some(p) = ex.packages().first() {
         for c in p.class_names() {
@@ -116,7 +110,6 @@ fn discover(suite: &Suite) -> Result<Vec<(String, Vec<String>)>, String> {
             .collect();
         out.push((name, tests));
     }
-    cloud::forget(&ex);
     Ok(out)
 }
 

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
-use stdlib::murano::packages::{node_value, FormatRegistry, PackageFormat, PackageLoader};
-use stdlib::murano::ui::{generate, ModelOptions, UiDefinition};
+use forms::ui::{generate, ModelOptions, UiDefinition};
+use package::{node_value, FormatRegistry, PackageFormat, PackageLoader};
 
 /// `muranopl ui ...`.
 #[derive(Subcommand)]

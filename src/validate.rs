@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use stdlib::murano::{model, Executor, Package};
+use engine::{model, Catalog};
+
+use crate::session::Catalogue;
 
 /// The outcome of one model.
 pub struct Report {
@@ -24,9 +26,9 @@ pub struct Report {
     pub error: Option<String>,
 }
 
-fn validate_one(packages: &[Package], file: &Path) -> Report {
+fn validate_one(catalog: &Arc<Catalog>, file: &Path) -> Report {
     let mut rep = match std::fs::read_to_string(file) {
-        Ok(text) => validate_text(packages, &text),
+        Ok(text) => validate_text(catalog, &text),
         Err(e) => Report {
             file: PathBuf::new(),
             objects: 0,
@@ -39,9 +41,9 @@ fn validate_one(packages: &[Package], file: &Path) -> Report {
 }
 
 /// Validates one object model (JSON text: `{"Objects": ...}` or a bare
-/// object) against the classes of `packages`, in an execution of its own.
+/// object) against the classes of `catalog`, in an execution of its own.
 /// The report's `file` is empty.
-pub fn validate_text(packages: &[Package], text: &str) -> Report {
+pub fn validate_text(catalog: &Arc<Catalog>, text: &str) -> Report {
     let mut rep = Report {
         file: PathBuf::new(),
         objects: 0,
@@ -55,24 +57,14 @@ pub fn validate_text(packages: &[Package], text: &str) -> Report {
             return rep;
         }
     };
-    let ex = Executor::new(packages.to_vec());
-    ex.collect_violations();
-    let data = match &data {
-        runtime::Value::Dict(d) if d.contains_key(&runtime::Value::str("Objects")) => data.clone(),
-        _ => {
-            let mut d = runtime::Dict::default();
-            d.insert(runtime::Value::str("Objects"), data.clone());
-            runtime::Value::dict(d)
-        }
-    };
-    if let Err(e) = model::load_model(&ex, &data) {
-        rep.error = Some(format!("{}: {}", e.kind(), e.message()));
-    }
-    rep.objects = ex.all_objects().len();
-    for (path, prop, e) in ex.take_violations() {
-        rep.violations
-            .push(format!("{path}.{prop}: {}", e.message()));
-    }
+    let v = model::validate(catalog, &data);
+    rep.error = v.error.map(|e| format!("{}: {}", e.kind(), e.message()));
+    rep.objects = v.objects;
+    rep.violations = v
+        .violations
+        .into_iter()
+        .map(|(path, prop, e)| format!("{path}.{prop}: {}", e.message()))
+        .collect();
     rep
 }
 
@@ -87,20 +79,14 @@ pub fn run(
     let start = Instant::now();
     // The packages, with what they require from the search path, are
     // parsed once; every model gets its own execution.
-    let formats = match crate::run::load_packages(&packages, &libs) {
-        Ok(f) => f,
+    let catalogue = match Catalogue::load(&packages, &libs, true) {
+        Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");
             return 2;
         }
     };
-    let packages: Vec<Package> = match crate::run::packages_of(&formats, true) {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
+    let catalog = catalogue.catalog();
     let n = models.len();
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -138,7 +124,7 @@ pub fn run(
                     if i >= n {
                         break;
                     }
-                    let r = validate_big_stack(&packages, &models[i]);
+                    let r = validate_big_stack(catalog, &models[i]);
                     results.lock().unwrap()[i] = Some(r);
                     done.fetch_add(1, Ordering::Relaxed);
                     bar.set_position(done.load(Ordering::Relaxed) as u64);
@@ -192,8 +178,8 @@ pub fn on_big_stack<T: Send>(f: impl Fn() -> T + Sync) -> std::thread::Result<T>
     })
 }
 
-fn validate_big_stack(packages: &[Package], file: &Path) -> Report {
-    on_big_stack(|| validate_one(packages, file)).unwrap_or_else(|_| Report {
+fn validate_big_stack(catalog: &Arc<Catalog>, file: &Path) -> Report {
+    on_big_stack(|| validate_one(catalog, file)).unwrap_or_else(|_| Report {
         file: file.to_path_buf(),
         objects: 0,
         violations: Vec::new(),

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use engine::{model, Executor, Package};
 use muranopl::{json, Value};
-use stdlib::murano::{model, Executor, Package};
 
 fn run(classes: &str, method: &str) -> (Arc<Executor>, Result<Value, runtime::Error>) {
     let pkg = Package::new(
@@ -291,7 +291,7 @@ fn versioned(name: &str, version: &str, requires: &[(&str, &str)], src: &str) ->
     p.requires = requires
         .iter()
         .map(|(n, s)| {
-            let spec = stdlib::murano::packages::VersionSpec::parse(Some(s)).unwrap();
+            let spec = package::VersionSpec::parse(Some(s)).unwrap();
             (n.to_string(), spec)
         })
         .collect();

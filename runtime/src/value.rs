@@ -570,6 +570,8 @@ pub fn intern(s: &str) -> Arc<String> {
     use std::sync::OnceLock;
     const MAX_LEN: usize = 40;
     const MAX_ENTRIES: usize = 1 << 16;
+    // A process-wide intern table: bounded, and what it maps never changes
+    // meaning (equal strings), so sharing it across executions is safe.
     static TABLE: OnceLock<Mutex<HashMap<Box<str>, Arc<String>>>> = OnceLock::new();
     if s.len() > MAX_LEN {
         return Arc::new(s.to_string());

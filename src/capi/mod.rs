@@ -210,9 +210,10 @@ pub unsafe extern "C" fn muranopl_eval_expr(
     }
 }
 
-/// A set of MuranoPL packages to validate object models against.
+/// A set of MuranoPL packages to validate object models against, compiled
+/// once and shared by every call (from any thread).
 pub struct MuranoplValidator {
-    packages: Vec<stdlib::murano::Package>,
+    catalog: std::sync::Arc<engine::Catalog>,
 }
 
 /// Loads the packages in `package_dirs` (`count` NUL-terminated paths of
@@ -241,11 +242,12 @@ pub unsafe extern "C" fn muranopl_validator_new(
             for i in 0..count {
                 let dir = text_arg(*package_dirs.add(i))?
                     .ok_or_else(|| null_arg(&format!("package_dirs[{i}]")))?;
-                let p = stdlib::murano::Package::from_dir(std::path::Path::new(dir))
+                let p = package::load_dir(std::path::Path::new(dir))
                     .map_err(|e| Failure::Error(e, None))?;
                 packages.push(p);
             }
-            validator = Box::into_raw(Box::new(MuranoplValidator { packages }));
+            let catalog = engine::Catalog::new(packages);
+            validator = Box::into_raw(Box::new(MuranoplValidator { catalog }));
             Ok(())
         });
     }
@@ -294,7 +296,7 @@ pub unsafe extern "C" fn muranopl_validate(
             // models must not overflow the caller's stack. A panic goes on
             // to `guard`, which reports it.
             let rep =
-                crate::validate::on_big_stack(|| crate::validate::validate_text(&v.packages, text))
+                crate::validate::on_big_stack(|| crate::validate::validate_text(&v.catalog, text))
                     .unwrap_or_else(|p| std::panic::resume_unwind(p));
             if let Some(e) = rep.error {
                 let (kind, message) = e.split_once(": ").unwrap_or(("ModelError", &e));

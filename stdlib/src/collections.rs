@@ -105,6 +105,7 @@ fn set_of(cx: &Cx, v: &Value) -> Result<Arc<Set>> {
 }
 
 fn as_set(v: &Value) -> &Set {
+    // An immutable empty set, made once.
     static EMPTY: std::sync::OnceLock<Set> = std::sync::OnceLock::new();
     match v {
         Value::Set(s) => s,
@@ -113,6 +114,7 @@ fn as_set(v: &Value) -> &Set {
 }
 
 fn as_dict(v: &Value) -> &Dict {
+    // An immutable empty dict, made once.
     static EMPTY: std::sync::OnceLock<Dict> = std::sync::OnceLock::new();
     match v {
         Value::Dict(d) => d,

@@ -14,7 +14,6 @@ pub mod common;
 pub mod date_time;
 pub mod legacy;
 pub mod math;
-pub mod murano;
 pub mod queries;
 pub mod regex;
 pub mod strings;

@@ -891,6 +891,9 @@ fn shift_right(_: &Cx, a: Args) -> Result<Value> {
     }
 }
 
+// `random()` is random by definition: one atomic generator state per
+// process, as the reference's module-level `random` is; no result is
+// meant to depend on which execution advanced it.
 static RNG: AtomicU64 = AtomicU64::new(0);
 
 /// splitmix64 over a shared state seeded from the clock.

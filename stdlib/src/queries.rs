@@ -50,6 +50,7 @@ impl Invoke for NoValueCode {
     }
 }
 
+// An immutable marker value, made once.
 static NOVALUE: OnceLock<Value> = OnceLock::new();
 
 /// The `NoValue` marker used as the default of optional parameters whose
@@ -205,6 +206,8 @@ struct OrderState {
 type Orderings = Mutex<Vec<(Weak<LazySeq>, Arc<Mutex<OrderState>>)>>;
 
 /// Live `orderBy` results, so that `thenBy` can recognise and extend them.
+/// Safe to share: entries are keyed by the sequence itself (a weak
+/// pointer, pruned when dead), so one execution can never find another's.
 static ORDERINGS: OnceLock<Orderings> = OnceLock::new();
 
 fn orderings() -> &'static Orderings {

@@ -459,6 +459,8 @@ pub struct Compiled {
 }
 
 fn compile(pattern: &str, flags: u8) -> Result<Arc<Compiled>> {
+    // A cache of compiled patterns: a pure function of (pattern, flags),
+    // so sharing it across executions and threads changes no result.
     static CACHE: OnceLock<Mutex<HashMap<(String, u8), Arc<Compiled>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (pattern.to_string(), flags);
@@ -510,6 +512,8 @@ impl Invoke for PyPattern {
 type Table = Mutex<HashMap<usize, Weak<PyPattern>>>;
 
 fn table() -> &'static Table {
+    // Live pattern objects by address (weak, bounded): identity lookups
+    // only, so no execution can see another's data through it.
     static T: OnceLock<Table> = OnceLock::new();
     T.get_or_init(Default::default)
 }

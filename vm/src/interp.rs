@@ -15,8 +15,23 @@ use crate::bc::{ArgKind, CallSite, Chunk, Op};
 /// Maximum nesting of evaluations (lambda calls inside lambda calls).
 pub const MAX_DEPTH: u32 = 400;
 
+// The evaluation depth of the code running on this OS thread. Safe as a
+// thread-local because evaluation never migrates between OS threads; green
+// threads get their own (the scheduler swaps it on every switch, see
+// `coro::run`).
 thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// The current evaluation depth.
+pub(crate) fn depth() -> u32 {
+    DEPTH.with(|d| d.get())
+}
+
+/// Sets the evaluation depth, returning the previous one (green-thread
+/// switches).
+pub(crate) fn swap_depth(v: u32) -> u32 {
+    DEPTH.with(|d| d.replace(v))
 }
 
 struct DepthGuard;

@@ -16,6 +16,11 @@ use corosensei::{Coroutine, CoroutineResult, Yielder};
 /// Stack size of one green thread.
 pub const STACK_SIZE: usize = 4 << 20;
 
+// Per-OS-thread scheduler state: one scheduler runs on one OS thread and
+// its green threads never leave it. The running thread's identity
+// (`CURRENT`, `CURRENT_ID`) and its evaluation depth (`interp::DEPTH`) are
+// switched by `run` around every resume, so green threads never see each
+// other's.
 thread_local! {
     static CURRENT: Cell<*const Yielder<(), ()>> = const { Cell::new(std::ptr::null()) };
     static CURRENT_ID: Cell<u64> = const { Cell::new(0) };
@@ -85,6 +90,8 @@ struct Thread<T> {
     wake: f64,
     index: usize,
     co: Coroutine<(), (), T, DefaultStack>,
+    /// The evaluation depth of this thread while it is switched out.
+    depth: u32,
     yielder: std::rc::Rc<Cell<*const Yielder<(), ()>>>,
 }
 
@@ -116,6 +123,7 @@ pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Vec<T> {
             });
             ready.push_back(Thread {
                 wake: now(),
+                depth: crate::interp::depth(),
                 id,
                 index,
                 co,
@@ -139,7 +147,9 @@ pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Vec<T> {
         WAKE.with(|w| w.set(now()));
         let prev = CURRENT.with(|c| c.replace(t.yielder.get()));
         let prev_id = CURRENT_ID.with(|c| c.replace(t.id));
+        let outer_depth = crate::interp::swap_depth(t.depth);
         let r = t.co.resume(());
+        t.depth = crate::interp::swap_depth(outer_depth);
         CURRENT.with(|c| c.set(prev));
         CURRENT_ID.with(|c| c.set(prev_id));
         match r {

@@ -9,7 +9,7 @@ use runtime::registry::{kw, p, var, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Error, Result, Value};
 
-use super::{executor, model, Executor};
+use crate::{executor, model, Executor};
 
 fn is_object(v: &Value) -> bool {
     matches!(v, Value::Object(_))
@@ -204,7 +204,7 @@ fn set_attr(cx: &Cx, a: Args) -> Result<Value> {
 /// `trace(value)`: the conformance harness's recorder.
 fn trace(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
-    let v = crate::finalize(cx.env, a.get(0).clone())?;
+    let v = stdlib::finalize(cx.env, a.get(0).clone())?;
     ex.trace(v);
     Ok(Value::Null)
 }
@@ -232,7 +232,7 @@ fn is_(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// The declaring class of the running method.
-fn current_class(cx: &Cx, ex: &Executor) -> Result<Arc<super::Class>> {
+fn current_class(cx: &Cx, ex: &Executor) -> Result<Arc<crate::Class>> {
     ex.ctx_class(cx.ctx)
         .ok_or_else(|| Error::new("DslInvalidOperationError", "not inside a MuranoPL method"))
 }
@@ -412,12 +412,12 @@ fn type_m(cx: &Cx, a: Args) -> Result<Value> {
 
 /// Registers the engine functions.
 pub fn register(r: &mut Registry) {
-    super::serialize::register(r);
-    super::reflection::register(r);
-    super::gc::register(r);
-    super::cloud::register(r);
-    super::testing::register(r);
-    super::extra::register(r);
+    crate::serialize::register(r);
+    crate::reflection::register(r);
+    crate::gc::register(r);
+    crate::cloud::register(r);
+    crate::testing::register(r);
+    crate::extra::register(r);
     r.function(
         "#attr",
         vec![p("obj", Ty::Check(is_object)), p("name", Ty::Str)],

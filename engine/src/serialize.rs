@@ -18,8 +18,8 @@ use runtime::registry::{p, Args, Cx, Ty};
 use runtime::value::ObjRef;
 use runtime::{Dict, Error, Result, Value};
 
-use super::exec::CTemplate;
-use super::{executor, murano_registry, Class, Executor};
+use crate::exec::CTemplate;
+use crate::{executor, murano_registry, Class, Executor};
 
 /// How objects are written (`dsl_types.DumpTypes`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

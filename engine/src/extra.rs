@@ -31,7 +31,7 @@ fn is_legacy(r: &mut Registry) -> bool {
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
-pub(crate) fn b64_encode(data: &[u8]) -> String {
+pub fn b64_encode(data: &[u8]) -> String {
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
         let b = [
@@ -209,8 +209,8 @@ fn bind_value(obj: &Value, mappings: &runtime::Dict) -> Result<Value> {
 
 /// `obj.bind(mappings)`.
 fn bind(cx: &Cx, a: Args) -> Result<Value> {
-    let obj = crate::finalize(cx.env, a.get(0).clone())?;
-    let Value::Dict(m) = crate::finalize(cx.env, a.get(1).clone())? else {
+    let obj = stdlib::finalize(cx.env, a.get(0).clone())?;
+    let Value::Dict(m) = stdlib::finalize(cx.env, a.get(1).clone())? else {
         return Err(Error::type_("mappings must be a mapping"));
     };
     bind_value(&obj, &m)
@@ -241,6 +241,9 @@ fn first_or_default(cx: &Cx, a: Args) -> Result<Value> {
 
 // ------------------------------------------------------------ randomName
 
+// `randomName()` is random by definition: its counter and seed are
+// process-wide atomics, as the reference's module-level counter is, and no
+// result depends on which execution advanced them.
 static COUNTER: AtomicU64 = AtomicU64::new(1);
 static SEED: AtomicU64 = AtomicU64::new(0);
 
@@ -554,8 +557,8 @@ fn apply_op(doc: &mut Value, op: &Value) -> PResult<()> {
 /// `obj.patch(jsonPatch)`: RFC 6902; a pointer that does not resolve stops
 /// the patch and returns the document as patched so far.
 fn patch(cx: &Cx, a: Args) -> Result<Value> {
-    let mut doc = crate::finalize(cx.env, a.get(0).clone())?;
-    let ops = match crate::finalize(cx.env, a.get(1).clone())? {
+    let mut doc = stdlib::finalize(cx.env, a.get(0).clone())?;
+    let ops = match stdlib::finalize(cx.env, a.get(1).clone())? {
         Value::List(l) => l.to_vec(),
         other => vec![other],
     };
@@ -586,7 +589,7 @@ fn logger(cx: &Cx, a: Args) -> Result<Value> {
 /// Legacy (Format <= 1.3) `type(obj)`: the class name.
 fn type_legacy(cx: &Cx, a: Args) -> Result<Value> {
     match a.get(0) {
-        Value::Object(o) => Ok(Value::str(&*super::executor(cx)?.class(&o.class)?.name)),
+        Value::Object(o) => Ok(Value::str(&*crate::executor(cx)?.class(&o.class)?.name)),
         _ => Ok(Value::Null),
     }
 }

@@ -17,15 +17,15 @@
 //! `meta.merge_providers`.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Arc;
 
 use compiler::murano::{Cardinality, ClassUsage, MetaDecl, MetaTarget, PropertyUsage};
 use compiler::CompileOptions;
 use runtime::registry::{kw, p, var, Args, Cx, Form, Registry, Ty};
 use runtime::{Dict, Error, Result, Value};
 
-use super::exec::CTemplate;
-use super::{executor, model, Class, Executor};
+use crate::exec::CTemplate;
+use crate::{executor, model, Class, Executor};
 
 const TAG: &str = "#reflection";
 const OBJECT: &str = "io.murano.Object";
@@ -268,29 +268,12 @@ fn type_properties(cls: &Arc<Class>) -> Vec<Value> {
 
 // ---- metadata ----------------------------------------------------------------
 
-/// Instantiated meta objects, per execution (keyed by the executor's store
-/// generation) and per declaration.
-type MetaStore = HashMap<u64, (Weak<Executor>, HashMap<String, Vec<Value>>)>;
-
-fn meta_cache() -> &'static Mutex<MetaStore> {
-    static C: std::sync::OnceLock<Mutex<MetaStore>> = std::sync::OnceLock::new();
-    C.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
 fn cache_get(ex: &Arc<Executor>, key: &str) -> Option<Vec<Value>> {
-    let c = meta_cache().lock().unwrap_or_else(|e| e.into_inner());
-    c.get(&ex.store).and_then(|(_, m)| m.get(key).cloned())
+    ex.lock().meta.get(key).cloned()
 }
 
 fn cache_put(ex: &Arc<Executor>, key: &str, v: Vec<Value>) {
-    let mut c = meta_cache().lock().unwrap_or_else(|e| e.into_inner());
-    if !c.contains_key(&ex.store) {
-        c.retain(|_, (w, _)| w.strong_count() > 0);
-        c.insert(ex.store, (Arc::downgrade(ex), HashMap::new()));
-    }
-    if let Some((_, m)) = c.get_mut(&ex.store) {
-        m.entry(key.to_string()).or_insert(v);
-    }
+    ex.lock().meta.entry(key.to_string()).or_insert(v);
 }
 
 /// One attached meta object.
@@ -355,7 +338,7 @@ fn instantiate_metas(
         return Ok(Vec::new());
     }
     let legacy = cls.package.legacy;
-    let reg = super::murano_registry(legacy);
+    let reg = crate::murano_registry(legacy);
     let copts = CompileOptions {
         legacy,
         murano: true,
@@ -826,7 +809,7 @@ fn invoke(cx: &Cx, a: Args) -> Result<Value> {
         if NATIVE_OBJECT_METHODS.contains(&name) && &*cls.name == OBJECT {
             let mut args = vec![this];
             args.extend(pos);
-            return super::call_registry(cx, name, Form::Method, args);
+            return crate::call_registry(cx, name, Form::Method, args);
         }
         return Err(Error::new(
             "NoMethodFound",

@@ -30,8 +30,8 @@ use compiler::yaql::{self, LexOptions};
 use compiler::CompileOptions;
 use runtime::{Dict, Error, Result, Value};
 
-use super::exec::CTemplate;
-use super::{model, Class, Executor, Package};
+use engine::exec::CTemplate;
+use engine::{model, Class, Executor, Package};
 
 const SCHEMA_URL: &str = "http://json-schema.org/draft-04/schema#";
 const NOT_NULL: &str = "_notNull";
@@ -110,6 +110,7 @@ const INHERITED_META: [&str; 8] = [
 /// A package with the form meta-classes the core library lacks (add it
 /// after the packages of a request), or `None` when it has them all.
 pub fn forms_package() -> Option<Package> {
+    // What the embedded core library lacks never changes: computed once.
     static MISSING: OnceLock<Vec<String>> = OnceLock::new();
     let missing = MISSING.get_or_init(|| {
         let probe = Executor::new(Vec::new());
@@ -232,7 +233,7 @@ impl<'a> Gen<'a> {
         let mut out = Vec::new();
         if !metas.is_empty() {
             let legacy = owner.package.legacy;
-            let reg = super::murano_registry(legacy);
+            let reg = engine::murano_registry(legacy);
             let copts = CompileOptions {
                 legacy,
                 murano: true,
@@ -901,7 +902,7 @@ impl<'a> Gen<'a> {
     /// static context.
     fn eval_plain(&self, cx: &ExprCx, e: &Expr) -> Result<Value> {
         let src = cx.slice(e);
-        let reg = super::murano_registry(cx.legacy);
+        let reg = engine::murano_registry(cx.legacy);
         let prog = compiler::compile(
             src,
             &reg,
@@ -919,7 +920,7 @@ impl<'a> Gen<'a> {
         self.ex.set_caller(prev);
         match r? {
             v @ Value::Iter(_) => Ok(v),
-            v => crate::finalize(env, v),
+            v => stdlib::finalize(env, v),
         }
     }
 }

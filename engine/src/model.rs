@@ -10,7 +10,7 @@ use runtime::registry::Cx;
 use runtime::value::ObjRef;
 use runtime::{Dict, Error, Result, Value};
 
-use super::{Class, Executor};
+use crate::{Class, Executor};
 
 /// A parsed object definition.
 struct Def {
@@ -41,7 +41,7 @@ fn parse_def(
                 // `Name/version@package`; `?.classVersion` and `?.package`
                 // fill in what the type string leaves out. The executor
                 // picks the loaded version they name (see `Executor::class`).
-                let (name, ver, pkg) = super::packages::parse_type_string(t.as_str()?);
+                let (name, ver, pkg) = crate::version::parse_type_string(t.as_str()?);
                 let field = |k: &str| {
                     h.get(&Value::str(k))
                         .filter(|v| !v.is_null())
@@ -49,7 +49,7 @@ fn parse_def(
                         .map(|v| v.trim().to_string())
                         .filter(|v| !v.is_empty())
                 };
-                super::packages::type_spec(
+                crate::version::type_spec(
                     &name,
                     ver.or_else(|| field("classVersion")).as_deref(),
                     pkg.or_else(|| field("package")).as_deref(),
@@ -549,7 +549,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
             }
         }
     }
-    super::gc::after_load(ex, model, root.as_ref());
+    crate::gc::after_load(ex, model, root.as_ref());
     if let Some(copy) = copy {
         // Objects of the previous deployment that are gone now.
         let mut ids = Vec::new();
@@ -591,7 +591,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
                 // Contracts may reject stale values; destruction still runs.
                 let _ = init_properties(ex, r, &props);
             }
-            super::gc::destroy_copy(ex, &copy, &made);
+            crate::gc::destroy_copy(ex, &copy, &made);
         }
     }
     Ok(root)
@@ -636,5 +636,43 @@ fn collect_defs(ex: &Executor, v: &Value, out: &mut Vec<(String, Value)>) {
         Value::Dict(d) => d.values().for_each(|x| collect_defs(ex, x, out)),
         Value::List(l) => l.iter().for_each(|x| collect_defs(ex, x, out)),
         _ => {}
+    }
+}
+
+/// The outcome of validating one object model: how many objects it made,
+/// the contract violations found (the object's JSON path in the model,
+/// the property, the error), and the error that stopped the load, if one
+/// did.
+pub struct Validation {
+    /// Objects loaded.
+    pub objects: usize,
+    /// `(object path, property, error)` for each violation.
+    pub violations: Vec<(String, String, Error)>,
+    /// A load error that stopped validation.
+    pub error: Option<Error>,
+}
+
+/// Validates an object model (`{"Objects": ...}` or a bare object) against
+/// the classes of `catalog` in an execution of its own: the model loads in
+/// validation mode, so every contract violation is recorded instead of the
+/// first one stopping the load.
+pub fn validate(catalog: &Arc<crate::Catalog>, data: &Value) -> Validation {
+    let ex = Executor::with_catalog(catalog.clone());
+    ex.collect_violations();
+    let wrapped;
+    let model = match data {
+        Value::Dict(d) if d.contains_key(&Value::str("Objects")) => data,
+        _ => {
+            let mut d = runtime::Dict::default();
+            d.insert(Value::str("Objects"), data.clone());
+            wrapped = Value::dict(d);
+            &wrapped
+        }
+    };
+    let error = load_model(&ex, model).err();
+    Validation {
+        objects: ex.all_objects().len(),
+        violations: ex.take_violations(),
+        error,
     }
 }

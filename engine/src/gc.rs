@@ -6,7 +6,7 @@
 //! through property values, attributes and owners. The roots are the model
 //! root, the static properties, and the frames (local variables, arguments,
 //! `this`) of every method that is in the middle of a call (each call made
-//! through [`super::Executor`]'s `Host::call_method` pushes its caller's frame
+//! through [`crate::Executor`]'s `Host::call_method` pushes its caller's frame
 //! with a [`FrameGuard`]).
 //!
 //! Destruction follows the reference's `ObjectStore._destroy_garbage`: a
@@ -24,7 +24,7 @@ use runtime::registry::{p, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Error, Result, Value};
 
-use super::{executor, Executor};
+use crate::{executor, Executor};
 
 /// The collector's state (a field of the executor's state).
 #[derive(Default)]

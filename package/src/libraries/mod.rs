@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use runtime::{Error, Result};
 
-use super::packages::{FormatRegistry, Manifest, PackageBase, PackageFormat, Source};
+use crate::{FormatRegistry, Manifest, PackageBase, PackageFormat, Source};
 
 /// One embedded library package: its manifest and class files.
 pub struct Library {
@@ -103,7 +103,7 @@ mod tests {
         for lib in LIBRARIES {
             let p = lib.package(&registry).unwrap();
             assert_eq!(p.full_name(), lib.name);
-            let (_, errors) = super::super::packages::to_package(&*p);
+            let (_, errors) = crate::to_package(&*p);
             assert!(errors.is_empty(), "{}: {:?}", lib.name, errors);
             assert!(!p.classes().is_empty(), "{} has no classes", lib.name);
         }

@@ -2,8 +2,9 @@
 //! status reporting and package resources, used by the `io.murano.system`
 //! classes of our core library (`core/System.yaml`).
 //!
-//! Every execution ([`Executor`]) has its own cloud, keyed by the
-//! executor's address. Nothing here touches a network: `push` records the
+//! Every execution has its own [`SimCloud`]: the executor reaches it only
+//! through [`CloudHost`], and whoever runs the execution keeps a handle to
+//! read the [`SimCloud::record`] afterwards. Nothing here touches a network: `push` records the
 //! template and computes the stack outputs from it (addresses are handed
 //! out in order of first use, so a run is reproducible), agent plans are
 //! recorded with the script files they reference, and `call` answers with
@@ -11,18 +12,19 @@
 //! value (reports, templates pushed, plans sent, notifications).
 //!
 //! Resources: a run registers a reader per package with
-//! [`set_resources`]; `Resources.string/yaml/json` read from the package of
+//! [`SimCloud::set_resources`]; `Resources.string/yaml/json` read from the package of
 //! the class that calls them (or that created the `Resources` object). The
 //! core library's own resources (the `RunCommand` / `PutFile` plan
 //! templates) are built in.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
-use runtime::registry::{p, Args, Cx, Registry, Ty};
+pub mod deploy;
+
+use engine::cloud::{CloudHost, CloudOp};
+use runtime::registry::Args;
 use runtime::{Dict, Error, Result, Value};
-
-use super::{executor, Executor};
 
 /// Reads a resource file (`Resources/NAME`) of a package.
 pub type ResourceReader = Arc<dyn Fn(&str) -> Option<Vec<u8>> + Send + Sync>;
@@ -70,120 +72,134 @@ struct Cloud {
     plan_seq: u64,
 }
 
-fn clouds() -> &'static Mutex<HashMap<usize, Cloud>> {
-    static C: OnceLock<Mutex<HashMap<usize, Cloud>>> = OnceLock::new();
-    C.get_or_init(Default::default)
+/// The simulated cloud of one execution.
+#[derive(Default)]
+pub struct SimCloud {
+    state: Mutex<Cloud>,
 }
 
-fn key(ex: &Executor) -> usize {
-    ex as *const Executor as usize
-}
-
-fn with_cloud<T>(ex: &Executor, f: impl FnOnce(&mut Cloud) -> T) -> T {
-    let mut all = clouds().lock().unwrap_or_else(|e| e.into_inner());
-    f(all.entry(key(ex)).or_default())
-}
-
-/// Makes the resources of package `name` readable by the run of `ex`.
-pub fn set_resources(ex: &Executor, name: &str, reader: ResourceReader) {
-    with_cloud(ex, |c| {
-        c.resources.entry(name.to_string()).or_insert(reader);
-    });
-}
-
-/// Scripts the agent of the run of `ex`: a `call` of a plan named `NAME`
-/// answers `answers["HOST/NAME"]` (HOST is the instance's name) or else
-/// `answers["NAME"]`, instead of the default answer (the host's first
-/// address). A v1 plan answers the value once per command unless the
-/// value is already a list. This is how a test or a user makes the
-/// simulated guest report, say, its OS release.
-pub fn set_agent_answers(ex: &Executor, answers: &Dict) -> Result<()> {
-    let mut map = HashMap::new();
-    for (k, v) in answers.iter() {
-        let Some(k) = k.as_str() else {
-            return Err(Error::value(format!(
-                "agent answers are keyed by plan name, not {}",
-                runtime::pyrepr::repr(k)
-            )));
-        };
-        map.insert(k.to_string(), v.clone());
+impl SimCloud {
+    /// A cloud with nothing deployed.
+    pub fn new() -> SimCloud {
+        SimCloud::default()
     }
-    with_cloud(ex, |c| c.agent_answers = map);
-    Ok(())
-}
 
-/// Configures the simulated cloud of `ex` from a file (YAML or JSON):
-///
-/// ```yaml
-/// agent:
-///   answers:                      # see [`set_agent_answers`]
-///     Check OS Distribution: Ubuntu 14.04.5 LTS
-///     web-1/Deploy: ok            # only for the instance named web-1
-/// ```
-///
-/// Unknown keys are errors, so a misspelt setting is not silently ignored.
-pub fn configure(ex: &Executor, text: &str, file: &str) -> Result<()> {
-    let config = yaml_value(text, file)?;
-    let bad = |m: String| Error::value(format!("{file}: {m}"));
-    let Value::Dict(top) = &config else {
-        return Err(bad("expected a mapping".into()));
-    };
-    for (k, v) in top.iter() {
-        match k.as_str() {
-            Some("agent") => {
-                let Value::Dict(agent) = v else {
-                    return Err(bad("`agent` must be a mapping".into()));
-                };
-                for (ak, av) in agent.iter() {
-                    match (ak.as_str(), av) {
-                        (Some("answers"), Value::Dict(d)) => {
-                            set_agent_answers(ex, d).map_err(|e| bad(e.message().to_string()))?
-                        }
-                        (Some("answers"), _) => {
-                            return Err(bad("`agent.answers` must be a mapping".into()))
-                        }
-                        _ => {
-                            return Err(bad(format!(
-                                "unknown setting agent.{}",
-                                runtime::pyrepr::to_str(ak)
-                            )))
+    fn with<T>(&self, f: impl FnOnce(&mut Cloud) -> T) -> T {
+        f(&mut self.state.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Makes the resources of package `name` readable by the run.
+    pub fn set_resources(&self, name: &str, reader: ResourceReader) {
+        self.with(|c| {
+            c.resources.entry(name.to_string()).or_insert(reader);
+        });
+    }
+
+    /// Scripts the agent of the run: a `call` of a plan named `NAME`
+    /// answers `answers["HOST/NAME"]` (HOST is the instance's name) or else
+    /// `answers["NAME"]`, instead of the default answer (the host's first
+    /// address). A v1 plan answers the value once per command unless the
+    /// value is already a list. This is how a test or a user makes the
+    /// simulated guest report, say, its OS release.
+    pub fn set_agent_answers(&self, answers: &Dict) -> Result<()> {
+        let mut map = HashMap::new();
+        for (k, v) in answers.iter() {
+            let Some(k) = k.as_str() else {
+                return Err(Error::value(format!(
+                    "agent answers are keyed by plan name, not {}",
+                    runtime::pyrepr::repr(k)
+                )));
+            };
+            map.insert(k.to_string(), v.clone());
+        }
+        self.with(|c| c.agent_answers = map);
+        Ok(())
+    }
+
+    /// Configures the simulated cloud of `ex` from a file (YAML or JSON):
+    ///
+    /// ```yaml
+    /// agent:
+    ///   answers:                      # see [`SimCloud::set_agent_answers`]
+    ///     Check OS Distribution: Ubuntu 14.04.5 LTS
+    ///     web-1/Deploy: ok            # only for the instance named web-1
+    /// ```
+    ///
+    /// Unknown keys are errors, so a misspelt setting is not silently ignored.
+    pub fn configure(&self, text: &str, file: &str) -> Result<()> {
+        let config = yaml_value(text, file)?;
+        let bad = |m: String| Error::value(format!("{file}: {m}"));
+        let Value::Dict(top) = &config else {
+            return Err(bad("expected a mapping".into()));
+        };
+        for (k, v) in top.iter() {
+            match k.as_str() {
+                Some("agent") => {
+                    let Value::Dict(agent) = v else {
+                        return Err(bad("`agent` must be a mapping".into()));
+                    };
+                    for (ak, av) in agent.iter() {
+                        match (ak.as_str(), av) {
+                            (Some("answers"), Value::Dict(d)) => self
+                                .set_agent_answers(d)
+                                .map_err(|e| bad(e.message().to_string()))?,
+                            (Some("answers"), _) => {
+                                return Err(bad("`agent.answers` must be a mapping".into()))
+                            }
+                            _ => {
+                                return Err(bad(format!(
+                                    "unknown setting agent.{}",
+                                    runtime::pyrepr::to_str(ak)
+                                )))
+                            }
                         }
                     }
                 }
-            }
-            _ => {
-                return Err(bad(format!(
-                    "unknown setting {}",
-                    runtime::pyrepr::to_str(k)
-                )))
+                _ => {
+                    return Err(bad(format!(
+                        "unknown setting {}",
+                        runtime::pyrepr::to_str(k)
+                    )))
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
-}
 
-/// Makes the resources of each of `packages` readable by the run of `ex`
-/// (see [`set_resources`]).
-pub fn set_package_resources<'a>(
-    ex: &Executor,
-    packages: impl IntoIterator<Item = &'a Arc<dyn super::packages::PackageFormat>>,
-) {
-    for p in packages {
-        let p2 = p.clone();
-        set_resources(
-            ex,
-            p.full_name(),
-            Arc::new(move |n: &str| p2.get_resource(n).ok()),
-        );
+    /// The deployment record of the run: `reports`, `stacks` (final
+    /// template, parameters, outputs of each), `pushes` (every template
+    /// pushed), `plans` (agent execution plans), `notifications`, `events`,
+    /// `neutron` (objects made through the Neutron API, by kind).
+    pub fn record(&self) -> Value {
+        self.with(|c| {
+            let mut stacks = Dict::default();
+            for (name, st) in &c.stacks {
+                stacks.insert(
+                    s(name),
+                    dict(vec![
+                        ("template", st.template.clone()),
+                        ("parameters", st.parameters.clone()),
+                        ("outputs", Value::dict(st.outputs.clone())),
+                        ("pushes", Value::Int(st.pushes as i64)),
+                        ("deleted", Value::Bool(st.deleted)),
+                    ]),
+                );
+            }
+            let mut neutron = Dict::default();
+            for (kind, objs) in &c.neutron {
+                neutron.insert(s(kind), Value::list(objs.values().cloned().collect()));
+            }
+            dict(vec![
+                ("reports", Value::list(c.reports.clone())),
+                ("stacks", Value::dict(stacks)),
+                ("pushes", Value::list(c.pushes.clone())),
+                ("plans", Value::list(c.plans.clone())),
+                ("notifications", Value::list(c.notifications.clone())),
+                ("events", Value::list(c.events.clone())),
+                ("neutron", Value::dict(neutron)),
+            ])
+        })
     }
-}
-
-/// Forgets the simulated cloud of `ex` (call when the run is over).
-pub fn forget(ex: &Executor) {
-    clouds()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&key(ex));
 }
 
 fn s(v: &str) -> Value {
@@ -196,41 +212,6 @@ fn dict(entries: Vec<(&str, Value)>) -> Value {
         d.insert(s(k), v);
     }
     Value::dict(d)
-}
-
-/// The deployment record of the run of `ex`: `reports`, `stacks` (final
-/// template, parameters, outputs of each), `pushes` (every template
-/// pushed), `plans` (agent execution plans), `notifications`, `events`,
-/// `neutron` (objects made through the Neutron API, by kind).
-pub fn record(ex: &Executor) -> Value {
-    with_cloud(ex, |c| {
-        let mut stacks = Dict::default();
-        for (name, st) in &c.stacks {
-            stacks.insert(
-                s(name),
-                dict(vec![
-                    ("template", st.template.clone()),
-                    ("parameters", st.parameters.clone()),
-                    ("outputs", Value::dict(st.outputs.clone())),
-                    ("pushes", Value::Int(st.pushes as i64)),
-                    ("deleted", Value::Bool(st.deleted)),
-                ]),
-            );
-        }
-        let mut neutron = Dict::default();
-        for (kind, objs) in &c.neutron {
-            neutron.insert(s(kind), Value::list(objs.values().cloned().collect()));
-        }
-        dict(vec![
-            ("reports", Value::list(c.reports.clone())),
-            ("stacks", Value::dict(stacks)),
-            ("pushes", Value::list(c.pushes.clone())),
-            ("plans", Value::list(c.plans.clone())),
-            ("notifications", Value::list(c.notifications.clone())),
-            ("events", Value::list(c.events.clone())),
-            ("neutron", Value::dict(neutron)),
-        ])
-    })
 }
 
 // ---- the core library's own resources ---------------------------------
@@ -265,8 +246,8 @@ fn core_resource(name: &str) -> Option<&'static str> {
     }
 }
 
-fn read_resource(ex: &Executor, package: &str, name: &str) -> Result<Vec<u8>> {
-    let reader = with_cloud(ex, |c| c.resources.get(package).cloned());
+fn read_resource(c: &SimCloud, package: &str, name: &str) -> Result<Vec<u8>> {
+    let reader = c.with(|c| c.resources.get(package).cloned());
     if let Some(r) = reader {
         if let Some(b) = r(name) {
             return Ok(b);
@@ -278,7 +259,7 @@ fn read_resource(ex: &Executor, package: &str, name: &str) -> Result<Vec<u8>> {
         }
     }
     // Not in the calling package: a resource of any other loaded package.
-    let readers: Vec<ResourceReader> = with_cloud(ex, |c| c.resources.values().cloned().collect());
+    let readers: Vec<ResourceReader> = c.with(|c| c.resources.values().cloned().collect());
     for r in readers {
         if let Some(b) = r(name) {
             return Ok(b);
@@ -296,34 +277,18 @@ fn read_resource(ex: &Executor, package: &str, name: &str) -> Result<Vec<u8>> {
 fn yaml_value(text: &str, file: &str) -> Result<Value> {
     let docs = compiler::murano::load_documents(text, file)?;
     Ok(match docs.first() {
-        Some(d) => super::packages::node_value(d),
+        Some(d) => engine::node_value(d),
         None => Value::Null,
     })
 }
 
-/// `cloudCallerPackage()`: the package of the class whose code is running
-/// (evaluated in an argument default, that is the caller of the method).
-fn caller_package(cx: &Cx, _: Args) -> Result<Value> {
-    let ex = executor(cx)?;
-    let prev = ex.set_caller(None);
-    ex.set_caller(prev.clone());
-    match prev {
-        Some(c) => match ex.class(&c) {
-            Ok(cls) => Ok(Value::str(cls.package.name.to_string())),
-            Err(_) => Ok(Value::Null),
-        },
-        None => Ok(Value::Null),
-    }
-}
-
 /// `cloudResource(package, name, kind)`: kind is `string`, `bytes`,
 /// `yaml` or `json`.
-fn resource(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+fn resource(c: &SimCloud, a: Args) -> Result<Value> {
     let package = a.get(0).as_str().unwrap_or("").to_string();
     let name = runtime::pyrepr::to_str(a.get(1));
     let kind = a.get(2).as_str().unwrap_or("string").to_string();
-    let bytes = read_resource(&ex, &package, &name)?;
+    let bytes = read_resource(c, &package, &name)?;
     let text = String::from_utf8_lossy(&bytes).into_owned();
     match kind.as_str() {
         "yaml" => yaml_value(&text, &format!("{package}/Resources/{name}")),
@@ -626,12 +591,11 @@ fn resolve(c: &mut Cloud, stack: &str, template: &Value, params: &Value, v: &Val
 
 /// `cloudStackPush(name, template, parameters)`: records the template and
 /// returns the stack outputs.
-fn stack_push(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+fn stack_push(c: &SimCloud, a: Args) -> Result<Value> {
     let name = runtime::pyrepr::to_str(a.get(0));
-    let template = crate::finalize(cx.env, a.get(1).clone())?;
-    let params = crate::finalize(cx.env, a.get(2).clone())?;
-    Ok(with_cloud(&ex, |c| {
+    let template = a.get(1).clone();
+    let params = a.get(2).clone();
+    Ok(c.with(|c| {
         let mut outputs = Dict::default();
         if let Some(Value::Dict(outs)) = get(&template, "outputs") {
             for (k, o) in outs.iter() {
@@ -655,10 +619,9 @@ fn stack_push(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `cloudStackDelete(name)`.
-fn stack_delete(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+fn stack_delete(c: &SimCloud, a: Args) -> Result<Value> {
     let name = runtime::pyrepr::to_str(a.get(0));
-    with_cloud(&ex, |c| {
+    c.with(|c| {
         let st = c.stacks.entry(name.clone()).or_default();
         st.deleted = true;
         st.outputs = Dict::default();
@@ -672,8 +635,7 @@ fn stack_delete(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `cloudStackId(name)`: a stable stack id.
-fn stack_id(cx: &Cx, a: Args) -> Result<Value> {
-    let _ = executor(cx)?;
+fn stack_id(_: &SimCloud, a: Args) -> Result<Value> {
     let name = runtime::pyrepr::to_str(a.get(0));
     Ok(s(&fake_id("stack", &name)))
 }
@@ -714,14 +676,14 @@ fn script_files(sc: &Value) -> (Option<String>, Vec<(String, Option<Value>)>) {
 /// each `Application` script and the scripts' `Files` (a `{name: url}`
 /// entry is downloaded by the agent, not read); a v1 template inlines its
 /// `Scripts`. A file that is not there is an error, as it is in murano.
-fn plan_files(ex: &Executor, package: &str, plan: &Value) -> Result<Value> {
+fn plan_files(c: &SimCloud, package: &str, plan: &Value) -> Result<Value> {
     let mut out = Dict::default();
     let mut add = |name: &str| -> Result<()> {
         let file = name.trim_start_matches('<').trim_end_matches('>');
         if out.contains_key(&s(file)) {
             return Ok(());
         }
-        let body = read_resource(ex, package, &format!("scripts/{file}"))?;
+        let body = read_resource(c, package, &format!("scripts/{file}"))?;
         out.insert(s(file), s(&String::from_utf8_lossy(&body)));
         Ok(())
     };
@@ -750,17 +712,16 @@ fn plan_files(ex: &Executor, package: &str, plan: &Value) -> Result<Value> {
 /// `cloudAgentPlan(host, plan, package, call, answer)`: records an
 /// execution plan sent to the agent of `host`; returns `answer` for a
 /// `call`, null for a `send`.
-fn agent_plan(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+fn agent_plan(c: &SimCloud, a: Args) -> Result<Value> {
     let host = runtime::pyrepr::to_str(a.get(0));
-    let plan = crate::finalize(cx.env, a.get(1).clone())?;
+    let plan = a.get(1).clone();
     let package = a.get(2).as_str().unwrap_or("").to_string();
     let call = a.get(3).truthy();
     let answer = a.get(4).clone();
-    let files = plan_files(&ex, &package, &plan)?;
+    let files = plan_files(c, &package, &plan)?;
     let name = get(&plan, "Name").cloned().unwrap_or(Value::Null);
     let scripted = name.as_str().and_then(|n| {
-        with_cloud(&ex, |c| {
+        c.with(|c| {
             c.agent_answers
                 .get(&format!("{host}/{n}"))
                 .or_else(|| c.agent_answers.get(n))
@@ -771,7 +732,7 @@ fn agent_plan(cx: &Cx, a: Args) -> Result<Value> {
         (None, Some(Value::List(cmds))) => Some(cmds.len().max(1)),
         _ => None,
     };
-    with_cloud(&ex, |c| {
+    c.with(|c| {
         c.plans.push(dict(vec![
             ("host", s(&host)),
             ("method", s(if call { "call" } else { "send" })),
@@ -804,18 +765,17 @@ fn agent_plan(cx: &Cx, a: Args) -> Result<Value> {
 /// a stable `id`; `show`, `update` (arg: `[id, fields]`) and `delete` take
 /// an id and fail with `NeutronClientException` when it is unknown; `list`
 /// answers every object of the kind in creation order.
-fn neutron(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+fn neutron(c: &SimCloud, a: Args) -> Result<Value> {
     let op = runtime::pyrepr::to_str(a.get(0));
     let kind = runtime::pyrepr::to_str(a.get(1));
-    let arg = crate::finalize(cx.env, a.get(2).clone())?;
+    let arg = a.get(2).clone();
     let not_found = |id: &str| {
         Error::new(
             "NeutronClientException",
             format!("{kind} {id} could not be found"),
         )
     };
-    with_cloud(&ex, |c| match op.as_str() {
+    c.with(|c| match op.as_str() {
         "create" => {
             let Value::Dict(fields) = &arg else {
                 return Err(Error::new(
@@ -904,10 +864,9 @@ fn neutron(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `cloudStackTemplate(name)`: the template Heat has for stack `name` (what
 /// the last push sent), `{}` when the stack does not exist.
-fn stack_template(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+fn stack_template(c: &SimCloud, a: Args) -> Result<Value> {
     let name = runtime::pyrepr::to_str(a.get(0));
-    Ok(with_cloud(&ex, |c| match c.stacks.get(&name) {
+    Ok(c.with(|c| match c.stacks.get(&name) {
         Some(st) if !st.deleted && !matches!(st.template, Value::Null) => st.template.clone(),
         _ => Value::dict(Dict::default()),
     }))
@@ -915,12 +874,11 @@ fn stack_template(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `cloudStore(kind, key, value)`: keeps `value` under `key` in the state of
 /// a simulated service (`kind`: `mistral`, ...); answers the value.
-fn store_put(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+fn store_put(c: &SimCloud, a: Args) -> Result<Value> {
     let kind = runtime::pyrepr::to_str(a.get(0));
     let k = runtime::pyrepr::to_str(a.get(1));
-    let v = crate::finalize(cx.env, a.get(2).clone())?;
-    with_cloud(&ex, |c| {
+    let v = a.get(2).clone();
+    c.with(|c| {
         c.store.entry(kind).or_default().insert(s(&k), v.clone());
     });
     Ok(v)
@@ -928,11 +886,10 @@ fn store_put(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `cloudFetch(kind, key)`: what `cloudStore` kept (null when nothing);
 /// with a null key, every value of the kind in the order they were stored.
-fn store_get(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+fn store_get(c: &SimCloud, a: Args) -> Result<Value> {
     let kind = runtime::pyrepr::to_str(a.get(0));
     let key = a.get(1).clone();
-    Ok(with_cloud(&ex, |c| {
+    Ok(c.with(|c| {
         let objs = c.store.get(&kind);
         match key {
             Value::Null => Value::list(
@@ -947,7 +904,7 @@ fn store_get(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `cloudParseYaml(text)`: the first YAML document of `text` as a value.
-fn parse_yaml(_: &Cx, a: Args) -> Result<Value> {
+fn parse_yaml(_: &SimCloud, a: Args) -> Result<Value> {
     let text = runtime::pyrepr::to_str(a.get(0));
     yaml_value(&text, "<definition>")
 }
@@ -960,9 +917,8 @@ fn parse_yaml(_: &Cx, a: Args) -> Result<Value> {
 /// `Files: {id: {Name, BodyType, Body}}` (a name in angle brackets is
 /// binary and sent as base64; a `{name: {URL: ...}}` entry is downloadable)
 /// and references to them use the file ids.
-fn execution_plan(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
-    let template = crate::finalize(cx.env, a.get(0).clone())?;
+fn execution_plan(c: &SimCloud, a: Args) -> Result<Value> {
+    let template = a.get(0).clone();
     let package = a.get(1).as_str().unwrap_or("").to_string();
     let Value::Dict(t) = &template else {
         return Err(Error::new(
@@ -974,9 +930,9 @@ fn execution_plan(cx: &Cx, a: Args) -> Result<Value> {
         ));
     };
     let mut plan = (**t).clone();
-    let read = |name: &str| read_resource(&ex, &package, &format!("scripts/{name}"));
+    let read = |name: &str| read_resource(c, &package, &format!("scripts/{name}"));
     let version = get(&template, "FormatVersion").map(runtime::pyrepr::to_str);
-    let seq = with_cloud(&ex, |c| {
+    let seq = c.with(|c| {
         c.plan_seq += 1;
         c.plan_seq
     });
@@ -986,7 +942,7 @@ fn execution_plan(cx: &Cx, a: Args) -> Result<Value> {
                 let mut inlined = Vec::new();
                 for sc in scripts.iter() {
                     let name = runtime::pyrepr::to_str(sc);
-                    inlined.push(s(&super::extra::b64_encode(&read(&name)?)));
+                    inlined.push(s(&engine::extra::b64_encode(&read(&name)?)));
                 }
                 plan.insert(s("Scripts"), Value::list(inlined));
             }
@@ -1021,7 +977,7 @@ fn execution_plan(cx: &Cx, a: Args) -> Result<Value> {
                             (
                                 "Body",
                                 s(&if binary {
-                                    super::extra::b64_encode(&body)
+                                    engine::extra::b64_encode(&body)
                                 } else {
                                     String::from_utf8_lossy(&body).into_owned()
                                 }),
@@ -1081,11 +1037,10 @@ fn execution_plan(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `cloudRecord(section, entry)`: appends to `reports`, `notifications` or
 /// `events` of the record.
-fn record_entry(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+fn record_entry(c: &SimCloud, a: Args) -> Result<Value> {
     let section = a.get(0).as_str().unwrap_or("events").to_string();
-    let entry = crate::finalize(cx.env, a.get(1).clone())?;
-    with_cloud(&ex, |c| match section.as_str() {
+    let entry = a.get(1).clone();
+    c.with(|c| match section.as_str() {
         "reports" => c.reports.push(entry),
         "notifications" => c.notifications.push(entry),
         _ => c.events.push(entry),
@@ -1094,16 +1049,15 @@ fn record_entry(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// `cloudAddress(resource, floating)`: the simulated address of a resource.
-fn address_fn(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+fn address_fn(c: &SimCloud, a: Args) -> Result<Value> {
     let res = runtime::pyrepr::to_str(a.get(0));
     let floating = a.get(1).truthy();
-    Ok(s(&with_cloud(&ex, |c| address(c, &res, floating))))
+    Ok(s(&c.with(|c| address(c, &res, floating))))
 }
 
 /// `cloudGateway(cidr)`: the first host address of an IPv4 range (the
 /// default gateway Neutron assigns); null for anything else.
-fn gateway(_: &Cx, a: Args) -> Result<Value> {
+fn gateway(_: &SimCloud, a: Args) -> Result<Value> {
     let Some(cidr) = a.get(0).as_str() else {
         return Ok(Value::Null);
     };
@@ -1117,98 +1071,26 @@ fn gateway(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::str(format!("{}.{}.{}.{}", b[0], b[1], b[2], b[3])))
 }
 
-/// `decryptData(value)`: the simulated cloud stores secrets in the clear.
-fn decrypt_data(_: &Cx, a: Args) -> Result<Value> {
-    Ok(a.get(0).clone())
-}
-
-/// Registers the natives of the simulated cloud.
-pub fn register(r: &mut Registry) {
-    r.function(
-        "decryptData",
-        vec![p("value", Ty::Any).nullable()],
-        decrypt_data,
-    );
-    r.function("cloudCallerPackage", vec![], caller_package);
-    r.function("cloudGateway", vec![p("cidr", Ty::Any).nullable()], gateway);
-    r.function(
-        "cloudResource",
-        vec![
-            p("package", Ty::Any).nullable(),
-            p("name", Ty::Any),
-            p("kind", Ty::Any).nullable(),
-        ],
-        resource,
-    );
-    r.function(
-        "cloudStackPush",
-        vec![
-            p("name", Ty::Any),
-            p("template", Ty::Any).nullable(),
-            p("parameters", Ty::Any).nullable(),
-        ],
-        stack_push,
-    );
-    r.function("cloudStackDelete", vec![p("name", Ty::Any)], stack_delete);
-    r.function("cloudStackId", vec![p("name", Ty::Any)], stack_id);
-    r.function(
-        "cloudNeutron",
-        vec![
-            p("op", Ty::Any),
-            p("kind", Ty::Any),
-            p("arg", Ty::Any).nullable(),
-        ],
-        neutron,
-    );
-    r.function(
-        "cloudAgentPlan",
-        vec![
-            p("host", Ty::Any).nullable(),
-            p("plan", Ty::Any).nullable(),
-            p("package", Ty::Any).nullable(),
-            p("call", Ty::Any).nullable(),
-            p("answer", Ty::Any).nullable(),
-        ],
-        agent_plan,
-    );
-    r.function(
-        "cloudRecord",
-        vec![p("section", Ty::Any), p("entry", Ty::Any).nullable()],
-        record_entry,
-    );
-    r.function(
-        "cloudStackTemplate",
-        vec![p("name", Ty::Any)],
-        stack_template,
-    );
-    r.function(
-        "cloudStore",
-        vec![
-            p("kind", Ty::Any),
-            p("key", Ty::Any),
-            p("value", Ty::Any).nullable(),
-        ],
-        store_put,
-    );
-    r.function(
-        "cloudFetch",
-        vec![p("kind", Ty::Any), p("key", Ty::Any).nullable()],
-        store_get,
-    );
-    r.function("cloudParseYaml", vec![p("text", Ty::Any)], parse_yaml);
-    r.function(
-        "cloudExecutionPlan",
-        vec![
-            p("template", Ty::Any).nullable(),
-            p("package", Ty::Any).nullable(),
-        ],
-        execution_plan,
-    );
-    r.function(
-        "cloudAddress",
-        vec![p("resource", Ty::Any), p("floating", Ty::Any).nullable()],
-        address_fn,
-    );
+impl CloudHost for SimCloud {
+    fn call(&self, op: CloudOp, a: Args) -> Result<Value> {
+        let f = match op {
+            CloudOp::Gateway => gateway,
+            CloudOp::Resource => resource,
+            CloudOp::StackPush => stack_push,
+            CloudOp::StackDelete => stack_delete,
+            CloudOp::StackId => stack_id,
+            CloudOp::StackTemplate => stack_template,
+            CloudOp::Neutron => neutron,
+            CloudOp::AgentPlan => agent_plan,
+            CloudOp::Record => record_entry,
+            CloudOp::Store => store_put,
+            CloudOp::Fetch => store_get,
+            CloudOp::ParseYaml => parse_yaml,
+            CloudOp::ExecutionPlan => execution_plan,
+            CloudOp::Address => address_fn,
+        };
+        f(self, a)
+    }
 }
 
 #[cfg(test)]

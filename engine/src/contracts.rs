@@ -12,7 +12,7 @@ use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Dict, Env, Error, Result, Value};
 
-use super::{executor, Executor};
+use crate::{executor, Executor};
 
 /// A compiled contract.
 #[derive(Clone)]
@@ -162,7 +162,7 @@ impl Contract {
                 }
                 let r = p.eval_in(env, &Arc::new(f));
                 match r {
-                    Ok(r) => crate::finalize(env, r),
+                    Ok(r) => stdlib::finalize(env, r),
                     Err(e) if e.kind() == "ContractViolationException" => Err(violation(format!(
                         "{}{} (contract at {pos})",
                         if path.is_empty() {
@@ -345,7 +345,7 @@ fn c_check(cx: &Cx, a: Args) -> Result<Value> {
 fn c_class(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
     let v = a.get(0).clone();
-    let want = super::funcs::resolve_class_name(cx, &ex, a.get(1))?;
+    let want = crate::funcs::resolve_class_name(cx, &ex, a.get(1))?;
     let owner = match cx.ctx.var("#owner") {
         Value::Object(o) if !cx.ctx.var("#args").truthy() => Some(o),
         _ => None,
@@ -383,9 +383,9 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
         Value::Dict(_) => {
             let default = match a.get(2) {
                 Value::Null => Some(want.clone()),
-                t => Some(super::funcs::resolve_class_name(cx, &ex, t)?),
+                t => Some(crate::funcs::resolve_class_name(cx, &ex, t)?),
             };
-            let o = super::model::instantiate(&ex, cx, &v, owner, default.as_deref())?;
+            let o = crate::model::instantiate(&ex, cx, &v, owner, default.as_deref())?;
             let c = ex.class_of(&o)?;
             if !c.is_a(&want) {
                 return Err(violation(format!(
@@ -415,7 +415,7 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
         }
     }
     if let Value::Object(o) = &v {
-        v = super::serialize::dump_object(&ex, o, super::serialize::DumpType::Serializable, true)?;
+        v = crate::serialize::dump_object(&ex, o, crate::serialize::DumpType::Serializable, true)?;
     }
     let Value::Dict(d) = &v else {
         return Err(violation(format!(
@@ -423,7 +423,7 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
             runtime::pyrepr::repr(&v)
         )));
     };
-    let want = super::funcs::resolve_class_name(cx, &ex, a.get(1))?;
+    let want = crate::funcs::resolve_class_name(cx, &ex, a.get(1))?;
     let excluded: Vec<Value> = match a.get(2) {
         Value::List(l) => (**l).clone(),
         _ => Vec::new(),
@@ -434,7 +434,7 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
     for k in &excluded {
         probe.shift_remove(k);
     }
-    super::model::validate_template(&ex, cx, &Value::dict(probe.clone()), &want)?;
+    crate::model::validate_template(&ex, cx, &Value::dict(probe.clone()), &want)?;
     // The result is an object definition in `?` form with a fresh id and
     // the excluded properties left out.
     let mut out = runtime::Dict::default();

@@ -13,11 +13,12 @@
 //!   receiver) and gives a context with them bound as `$name` (use with
 //!   `->`), and `originalMethod()` runs the real method.
 //!
-//! Mocks belong to one executor and stay until [`clear_mocks`] (the test
-//! runner makes a fresh executor per test). [`intercept`] is the hook the
-//! executor calls before running a method body.
+//! Mocks belong to one executor ([`Mocks`] is part of its state) and stay
+//! until [`clear_mocks`] or the end of the execution (the test runner makes
+//! a fresh executor per test). [`intercept`] is the hook the executor calls
+//! before running a method body.
 
-use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -28,7 +29,7 @@ use runtime::{Error, Result, Value};
 
 use compiler::murano::ArgUsage;
 
-use super::{exec, executor, model, Class, Executor, Given, Method};
+use crate::{exec, executor, model, Class, Executor, Given, Method};
 
 /// What a mocked call does instead.
 #[derive(Clone)]
@@ -54,14 +55,10 @@ enum Target {
 
 #[derive(Clone)]
 struct Mock {
-    executor: usize,
     target: Target,
     method: String,
     action: Action,
 }
-
-static ACTIVE: AtomicBool = AtomicBool::new(false);
-static MOCKS: Mutex<Vec<Mock>> = Mutex::new(Vec::new());
 
 /// An intercepted call, for `originalMethod()`.
 struct Pending {
@@ -71,51 +68,76 @@ struct Pending {
     vars: Vec<(Arc<str>, Value)>,
 }
 
-thread_local! {
-    static SITES: RefCell<Vec<Arc<Frame>>> = const { RefCell::new(Vec::new()) };
-    static PENDING: RefCell<Vec<(i64, Arc<Pending>)>> = const { RefCell::new(Vec::new()) };
-    static NEXT_ID: RefCell<i64> = const { RefCell::new(1) };
+/// The test framework's state of one execution: its mocks, the call
+/// sites of the running method calls (per green thread) and the
+/// intercepted calls `originalMethod()` may still run.
+#[derive(Default)]
+pub struct Mocks {
+    /// True once a mock exists: until then calls skip every other field.
+    active: AtomicBool,
+    inner: Mutex<MocksInner>,
+}
+
+#[derive(Default)]
+struct MocksInner {
+    mocks: Vec<Mock>,
+    sites: HashMap<u64, Vec<Arc<Frame>>>,
+    pending: Vec<(i64, Arc<Pending>)>,
+    next_id: i64,
+}
+
+impl Mocks {
+    fn lock(&self) -> std::sync::MutexGuard<'_, MocksInner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn active(&self) -> bool {
+        self.active.load(Ordering::Relaxed)
+    }
+
+    fn site(&self) -> Option<Arc<Frame>> {
+        let me = vm::coro::current_id();
+        self.lock().sites.get(&me).and_then(|s| s.last().cloned())
+    }
 }
 
 /// Remembers the caller's context of a method call while mocks are
 /// active (the "original context" of `withOriginal`).
-pub struct CallSite(bool);
+pub struct CallSite<'a>(Option<&'a Executor>);
 
-impl CallSite {
+impl<'a> CallSite<'a> {
     /// Pushes `ctx` as the current call site (only while mocks exist).
-    pub fn push(ctx: &Arc<Frame>) -> CallSite {
-        if !ACTIVE.load(Ordering::Relaxed) {
-            return CallSite(false);
+    pub fn push(ex: &'a Executor, ctx: &Arc<Frame>) -> CallSite<'a> {
+        if !ex.mocks.active() {
+            return CallSite(None);
         }
-        SITES.with(|s| s.borrow_mut().push(ctx.clone()));
-        CallSite(true)
+        let me = vm::coro::current_id();
+        ex.mocks
+            .lock()
+            .sites
+            .entry(me)
+            .or_default()
+            .push(ctx.clone());
+        CallSite(Some(ex))
     }
 }
 
-impl Drop for CallSite {
+impl Drop for CallSite<'_> {
     fn drop(&mut self) {
-        if self.0 {
-            SITES.with(|s| {
-                s.borrow_mut().pop();
-            });
+        if let Some(ex) = self.0 {
+            let me = vm::coro::current_id();
+            if let Some(s) = ex.mocks.lock().sites.get_mut(&me) {
+                s.pop();
+            }
         }
     }
-}
-
-fn key(ex: &Executor) -> usize {
-    ex as *const Executor as usize
-}
-
-fn mocks() -> std::sync::MutexGuard<'static, Vec<Mock>> {
-    MOCKS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Drops every mock of an executor.
 pub fn clear_mocks(ex: &Executor) {
-    let k = key(ex);
-    let mut m = mocks();
-    m.retain(|x| x.executor != k);
-    ACTIVE.store(!m.is_empty(), Ordering::Relaxed);
+    let mut m = ex.mocks.lock();
+    m.mocks.clear();
+    ex.mocks.active.store(false, Ordering::Relaxed);
 }
 
 /// The mock hook: called by the executor with a method's arguments bound,
@@ -131,13 +153,15 @@ pub fn intercept(
     vars: &[(Arc<str>, Value)],
     how: &[Given],
 ) -> Option<Result<Value>> {
-    if !ACTIVE.load(Ordering::Relaxed) || method.name.starts_with('.') {
+    if !ex.mocks.active() || method.name.starts_with('.') {
         return None;
     }
-    let k = key(ex);
-    let candidates: Vec<Mock> = mocks()
+    let candidates: Vec<Mock> = ex
+        .mocks
+        .lock()
+        .mocks
         .iter()
-        .filter(|m| m.executor == k && *m.method == *method.name)
+        .filter(|m| *m.method == *method.name)
         .cloned()
         .collect();
     if candidates.is_empty() {
@@ -229,14 +253,14 @@ fn run_mock(
                 method: method.clone(),
                 vars: vars.to_vec(),
             });
-            let id = NEXT_ID.with(|n| {
-                let mut n = n.borrow_mut();
-                *n += 1;
-                *n
-            });
+            let id = {
+                let mut m = ex.mocks.lock();
+                m.next_id += 1;
+                m.next_id
+            };
             // The original context: the caller's (murano's), or, for a
             // call from outside MuranoPL, the method's arguments by name.
-            let orig = match SITES.with(|s| s.borrow().last().cloned()) {
+            let orig = match ex.mocks.site() {
                 Some(site) => site,
                 None => {
                     let mut f = Frame::child(&ex.class_ctx(class, plain.clone()), &[]);
@@ -250,13 +274,13 @@ fn run_mock(
             f.vars.push(("#mockOriginal".into(), Value::Context(orig)));
             f.vars.push(("#mockCall".into(), Value::Int(id)));
             f.vars.push(("#mockClass".into(), Value::str(&*class.name)));
-            PENDING.with(|p| p.borrow_mut().push((id, pending)));
+            ex.mocks.lock().pending.push((id, pending));
             let env = ex.env(*legacy).clone();
             // The expression runs as code of the class that injected it.
             let prev = ex.set_caller(caller.clone());
             let r = closure.call_in(&env, &Arc::new(f), &[]);
             ex.set_caller(prev);
-            PENDING.with(|p| p.borrow_mut().retain(|(i, _)| *i != id));
+            ex.mocks.lock().pending.retain(|(i, _)| *i != id);
             r
         }
     }
@@ -311,14 +335,12 @@ fn inject(cx: &Cx, a: Args) -> Result<Value> {
             }
         }
     };
-    let mut m = mocks();
-    m.push(Mock {
-        executor: key(&ex),
+    ex.mocks.lock().mocks.push(Mock {
         target,
         method,
         action,
     });
-    ACTIVE.store(true, Ordering::Relaxed);
+    ex.mocks.active.store(true, Ordering::Relaxed);
     Ok(Value::Null)
 }
 
@@ -365,12 +387,13 @@ fn original_method(cx: &Cx, _: Args) -> Result<Value> {
             "originalMethod() is only available inside a mock expression",
         ));
     };
-    let pending = PENDING.with(|p| {
-        p.borrow()
-            .iter()
-            .find(|(i, _)| *i == id)
-            .map(|(_, c)| c.clone())
-    });
+    let pending = ex
+        .mocks
+        .lock()
+        .pending
+        .iter()
+        .find(|(i, _)| *i == id)
+        .map(|(_, c)| c.clone());
     let Some(c) = pending else {
         return Err(Error::new("RuntimeError", "the mocked call is over"));
     };

@@ -14,7 +14,7 @@ use compiler::{CompileOptions, Program};
 use runtime::ctx::Frame;
 use runtime::{Dict, Env, Error, Registry, Result, Value};
 
-use super::{Class, Executor, Method};
+use crate::{Class, Executor, Method};
 
 /// A template with its expressions compiled.
 #[derive(Clone)]
@@ -68,7 +68,7 @@ impl CTemplate {
     pub fn eval(&self, env: &Env, ctx: &Arc<Frame>) -> Result<Value> {
         Ok(match self {
             CTemplate::Const(v) => v.clone(),
-            CTemplate::Expr(p) => crate::finalize(env, p.eval_in(env, ctx)?)?,
+            CTemplate::Expr(p) => stdlib::finalize(env, p.eval_in(env, ctx)?)?,
             CTemplate::List(items) => Value::list(
                 items
                     .iter()
@@ -596,7 +596,7 @@ impl Activation<'_> {
             Step::Key(k) => k.clone(),
             Step::Index(p) => {
                 let ctx = self.ctx();
-                crate::finalize(self.env, p.eval_in(self.env, &ctx)?)?
+                stdlib::finalize(self.env, p.eval_in(self.env, &ctx)?)?
             }
         };
         match cur {
@@ -674,7 +674,7 @@ pub fn error_names(ex: &Executor, e: &Error, qualified: bool) -> Vec<String> {
         }
     }
     if qualified {
-        vec![super::qualified_kind(e.kind())]
+        vec![crate::qualified_kind(e.kind())]
     } else {
         vec![e.kind().to_string()]
     }
@@ -1178,7 +1178,7 @@ impl Activation<'_> {
                     "ExecutionLimitExceeded",
                     format!(
                         "the execution ran more than {} statements",
-                        super::STEP_BUDGET
+                        crate::STEP_BUDGET
                     ),
                 )
                 .push_frame(code.pos[pc as usize].to_string()));

@@ -39,7 +39,7 @@ use runtime::host::Host;
 use runtime::registry::{p, ArgIn, Args, Cx, Registry, Ty};
 use runtime::{Dict, Env, Error, Options, Result, Value};
 
-use super::packages::{node_value, PackageFormat, PackageLoader};
+use package::{node_value, PackageFormat, PackageLoader};
 
 /// The newest Dynamic UI format version understood.
 pub const LATEST_VERSION: (u32, u32) = (2, 3);
@@ -547,7 +547,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
                     ))
                 }
                 Some(ft) => ft,
-                None if t.contains('.') && super::packages::valid_full_name(t) => {
+                None if t.contains('.') && package::valid_full_name(t) => {
                     FieldType::App(vec![t.to_string()])
                 }
                 None => {
@@ -1057,7 +1057,7 @@ impl UiHost {
             Tpl::Expr { prog, src, pos } => {
                 let v = prog
                     .eval_in(env, ctx)
-                    .and_then(|v| crate::finalize(env, v))
+                    .and_then(|v| stdlib::finalize(env, v))
                     .map_err(|e| {
                         if mentions_pos(e.message(), pos) {
                             e
@@ -1252,6 +1252,7 @@ fn f_encrypt(_: &Cx, a: Args) -> Result<Value> {
 /// The registry UI expressions compile against: the dashboard functions
 /// in front of the YAQL standard library.
 pub fn registry() -> Arc<Registry> {
+    // Built once per process and immutable after: a cache, not state.
     static R: OnceLock<Arc<Registry>> = OnceLock::new();
     R.get_or_init(|| {
         let mut r = Registry::new();
@@ -1285,7 +1286,7 @@ pub fn registry() -> Arc<Registry> {
             vec![p("data", Ty::Any).nullable()],
             f_encrypt,
         );
-        r.merge_from(&crate::registry(true));
+        r.merge_from(&stdlib::registry(true));
         Arc::new(r)
     })
     .clone()
@@ -1853,7 +1854,7 @@ impl Gen<'_> {
         }
         // The requirements of the package whose UI this is: an embedded
         // application comes from the version that `run` resolves too.
-        let requirements: Vec<(String, super::packages::VersionSpec)> = loader
+        let requirements: Vec<(String, package::VersionSpec)> = loader
             .found
             .values()
             .flatten()

@@ -26,11 +26,17 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use compiler::murano::{load_classes, load_documents, plain_value, LoadOptions, Node, NodeKind};
+use compiler::murano::{load_classes, load_documents, LoadOptions, Node, NodeKind};
 use runtime::{Dict, Error, Result, Value};
 use semver::Version;
 
-use super::Package;
+pub use engine::node_value;
+pub use engine::version::{
+    parse_type_string, parse_version, type_spec, valid_full_name, Bound, VersionSpec,
+};
+use engine::Package;
+
+pub mod libraries;
 
 /// The core library's package name (always available).
 pub const CORE_PACKAGE: &str = "io.murano";
@@ -237,196 +243,6 @@ impl Source {
     }
 }
 
-// ---- versions ---------------------------------------------------------
-
-/// Parses a version with missing SemVer parts taken as zero (`1` ->
-/// `1.0.0`, `1.3` -> `1.3.0`).
-pub fn parse_version(text: &str) -> std::result::Result<Version, String> {
-    let t = text.trim();
-    let (core, rest) = match t.find(['-', '+']) {
-        Some(i) => t.split_at(i),
-        None => (t, ""),
-    };
-    let parts: Vec<&str> = core.split('.').collect();
-    if parts.is_empty()
-        || parts.len() > 3
-        || parts
-            .iter()
-            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
-    {
-        return Err(format!("invalid version \"{text}\""));
-    }
-    let mut full = parts.join(".");
-    for _ in parts.len()..3 {
-        full.push_str(".0");
-    }
-    full.push_str(rest);
-    Version::parse(&full).map_err(|e| format!("invalid version \"{text}\": {e}"))
-}
-
-/// One comparison of a version spec.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bound {
-    /// `>=`, `<`, `>`, `<=`, `==`, `!=`.
-    pub op: &'static str,
-    /// The version compared with.
-    pub version: Version,
-}
-
-/// A murano version spec (`Require` values): comparisons that must all
-/// hold. Normalised as murano normalises them: a spec without a patch part
-/// names a range (`1.2` = `>=1.2.0,<1.3.0-0`, `==1` = `>=1.0.0,<2.0.0-0`);
-/// an empty spec is `0` (any 0.x version).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VersionSpec {
-    /// The spec as written.
-    pub text: String,
-    /// The normalised comparisons.
-    pub bounds: Vec<Bound>,
-}
-
-impl fmt::Display for VersionSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = self
-            .bounds
-            .iter()
-            .map(|b| format!("{}{}", b.op, b.version))
-            .collect();
-        if parts.is_empty() {
-            f.write_str("*")
-        } else {
-            f.write_str(&parts.join(","))
-        }
-    }
-}
-
-impl VersionSpec {
-    /// Parses a spec (`None` or empty = `0`).
-    pub fn parse(text: Option<&str>) -> std::result::Result<VersionSpec, String> {
-        let raw = text.unwrap_or("").to_string();
-        let mut t: String = raw.chars().filter(|c| !c.is_whitespace()).collect();
-        if t.is_empty() {
-            t = "0".into();
-        }
-        let mut bounds = Vec::new();
-        for item in t.split(',') {
-            let (op, ver) = if item == "*" {
-                continue;
-            } else if let Some(v) = item.strip_prefix(">=") {
-                (">=", v)
-            } else if let Some(v) = item.strip_prefix("<=") {
-                ("<=", v)
-            } else if let Some(v) = item.strip_prefix("==") {
-                ("==", v)
-            } else if let Some(v) = item.strip_prefix("!=") {
-                ("!=", v)
-            } else if let Some(v) = item.strip_prefix('>') {
-                (">", v)
-            } else if let Some(v) = item.strip_prefix('<') {
-                ("<", v)
-            } else if let Some(v) = item.strip_prefix('=') {
-                ("==", v)
-            } else if item.starts_with(|c: char| c.is_ascii_digit()) {
-                ("==", item)
-            } else {
-                return Err(format!("invalid version spec \"{raw}\""));
-            };
-            let ver = ver.trim_end_matches(".*");
-            let partial = {
-                let core = ver.split(['-', '+']).next().unwrap_or("");
-                let n = core.split('.').count();
-                if n > 3 {
-                    return Err(format!("invalid version spec \"{raw}\""));
-                }
-                (n < 3).then_some(n)
-            };
-            let v =
-                parse_version(ver).map_err(|e| format!("invalid version spec \"{raw}\": {e}"))?;
-            let Some(nparts) = partial else {
-                bounds.push(Bound { op, version: v });
-                continue;
-            };
-            // murano's normalize_version_spec for specs without a patch.
-            let increment = |v: &Version| {
-                if nparts == 1 {
-                    Version::new(v.major + 1, 0, 0)
-                } else {
-                    Version::new(v.major, v.minor + 1, 0)
-                }
-            };
-            let extend = |v: Version| {
-                let mut v = v;
-                v.pre = semver::Prerelease::new("0").expect("valid");
-                v
-            };
-            match op {
-                ">" => bounds.push(Bound {
-                    op: ">=",
-                    version: extend(increment(&v)),
-                }),
-                ">=" => bounds.push(Bound {
-                    op: ">=",
-                    version: v,
-                }),
-                "<" => bounds.push(Bound {
-                    op: "<",
-                    version: extend(v),
-                }),
-                "<=" => bounds.push(Bound {
-                    op: "<",
-                    version: extend(increment(&v)),
-                }),
-                "!=" => {
-                    // Outside [v, next): kept as a single "not in range".
-                    bounds.push(Bound {
-                        op: "!<",
-                        version: extend(v.clone()),
-                    });
-                    bounds.push(Bound {
-                        op: "!>=",
-                        version: extend(increment(&v)),
-                    });
-                }
-                _ => {
-                    let next = extend(increment(&v));
-                    bounds.push(Bound {
-                        op: ">=",
-                        version: v,
-                    });
-                    bounds.push(Bound {
-                        op: "<",
-                        version: next,
-                    });
-                }
-            }
-        }
-        Ok(VersionSpec { text: raw, bounds })
-    }
-
-    /// True when `v` satisfies every comparison.
-    pub fn matches(&self, v: &Version) -> bool {
-        let mut not_lo = None;
-        let mut ok = true;
-        for b in &self.bounds {
-            ok &= match b.op {
-                ">=" => v >= &b.version,
-                ">" => v > &b.version,
-                "<" => v < &b.version,
-                "<=" => v <= &b.version,
-                "==" => v == &b.version,
-                "!=" => v != &b.version,
-                "!<" => {
-                    not_lo = Some(v < &b.version);
-                    true
-                }
-                "!>=" => not_lo.take().unwrap_or(false) || v >= &b.version,
-                _ => false,
-            };
-        }
-        ok
-    }
-}
-
 /// A package format: `Name/Version`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FormatId {
@@ -502,28 +318,6 @@ pub struct Manifest {
     pub raw: Dict,
 }
 
-/// The plain data of a YAML node (scalars typed as YAML 1.1 does).
-pub fn node_value(n: &Node) -> Value {
-    match &n.kind {
-        NodeKind::Scalar { value, style, tag } => {
-            if tag.is_none() && *style == compiler::murano::ScalarStyle::Plain {
-                if let Some(v) = plain_value(value) {
-                    return v;
-                }
-            }
-            Value::str(value.clone())
-        }
-        NodeKind::Seq(items) => Value::list(items.iter().map(node_value).collect()),
-        NodeKind::Map(entries) => {
-            let mut d = Dict::default();
-            for (k, v) in entries {
-                d.insert(node_value(k), node_value(v));
-            }
-            Value::dict(d)
-        }
-    }
-}
-
 fn expect_scalar<'a>(n: &'a Node, key: &str) -> Result<&'a str> {
     match &n.kind {
         NodeKind::Scalar { value, .. } => Ok(value),
@@ -540,17 +334,6 @@ fn opt_string(n: Option<&Node>, key: &str) -> Result<Option<String>> {
         Some(n) if n.is_null() => Ok(None),
         Some(n) => Ok(Some(expect_scalar(n, key)?.to_string())),
     }
-}
-
-/// True for a valid package or class full name (`^[\w.]+$`, no dot at
-/// either end).
-pub fn valid_full_name(name: &str) -> bool {
-    !name.is_empty()
-        && !name.starts_with('.')
-        && !name.ends_with('.')
-        && name
-            .chars()
-            .all(|c| c == '.' || c == '_' || c.is_alphanumeric())
 }
 
 impl Manifest {
@@ -1079,7 +862,7 @@ impl FormatRegistry {
         })
         .expect("valid range");
         r.register("Heat.HOT", ">=1.0.0,<1.1.0", |base| {
-            Ok(Box::new(super::packages::HotPackage::new(base)?))
+            Ok(Box::new(crate::HotPackage::new(base)?))
         })
         .expect("valid range");
         r
@@ -1566,6 +1349,19 @@ impl PackageFormat for HotPackage {
 
 /// Loads every class of a plugin package into an executor [`Package`].
 /// Class-file errors are collected (one per class), not fatal.
+/// Loads a package from a directory or a .zip through the package format
+/// plugins; the first class that fails to parse is the error.
+pub fn load_dir(dir: &Path) -> Result<Package> {
+    let p = FormatRegistry::builtin().load(dir)?;
+    let (pkg, errors) = to_package(&*p);
+    match errors.into_iter().next() {
+        Some(e) => Err(e),
+        None => Ok(pkg),
+    }
+}
+
+/// Compiles a plugin's classes into an executor package, one error per bad
+/// class file.
 pub fn to_package(p: &dyn PackageFormat) -> (Package, Vec<Error>) {
     let (pkg, errors, _) = to_package_checked(p);
     (pkg, errors)
@@ -1647,20 +1443,6 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> (Package, Vec<Error>, Vec<Er
         requires: p.requirements().to_vec(),
     };
     (pkg, errors, warnings)
-}
-
-impl Package {
-    /// A class declaration of this package.
-    pub fn decl(&self, name: &str) -> Option<&Arc<compiler::murano::ClassDecl>> {
-        self.decls.get(name)
-    }
-
-    /// The names of the classes declared in this package (sorted).
-    pub fn class_names(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.decls.keys().cloned().collect();
-        v.sort();
-        v
-    }
 }
 
 // ---- the loader -------------------------------------------------------
@@ -1752,7 +1534,7 @@ impl PackageLoader {
         }
         // Our own libraries are always available (a copy on the search
         // path wins).
-        for lib in super::libraries::LIBRARIES {
+        for lib in crate::libraries::LIBRARIES {
             if !l.found.contains_key(lib.name) {
                 let pkg = lib.package(&l.registry)?;
                 l.add(lib.path(), pkg);
@@ -2154,32 +1936,6 @@ impl PackageLoader {
 }
 
 // ---- class versions in object models ----------------------------------
-
-/// Splits a type string `Name[/version][@package]`.
-pub fn parse_type_string(t: &str) -> (String, Option<String>, Option<String>) {
-    let (rest, pkg) = match t.split_once('@') {
-        Some((r, p)) => (r, Some(p.trim().to_string()).filter(|p| !p.is_empty())),
-        None => (t, None),
-    };
-    let (name, ver) = match rest.split_once('/') {
-        Some((n, v)) => (n, Some(v.trim().to_string()).filter(|v| !v.is_empty())),
-        None => (rest, None),
-    };
-    (name.trim().to_string(), ver, pkg)
-}
-
-/// The type string `Name[/version][@package]` (the inverse of
-/// [`parse_type_string`]; empty parts are left out).
-pub fn type_spec(name: &str, version: Option<&str>, package: Option<&str>) -> String {
-    let mut spec = name.to_string();
-    if let Some(v) = version.filter(|v| !v.is_empty()) {
-        spec = format!("{spec}/{v}");
-    }
-    if let Some(p) = package.filter(|p| !p.is_empty()) {
-        spec = format!("{spec}@{p}");
-    }
-    spec
-}
 
 fn version_text(v: &Value) -> Option<String> {
     match v {
@@ -2787,7 +2543,7 @@ mod tests {
         ] {
             assert!(props.contains(&want), "{props:?}");
         }
-        let ex = super::super::Executor::new(vec![pkg]);
+        let ex = engine::Executor::new(vec![pkg]);
         ex.class("FullTestName").unwrap();
         let ui = p.ui().unwrap().unwrap();
         let flat: String = ui.chars().filter(|c| !c.is_whitespace()).collect();

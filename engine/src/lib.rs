@@ -18,14 +18,11 @@ pub mod exec;
 pub mod extra;
 pub mod funcs;
 pub mod gc;
-pub mod libraries;
 pub mod model;
-pub mod packages;
 pub mod reflection;
-pub mod schema;
 pub mod serialize;
 pub mod testing;
-pub mod ui;
+pub mod version;
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -33,8 +30,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use compiler::murano::{
-    load_classes, ArgUsage, ClassDecl, LoadOptions, MethodDecl, MethodScope, MethodUsage,
-    PropertyUsage, Template,
+    load_classes, plain_value, ArgUsage, ClassDecl, LoadOptions, MethodDecl, MethodScope,
+    MethodUsage, Node, NodeKind, PropertyUsage, Template,
 };
 use compiler::CompileOptions;
 use runtime::ctx::Frame;
@@ -79,13 +76,14 @@ pub struct Package {
     /// Runtime version 1.3 or older: the engine functions `super`,
     /// `psuper`, `cast`, `id` and `type` also have method forms.
     pub runtime_le_13: bool,
-    decls: HashMap<String, Arc<ClassDecl>>,
+    /// Class declarations by full name.
+    pub decls: HashMap<String, Arc<ClassDecl>>,
     /// Class configuration: class name -> property -> value.
     pub configs: HashMap<String, Dict>,
     /// The manifest's `Require`: package name and version spec. When
     /// several loaded versions of a package provide a class, code of this
     /// package sees the version its requirement names.
-    pub requires: Vec<(String, packages::VersionSpec)>,
+    pub requires: Vec<(String, version::VersionSpec)>,
 }
 
 impl Package {
@@ -114,22 +112,10 @@ impl Package {
         })
     }
 
-    /// Loads a package from a directory or a .zip through the package
-    /// format plugins (see [`packages`]); the first class that fails to
-    /// parse is the error.
-    pub fn from_dir(dir: &std::path::Path) -> Result<Package> {
-        let p = packages::FormatRegistry::builtin().load(dir)?;
-        let (pkg, errors) = packages::to_package(&*p);
-        match errors.into_iter().next() {
-            Some(e) => Err(e),
-            None => Ok(pkg),
-        }
-    }
-
     /// The core library package.
     pub fn core() -> Package {
         // Parsed once per process; every executor gets a copy (the class
-        // declarations are shared).
+        // declarations are shared). Immutable once initialised.
         static CORE_PACKAGE: OnceLock<Package> = OnceLock::new();
         CORE_PACKAGE
             .get_or_init(|| {
@@ -140,6 +126,20 @@ impl Package {
                 Package::new("io.murano", "0.0.0", "1.4", &files).expect("core library parses")
             })
             .clone()
+    }
+}
+
+impl Package {
+    /// A class declaration of this package.
+    pub fn decl(&self, name: &str) -> Option<&Arc<compiler::murano::ClassDecl>> {
+        self.decls.get(name)
+    }
+
+    /// The names of the classes declared in this package (sorted).
+    pub fn class_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.decls.keys().cloned().collect();
+        v.sort();
+        v
     }
 }
 
@@ -308,7 +308,6 @@ pub struct ObjState {
 
 struct State {
     objects: Vec<Option<ObjState>>,
-    classes: HashMap<String, Arc<Class>>,
     statics: HashMap<String, Dict>,
     /// Live objects by id (the latest object of an id wins).
     by_id: HashMap<Arc<str>, u32>,
@@ -323,10 +322,19 @@ struct State {
     aliases: Vec<(String, Arc<ObjRef>)>,
     traces: Vec<Value>,
     next_id: u64,
+    /// The declaring class of the method whose expressions run now, per
+    /// green thread (0 = the thread that is not a green thread): private
+    /// properties are keyed by it.
+    callers: HashMap<u64, Arc<str>>,
+    /// Instantiated meta objects by declaration (see `reflection.rs`).
+    meta: HashMap<String, Vec<Value>>,
     /// Garbage collector state (see `gc.rs`).
     gc: gc::GcState,
 }
 
+/// Object-store generations: every executor gets a distinct one, so an
+/// object reference from another execution is recognised as foreign. An
+/// atomic counter, not shared state: nothing reads it but `Executor::new`.
 static STORE_GEN: AtomicU64 = AtomicU64::new(1);
 
 /// How many statements one execution may run (about a minute of work):
@@ -334,13 +342,30 @@ static STORE_GEN: AtomicU64 = AtomicU64::new(1);
 /// of hanging the process.
 pub const STEP_BUDGET: u64 = 200_000_000;
 
-thread_local! {
-    static CALLER: std::cell::RefCell<Option<Arc<str>>> = const { std::cell::RefCell::new(None) };
+/// The compiled classes of a set of packages: what every execution over
+/// those packages shares. A class is compiled (contracts, defaults, method
+/// bodies) the first time any execution asks for it and is immutable from
+/// then on; [`Catalog::compiled`] counts the compilations, so a process
+/// compiles each class once however many executions, requests or threads
+/// use it. `Send + Sync`; share it as an `Arc`.
+pub struct Catalog {
+    packages: Vec<Arc<Package>>,
+    /// Names of the extension methods any loaded class declares, so that
+    /// ordinary method calls skip the extension lookup.
+    extension_names: std::collections::HashSet<String>,
+    /// Names of the classes more than one loaded package provides (side by
+    /// side versions): lookups of these depend on who asks.
+    ambiguous: std::collections::HashSet<String>,
+    classes: std::sync::RwLock<HashMap<String, Arc<Class>>>,
+    /// Held while a class is compiled, so that two executions asking for
+    /// the same class at once compile it once.
+    building: Mutex<()>,
+    compiled: std::sync::atomic::AtomicUsize,
 }
 
-/// One MuranoPL execution.
+/// One MuranoPL execution: an object store over a shared [`Catalog`].
 pub struct Executor {
-    packages: Vec<Arc<Package>>,
+    catalog: Arc<Catalog>,
     state: Mutex<State>,
     store: u64,
     /// Statements left before the execution stops (a guard against
@@ -348,17 +373,16 @@ pub struct Executor {
     steps_left: AtomicU64,
     me: OnceLock<std::sync::Weak<Executor>>,
     envs: OnceLock<[Env; 2]>,
-    /// Names of the extension methods any loaded class declares, so that
-    /// ordinary method calls skip the extension lookup.
-    extension_names: std::collections::HashSet<String>,
-    /// Names of the classes more than one loaded package provides (side by
-    /// side versions): lookups of these depend on who asks.
-    ambiguous: std::collections::HashSet<String>,
+    /// The world outside the engine (see [`cloud`]).
+    cloud: std::sync::RwLock<cloud::SharedCloud>,
+    /// The test framework's mocks (see [`testing`]).
+    mocks: testing::Mocks,
 }
 
 /// The registry MuranoPL expressions run with: the standard library plus
 /// the engine functions.
 pub fn murano_registry(legacy: bool) -> Arc<Registry> {
+    // Built once per process and immutable after: a cache, not state.
     static R: OnceLock<[Arc<Registry>; 2]> = OnceLock::new();
     R.get_or_init(|| {
         let mk = |legacy: bool| {
@@ -366,7 +390,7 @@ pub fn murano_registry(legacy: bool) -> Arc<Registry> {
             r.set_any_form(legacy);
             r.group("murano");
             funcs::register(&mut r);
-            r.merge_from(&crate::registry(legacy));
+            r.merge_from(&stdlib::registry(legacy));
             Arc::new(r)
         };
         [mk(false), mk(true)]
@@ -377,6 +401,7 @@ pub fn murano_registry(legacy: bool) -> Arc<Registry> {
 /// The registry contracts run with: MuranoPL's plus the contract methods
 /// (`int()`, `string()`, `class()`, ...).
 pub fn contract_registry(legacy: bool) -> Arc<Registry> {
+    // Built once per process and immutable after: a cache, not state.
     static R: OnceLock<[Arc<Registry>; 2]> = OnceLock::new();
     R.get_or_init(|| {
         let mk = |legacy: bool| {
@@ -421,10 +446,10 @@ pub fn qualified_kind(kind: &str) -> String {
     }
 }
 
-impl Executor {
-    /// Makes an executor over packages (the first is searched first; the
-    /// core library is added last).
-    pub fn new(mut packages: Vec<Package>) -> Arc<Executor> {
+impl Catalog {
+    /// A catalogue over packages (the first is searched first; the core
+    /// library is added last). Nothing is compiled yet.
+    pub fn new(mut packages: Vec<Package>) -> Arc<Catalog> {
         packages.push(Package::core());
         let extension_names = packages
             .iter()
@@ -442,61 +467,19 @@ impl Executor {
             .filter(|(_, n)| *n > 1)
             .map(|(d, _)| d.to_string())
             .collect();
-        let ex = Arc::new(Executor {
+        Arc::new(Catalog {
             ambiguous,
             packages: packages.into_iter().map(Arc::new).collect(),
-            state: Mutex::new(State {
-                objects: Vec::new(),
-                classes: HashMap::new(),
-                statics: HashMap::new(),
-                by_id: HashMap::new(),
-                violations: None,
-                paths: HashMap::new(),
-                locks: HashMap::new(),
-                log: Vec::new(),
-                engine_config: HashMap::new(),
-                aliases: Vec::new(),
-                traces: Vec::new(),
-                next_id: 1,
-                gc: gc::GcState::default(),
-            }),
-            store: STORE_GEN.fetch_add(1, Ordering::Relaxed),
-            steps_left: AtomicU64::new(STEP_BUDGET),
-            me: OnceLock::new(),
-            envs: OnceLock::new(),
             extension_names,
-        });
-        let _ = ex.me.set(Arc::downgrade(&ex));
-        let host: Arc<dyn Host> = ex.clone();
-        let _ = ex.envs.set([
-            Env::with_host(murano_registry(false), options(false), host.clone()),
-            Env::with_host(murano_registry(true), options(true), host),
-        ]);
-        ex
+            classes: Default::default(),
+            building: Mutex::new(()),
+            compiled: Default::default(),
+        })
     }
 
-    /// Counts one executed statement; false when the budget is spent.
-    pub fn spend_step(&self) -> bool {
-        self.steps_left
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
-            .is_ok()
-    }
-
-    /// This executor as an `Arc`.
-    pub fn arc(&self) -> Arc<Executor> {
-        self.me
-            .get()
-            .and_then(|w| w.upgrade())
-            .expect("executor alive")
-    }
-
-    /// The evaluation environment for a package format.
-    pub fn env(&self, legacy: bool) -> &Env {
-        &self.envs.get().expect("envs")[legacy as usize]
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    /// How many classes have been compiled so far.
+    pub fn compiled(&self) -> usize {
+        self.compiled.load(Ordering::Relaxed)
     }
 
     /// The packages, in lookup order.
@@ -504,90 +487,13 @@ impl Executor {
         &self.packages
     }
 
-    /// Switches validation mode on: loading records contract violations
-    /// instead of stopping at the first one.
-    pub fn collect_violations(&self) {
-        self.lock().violations = Some(Vec::new());
-    }
-
-    /// True in validation mode.
-    pub fn collecting(&self) -> bool {
-        self.lock().violations.is_some()
-    }
-
-    /// Records a violation (validation mode).
-    pub fn record_violation(&self, r: &ObjRef, prop: &str, e: Error) {
-        let mut st = self.lock();
-        let path = st
-            .paths
-            .get(&r.slot)
+    fn cached(&self, key: &str) -> Option<Arc<Class>> {
+        self.classes
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
             .cloned()
-            .unwrap_or_else(|| format!("<{}>", r.id));
-        if let Some(v) = st.violations.as_mut() {
-            v.push((path, prop.to_string(), e));
-        }
     }
-
-    /// Records the JSON path of a loaded object (validation mode).
-    pub fn set_path(&self, r: &ObjRef, path: String) {
-        let mut st = self.lock();
-        if st.violations.is_some() {
-            st.paths.insert(r.slot, path);
-        }
-    }
-
-    /// The recorded violations.
-    pub fn take_violations(&self) -> Vec<(String, String, Error)> {
-        self.lock().violations.take().unwrap_or_default()
-    }
-
-    /// Records a log line (`io.murano.system.Logger`).
-    pub fn log(&self, level: &str, logger: &str, text: &str) {
-        self.lock()
-            .log
-            .push(format!("{} {}: {}", level.to_uppercase(), logger, text));
-    }
-
-    /// Takes the log lines recorded so far.
-    pub fn take_log(&self) -> Vec<String> {
-        std::mem::take(&mut self.lock().log)
-    }
-
-    /// Sets an engine configuration value (`config(group, setting)`).
-    pub fn set_engine_config(&self, group: &str, setting: &str, v: Value) {
-        self.lock()
-            .engine_config
-            .insert(format!("{group}.{setting}"), v);
-    }
-
-    /// An engine configuration value (null when unset).
-    pub fn engine_config(&self, group: &str, setting: &str) -> Value {
-        self.lock()
-            .engine_config
-            .get(&format!("{group}.{setting}"))
-            .cloned()
-            .unwrap_or(Value::Null)
-    }
-
-    /// Takes the traces recorded so far.
-    pub fn take_traces(&self) -> Vec<Value> {
-        std::mem::take(&mut self.lock().traces)
-    }
-
-    /// Records a trace.
-    pub fn trace(&self, v: Value) {
-        self.lock().traces.push(v);
-    }
-
-    /// A fresh object id (32 hex digits, deterministic per execution).
-    pub fn new_id(&self) -> String {
-        let mut st = self.lock();
-        let n = st.next_id;
-        st.next_id += 1;
-        format!("{:032x}", 0x5eed_0000_0000_0000_0000_0000u128 + n as u128)
-    }
-
-    // ---- classes ------------------------------------------------------
 
     /// Finds (building on first use) a class by full name, or by a type
     /// string `Name/version@package` (either part may be left out) that
@@ -595,15 +501,16 @@ impl Executor {
     /// the version first in search order; so is a type string when only
     /// one package provides the class or nothing matches its version.
     pub fn class(&self, name: &str) -> Result<Arc<Class>> {
-        if let Some(c) = self.lock().classes.get(name) {
-            return Ok(c.clone());
+        if let Some(c) = self.cached(name) {
+            return Ok(c);
         }
         let key = self.class_key(name, None);
         if key != name {
-            if let Some(c) = self.lock().classes.get(&key) {
-                return Ok(c.clone());
+            if let Some(c) = self.cached(&key) {
+                return Ok(c);
             }
         }
+        let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
         self.build_class(&key, &mut Vec::new())
     }
 
@@ -615,7 +522,7 @@ impl Executor {
     }
 
     /// The key of class `name` as code of package `from` sees it (see
-    /// [`Executor::class_from`]); the plain name unless several loaded
+    /// [`Catalog::class_from`]); the plain name unless several loaded
     /// versions provide the class.
     pub fn key_from(&self, name: &str, from: Option<&Package>) -> String {
         if !self.ambiguous.contains(name) {
@@ -635,7 +542,7 @@ impl Executor {
     /// names, as package `from` sees it.
     fn class_key(&self, spec: &str, from: Option<&Package>) -> String {
         let (name, ver, pkg) = if spec.contains(['/', '@']) {
-            packages::parse_type_string(spec)
+            version::parse_type_string(spec)
         } else {
             (spec.to_string(), None, None)
         };
@@ -643,12 +550,12 @@ impl Executor {
             return name;
         }
         let providers = self.providers(&name);
-        let version_of = |i: usize| packages::parse_version(&self.packages[i].version).ok();
+        let version_of = |i: usize| version::parse_version(&self.packages[i].version).ok();
         let mut chosen = None;
         if ver.is_some() || pkg.is_some() {
             let spec = ver
                 .as_deref()
-                .and_then(|v| packages::VersionSpec::parse(Some(v)).ok());
+                .and_then(|v| version::VersionSpec::parse(Some(v)).ok());
             chosen = providers
                 .iter()
                 .copied()
@@ -697,10 +604,10 @@ impl Executor {
         )
     }
 
-    /// Builds the class of executor key `key` (see [`Executor::class_key`]).
+    /// Builds the class of executor key `key` (see [`Catalog::class_key`]).
     fn build_class(&self, key: &str, building: &mut Vec<String>) -> Result<Arc<Class>> {
-        if let Some(c) = self.lock().classes.get(key) {
-            return Ok(c.clone());
+        if let Some(c) = self.cached(key) {
+            return Ok(c);
         }
         if building.iter().any(|b| b == key) {
             return Err(Error::new(
@@ -808,8 +715,201 @@ impl Executor {
             methods,
             type_ref,
         });
-        self.lock().classes.insert(key.to_string(), cls.clone());
+        self.classes
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_string(), cls.clone());
+        self.compiled.fetch_add(1, Ordering::Relaxed);
         Ok(cls)
+    }
+}
+
+impl Executor {
+    /// Makes an executor over packages with a catalogue of its own (see
+    /// [`Executor::with_catalog`] to share compiled classes).
+    pub fn new(packages: Vec<Package>) -> Arc<Executor> {
+        Executor::with_catalog(Catalog::new(packages))
+    }
+
+    /// Makes an executor over a shared catalogue.
+    pub fn with_catalog(catalog: Arc<Catalog>) -> Arc<Executor> {
+        let ex = Arc::new(Executor {
+            catalog,
+            state: Mutex::new(State {
+                objects: Vec::new(),
+                statics: HashMap::new(),
+                by_id: HashMap::new(),
+                violations: None,
+                paths: HashMap::new(),
+                locks: HashMap::new(),
+                log: Vec::new(),
+                engine_config: HashMap::new(),
+                aliases: Vec::new(),
+                traces: Vec::new(),
+                next_id: 1,
+                callers: HashMap::new(),
+                meta: HashMap::new(),
+                gc: gc::GcState::default(),
+            }),
+            store: STORE_GEN.fetch_add(1, Ordering::Relaxed),
+            steps_left: AtomicU64::new(STEP_BUDGET),
+            me: OnceLock::new(),
+            envs: OnceLock::new(),
+            cloud: std::sync::RwLock::new(Arc::new(cloud::NoCloud)),
+            mocks: testing::Mocks::default(),
+        });
+        let _ = ex.me.set(Arc::downgrade(&ex));
+        let host: Arc<dyn Host> = ex.clone();
+        let _ = ex.envs.set([
+            Env::with_host(murano_registry(false), options(false), host.clone()),
+            Env::with_host(murano_registry(true), options(true), host),
+        ]);
+        ex
+    }
+
+    /// The catalogue this execution runs over.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// Attaches the world outside the engine (the simulated cloud).
+    pub fn set_cloud(&self, cloud: cloud::SharedCloud) {
+        *self.cloud.write().unwrap_or_else(|e| e.into_inner()) = cloud;
+    }
+
+    /// The world outside the engine.
+    pub fn cloud(&self) -> cloud::SharedCloud {
+        self.cloud.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Counts one executed statement; false when the budget is spent.
+    pub fn spend_step(&self) -> bool {
+        self.steps_left
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    }
+
+    /// This executor as an `Arc`.
+    pub fn arc(&self) -> Arc<Executor> {
+        self.me
+            .get()
+            .and_then(|w| w.upgrade())
+            .expect("executor alive")
+    }
+
+    /// The evaluation environment for a package format.
+    pub fn env(&self, legacy: bool) -> &Env {
+        &self.envs.get().expect("envs")[legacy as usize]
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The packages, in lookup order.
+    pub fn packages(&self) -> &[Arc<Package>] {
+        &self.catalog.packages
+    }
+
+    /// Switches validation mode on: loading records contract violations
+    /// instead of stopping at the first one.
+    pub fn collect_violations(&self) {
+        self.lock().violations = Some(Vec::new());
+    }
+
+    /// True in validation mode.
+    pub fn collecting(&self) -> bool {
+        self.lock().violations.is_some()
+    }
+
+    /// Records a violation (validation mode).
+    pub fn record_violation(&self, r: &ObjRef, prop: &str, e: Error) {
+        let mut st = self.lock();
+        let path = st
+            .paths
+            .get(&r.slot)
+            .cloned()
+            .unwrap_or_else(|| format!("<{}>", r.id));
+        if let Some(v) = st.violations.as_mut() {
+            v.push((path, prop.to_string(), e));
+        }
+    }
+
+    /// Records the JSON path of a loaded object (validation mode).
+    pub fn set_path(&self, r: &ObjRef, path: String) {
+        let mut st = self.lock();
+        if st.violations.is_some() {
+            st.paths.insert(r.slot, path);
+        }
+    }
+
+    /// The recorded violations.
+    pub fn take_violations(&self) -> Vec<(String, String, Error)> {
+        self.lock().violations.take().unwrap_or_default()
+    }
+
+    /// Records a log line (`io.murano.system.Logger`).
+    pub fn log(&self, level: &str, logger: &str, text: &str) {
+        self.lock()
+            .log
+            .push(format!("{} {}: {}", level.to_uppercase(), logger, text));
+    }
+
+    /// Takes the log lines recorded so far.
+    pub fn take_log(&self) -> Vec<String> {
+        std::mem::take(&mut self.lock().log)
+    }
+
+    /// Sets an engine configuration value (`config(group, setting)`).
+    pub fn set_engine_config(&self, group: &str, setting: &str, v: Value) {
+        self.lock()
+            .engine_config
+            .insert(format!("{group}.{setting}"), v);
+    }
+
+    /// An engine configuration value (null when unset).
+    pub fn engine_config(&self, group: &str, setting: &str) -> Value {
+        self.lock()
+            .engine_config
+            .get(&format!("{group}.{setting}"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    /// Takes the traces recorded so far.
+    pub fn take_traces(&self) -> Vec<Value> {
+        std::mem::take(&mut self.lock().traces)
+    }
+
+    /// Records a trace.
+    pub fn trace(&self, v: Value) {
+        self.lock().traces.push(v);
+    }
+
+    /// A fresh object id (32 hex digits, deterministic per execution).
+    pub fn new_id(&self) -> String {
+        let mut st = self.lock();
+        let n = st.next_id;
+        st.next_id += 1;
+        format!("{:032x}", 0x5eed_0000_0000_0000_0000_0000u128 + n as u128)
+    }
+
+    // ---- classes ------------------------------------------------------
+
+    /// Finds a class by full name or type string (see [`Catalog::class`]).
+    pub fn class(&self, name: &str) -> Result<Arc<Class>> {
+        self.catalog.class(name)
+    }
+
+    /// A class as code of package `from` sees it (see [`Catalog::class_from`]).
+    pub fn class_from(&self, name: &str, from: Option<&Package>) -> Result<Arc<Class>> {
+        self.catalog.class_from(name, from)
+    }
+
+    /// The key of class `name` as package `from` sees it (see
+    /// [`Catalog::key_from`]).
+    pub fn key_from(&self, name: &str, from: Option<&Package>) -> String {
+        self.catalog.key_from(name, from)
     }
 
     /// The type value of a class.
@@ -1076,14 +1176,24 @@ impl Executor {
     /// The storage key of an undeclared property for the class whose method
     /// is running (set by [`Executor::set_caller`]).
     fn private_key(&self, name: &str) -> Value {
-        let c = CALLER.with(|c| c.borrow().clone());
-        Value::str(format!("{}::{name}", c.unwrap_or_default()))
+        Value::str(format!("{}::{name}", self.caller().unwrap_or_default()))
     }
 
     /// Records the declaring class of the method whose expressions run now
     /// (for private properties); returns the previous one.
     pub fn set_caller(&self, class: Option<Arc<str>>) -> Option<Arc<str>> {
-        CALLER.with(|c| std::mem::replace(&mut *c.borrow_mut(), class))
+        let me = vm::coro::current_id();
+        let mut st = self.lock();
+        match class {
+            Some(c) => st.callers.insert(me, c),
+            None => st.callers.remove(&me),
+        }
+    }
+
+    /// The declaring class of the method whose expressions run now on this
+    /// green thread.
+    pub fn caller(&self) -> Option<Arc<str>> {
+        self.lock().callers.get(&vm::coro::current_id()).cloned()
     }
 
     /// A context for evaluating expressions of `class` with `$` = `this`.
@@ -1544,7 +1654,8 @@ impl Host for Executor {
     /// Objects and types dispatch here; a plain value only when some
     /// loaded class declares an extension method of that name.
     fn may_handle(&self, receiver: &Value, name: &str) -> bool {
-        matches!(receiver, Value::Object(_) | Value::Type(_)) || self.extension_names.contains(name)
+        matches!(receiver, Value::Object(_) | Value::Type(_))
+            || self.catalog.extension_names.contains(name)
     }
 
     fn call_method(
@@ -1556,7 +1667,7 @@ impl Host for Executor {
         named: &[(Arc<str>, ArgIn)],
     ) -> Option<Result<Value>> {
         let _gc_root = gc::FrameGuard::push(self, cx.ctx); // gc: the caller's locals stay alive
-        let _site = testing::CallSite::push(cx.ctx); // test runner: withOriginal's context
+        let _site = testing::CallSite::push(self, cx.ctx); // test runner: withOriginal's context
         if let Some(e) = gc::destroyed_error(self, receiver) {
             return Some(Err(e));
         }
@@ -1567,7 +1678,7 @@ impl Host for Executor {
                 ArgIn::Thunk(c) => c.call(cx.env, &[])?,
                 ArgIn::Skip => Value::Null,
             };
-            crate::finalize(cx.env, v)
+            stdlib::finalize(cx.env, v)
         };
         let args = || -> Result<(Vec<Value>, Vec<(Arc<str>, Value)>)> {
             let mut p = Vec::new();
@@ -1603,7 +1714,7 @@ impl Host for Executor {
             }
         }
         // Extension methods visible from the calling class.
-        if !self.extension_names.contains(name) {
+        if !self.catalog.extension_names.contains(name) {
             return None;
         }
         let ext = self
@@ -1631,4 +1742,25 @@ pub fn executor(cx: &Cx) -> Result<Arc<Executor>> {
         .and_then(|h| h.as_any().downcast_ref::<Executor>())
         .map(|e| e.arc())
         .ok_or_else(|| Error::new("RuntimeError", "no MuranoPL executor in this context"))
+}
+/// The plain data of a YAML node (scalars typed as YAML 1.1 does).
+pub fn node_value(n: &Node) -> Value {
+    match &n.kind {
+        NodeKind::Scalar { value, style, tag } => {
+            if tag.is_none() && *style == compiler::murano::ScalarStyle::Plain {
+                if let Some(v) = plain_value(value) {
+                    return v;
+                }
+            }
+            Value::str(value.clone())
+        }
+        NodeKind::Seq(items) => Value::list(items.iter().map(node_value).collect()),
+        NodeKind::Map(entries) => {
+            let mut d = Dict::default();
+            for (k, v) in entries {
+                d.insert(node_value(k), node_value(v));
+            }
+            Value::dict(d)
+        }
+    }
 }

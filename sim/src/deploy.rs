@@ -1,0 +1,105 @@
+//! Deploying an object model to the simulated cloud: what `muranopl run`
+//! and the embedding API do with a model and a method name.
+//!
+//! The model is `{"Objects": ...}` or a bare object. A root that is not an
+//! `io.murano.Environment` (for example the application object that
+//! `muranopl ui model` prints) is placed into an environment of its own
+//! with a default Neutron network, as the dashboard does when it adds an
+//! application to a new environment. The method runs on the environment
+//! when its class has it, else on each of its applications in order.
+
+use std::sync::Arc;
+
+use engine::{model, Executor};
+use runtime::value::ObjRef;
+use runtime::{Dict, Error, Result, Value};
+
+fn s(v: &str) -> Value {
+    Value::str(v)
+}
+
+fn dict(entries: Vec<(&str, Value)>) -> Value {
+    let mut d = Dict::default();
+    for (k, v) in entries {
+        d.insert(s(k), v);
+    }
+    Value::dict(d)
+}
+
+fn get<'a>(v: &'a Value, k: &str) -> Option<&'a Value> {
+    match v {
+        Value::Dict(d) => d.get(&s(k)),
+        _ => None,
+    }
+}
+
+/// The class name of an object definition (`?.type`, without version or
+/// package).
+fn object_type(obj: &Value) -> Option<String> {
+    let t = get(obj, "?").and_then(|h| get(h, "type"))?.as_str()?;
+    Some(t.split(['/', '@']).next().unwrap_or(t).to_string())
+}
+
+/// An environment named `name` around `app`, with a default network.
+fn wrap(ex: &Executor, app: Value, name: &str) -> Value {
+    let header = |ty: &str| dict(vec![("type", s(ty)), ("id", s(&ex.new_id()))]);
+    let net = dict(vec![
+        ("?", header("io.murano.resources.NeutronNetwork")),
+        ("name", s(&format!("{name}-network"))),
+    ]);
+    dict(vec![
+        ("?", header("io.murano.Environment")),
+        ("name", s(name)),
+        ("applications", Value::list(vec![app])),
+        (
+            "defaultNetworks",
+            dict(vec![("environment", net), ("flat", Value::Null)]),
+        ),
+    ])
+}
+
+/// Loads `data` (`{"Objects": ...}` or a bare object) as a deployment:
+/// a root that is not an environment goes into an environment named
+/// `env_name`. Returns the root object.
+pub fn load(ex: &Executor, data: &Value, env_name: &str) -> Result<Arc<ObjRef>> {
+    let mut model = match get(data, "Objects") {
+        Some(_) => data.clone(),
+        None => dict(vec![("Objects", data.clone())]),
+    };
+    let objects = get(&model, "Objects").cloned().unwrap_or(Value::Null);
+    let Some(root_type) = object_type(&objects) else {
+        return Err(Error::value(
+            "the model has no root object (`?: {type: ...}`)",
+        ));
+    };
+    if !ex.class(&root_type)?.is_a("io.murano.Environment") {
+        if let Value::Dict(d) = &mut model {
+            let mut d2 = (**d).clone();
+            d2.insert(s("Objects"), wrap(ex, objects, env_name));
+            model = Value::dict(d2);
+        }
+    }
+    model::load_model(ex, &model)?.ok_or_else(|| Error::value("the model has no objects"))
+}
+
+/// Runs `method` on the environment `root`, or, when its class has no
+/// such method, on each of its applications in order (the first error
+/// stops the run).
+pub fn run(ex: &Executor, root: &Arc<ObjRef>, method: &str) -> Result<()> {
+    let root_v = Value::Object(root.clone());
+    if ex.class_of(root)?.find_method(method).is_some() {
+        return ex.call(&root_v, method, vec![], vec![], false).map(|_| ());
+    }
+    let Value::List(apps) = ex.get_property(root, "applications", true)? else {
+        return Ok(());
+    };
+    for app in apps.iter() {
+        if ex.call(app, method, vec![], vec![], false)?.is_none() {
+            return Err(Error::new(
+                "NoMethodFound",
+                format!("Method {method} is not found"),
+            ));
+        }
+    }
+    Ok(())
+}

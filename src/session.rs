@@ -1,0 +1,156 @@
+//! The MuranoPL facade: load a catalogue of packages once, then open as
+//! many sessions over it as there are models, requests or tests. Every
+//! session shares the catalogue's compiled classes; each has its own
+//! object store and its own simulated cloud.
+//!
+//! ```no_run
+//! use muranopl::session::Catalogue;
+//! let cat = Catalogue::load(&["examples/hello-app".into()], &[], false).unwrap();
+//! let session = cat.session();
+//! let cls = session.executor().class("com.example.HelloApp");
+//! ```
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use engine::{Catalog, Executor, Package};
+use package::{to_package, FormatRegistry, PackageFormat, PackageLoader};
+use runtime::Value;
+use sim::SimCloud;
+
+/// Loaded packages and their shared compiled classes.
+#[derive(Clone)]
+pub struct Catalogue {
+    formats: Vec<Arc<dyn PackageFormat>>,
+    catalog: Arc<Catalog>,
+}
+
+impl Catalogue {
+    /// Loads packages (directories or .zip files) and, from the search
+    /// path `libs`, what they require. A class that fails to load is a
+    /// warning on stderr (the rest of its package still runs), or, when
+    /// `strict`, the error.
+    pub fn load(paths: &[PathBuf], libs: &[PathBuf], strict: bool) -> Result<Catalogue, String> {
+        let formats = load_formats(paths, libs)?;
+        Catalogue::from_formats(formats, strict, Vec::new())
+    }
+
+    /// A catalogue over already loaded packages, plus `extra` packages
+    /// searched after them.
+    pub fn from_formats(
+        formats: Vec<Arc<dyn PackageFormat>>,
+        strict: bool,
+        extra: Vec<Package>,
+    ) -> Result<Catalogue, String> {
+        let mut packages = packages_of(&formats, strict)?;
+        packages.extend(extra);
+        Ok(Catalogue {
+            formats,
+            catalog: Catalog::new(packages),
+        })
+    }
+
+    /// The loaded packages, roots first.
+    pub fn formats(&self) -> &[Arc<dyn PackageFormat>] {
+        &self.formats
+    }
+
+    /// The compiled classes.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// A fresh execution over the catalogue with its own simulated cloud,
+    /// the packages' resources readable from it.
+    pub fn session(&self) -> Session {
+        let cloud = Arc::new(SimCloud::new());
+        for p in &self.formats {
+            let p2 = p.clone();
+            cloud.set_resources(
+                p.full_name(),
+                Arc::new(move |n: &str| p2.get_resource(n).ok()),
+            );
+        }
+        let ex = Executor::with_catalog(self.catalog.clone());
+        ex.set_cloud(cloud.clone());
+        Session { ex, cloud }
+    }
+}
+
+/// One execution: an executor and the simulated cloud it deploys to.
+pub struct Session {
+    ex: Arc<Executor>,
+    cloud: Arc<SimCloud>,
+}
+
+impl Session {
+    /// The executor.
+    pub fn executor(&self) -> &Arc<Executor> {
+        &self.ex
+    }
+
+    /// The simulated cloud.
+    pub fn cloud(&self) -> &SimCloud {
+        &self.cloud
+    }
+
+    /// What the run did in the cloud (see [`SimCloud::record`]).
+    pub fn record(&self) -> Value {
+        self.cloud.record()
+    }
+}
+
+/// Loads packages and what they require from the search path, each
+/// `name/version` once.
+pub fn load_formats(
+    paths: &[PathBuf],
+    libs: &[PathBuf],
+) -> Result<Vec<Arc<dyn PackageFormat>>, String> {
+    let reg = FormatRegistry::builtin();
+    let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
+    let mut all: Vec<Arc<dyn PackageFormat>> = Vec::new();
+    let push = |p: Arc<dyn PackageFormat>, all: &mut Vec<Arc<dyn PackageFormat>>| {
+        if !all
+            .iter()
+            .any(|q| q.full_name() == p.full_name() && q.version() == p.version())
+        {
+            all.push(p);
+        }
+    };
+    let mut roots = Vec::new();
+    for path in paths {
+        let p = reg
+            .load(path)
+            .map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+        push(p.clone(), &mut all);
+        roots.push(p);
+    }
+    for root in &roots {
+        let deps = loader.resolve(root).map_err(|e| e.message().to_string())?;
+        for d in deps {
+            push(d, &mut all);
+        }
+    }
+    Ok(all)
+}
+
+/// The executor's packages from the loaded `formats`. A class that fails
+/// to load is a warning (the rest of the package still runs), or, when
+/// `strict`, the error.
+pub fn packages_of(
+    formats: &[Arc<dyn PackageFormat>],
+    strict: bool,
+) -> Result<Vec<Package>, String> {
+    let mut out = Vec::new();
+    for f in formats {
+        let (p, errors) = to_package(&**f);
+        for e in errors {
+            if strict {
+                return Err(format!("{}: {}: {}", f.full_name(), e.kind(), e.message()));
+            }
+            eprintln!("warning: {}: {}", f.full_name(), e.message());
+        }
+        out.push(p);
+    }
+    Ok(out)
+}
