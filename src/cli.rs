@@ -58,6 +58,10 @@ enum Cmd {
         /// (searched to satisfy the packages' `Require`); repeatable.
         #[arg(short = 'L', long = "library")]
         libs: Vec<std::path::PathBuf>,
+        /// Print what the run did to stderr: classes compiled, models,
+        /// objects, and the time of each phase.
+        #[arg(long)]
+        stats: bool,
     },
     /// Murano packages: `info` (manifest facts as JSON), `check` (load and compile),
     /// `pack` (directory to .zip), `bundle` (resolve a bundle as JSON).
@@ -252,7 +256,14 @@ fn run(cli: Cli) -> i32 {
             models,
             jobs,
             libs,
-        } => crate::validate::run(packages, models, jobs, libs),
+            stats,
+        } => crate::validate::run(crate::validate::Options {
+            packages,
+            models,
+            jobs,
+            libs,
+            stats,
+        }),
         Cmd::Package { cmd } => crate::package::run(cmd),
         Cmd::Ui { cmd } => crate::ui::run(cmd),
         Cmd::Run {

@@ -68,14 +68,30 @@ pub fn validate_text(catalog: &Arc<Catalog>, text: &str) -> Report {
     rep
 }
 
+/// The options of `muranopl validate`.
+pub struct Options {
+    /// Package directories or .zip files.
+    pub packages: Vec<PathBuf>,
+    /// Object model files.
+    pub models: Vec<PathBuf>,
+    /// Worker threads (default: all cores).
+    pub jobs: Option<usize>,
+    /// Package search path.
+    pub libs: Vec<PathBuf>,
+    /// Print counts and phase times to stderr.
+    pub stats: bool,
+}
+
 /// Validates `models` against the classes of `packages`; prints a report
 /// and returns the exit status (1 when anything is invalid).
-pub fn run(
-    packages: Vec<PathBuf>,
-    models: Vec<PathBuf>,
-    jobs: Option<usize>,
-    libs: Vec<PathBuf>,
-) -> i32 {
+pub fn run(o: Options) -> i32 {
+    let Options {
+        packages,
+        models,
+        jobs,
+        libs,
+        stats,
+    } = o;
     let start = Instant::now();
     // The packages, with what they require from the search path, are
     // parsed once; every model gets its own execution.
@@ -87,6 +103,7 @@ pub fn run(
         }
     };
     let catalog = catalogue.catalog();
+    let loaded = start.elapsed().as_secs_f64();
     let n = models.len();
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -156,6 +173,16 @@ pub fn run(
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    if stats {
+        eprintln!(
+            "stats: packages {} loaded in {loaded:.3}s; classes compiled {} in {:.3}s; \
+             models {n}, objects {objects} validated in {:.3}s",
+            catalogue.formats().len(),
+            catalog.compiled(),
+            catalog.compile_time().as_secs_f64(),
+            secs - loaded,
+        );
+    }
     eprintln!(
         "validated {n} model(s), {objects} object(s) in {secs:.2}s ({:.0} objects/s, {jobs} thread(s)): {nviol} violation(s), {bad} invalid model(s)",
         objects as f64 / secs.max(1e-9)

@@ -289,13 +289,23 @@ fn parent_views(cx: &Cx, a: Args, all: bool) -> Result<Value> {
 /// green threads; here they run in order.
 fn pselect(cx: &Cx, a: Args) -> Result<Value> {
     let items: Vec<Value> = cx.to_vec(a.get(0))?;
+    let ex = executor(cx)?;
+    // Each green thread runs as code of the calling class (private
+    // properties), as the caller does.
+    let caller = ex.caller();
     let mut tasks: Vec<Box<dyn FnOnce() -> Result<Value>>> = Vec::new();
     for x in items {
         let f = a.get(1).clone();
         let env = cx.env.clone();
-        tasks.push(Box::new(move || match &f {
-            Value::Lambda(c) => c.call(&env, &[x]),
-            other => Ok(other.clone()),
+        let (ex, caller) = (ex.clone(), caller.clone());
+        tasks.push(Box::new(move || {
+            let prev = ex.set_caller(caller);
+            let r = match &f {
+                Value::Lambda(c) => c.call(&env, &[x]),
+                other => Ok(other.clone()),
+            };
+            ex.set_caller(prev);
+            r
         }));
     }
     let mut out = Vec::new();

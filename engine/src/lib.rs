@@ -361,6 +361,8 @@ pub struct Catalog {
     /// the same class at once compile it once.
     building: Mutex<()>,
     compiled: std::sync::atomic::AtomicUsize,
+    /// Time spent compiling, in nanoseconds.
+    compile_ns: AtomicU64,
 }
 
 /// One MuranoPL execution: an object store over a shared [`Catalog`].
@@ -474,12 +476,18 @@ impl Catalog {
             classes: Default::default(),
             building: Mutex::new(()),
             compiled: Default::default(),
+            compile_ns: Default::default(),
         })
     }
 
     /// How many classes have been compiled so far.
     pub fn compiled(&self) -> usize {
         self.compiled.load(Ordering::Relaxed)
+    }
+
+    /// The time spent compiling classes so far.
+    pub fn compile_time(&self) -> std::time::Duration {
+        std::time::Duration::from_nanos(self.compile_ns.load(Ordering::Relaxed))
     }
 
     /// The packages, in lookup order.
@@ -511,7 +519,11 @@ impl Catalog {
             }
         }
         let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
-        self.build_class(&key, &mut Vec::new())
+        let t0 = std::time::Instant::now();
+        let r = self.build_class(&key, &mut Vec::new());
+        self.compile_ns
+            .fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        r
     }
 
     /// A class as code of package `from` sees it: when several loaded
