@@ -1,6 +1,7 @@
 //! `muranopl harness dsl`: MuranoPL conformance cases over JSON Lines
 //! (see `../shared/conformance/PROTOCOL.md`).
 
+use runtime::ErrorKind;
 use std::sync::Arc;
 
 use engine::{exec, model, Executor, Package};
@@ -17,7 +18,10 @@ fn decode(ex: &Executor, j: &J) -> Result<Value, runtime::Error> {
                 .and_then(|i| i.as_str())
                 .unwrap_or("");
             ex.find_object(id).map(Value::Object).ok_or_else(|| {
-                runtime::Error::new("NoObjectFoundError", format!("Object {id} not found"))
+                runtime::Error::new(
+                    ErrorKind::NoObjectFoundError,
+                    format!("Object {id} not found"),
+                )
             })
         }
         J::Object(o) if !(o.len() == 1 && o.keys().next().is_some_and(|k| k.starts_with('$'))) => {
@@ -115,18 +119,31 @@ fn run_step(
     let receiver = match step.get("on") {
         Some(J::String(s)) if s == "root" => match root {
             Some(r) => Value::Object(r.clone()),
-            None => return Err(runtime::Error::new("NoObjectFoundError", "no root object")),
+            None => {
+                return Err(runtime::Error::new(
+                    ErrorKind::NoObjectFoundError,
+                    "no root object",
+                ))
+            }
         },
         Some(J::Object(o)) if o.contains_key("object") => {
             let id = o["object"].as_str().unwrap_or("");
             Value::Object(ex.find_object(id).ok_or_else(|| {
-                runtime::Error::new("NoObjectFoundError", format!("Object {id} not found"))
+                runtime::Error::new(
+                    ErrorKind::NoObjectFoundError,
+                    format!("Object {id} not found"),
+                )
             })?)
         }
         Some(J::Object(o)) if o.contains_key("class") => {
             ex.type_value(o["class"].as_str().unwrap_or(""))?
         }
-        _ => return Err(runtime::Error::new("ValueError", "bad step receiver")),
+        _ => {
+            return Err(runtime::Error::new(
+                ErrorKind::ValueError,
+                "bad step receiver",
+            ))
+        }
     };
     let method = step.get("method").and_then(|m| m.as_str()).unwrap_or("");
     let mut args = Vec::new();
@@ -147,7 +164,7 @@ fn run_step(
     match ex.call(&receiver, method, args, kwargs, true)? {
         Some(v) => stdlib::finalize(ex.env(false), v),
         None => Err(runtime::Error::new(
-            "NoMethodFound",
+            ErrorKind::NoMethodFound,
             format!("Method {method} is not found"),
         )),
     }

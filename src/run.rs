@@ -109,7 +109,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
         .unwrap_or_else(|| "environment".into());
     let root = match sim::deploy::load(ex, &data, &format!("{name}-env")) {
         Ok(r) => r,
-        Err(e) if e.kind() == "ValueError" => {
+        Err(e) if *e.error_kind() == runtime::ErrorKind::ValueError => {
             eprintln!("error: {}: {}", a.model.display(), e.message());
             return 1;
         }

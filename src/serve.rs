@@ -106,10 +106,10 @@ pub fn handle(catalog: &Catalog, method: &str, url: &str, body: &[u8]) -> Answer
     }
 }
 
-fn error(status: u16, kind: &str, message: &str) -> Answer {
+fn error(status: u16, kind: impl std::fmt::Display, message: &str) -> Answer {
     (
         status,
-        json!({"error": {"kind": kind, "message": message, "trace": []}}),
+        json!({"error": {"kind": kind.to_string(), "message": message, "trace": []}}),
     )
 }
 
@@ -120,10 +120,13 @@ fn engine_error(ex: &Executor, e: &runtime::Error, failed: u16) -> Answer {
         .first()
         .cloned()
         .unwrap_or_else(|| e.kind().to_string());
-    let status = match e.kind() {
-        "NoClassFound" | "NoPackageFound" | "NoMethodFound" | "NoMethodRegisteredException" => 404,
-        "MethodNotExposed" => 403,
-        "ContractViolationException" | "NoMatchingMethodException" => 400,
+    use runtime::ErrorKind as K;
+    let status = match e.error_kind() {
+        K::NoClassFound | K::NoPackageFound | K::NoMethodFound | K::NoMethodRegisteredException => {
+            404
+        }
+        K::MethodNotExposed => 403,
+        K::ContractViolationException | K::NoMatchingMethodException => 400,
         _ => failed,
     };
     (
@@ -141,7 +144,7 @@ fn schemas(catalog: &Catalog, class: &str, methods: Option<&str>, query: &str) -
         methods.map(|m| m.split(',').map(|s| s.trim().to_string()).collect());
     let session = catalog.session();
     let ex = session.executor();
-    let answer = match schema::generate_schema(&ex, &spec, methods.as_deref(), package) {
+    let answer = match schema::generate_schema(ex, &spec, methods.as_deref(), package) {
         Ok(list) => {
             let mut out = serde_json::Map::new();
             for (name, v) in list {
@@ -150,7 +153,7 @@ fn schemas(catalog: &Catalog, class: &str, methods: Option<&str>, query: &str) -
             if out.is_empty() {
                 error(
                     404,
-                    "NoMethodFound",
+                    runtime::ErrorKind::NoMethodFound,
                     &format!("class {class} has no model builder of those names"),
                 )
             } else {
@@ -197,12 +200,12 @@ fn action(catalog: &Catalog, body: &[u8]) -> Answer {
     let session = catalog.session();
     let ex = session.executor();
     let answer = (|| {
-        let cls = ex.class(&spec).map_err(|e| engine_error(&ex, &e, 404))?;
+        let cls = ex.class(&spec).map_err(|e| engine_error(ex, &e, 404))?;
         if let Some(p) = field("packageName") {
             if &*cls.package.name != p {
                 return Err(error(
                     404,
-                    "NoClassFound",
+                    runtime::ErrorKind::NoClassFound,
                     &format!("class {class} is not found in package {p}"),
                 ));
             }
@@ -210,7 +213,7 @@ fn action(catalog: &Catalog, body: &[u8]) -> Answer {
         let m = cls.find_method(method).ok_or_else(|| {
             error(
                 404,
-                "NoMethodFound",
+                runtime::ErrorKind::NoMethodFound,
                 &format!("method {method} is not found in class {class}"),
             )
         })?;
@@ -230,7 +233,7 @@ fn action(catalog: &Catalog, body: &[u8]) -> Answer {
                         .unwrap_or(runtime::Value::Null),
                 ),
             )),
-            Err(e) => Err(engine_error(&ex, &e, 500)),
+            Err(e) => Err(engine_error(ex, &e, 500)),
         }
     })();
     answer.unwrap_or_else(|a| a)

@@ -45,8 +45,20 @@ pub fn compile(src: &str, reg: &Registry, opts: CompileOptions) -> Result<Progra
             murano: opts.murano,
         },
     )?;
+    compile_parsed(src, &ast, reg, opts)
+}
+
+/// Compiles an expression already parsed from `src` (as [`compile`] does
+/// after parsing): the MuranoPL IR keeps each expression's syntax tree so
+/// that it is parsed once. `ast`'s spans must be offsets into `src`.
+pub fn compile_parsed(
+    src: &str,
+    ast: &yaql::ast::Expr,
+    reg: &Registry,
+    opts: CompileOptions,
+) -> Result<Program, Error> {
     let mut lw = lower::Lowerer::new(reg).legacy(opts.legacy);
-    let node = lw.lower(&ast)?;
+    let node = lw.lower(ast)?;
     let chunk = emit::Emitter::chunk(&node, lw.nlocals(), false);
     Ok(Program {
         src: src.into(),

@@ -10,6 +10,7 @@
 //! is one implementation; an executor without one answers every operation
 //! with a clear error.
 
+use runtime::ErrorKind;
 use std::sync::Arc;
 
 use runtime::registry::{p, Args, Cx, Registry, Ty};
@@ -70,7 +71,7 @@ pub struct NoCloud;
 impl CloudHost for NoCloud {
     fn call(&self, op: CloudOp, _: Args) -> Result<Value> {
         Err(Error::new(
-            "RuntimeError",
+            ErrorKind::RuntimeError,
             format!("{op:?}: this execution has no cloud (attach one with Executor::set_cloud)"),
         ))
     }

@@ -3,6 +3,7 @@
 //! `bool()`, `notNull()`, `check()`, `class()`, `template()`, `owned()`,
 //! `notOwned()`, list and dict forms).
 
+use runtime::ErrorKind;
 use std::sync::Arc;
 
 use compiler::murano::{Template, TemplateKind};
@@ -39,7 +40,7 @@ pub enum DictKey {
 }
 
 fn violation(msg: impl Into<String>) -> Error {
-    Error::new("ContractViolationException", msg)
+    Error::new(ErrorKind::ContractViolationException, msg)
 }
 
 impl Contract {
@@ -52,7 +53,7 @@ impl Contract {
                 } else {
                     let p = compiler::compile(src, reg, opts).map_err(|e| {
                         Error::new(
-                            "DslContractSyntaxError",
+                            ErrorKind::DslContractSyntaxError,
                             format!("{}: {} in contract `{src}`", t.pos, e.message()),
                         )
                     })?;
@@ -121,9 +122,11 @@ impl Contract {
         name: &str,
     ) -> Result<Value> {
         self.check_at(ex, env, ctx, v, owner, "").map_err(|e| {
-            if e.kind() == "ContractViolationException" && !e.message().starts_with('[') {
+            if *e.error_kind() == ErrorKind::ContractViolationException
+                && !e.message().starts_with('[')
+            {
                 Error::new(
-                    "ContractViolationException",
+                    ErrorKind::ContractViolationException,
                     format!("[{name}] {}", e.message()),
                 )
             } else {
@@ -163,15 +166,17 @@ impl Contract {
                 let r = p.eval_in(env, &Arc::new(f));
                 match r {
                     Ok(r) => stdlib::finalize(env, r),
-                    Err(e) if e.kind() == "ContractViolationException" => Err(violation(format!(
-                        "{}{} (contract at {pos})",
-                        if path.is_empty() {
-                            String::new()
-                        } else {
-                            format!("{path}: ")
-                        },
-                        e.message()
-                    ))),
+                    Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
+                        Err(violation(format!(
+                            "{}{} (contract at {pos})",
+                            if path.is_empty() {
+                                String::new()
+                            } else {
+                                format!("{path}: ")
+                            },
+                            e.message()
+                        )))
+                    }
                     Err(e) => Err(e),
                 }
             }
@@ -376,7 +381,7 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
                 }
             }
             None => Err(Error::new(
-                "NoObjectFoundError",
+                ErrorKind::NoObjectFoundError,
                 format!("Object \"{id}\" is not found in object store"),
             )),
         },

@@ -6,6 +6,7 @@
 //! `Break`, `Continue`, `Parallel`) is interpreted here. `Parallel` runs its
 //! branches one after another (coroutines are the next step, issue 5).
 
+use runtime::ErrorKind;
 use std::sync::Arc;
 
 use compiler::murano::{Node, NodeKind, Template, TemplateKind};
@@ -153,7 +154,7 @@ struct Compiler<'a> {
 }
 
 fn syntax(node: &Node, msg: impl std::fmt::Display) -> Error {
-    node.pos.error("DslSyntaxError", msg)
+    node.pos.error(ErrorKind::DslSyntaxError, msg)
 }
 
 impl Body {
@@ -575,7 +576,9 @@ impl Activation<'_> {
                 }
                 let cur = match self.ex.get_property(&o, name, true) {
                     Ok(c) => c,
-                    Err(e) if e.kind() == "UninitializedPropertyAccessError" => Value::Null,
+                    Err(e) if *e.error_kind() == ErrorKind::UninitializedPropertyAccessError => {
+                        Value::Null
+                    }
                     Err(e) => return Err(e),
                 };
                 if let Some(nv) = self.set_path(cur, steps, v)? {
@@ -1175,7 +1178,7 @@ impl Activation<'_> {
             };
             if !self.ex.spend_step() {
                 return Err(Error::new(
-                    "ExecutionLimitExceeded",
+                    ErrorKind::ExecutionLimitExceeded,
                     format!(
                         "the execution ran more than {} statements",
                         crate::STEP_BUDGET
@@ -1442,14 +1445,14 @@ impl Activation<'_> {
                 Some(e) => return Err(e),
                 None => {
                     return Err(Error::new(
-                        "DslInvalidOperationError",
+                        ErrorKind::DslInvalidOperationError,
                         "Rethrow outside of a Catch block",
                     ))
                 }
             },
             SOp::Invalid { what } => {
                 return Err(Error::new(
-                    "DslInvalidOperationError",
+                    ErrorKind::DslInvalidOperationError,
                     match what {
                         0 => "Break cannot be used on method level",
                         1 => "Continue cannot be used on method level",

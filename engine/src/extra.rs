@@ -3,6 +3,7 @@
 //! `murano/engine/system/yaql_functions.py` and the legacy `type()` of
 //! `murano/dsl/yaql_functions.py`.
 
+use runtime::ErrorKind;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -128,7 +129,7 @@ fn base64decode(_: &Cx, a: Args) -> Result<Value> {
     let bytes = b64_decode(a.str(0))?;
     String::from_utf8(bytes).map(Value::str).map_err(|e| {
         Error::new(
-            "UnicodeDecodeError",
+            ErrorKind::UnicodeDecodeError,
             format!("'utf-8' codec can't decode: {e}"),
         )
     })
@@ -179,10 +180,12 @@ fn convert_macro(macro_: &str, mappings: &runtime::Dict) -> Result<Value> {
     if replaced {
         return Ok(Value::str(out));
     }
-    mappings
-        .get(&Value::str(macro_))
-        .cloned()
-        .ok_or_else(|| Error::new("KeyError", runtime::pyrepr::repr(&Value::str(macro_))))
+    mappings.get(&Value::str(macro_)).cloned().ok_or_else(|| {
+        Error::new(
+            ErrorKind::KeyError,
+            runtime::pyrepr::repr(&Value::str(macro_)),
+        )
+    })
 }
 
 fn bind_value(obj: &Value, mappings: &runtime::Dict) -> Result<Value> {
@@ -319,11 +322,11 @@ impl From<Error> for PatchErr {
 type PResult<T> = std::result::Result<T, PatchErr>;
 
 fn conflict(msg: &str) -> PatchErr {
-    PatchErr::Fail(Error::new("JsonPatchConflict", msg))
+    PatchErr::Fail(Error::new(ErrorKind::JsonPatchConflict, msg))
 }
 
 fn invalid(msg: &str) -> PatchErr {
-    PatchErr::Fail(Error::new("InvalidJsonPatch", msg))
+    PatchErr::Fail(Error::new(ErrorKind::InvalidJsonPatch, msg))
 }
 
 fn parse_pointer(path: &str) -> PResult<Vec<String>> {
@@ -332,7 +335,7 @@ fn parse_pointer(path: &str) -> PResult<Vec<String>> {
     }
     let Some(rest) = path.strip_prefix('/') else {
         return Err(PatchErr::Fail(Error::new(
-            "JsonPointerException",
+            ErrorKind::JsonPointerException,
             "Location must start with /",
         )));
     };
@@ -531,7 +534,7 @@ fn apply_op(doc: &mut Value, op: &Value) -> PResult<()> {
             match resolve(doc, &path) {
                 Ok(v) if v == expected => Ok(()),
                 Ok(v) => Err(PatchErr::Fail(Error::new(
-                    "JsonPatchTestFailed",
+                    ErrorKind::JsonPatchTestFailed,
                     format!(
                         "{} ({}) is not equal to tested value {} ({})",
                         runtime::pyrepr::repr(&v),
@@ -541,7 +544,7 @@ fn apply_op(doc: &mut Value, op: &Value) -> PResult<()> {
                     ),
                 ))),
                 Err(PatchErr::Pointer) => Err(PatchErr::Fail(Error::new(
-                    "JsonPatchTestFailed",
+                    ErrorKind::JsonPatchTestFailed,
                     "member not found",
                 ))),
                 Err(e) => Err(e),

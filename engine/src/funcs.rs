@@ -3,6 +3,7 @@
 //! `require()`, `id()`, `type()`, attributes, `sleep()`, the GC hooks and
 //! the conformance-harness hooks `trace()` and `raisePythonException()`.
 
+use runtime::ErrorKind;
 use std::sync::Arc;
 
 use runtime::registry::{kw, p, var, Args, Cx, Registry, Ty};
@@ -56,7 +57,7 @@ fn type_attr(cx: &Cx, a: Args) -> Result<Value> {
             ex.static_value(&decl, prop, v)
         }
         _ => Err(Error::new(
-            "NoPropertyFound",
+            ErrorKind::NoPropertyFound,
             format!("Static property '{name}' is not found in class {}", t.name),
         )),
     }
@@ -75,7 +76,7 @@ fn ns_name(cx: &Cx, a: Args) -> Result<Value> {
             let full = c
                 .decl
                 .resolve_name(&name)
-                .map_err(|e| Error::new("KeyError", e.message().to_string()))?;
+                .map_err(|e| Error::new(ErrorKind::KeyError, e.message().to_string()))?;
             ex.key_from(&full, Some(&c.package))
         }
         None => name.trim_start_matches(':').to_string(),
@@ -156,7 +157,10 @@ fn find(cx: &Cx, a: Args) -> Result<Value> {
 /// `value.require()`: the value, or an error when null.
 fn require(_: &Cx, a: Args) -> Result<Value> {
     match a.get(0) {
-        Value::Null => Err(Error::new("ValueError", "Required value is missing")),
+        Value::Null => Err(Error::new(
+            ErrorKind::ValueError,
+            "Required value is missing",
+        )),
         v => Ok(v.clone()),
     }
 }
@@ -211,7 +215,10 @@ fn trace(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `raisePythonException()`: a host error, as the harness specifies.
 fn raise_python(_: &Cx, _: Args) -> Result<Value> {
-    Err(Error::new("LookupError", "just random Python exception"))
+    Err(Error::new(
+        ErrorKind::LookupError,
+        "just random Python exception",
+    ))
 }
 
 /// `sleep(seconds)`: gives way to the other green threads (the clock is
@@ -233,8 +240,12 @@ fn is_(cx: &Cx, a: Args) -> Result<Value> {
 
 /// The declaring class of the running method.
 fn current_class(cx: &Cx, ex: &Executor) -> Result<Arc<crate::Class>> {
-    ex.ctx_class(cx.ctx)
-        .ok_or_else(|| Error::new("DslInvalidOperationError", "not inside a MuranoPL method"))
+    ex.ctx_class(cx.ctx).ok_or_else(|| {
+        Error::new(
+            ErrorKind::DslInvalidOperationError,
+            "not inside a MuranoPL method",
+        )
+    })
 }
 
 /// `cast(obj, type)` / `obj.cast(type)`: a view of the object as one of its
@@ -248,7 +259,7 @@ fn cast(cx: &Cx, a: Args) -> Result<Value> {
     let class = ex.class_of(o)?;
     let Some(target) = class.mro().find(|c| *c.name == *want || *c.key == *want) else {
         return Err(Error::new(
-            "NoClassFound",
+            ErrorKind::NoClassFound,
             format!("Object of class {} cannot be cast to {want}", class.name),
         ));
     };
@@ -373,7 +384,7 @@ fn config(cx: &Cx, a: Args) -> Result<Value> {
     let class = current_class(cx, &ex)?;
     if &*class.package.name != "io.murano" {
         return Err(Error::new(
-            "NoFunctionRegisteredException",
+            ErrorKind::NoFunctionRegisteredException,
             "Unknown function \"config\"",
         ));
     }
@@ -392,7 +403,7 @@ fn legacy_method(cx: &Cx, name: &str) -> Result<()> {
     match ex.ctx_class(cx.ctx) {
         Some(c) if c.package.runtime_le_13 => Ok(()),
         _ => Err(Error::new(
-            "NoMethodRegisteredException",
+            ErrorKind::NoMethodRegisteredException,
             format!("Unknown method \"{name}\""),
         )),
     }

@@ -16,6 +16,7 @@
 //! objects are destroyed (`.destroy` of each class, most derived first,
 //! errors muted) rank by rank from the highest.
 
+use runtime::ErrorKind;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -84,7 +85,7 @@ pub fn destroyed_error(ex: &Executor, receiver: &Value) -> Option<Error> {
         .ok()?;
     destroyed.then(|| {
         Error::new(
-            "ObjectDestroyedError",
+            ErrorKind::ObjectDestroyedError,
             format!("Object <{class} {}> is already destroyed", r.id),
         )
     })
@@ -564,7 +565,7 @@ fn gc_is_doomed(cx: &Cx, a: Args) -> Result<Value> {
 fn subscription(ex: &Executor, a: &Args) -> Result<(Arc<ObjRef>, Arc<ObjRef>, Option<String>)> {
     let (Value::Object(p), Value::Object(s)) = (a.get(0), a.get(1)) else {
         return Err(Error::new(
-            "ContractViolationException",
+            ErrorKind::ContractViolationException,
             "publisher and subscriber must be objects",
         ));
     };
@@ -578,7 +579,7 @@ fn subscription(ex: &Executor, a: &Args) -> Result<(Arc<ObjRef>, Arc<ObjRef>, Op
         let class = ex.class_of(&s)?;
         if class.find_method(h).is_none() {
             return Err(Error::new(
-                "NoMethodFound",
+                ErrorKind::NoMethodFound,
                 format!("Method '{h}' is not found in class {}", class.name),
             ));
         }

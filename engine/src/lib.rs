@@ -24,6 +24,7 @@ pub mod serialize;
 pub mod testing;
 pub mod version;
 
+use runtime::ErrorKind;
 use std::any::Any;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -421,30 +422,9 @@ pub fn contract_registry(legacy: bool) -> Arc<Registry> {
 
 /// Kinds of MuranoPL exceptions as seen from inside MuranoPL.
 pub fn qualified_kind(kind: &str) -> String {
-    match kind {
-        "ContractViolationException"
-        | "NoWriteAccessError"
-        | "UninitializedPropertyAccessError"
-        | "PropertyReadError"
-        | "PropertyWriteError"
-        | "NoPropertyFound"
-        | "NoClassFound"
-        | "NoObjectFoundError"
-        | "ObjectDestroyedError"
-        | "DslInvalidOperationError"
-        | "DslContractSyntaxError"
-        | "MethodNotExposed"
-        | "AmbiguousMethodName"
-        | "NoMethodFound"
-        | "AmbiguousClassName"
-        | "DslSyntaxError" => format!("murano.dsl.exceptions.{kind}"),
-        "NoMatchingMethodException"
-        | "NoMethodRegisteredException"
-        | "NoFunctionRegisteredException"
-        | "NoMatchingFunctionException"
-        | "YaqlGrammarException"
-        | "YaqlLexicalException" => format!("yaql.language.exceptions.{kind}"),
-        other => other.to_string(),
+    match ErrorKind::known(kind).and_then(|k| k.module()) {
+        Some(module) => format!("{module}.{kind}"),
+        None => kind.to_string(),
     }
 }
 
@@ -611,7 +591,7 @@ impl Catalog {
             .map(|p| format!("{}/{}", p.name, p.version))
             .collect();
         Error::new(
-            "NoClassFound",
+            ErrorKind::NoClassFound,
             format!("Class \"{name}\" is not found in {}", pkgs.join(", ")),
         )
     }
@@ -623,7 +603,7 @@ impl Catalog {
         }
         if building.iter().any(|b| b == key) {
             return Err(Error::new(
-                "DslSyntaxError",
+                ErrorKind::DslSyntaxError,
                 format!("class {key} inherits from itself"),
             ));
         }
@@ -653,7 +633,7 @@ impl Catalog {
         building.pop();
         let mro = c3(&parents).ok_or_else(|| {
             Error::new(
-                "DslSyntaxError",
+                ErrorKind::DslSyntaxError,
                 format!("cannot linearize the parents of {name}"),
             )
         })?;
@@ -967,7 +947,7 @@ impl Executor {
     pub fn with_obj<T>(&self, r: &ObjRef, f: impl FnOnce(&mut ObjState) -> T) -> Result<T> {
         if r.store != self.store {
             return Err(Error::new(
-                "NoObjectFoundError",
+                ErrorKind::NoObjectFoundError,
                 format!("Object {} is not in this execution", r.id),
             ));
         }
@@ -975,7 +955,7 @@ impl Executor {
         match st.objects.get_mut(r.slot as usize).and_then(|o| o.as_mut()) {
             Some(o) => Ok(f(o)),
             None => Err(Error::new(
-                "ObjectDestroyedError",
+                ErrorKind::ObjectDestroyedError,
                 format!("Object {} has been destroyed", r.id),
             )),
         }
@@ -1079,11 +1059,11 @@ impl Executor {
             return match (v, inside) {
                 (Some(v), true) => Ok(v),
                 _ if any && !inside => Err(Error::new(
-                    "PropertyReadError",
+                    ErrorKind::PropertyReadError,
                     format!("Property '{name}' of class {} is private", class.name),
                 )),
                 (_, _) => Err(Error::new(
-                    "NoPropertyFound",
+                    ErrorKind::NoPropertyFound,
                     format!("Property '{name}' is not found in class {}", class.name),
                 )),
             };
@@ -1096,7 +1076,7 @@ impl Executor {
         match v {
             Some(v) => Ok(v),
             None => Err(Error::new(
-                "UninitializedPropertyAccessError",
+                ErrorKind::UninitializedPropertyAccessError,
                 format!(
                     "Access to uninitialized property \"{name}\" in class \"{}\" is forbidden",
                     class.name
@@ -1143,7 +1123,7 @@ impl Executor {
         let Some((decl, prop)) = class.find_prop(name) else {
             if !inside {
                 return Err(Error::new(
-                    "PropertyWriteError",
+                    ErrorKind::PropertyWriteError,
                     format!("Property '{name}' of class {} is private", class.name),
                 ));
             }
@@ -1157,7 +1137,7 @@ impl Executor {
         };
         if !inside {
             return Err(Error::new(
-                "NoWriteAccessError",
+                ErrorKind::NoWriteAccessError,
                 format!("Property '{name}' is not writable from outside"),
             ));
         }
@@ -1165,7 +1145,7 @@ impl Executor {
             && self.with_obj(r, |o| o.initialized)?
         {
             return Err(Error::new(
-                "NoWriteAccessError",
+                ErrorKind::NoWriteAccessError,
                 format!("Property \"{name}\" is immutable to the caller"),
             ));
         }
@@ -1318,7 +1298,7 @@ impl Executor {
             for (k, _) in &named {
                 if seen.contains(&&**k) {
                     return Err(Error::new(
-                        "NoMatchingMethodException",
+                        ErrorKind::NoMatchingMethodException,
                         format!("duplicate keyword argument {k}"),
                     ));
                 }
@@ -1333,7 +1313,7 @@ impl Executor {
         };
         let sig_err = || {
             Error::new(
-                "NoMatchingMethodException",
+                ErrorKind::NoMatchingMethodException,
                 format!(
                     "No method \"{}\" for receiver {} matches supplied arguments",
                     method.name, decl_class.name
@@ -1554,13 +1534,13 @@ impl Executor {
         };
         if external && !m.is_action() {
             return Err(Error::new(
-                "MethodNotExposed",
+                ErrorKind::MethodNotExposed,
                 format!("Method {name} is not exposed to the API"),
             ));
         }
         if let (Value::Type(_), false) = (receiver, m.is_static()) {
             return Err(Error::new(
-                "NoMethodFound",
+                ErrorKind::NoMethodFound,
                 format!("Method {name} is not static"),
             ));
         }
@@ -1718,7 +1698,7 @@ impl Host for Executor {
             if let Some(m) = class.find_method(name) {
                 if let (Value::Type(_), false) = (receiver, m.is_static()) {
                     return Some(Err(Error::new(
-                        "NoMatchingMethodException",
+                        ErrorKind::NoMatchingMethodException,
                         format!("Method {name} of {} is not static", class.name),
                     )));
                 }
@@ -1753,7 +1733,12 @@ pub fn executor(cx: &Cx) -> Result<Arc<Executor>> {
         .host()
         .and_then(|h| h.as_any().downcast_ref::<Executor>())
         .map(|e| e.arc())
-        .ok_or_else(|| Error::new("RuntimeError", "no MuranoPL executor in this context"))
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::RuntimeError,
+                "no MuranoPL executor in this context",
+            )
+        })
 }
 /// The plain data of a YAML node (scalars typed as YAML 1.1 does).
 pub fn node_value(n: &Node) -> Value {

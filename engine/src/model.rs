@@ -2,6 +2,7 @@
 //! nesting, references by id, property initialization through contracts,
 //! `.init` in dependency order, and `ObjectsCopy` destruction.
 
+use runtime::ErrorKind;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -353,7 +354,10 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
                 .check(ex, &env, &ctx, raw.clone(), Some(r), &p.name)
             {
                 Ok(v) => v,
-                Err(e) if e.kind() == "ContractViolationException" && ex.collecting() => {
+                Err(e)
+                    if *e.error_kind() == ErrorKind::ContractViolationException
+                        && ex.collecting() =>
+                {
                     ex.record_violation(r, &p.name, e);
                     raw
                 }
@@ -462,7 +466,7 @@ pub fn instantiate(
     match load_with(ex, v, owner, resolver.as_deref(), default, true)? {
         Some(r) => Ok(r),
         None => Err(Error::new(
-            "ContractViolationException",
+            ErrorKind::ContractViolationException,
             format!(
                 "Value {} is not an object definition",
                 runtime::pyrepr::repr(v)

@@ -16,6 +16,7 @@
 //! graph with the `Cardinality` / `Inherited` rules of murano's
 //! `meta.merge_providers`.
 
+use runtime::ErrorKind;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
@@ -104,7 +105,7 @@ fn usage_str<T: std::fmt::Debug>(u: T) -> Value {
 
 fn no_attr(kind: &str, name: &str) -> Error {
     Error::new(
-        "NoFunctionRegisteredException",
+        ErrorKind::NoFunctionRegisteredException,
         format!("Unknown attribute \"{name}\" of a {kind} reflection object"),
     )
 }
@@ -549,7 +550,7 @@ fn refl_attr(cx: &Cx, a: Args) -> Result<Value> {
                 .props
                 .iter()
                 .find(|p| &*p.name == pname)
-                .ok_or_else(|| Error::new("NoPropertyFound", pname.to_string()))?;
+                .ok_or_else(|| Error::new(ErrorKind::NoPropertyFound, pname.to_string()))?;
             match name {
                 "name" => Ok(Value::str(pname)),
                 "hasDefault" => Ok(Value::Bool(prop.has_default)),
@@ -720,7 +721,7 @@ fn static_prop_of(ex: &Executor, class: &str, name: &str) -> Result<Arc<Class>> 
     match cls.props.iter().find(|p| &*p.name == name) {
         Some(p) if p.usage == PropertyUsage::Static => Ok(cls),
         _ => Err(Error::new(
-            "NoPropertyFound",
+            ErrorKind::NoPropertyFound,
             format!("Property '{name}' is not found in class {class}"),
         )),
     }
@@ -812,7 +813,7 @@ fn invoke(cx: &Cx, a: Args) -> Result<Value> {
             return crate::call_registry(cx, name, Form::Method, args);
         }
         return Err(Error::new(
-            "NoMethodFound",
+            ErrorKind::NoMethodFound,
             format!("Method {name} is not found in class {class}"),
         ));
     };

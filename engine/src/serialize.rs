@@ -9,6 +9,7 @@
 //! remain become the object's id (or are dropped when the object was
 //! never written and refs are not allowed).
 
+use runtime::ErrorKind;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -531,7 +532,7 @@ fn dump(cx: &Cx, a: Args) -> Result<Value> {
         )));
     };
     let kind = DumpType::parse(a.str(1))
-        .ok_or_else(|| Error::new("ValueError", "Invalid Serialization Type"))?;
+        .ok_or_else(|| Error::new(ErrorKind::ValueError, "Invalid Serialization Type"))?;
     let ignore = match a.get(2) {
         Value::Bool(b) => *b,
         Value::Null => true,

@@ -18,6 +18,7 @@
 //! a fresh executor per test). [`intercept`] is the hook the executor calls
 //! before running a method body.
 
+use runtime::ErrorKind;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -234,7 +235,7 @@ fn run_mock(
             match ex.call(obj, name, pos, named, false)? {
                 Some(v) => Ok(v),
                 None => Err(Error::new(
-                    "NoMethodFound",
+                    ErrorKind::NoMethodFound,
                     format!("Mock method {name} is not found"),
                 )),
             }
@@ -349,7 +350,7 @@ fn inject(cx: &Cx, a: Args) -> Result<Value> {
 fn with_original(cx: &Cx, a: Args) -> Result<Value> {
     let Value::Context(orig) = cx.ctx.var("#mockOriginal") else {
         return Err(Error::new(
-            "RuntimeError",
+            ErrorKind::RuntimeError,
             "withOriginal() is only available inside a mock expression",
         ));
     };
@@ -383,7 +384,7 @@ fn original_method(cx: &Cx, _: Args) -> Result<Value> {
     let ex = executor(cx)?;
     let Value::Int(id) = cx.ctx.var("#mockCall") else {
         return Err(Error::new(
-            "RuntimeError",
+            ErrorKind::RuntimeError,
             "originalMethod() is only available inside a mock expression",
         ));
     };
@@ -395,7 +396,10 @@ fn original_method(cx: &Cx, _: Args) -> Result<Value> {
         .find(|(i, _)| *i == id)
         .map(|(_, c)| c.clone());
     let Some(c) = pending else {
-        return Err(Error::new("RuntimeError", "the mocked call is over"));
+        return Err(Error::new(
+            ErrorKind::RuntimeError,
+            "the mocked call is over",
+        ));
     };
     let env = ex.env(c.class.package.legacy).clone();
     exec::run_method(

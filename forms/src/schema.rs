@@ -19,6 +19,7 @@
 //! Results are plain values (dicts in insertion order); `default` is the
 //! declaration's raw `Default` with expressions written as their source.
 
+use runtime::ErrorKind;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, OnceLock};
 
@@ -170,7 +171,7 @@ fn type_value(base: &str, not_null: bool) -> Value {
 }
 
 fn no_schema(msg: impl Into<String>) -> Error {
-    Error::new("ValueError", msg)
+    Error::new(ErrorKind::ValueError, msg)
 }
 
 // ---- meta ------------------------------------------------------------------
@@ -578,10 +579,12 @@ impl<'a> Gen<'a> {
     }
 
     fn method_schema(&mut self, name: &str) -> Result<Value> {
-        let m = self
-            .cls
-            .find_method(name)
-            .ok_or_else(|| Error::new("NoMethodFound", format!("Method {name} is not found")))?;
+        let m = self.cls.find_method(name).ok_or_else(|| {
+            Error::new(
+                ErrorKind::NoMethodFound,
+                format!("Method {name} is not found"),
+            )
+        })?;
         let decl_cls = self.ex.class(&m.class)?;
         let mut props = Dict::default();
         for a in &m.decl.arguments {
@@ -789,7 +792,10 @@ impl<'a> Gen<'a> {
                 let bound = bind(args, names);
                 let ty = bound[0].ok_or_else(|| no_schema(format!("{name}() needs a type")))?;
                 let ty = self.type_arg(cx, ty)?.ok_or_else(|| {
-                    Error::new("ValueError", format!("{name}(): the type must not be null"))
+                    Error::new(
+                        ErrorKind::ValueError,
+                        format!("{name}(): the type must not be null"),
+                    )
                 })?;
                 if let Some(dt) = bound[1] {
                     self.type_arg(cx, dt)?;
@@ -1100,13 +1106,13 @@ pub fn generate_schema(
     if let Some(p) = package {
         if !ex.packages().iter().any(|x| &*x.name == p) {
             return Err(Error::new(
-                "NoPackageFound",
+                ErrorKind::NoPackageFound,
                 format!("Package {p} is not found"),
             ));
         }
         if &*cls.package.name != p {
             return Err(Error::new(
-                "NoClassFound",
+                ErrorKind::NoClassFound,
                 format!("Class \"{class_name}\" is not found in {p}"),
             ));
         }

@@ -28,6 +28,7 @@
 //! Version 1.x definitions have no `Application` section; their model is
 //! the application object with every field's value as a property.
 
+use runtime::ErrorKind;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -61,7 +62,7 @@ const MAX_DEPTH: usize = 64;
 const MAX_APP_NESTING: usize = 4;
 
 fn ui_error(msg: impl Into<String>) -> Error {
-    Error::new("UiDefinitionError", msg)
+    Error::new(ErrorKind::UiDefinitionError, msg)
 }
 
 // ---- definitions ------------------------------------------------------
@@ -275,7 +276,7 @@ fn check_yaql(n: &Node) -> Result<()> {
                     },
                 ) {
                     return Err(n.pos.error(
-                        "YaqlGrammarException",
+                        ErrorKind::YaqlGrammarException,
                         format!("bad YAQL expression `{t}`: {}", e.message()),
                     ));
                 }
@@ -397,7 +398,7 @@ pub struct UiDefinition {
 fn scalar_text<'a>(n: &'a Node, what: &str) -> Result<&'a str> {
     n.as_scalar().ok_or_else(|| {
         n.pos.error(
-            "UiDefinitionError",
+            ErrorKind::UiDefinitionError,
             format!("{what} must be a scalar, not a {}", n.kind_name()),
         )
     })
@@ -411,12 +412,15 @@ fn opt_int(n: Option<&Node>, what: &str) -> Result<Option<i64>> {
     match node_value(n) {
         Value::Int(i) => Ok(Some(i)),
         Value::Str(s) => s.trim().parse::<i64>().map(Some).map_err(|_| {
-            n.pos
-                .error("UiDefinitionError", format!("{what} must be an integer"))
+            n.pos.error(
+                ErrorKind::UiDefinitionError,
+                format!("{what} must be an integer"),
+            )
         }),
-        _ => Err(n
-            .pos
-            .error("UiDefinitionError", format!("{what} must be an integer"))),
+        _ => Err(n.pos.error(
+            ErrorKind::UiDefinitionError,
+            format!("{what} must be an integer"),
+        )),
     }
 }
 
@@ -432,13 +436,15 @@ fn bool_tpl(n: Option<&Node>, default: bool, what: &str) -> Result<Tpl> {
         Tpl::Const(Value::Str(s)) => match s.to_ascii_lowercase().as_str() {
             "true" | "yes" | "on" | "1" => Ok(Tpl::Const(Value::Bool(true))),
             "false" | "no" | "off" | "0" | "" => Ok(Tpl::Const(Value::Bool(false))),
-            _ => Err(n
-                .pos
-                .error("UiDefinitionError", format!("{what} must be a boolean"))),
+            _ => Err(n.pos.error(
+                ErrorKind::UiDefinitionError,
+                format!("{what} must be a boolean"),
+            )),
         },
-        _ => Err(n
-            .pos
-            .error("UiDefinitionError", format!("{what} must be a boolean"))),
+        _ => Err(n.pos.error(
+            ErrorKind::UiDefinitionError,
+            format!("{what} must be a boolean"),
+        )),
     }
 }
 
@@ -448,7 +454,7 @@ fn parse_validators(n: &Node, what: &str) -> Result<Vec<Validator>> {
     }
     let NodeKind::Seq(items) = &n.kind else {
         return Err(n.pos.error(
-            "UiDefinitionError",
+            ErrorKind::UiDefinitionError,
             format!("{what} must be a list of {{expr, message}} mappings"),
         ));
     };
@@ -456,7 +462,7 @@ fn parse_validators(n: &Node, what: &str) -> Result<Vec<Validator>> {
     for it in items {
         if it.as_map().is_none() {
             return Err(it.pos.error(
-                "UiDefinitionError",
+                ErrorKind::UiDefinitionError,
                 format!(
                     "a validator must be a mapping with `expr`, not a {}",
                     it.kind_name()
@@ -464,15 +470,16 @@ fn parse_validators(n: &Node, what: &str) -> Result<Vec<Validator>> {
             ));
         }
         let Some(expr) = it.get("expr") else {
-            return Err(it
-                .pos
-                .error("UiDefinitionError", "a validator needs an `expr` key"));
+            return Err(it.pos.error(
+                ErrorKind::UiDefinitionError,
+                "a validator needs an `expr` key",
+            ));
         };
         let check = if let Some(re) = expr.get("regexpValidator") {
             Check::Regexp(scalar_text(re, "regexpValidator")?.to_string())
         } else if expr.as_map().is_some() {
             return Err(expr.pos.error(
-                "UiDefinitionError",
+                ErrorKind::UiDefinitionError,
                 "a validator's `expr` mapping must hold `regexpValidator`",
             ));
         } else {
@@ -503,23 +510,27 @@ fn capitalize(s: &str) -> String {
 fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
     if n.as_map().is_none() {
         return Err(n.pos.error(
-            "UiDefinitionError",
+            ErrorKind::UiDefinitionError,
             format!("a field must be a mapping, not a {}", n.kind_name()),
         ));
     }
     let Some(name_n) = n.get("name") else {
-        return Err(n.pos.error("UiDefinitionError", "a field needs a `name`"));
+        return Err(n
+            .pos
+            .error(ErrorKind::UiDefinitionError, "a field needs a `name`"));
     };
     let name = scalar_text(name_n, "field name")?.to_string();
     if name.is_empty() {
-        return Err(name_n
-            .pos
-            .error("UiDefinitionError", "a field's name must not be empty"));
+        return Err(name_n.pos.error(
+            ErrorKind::UiDefinitionError,
+            "a field's name must not be empty",
+        ));
     }
     let Some(type_n) = n.get("type") else {
-        return Err(n
-            .pos
-            .error("UiDefinitionError", format!("field {name} needs a `type`")));
+        return Err(n.pos.error(
+            ErrorKind::UiDefinitionError,
+            format!("field {name} needs a `type`"),
+        ));
     };
     let ty = match &type_n.kind {
         NodeKind::Seq(items) => {
@@ -529,7 +540,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
             }
             if names.is_empty() {
                 return Err(type_n.pos.error(
-                    "UiDefinitionError",
+                    ErrorKind::UiDefinitionError,
                     format!("field {name}: empty type list"),
                 ));
             }
@@ -540,7 +551,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
             match FieldType::from_name(t) {
                 Some(FieldType::Instance) if version.major >= 2 => {
                     return Err(type_n.pos.error(
-                        "UiDefinitionError",
+                        ErrorKind::UiDefinitionError,
                         format!(
                             "field {name}: the `instance` field type was dropped in Version 2.0"
                         ),
@@ -552,7 +563,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
                 }
                 None => {
                     return Err(type_n.pos.error(
-                        "UiDefinitionError",
+                        ErrorKind::UiDefinitionError,
                         format!("field {name}: unknown field type `{t}`"),
                     ))
                 }
@@ -588,7 +599,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
     if let Some(em) = n.get("errorMessages") {
         if em.as_map().is_none() && !em.is_null() {
             return Err(em.pos.error(
-                "UiDefinitionError",
+                ErrorKind::UiDefinitionError,
                 "errorMessages must be a mapping (invalid, required)",
             ));
         }
@@ -627,7 +638,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
                         }
                         _ => {
                             return Err(it.pos.error(
-                                "UiDefinitionError",
+                                ErrorKind::UiDefinitionError,
                                 "a choice must be a [value, label] pair",
                             ))
                         }
@@ -649,7 +660,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
             _ if c.is_null() => {}
             _ => {
                 return Err(c.pos.error(
-                    "UiDefinitionError",
+                    ErrorKind::UiDefinitionError,
                     "choices must be a list of [value, label] pairs",
                 ))
             }
@@ -657,7 +668,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
     }
     if ty == FieldType::Choice && choices.is_empty() {
         return Err(n.pos.error(
-            "UiDefinitionError",
+            ErrorKind::UiDefinitionError,
             format!("choice field {name} has no choices"),
         ));
     }
@@ -672,7 +683,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
             Value::Null => Dict::default(),
             _ => {
                 return Err(r.pos.error(
-                    "UiDefinitionError",
+                    ErrorKind::UiDefinitionError,
                     "requirements must be a mapping (min_disk, min_vcpus, min_memory_mb)",
                 ))
             }
@@ -726,7 +737,7 @@ fn parse_form(name: &str, body: &Node, pos: &Pos, version: UiVersion) -> Result<
     }
     if body.as_map().is_none() {
         return Err(body.pos.error(
-            "UiDefinitionError",
+            ErrorKind::UiDefinitionError,
             format!(
                 "form {name} must be a mapping with `fields`, not a {}",
                 body.kind_name()
@@ -740,7 +751,7 @@ fn parse_form(name: &str, body: &Node, pos: &Pos, version: UiVersion) -> Result<
                     let field = parse_field(it, version)?;
                     if form.fields.iter().any(|x| x.name == field.name) {
                         return Err(it.pos.error(
-                            "UiDefinitionError",
+                            ErrorKind::UiDefinitionError,
                             format!("form {name}: duplicate field {}", field.name),
                         ));
                     }
@@ -750,7 +761,7 @@ fn parse_form(name: &str, body: &Node, pos: &Pos, version: UiVersion) -> Result<
             _ if f.is_null() => {}
             _ => {
                 return Err(f.pos.error(
-                    "UiDefinitionError",
+                    ErrorKind::UiDefinitionError,
                     format!(
                         "form {name}: fields must be a list, not a {}",
                         f.kind_name()
@@ -774,13 +785,13 @@ impl UiDefinition {
         };
         if docs.len() > 1 {
             return Err(docs[1].pos.error(
-                "UiDefinitionError",
+                ErrorKind::UiDefinitionError,
                 "a UI definition is a single YAML document",
             ));
         }
         if doc.as_map().is_none() {
             return Err(doc.pos.error(
-                "UiDefinitionError",
+                ErrorKind::UiDefinitionError,
                 format!(
                     "a UI definition must be a mapping, not a {}",
                     doc.kind_name()
@@ -796,7 +807,7 @@ impl UiDefinition {
                 let t = scalar_text(v, "Version")?;
                 let ver = UiVersion::parse(t).ok_or_else(|| {
                     v.pos.error(
-                        "UiDefinitionError",
+                        ErrorKind::UiDefinitionError,
                         format!("malformed Version `{t}` (expected MAJOR.MINOR)"),
                     )
                 })?;
@@ -806,7 +817,7 @@ impl UiDefinition {
                 };
                 if ver.major == 0 || ver.major > latest.major || ver > latest {
                     return Err(v.pos.error(
-                        "UiDefinitionError",
+                        ErrorKind::UiDefinitionError,
                         format!("unsupported UI format Version {ver} (supported: 1.0 to {latest})"),
                     ));
                 }
@@ -830,7 +841,7 @@ impl UiDefinition {
                 _ if t.is_null() => {}
                 _ => {
                     return Err(t.pos.error(
-                        "UiDefinitionError",
+                        ErrorKind::UiDefinitionError,
                         format!("Templates must be a mapping, not a {}", t.kind_name()),
                     ))
                 }
@@ -842,7 +853,7 @@ impl UiDefinition {
             Some(a) => {
                 if a.as_map().is_none() {
                     return Err(a.pos.error(
-                        "UiDefinitionError",
+                        ErrorKind::UiDefinitionError,
                         format!("Application must be a mapping, not a {}", a.kind_name()),
                     ));
                 }
@@ -851,7 +862,7 @@ impl UiDefinition {
         };
         if application.is_none() && version.major >= 2 {
             return Err(doc.pos.error(
-                "UiDefinitionError",
+                ErrorKind::UiDefinitionError,
                 format!("the Application section is required (UI Version {version})"),
             ));
         }
@@ -863,16 +874,17 @@ impl UiDefinition {
                         let entries = match it.as_map() {
                             Some(e) if e.len() == 1 => e,
                             _ => return Err(it.pos.error(
-                                "UiDefinitionError",
+                                ErrorKind::UiDefinitionError,
                                 "each form must be a mapping of one form name to its definition",
                             )),
                         };
                         let (k, body) = &entries[0];
                         let name = scalar_text(k, "form name")?;
                         if forms.iter().any(|x: &Form| x.name == name) {
-                            return Err(k
-                                .pos
-                                .error("UiDefinitionError", format!("duplicate form {name}")));
+                            return Err(k.pos.error(
+                                ErrorKind::UiDefinitionError,
+                                format!("duplicate form {name}"),
+                            ));
                         }
                         forms.push(parse_form(name, body, &k.pos, version)?);
                     }
@@ -880,7 +892,7 @@ impl UiDefinition {
                 _ if f.is_null() => {}
                 _ => {
                     return Err(f.pos.error(
-                        "UiDefinitionError",
+                        ErrorKind::UiDefinitionError,
                         format!("Forms must be a list of forms, not a {}", f.kind_name()),
                     ))
                 }
@@ -1136,7 +1148,7 @@ fn host<'a>(cx: &'a Cx) -> Result<&'a UiHost> {
     cx.env
         .host()
         .and_then(|h| h.as_any().downcast_ref::<UiHost>())
-        .ok_or_else(|| Error::new("RuntimeError", "not in a Dynamic UI evaluation"))
+        .ok_or_else(|| Error::new(ErrorKind::RuntimeError, "not in a Dynamic UI evaluation"))
 }
 
 fn f_repeat(cx: &Cx, a: Args) -> Result<Value> {
@@ -1144,13 +1156,13 @@ fn f_repeat(cx: &Cx, a: Args) -> Result<Value> {
     let times = a.int(1)?;
     if times < 0 {
         return Err(Error::new(
-            "ValueError",
+            ErrorKind::ValueError,
             format!("repeat: negative count {times} (the dashboard would loop forever)"),
         ));
     }
     if times > MAX_REPEAT {
         return Err(Error::new(
-            "ValueError",
+            ErrorKind::ValueError,
             format!("repeat: count {times} is too large (at most {MAX_REPEAT})"),
         ));
     }
@@ -1535,7 +1547,7 @@ impl Gen<'_> {
         match self.regex_prog.eval_in(&self.env, &Arc::new(f)) {
             Ok(v) => Ok(v.truthy()),
             Err(e) => Err(pos.error(
-                "UiDefinitionError",
+                ErrorKind::UiDefinitionError,
                 format!("bad regexpValidator `{pattern}`: {}", e.message()),
             )),
         }
@@ -1960,7 +1972,7 @@ impl Gen<'_> {
             && !matches!(field.ty, FieldType::Boolean | FieldType::FloatingIp);
         let fail = |msg: String| {
             field.pos.error(
-                "UiValidationError",
+                ErrorKind::UiValidationError,
                 format!("{}.{}: {msg}", form.name, field.name),
             )
         };
@@ -2010,7 +2022,7 @@ impl Gen<'_> {
                 };
                 if !ok {
                     return Err(val.pos.error(
-                        "UiValidationError",
+                        ErrorKind::UiValidationError,
                         format!(
                             "form {}: {}",
                             form.name,
@@ -2058,14 +2070,14 @@ impl Gen<'_> {
         };
         let Value::Dict(md) = &model else {
             return Err(self.ui.pos.error(
-                "UiDefinitionError",
+                ErrorKind::UiDefinitionError,
                 "the Application section must evaluate to a mapping",
             ));
         };
         if !matches!(md.get(&Value::str("?")), Some(Value::Dict(q)) if q.contains_key(&Value::str("type")))
         {
             return Err(self.ui.pos.error(
-                "UiDefinitionError",
+                ErrorKind::UiDefinitionError,
                 "the Application section needs `?: {type: <class>}`",
             ));
         }

@@ -20,6 +20,7 @@
 //! * [`to_package`] compiles a plugin's classes into an executor
 //!   [`Package`], collecting one error per bad class file.
 
+use runtime::ErrorKind;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::io::Read;
@@ -48,15 +49,15 @@ const MAX_ZIP_ENTRY: u64 = 256 << 20;
 const MAX_ZIP_TOTAL: u64 = 1 << 30;
 
 fn format_error(msg: impl Into<String>) -> Error {
-    Error::new("PackageFormatError", msg)
+    Error::new(ErrorKind::PackageFormatError, msg)
 }
 
 fn load_error(msg: impl Into<String>) -> Error {
-    Error::new("PackageLoadError", msg)
+    Error::new(ErrorKind::PackageLoadError, msg)
 }
 
 fn class_error(msg: impl Into<String>) -> Error {
-    Error::new("PackageClassLoadError", msg)
+    Error::new(ErrorKind::PackageClassLoadError, msg)
 }
 
 // ---- sources ----------------------------------------------------------
@@ -322,7 +323,7 @@ fn expect_scalar<'a>(n: &'a Node, key: &str) -> Result<&'a str> {
     match &n.kind {
         NodeKind::Scalar { value, .. } => Ok(value),
         _ => Err(n.pos.error(
-            "PackageFormatError",
+            ErrorKind::PackageFormatError,
             format!("manifest {key} must be a scalar, not a {}", n.kind_name()),
         )),
     }
@@ -345,14 +346,14 @@ impl Manifest {
             [d] => d,
             [_, d, ..] => {
                 return Err(d.pos.error(
-                    "PackageFormatError",
+                    ErrorKind::PackageFormatError,
                     "the manifest must be a single YAML document",
                 ))
             }
         };
         let Some(entries) = doc.as_map() else {
             return Err(doc.pos.error(
-                "PackageFormatError",
+                ErrorKind::PackageFormatError,
                 format!("the manifest must be a mapping, not a {}", doc.kind_name()),
             ));
         };
@@ -361,13 +362,13 @@ impl Manifest {
         for (k, v) in entries {
             let Some(key) = k.as_scalar() else {
                 return Err(k.pos.error(
-                    "PackageFormatError",
+                    ErrorKind::PackageFormatError,
                     format!("manifest keys must be scalars, not a {}", k.kind_name()),
                 ));
             };
             if seen.insert(key, v).is_some() {
                 return Err(k.pos.error(
-                    "PackageFormatError",
+                    ErrorKind::PackageFormatError,
                     format!("duplicate manifest key {key}"),
                 ));
             }
@@ -379,21 +380,23 @@ impl Manifest {
             None => FormatId::parse("MuranoPL/1.0").expect("valid"),
             Some(n) if n.is_null() => FormatId::parse("MuranoPL/1.0").expect("valid"),
             Some(n) => FormatId::parse(expect_scalar(n, "Format")?)
-                .map_err(|e| n.pos.error("PackageFormatError", e))?,
+                .map_err(|e| n.pos.error(ErrorKind::PackageFormatError, e))?,
         };
 
         let full_name = match get("FullName") {
             None => {
-                return Err(doc
-                    .pos
-                    .error("PackageFormatError", "the manifest has no FullName"))
+                return Err(doc.pos.error(
+                    ErrorKind::PackageFormatError,
+                    "the manifest has no FullName",
+                ))
             }
             Some(n) => {
                 let s = expect_scalar(n, "FullName")?;
                 if !valid_full_name(s) {
-                    return Err(n
-                        .pos
-                        .error("PackageFormatError", format!("Invalid FullName {s}")));
+                    return Err(n.pos.error(
+                        ErrorKind::PackageFormatError,
+                        format!("Invalid FullName {s}"),
+                    ));
                 }
                 s.to_string()
             }
@@ -402,7 +405,7 @@ impl Manifest {
         let package_type = match get("Type") {
             None => {
                 return Err(doc.pos.error(
-                    "PackageFormatError",
+                    ErrorKind::PackageFormatError,
                     "the manifest has no Type (Application or Library)",
                 ))
             }
@@ -410,7 +413,7 @@ impl Manifest {
                 let s = expect_scalar(n, "Type")?;
                 if s != "Application" && s != "Library" {
                     return Err(n.pos.error(
-                        "PackageFormatError",
+                        ErrorKind::PackageFormatError,
                         format!("Invalid package Type {s} (Application or Library)"),
                     ));
                 }
@@ -428,7 +431,7 @@ impl Manifest {
             Some(n) => {
                 if n.as_map().is_none() {
                     return Err(n.pos.error(
-                        "PackageFormatError",
+                        ErrorKind::PackageFormatError,
                         format!(
                             "manifest Supplier must be a mapping, not a {}",
                             n.kind_name()
@@ -454,7 +457,7 @@ impl Manifest {
                     .collect::<Result<_>>()?,
                 _ => {
                     return Err(n.pos.error(
-                        "PackageFormatError",
+                        ErrorKind::PackageFormatError,
                         format!("manifest Tags must be a list, not a {}", n.kind_name()),
                     ))
                 }
@@ -465,7 +468,7 @@ impl Manifest {
         if let Some(n) = get("Classes").filter(|n| !n.is_null()) {
             let Some(m) = n.as_map() else {
                 return Err(n.pos.error(
-                    "PackageFormatError",
+                    ErrorKind::PackageFormatError,
                     format!(
                         "manifest Classes must be a mapping of class name to file, not a {}",
                         n.kind_name()
@@ -475,20 +478,23 @@ impl Manifest {
             for (k, v) in m {
                 let name = expect_scalar(k, "Classes key")?;
                 if !valid_full_name(name) {
-                    return Err(k
-                        .pos
-                        .error("PackageFormatError", format!("invalid class name {name}")));
+                    return Err(k.pos.error(
+                        ErrorKind::PackageFormatError,
+                        format!("invalid class name {name}"),
+                    ));
                 }
                 if v.is_null() {
-                    return Err(v
-                        .pos
-                        .error("PackageFormatError", format!("class {name} has no file")));
+                    return Err(v.pos.error(
+                        ErrorKind::PackageFormatError,
+                        format!("class {name} has no file"),
+                    ));
                 }
                 let f = expect_scalar(v, "Classes value")?;
-                Source::check_rel(f).map_err(|e| v.pos.error("PackageFormatError", e.message()))?;
+                Source::check_rel(f)
+                    .map_err(|e| v.pos.error(ErrorKind::PackageFormatError, e.message()))?;
                 if classes.iter().any(|(c, _)| c == name) {
                     return Err(k.pos.error(
-                        "PackageFormatError",
+                        ErrorKind::PackageFormatError,
                         format!("class {name} is listed twice"),
                     ));
                 }
@@ -500,7 +506,7 @@ impl Manifest {
         if let Some(n) = get("Require").filter(|n| !n.is_null()) {
             let Some(m) = n.as_map() else {
                 return Err(n.pos.error(
-                    "PackageFormatError",
+                    ErrorKind::PackageFormatError,
                     format!(
                         "manifest Require must be a mapping of package name to version spec, not a {}",
                         n.kind_name()
@@ -511,7 +517,7 @@ impl Manifest {
                 let name = expect_scalar(k, "Require key")?;
                 if !valid_full_name(name) {
                     return Err(k.pos.error(
-                        "PackageFormatError",
+                        ErrorKind::PackageFormatError,
                         format!("invalid required package name {name}"),
                     ));
                 }
@@ -520,8 +526,8 @@ impl Manifest {
                 } else {
                     Some(expect_scalar(v, "Require value")?)
                 };
-                let spec =
-                    VersionSpec::parse(spec).map_err(|e| v.pos.error("PackageFormatError", e))?;
+                let spec = VersionSpec::parse(spec)
+                    .map_err(|e| v.pos.error(ErrorKind::PackageFormatError, e))?;
                 require.push((name.to_string(), spec));
             }
         }
@@ -529,16 +535,18 @@ impl Manifest {
         let version = match get("Version").filter(|n| !n.is_null()) {
             None => Version::new(0, 0, 0),
             Some(n) => parse_version(expect_scalar(n, "Version")?)
-                .map_err(|e| n.pos.error("PackageFormatError", e))?,
+                .map_err(|e| n.pos.error(ErrorKind::PackageFormatError, e))?,
         };
         let meta = get("Meta").map(node_value);
         let ui = opt_string(get("UI"), "UI")?.unwrap_or_else(|| "ui.yaml".into());
         if let Some(n) = get("UI") {
-            Source::check_rel(&ui).map_err(|e| n.pos.error("PackageFormatError", e.message()))?;
+            Source::check_rel(&ui)
+                .map_err(|e| n.pos.error(ErrorKind::PackageFormatError, e.message()))?;
         }
         let logo_given = opt_string(get("Logo"), "Logo")?;
         if let (Some(n), Some(l)) = (get("Logo"), &logo_given) {
-            Source::check_rel(l).map_err(|e| n.pos.error("PackageFormatError", e.message()))?;
+            Source::check_rel(l)
+                .map_err(|e| n.pos.error(ErrorKind::PackageFormatError, e.message()))?;
         }
         let logo_explicit = logo_given.is_some();
         let logo = logo_given.or_else(|| Some("logo.png".into()));
@@ -585,7 +593,7 @@ pub fn parse_images(text: &str, file: &str) -> Result<Vec<ImageSpec>> {
     }
     let Some(list) = doc.get("Images") else {
         return Err(doc.pos.error(
-            "PackageFormatError",
+            ErrorKind::PackageFormatError,
             "images.lst must be a mapping with an Images list",
         ));
     };
@@ -594,7 +602,7 @@ pub fn parse_images(text: &str, file: &str) -> Result<Vec<ImageSpec>> {
     }
     let NodeKind::Seq(items) = &list.kind else {
         return Err(list.pos.error(
-            "PackageFormatError",
+            ErrorKind::PackageFormatError,
             format!("Images must be a list, not a {}", list.kind_name()),
         ));
     };
@@ -604,7 +612,7 @@ pub fn parse_images(text: &str, file: &str) -> Result<Vec<ImageSpec>> {
             Some(n) if !n.is_null() => expect_scalar(n, "Images Name")?.to_string(),
             _ => {
                 return Err(it.pos.error(
-                    "PackageFormatError",
+                    ErrorKind::PackageFormatError,
                     "an image must be a mapping with a Name",
                 ))
             }
@@ -1630,7 +1638,7 @@ impl PackageLoader {
             }
         }
         if !errors.is_empty() {
-            return Err(Error::new("PackageLoadError", errors.join("\n")));
+            return Err(Error::new(ErrorKind::PackageLoadError, errors.join("\n")));
         }
         // Drop versions made redundant by a later choice.
         let mut keep: Vec<Found> = Vec::new();
@@ -1698,14 +1706,15 @@ pub fn parse_bundle(text: &str, file: &str) -> Result<Bundle> {
         [d] if d.is_null() => return Err(format_error(format!("{file}: the bundle is empty"))),
         [d] => d,
         [_, d, ..] => {
-            return Err(d
-                .pos
-                .error("PackageFormatError", "a bundle must be a single document"))
+            return Err(d.pos.error(
+                ErrorKind::PackageFormatError,
+                "a bundle must be a single document",
+            ))
         }
     };
     if !matches!(doc.kind, NodeKind::Map(_)) {
         return Err(doc.pos.error(
-            "PackageFormatError",
+            ErrorKind::PackageFormatError,
             format!(
                 "a bundle must be a mapping with a Packages list, not a {}",
                 doc.kind_name()
@@ -1713,16 +1722,17 @@ pub fn parse_bundle(text: &str, file: &str) -> Result<Bundle> {
         ));
     }
     let Some(list) = doc.get("Packages") else {
-        return Err(doc
-            .pos
-            .error("PackageFormatError", "the bundle has no Packages list"));
+        return Err(doc.pos.error(
+            ErrorKind::PackageFormatError,
+            "the bundle has no Packages list",
+        ));
     };
     let items: &[Node] = match &list.kind {
         NodeKind::Seq(items) => items,
         _ if list.is_null() => &[],
         _ => {
             return Err(list.pos.error(
-                "PackageFormatError",
+                ErrorKind::PackageFormatError,
                 format!("bundle Packages must be a list, not a {}", list.kind_name()),
             ))
         }
@@ -1731,7 +1741,7 @@ pub fn parse_bundle(text: &str, file: &str) -> Result<Bundle> {
     for it in items {
         if !matches!(it.kind, NodeKind::Map(_)) {
             return Err(it.pos.error(
-                "PackageFormatError",
+                ErrorKind::PackageFormatError,
                 format!(
                     "a bundle entry must be a mapping with a Name, not a {}",
                     it.kind_name()
@@ -1741,20 +1751,22 @@ pub fn parse_bundle(text: &str, file: &str) -> Result<Bundle> {
         let name = match it.get("Name") {
             Some(n) if !n.is_null() => scalar_text(n)
                 .ok_or_else(|| {
-                    n.pos
-                        .error("PackageFormatError", "bundle Name must be a scalar")
+                    n.pos.error(
+                        ErrorKind::PackageFormatError,
+                        "bundle Name must be a scalar",
+                    )
                 })?
                 .trim()
                 .to_string(),
             _ => {
                 return Err(it
                     .pos
-                    .error("PackageFormatError", "a bundle entry has no Name"))
+                    .error(ErrorKind::PackageFormatError, "a bundle entry has no Name"))
             }
         };
         if !valid_full_name(&name) {
             return Err(it.get("Name").expect("checked").pos.error(
-                "PackageFormatError",
+                ErrorKind::PackageFormatError,
                 format!("Invalid package name {name} in the bundle"),
             ));
         }
@@ -1763,15 +1775,17 @@ pub fn parse_bundle(text: &str, file: &str) -> Result<Bundle> {
             Some(n) if n.is_null() => None,
             Some(n) => {
                 let t = scalar_text(n).ok_or_else(|| {
-                    n.pos
-                        .error("PackageFormatError", "bundle Version must be a scalar")
+                    n.pos.error(
+                        ErrorKind::PackageFormatError,
+                        "bundle Version must be a scalar",
+                    )
                 })?;
                 let t = t.trim();
                 if t.is_empty() {
                     None
                 } else {
                     VersionSpec::parse(Some(t))
-                        .map_err(|e| n.pos.error("PackageFormatError", e))?;
+                        .map_err(|e| n.pos.error(ErrorKind::PackageFormatError, e))?;
                     Some(t.to_string())
                 }
             }

@@ -45,9 +45,189 @@ fn floor_char(s: &str, mut i: usize) -> usize {
     i
 }
 
+macro_rules! error_kinds {
+    ($($name:ident,)*) => {
+        /// The kind of an error: the reference's exception class name as
+        /// data. Every known kind is a variant; [`ErrorKind::Other`] holds
+        /// the rest (exceptions MuranoPL code throws by name, kinds a host
+        /// invents). [`ErrorKind::name`] and `Display` give the reference
+        /// name, so output stays what the reference prints.
+        #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ErrorKind {
+            $(
+                #[allow(missing_docs)]
+                $name,
+            )*
+            /// Any other name.
+            Other(Cow<'static, str>),
+        }
+
+        impl ErrorKind {
+            /// The reference's name of the kind.
+            pub fn name(&self) -> &str {
+                match self {
+                    $(ErrorKind::$name => stringify!($name),)*
+                    ErrorKind::Other(name) => name,
+                }
+            }
+
+            /// The known kind of that name (`None` for any other name).
+            pub fn known(name: &str) -> Option<ErrorKind> {
+                match name {
+                    $(stringify!($name) => Some(ErrorKind::$name),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+error_kinds! {
+        // YAQL (yaql.language.exceptions)
+        NoMatchingFunctionException,
+        NoMatchingMethodException,
+        NoFunctionRegisteredException,
+        NoMethodRegisteredException,
+        YaqlGrammarException,
+        YaqlLexicalException,
+        CollectionTooLargeException,
+        MemoryQuotaExceededException,
+        // Python built-in exceptions the reference raises
+        KeyError,
+        IndexError,
+        ValueError,
+        TypeError,
+        AttributeError,
+        LookupError,
+        OverflowError,
+        ZeroDivisionError,
+        RuntimeError,
+        StopIteration,
+        MemoryError,
+        RecursionError,
+        AssertionError,
+        UnicodeDecodeError,
+        // MuranoPL (murano.dsl.exceptions)
+        ContractViolationException,
+        NoWriteAccessError,
+        UninitializedPropertyAccessError,
+        PropertyReadError,
+        PropertyWriteError,
+        NoPropertyFound,
+        NoClassFound,
+        NoObjectFoundError,
+        ObjectDestroyedError,
+        DslInvalidOperationError,
+        DslContractSyntaxError,
+        DslSyntaxError,
+        MethodNotExposed,
+        AmbiguousMethodName,
+        NoMethodFound,
+        AmbiguousClassName,
+        NoPackageFound,
+        // Packages and the dynamic UI
+        PackageFormatError,
+        PackageLoadError,
+        PackageClassLoadError,
+        ResourceNotFound,
+        UiDefinitionError,
+        UiValidationError,
+        // YAML (PyYAML's error classes)
+        ScannerError,
+        ParserError,
+        ComposerError,
+        ConstructorError,
+        // Engine functions and the simulated cloud
+        NeutronClientException,
+        JsonPatchConflict,
+        JsonPatchTestFailed,
+        InvalidJsonPatch,
+        JsonPointerException,
+        // Limits and internal failures
+        ExecutionLimitExceeded,
+        InternalError,
+}
+
+impl ErrorKind {
+    /// The Python module of the reference's exception class, for the kinds
+    /// MuranoPL code sees qualified (`murano.dsl.exceptions.NoClassFound`);
+    /// `None` for the rest.
+    pub fn module(&self) -> Option<&'static str> {
+        use ErrorKind::*;
+        match self {
+            ContractViolationException
+            | NoWriteAccessError
+            | UninitializedPropertyAccessError
+            | PropertyReadError
+            | PropertyWriteError
+            | NoPropertyFound
+            | NoClassFound
+            | NoObjectFoundError
+            | ObjectDestroyedError
+            | DslInvalidOperationError
+            | DslContractSyntaxError
+            | MethodNotExposed
+            | AmbiguousMethodName
+            | NoMethodFound
+            | AmbiguousClassName
+            | DslSyntaxError => Some("murano.dsl.exceptions"),
+            NoMatchingMethodException
+            | NoMethodRegisteredException
+            | NoFunctionRegisteredException
+            | NoMatchingFunctionException
+            | YaqlGrammarException
+            | YaqlLexicalException => Some("yaql.language.exceptions"),
+            _ => None,
+        }
+    }
+
+    /// The kind of a name: a known kind, or [`ErrorKind::Other`].
+    pub fn from_name(name: impl Into<Cow<'static, str>>) -> ErrorKind {
+        let name = name.into();
+        ErrorKind::known(&name).unwrap_or(ErrorKind::Other(name))
+    }
+}
+
+impl From<&'static str> for ErrorKind {
+    fn from(name: &'static str) -> ErrorKind {
+        ErrorKind::from_name(name)
+    }
+}
+
+impl From<String> for ErrorKind {
+    fn from(name: String) -> ErrorKind {
+        ErrorKind::from_name(name)
+    }
+}
+
+impl From<Cow<'static, str>> for ErrorKind {
+    fn from(name: Cow<'static, str>) -> ErrorKind {
+        ErrorKind::from_name(name)
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl PartialEq<str> for ErrorKind {
+    fn eq(&self, other: &str) -> bool {
+        self.name() == other
+    }
+}
+
+impl PartialEq<&str> for ErrorKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.name() == *other
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Inner {
-    kind: Cow<'static, str>,
+    kind: ErrorKind,
     message: String,
     span: Option<Span>,
     data: Option<crate::Value>,
@@ -64,7 +244,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// Makes an error of `kind` with a message.
-    pub fn new(kind: impl Into<Cow<'static, str>>, message: impl Into<String>) -> Error {
+    pub fn new(kind: impl Into<ErrorKind>, message: impl Into<String>) -> Error {
         Error(Box::new(Inner {
             kind: kind.into(),
             message: message.into(),
@@ -91,8 +271,12 @@ impl Error {
     pub fn trace(&self) -> &[String] {
         &self.0.trace
     }
-    /// The error kind.
+    /// The name of the error kind (the reference's exception class).
     pub fn kind(&self) -> &str {
+        self.0.kind.name()
+    }
+    /// The error kind.
+    pub fn error_kind(&self) -> &ErrorKind {
         &self.0.kind
     }
     /// The message.
@@ -139,23 +323,26 @@ impl Error {
 
     /// `KeyError`.
     pub fn key(msg: impl Into<String>) -> Error {
-        Error::new("KeyError", msg)
+        Error::new(ErrorKind::KeyError, msg)
     }
     /// `IndexError`.
     pub fn index(msg: impl Into<String>) -> Error {
-        Error::new("IndexError", msg)
+        Error::new(ErrorKind::IndexError, msg)
     }
     /// `ValueError`.
     pub fn value(msg: impl Into<String>) -> Error {
-        Error::new("ValueError", msg)
+        Error::new(ErrorKind::ValueError, msg)
     }
     /// `TypeError`.
     pub fn type_(msg: impl Into<String>) -> Error {
-        Error::new("TypeError", msg)
+        Error::new(ErrorKind::TypeError, msg)
     }
     /// `CollectionTooLargeException`.
     pub fn too_large() -> Error {
-        Error::new("CollectionTooLargeException", "Collection is too large")
+        Error::new(
+            ErrorKind::CollectionTooLargeException,
+            "Collection is too large",
+        )
     }
 }
 
@@ -176,3 +363,30 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_data_that_print_the_reference_names() {
+        let e = Error::new("NoClassFound", "x");
+        assert_eq!(*e.error_kind(), ErrorKind::NoClassFound);
+        assert_eq!(e.kind(), "NoClassFound");
+        assert_eq!(ErrorKind::NoClassFound.to_string(), "NoClassFound");
+        assert_eq!(
+            ErrorKind::NoClassFound.module(),
+            Some("murano.dsl.exceptions")
+        );
+        assert_eq!(ErrorKind::KeyError.module(), None);
+        // A name the engine does not know (a MuranoPL exception thrown by
+        // name) is kept as it is.
+        let e = Error::new(String::from("com.example.Failure"), "y");
+        assert_eq!(
+            *e.error_kind(),
+            ErrorKind::Other("com.example.Failure".into())
+        );
+        assert_eq!(e.kind(), "com.example.Failure");
+        assert_eq!(ErrorKind::from_name("KeyError"), ErrorKind::KeyError);
+    }
+}

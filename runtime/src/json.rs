@@ -2,6 +2,7 @@
 //! `$dict`, `$datetime`, `$timespan`, `$float` and friends for values JSON
 //! cannot spell.
 
+use crate::error::ErrorKind;
 use std::sync::Arc;
 
 use num_bigint::BigInt;
@@ -20,8 +21,8 @@ const TAGS: [&str; 6] = [
 
 /// Parses tagged JSON text.
 pub fn from_tagged_str(s: &str) -> Result<Value> {
-    let j: serde_json::Value =
-        serde_json::from_str(s).map_err(|e| Error::new("ValueError", format!("bad JSON: {e}")))?;
+    let j: serde_json::Value = serde_json::from_str(s)
+        .map_err(|e| Error::new(ErrorKind::ValueError, format!("bad JSON: {e}")))?;
     from_tagged(&j)
 }
 

@@ -1,6 +1,7 @@
 //! Python-compatible numbers: exact integers (i64 fast path promoting to
 //! big integers), floor division and modulo, float repr.
 
+use crate::error::ErrorKind;
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{Signed, ToPrimitive, Zero};
@@ -18,10 +19,12 @@ fn is_intlike(v: &Value) -> bool {
 
 fn float_of(v: &Value) -> Result<f64> {
     match v {
-        Value::BigInt(b) => b
-            .to_f64()
-            .filter(|f| f.is_finite())
-            .ok_or_else(|| Error::new("OverflowError", "int too large to convert to float")),
+        Value::BigInt(b) => b.to_f64().filter(|f| f.is_finite()).ok_or_else(|| {
+            Error::new(
+                ErrorKind::OverflowError,
+                "int too large to convert to float",
+            )
+        }),
         _ => Ok(v.as_f64().unwrap_or(f64::NAN)),
     }
 }
@@ -69,7 +72,7 @@ pub fn mul(a: &Value, b: &Value) -> Result<Value> {
 }
 
 fn zero_div(msg: &str) -> Error {
-    Error::new("ZeroDivisionError", msg)
+    Error::new(ErrorKind::ZeroDivisionError, msg)
 }
 
 /// `a / b` as yaql does it: floor division for two integers, true

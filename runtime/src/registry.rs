@@ -7,6 +7,7 @@
 //! registry which arguments of a call must be compiled lazily (as closures);
 //! the VM asks it to resolve and run a call.
 
+use crate::error::ErrorKind;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -268,7 +269,7 @@ impl Args {
             Value::Int(n) => Ok(*n),
             Value::Bool(b) => Ok(*b as i64),
             Value::BigInt(_) => Err(Error::new(
-                "OverflowError",
+                ErrorKind::OverflowError,
                 "Python int too large to convert to C ssize_t",
             )),
             _ => Ok(0),
@@ -613,11 +614,11 @@ impl Registry {
 pub fn not_registered(name: &str, form: Form) -> Error {
     match form {
         Form::Function => Error::new(
-            "NoFunctionRegisteredException",
+            ErrorKind::NoFunctionRegisteredException,
             format!("Unknown function \"{}\"", name),
         ),
         Form::Method => Error::new(
-            "NoMethodRegisteredException",
+            ErrorKind::NoMethodRegisteredException,
             format!("Unknown method \"{}\"", name),
         ),
     }
@@ -627,11 +628,11 @@ pub fn not_registered(name: &str, form: Form) -> Error {
 pub fn no_matching(name: &str, form: Form) -> Error {
     match form {
         Form::Function => Error::new(
-            "NoMatchingFunctionException",
+            ErrorKind::NoMatchingFunctionException,
             format!("No function \"{}\" matches supplied arguments", name),
         ),
         Form::Method => Error::new(
-            "NoMatchingMethodException",
+            ErrorKind::NoMatchingMethodException,
             format!("No method \"{}\" matches supplied arguments", name),
         ),
     }

@@ -8,6 +8,7 @@
 //! application to a new environment. The method runs on the environment
 //! when its class has it, else on each of its applications in order.
 
+use runtime::ErrorKind;
 use std::sync::Arc;
 
 use engine::{model, Executor};
@@ -96,7 +97,7 @@ pub fn run(ex: &Executor, root: &Arc<ObjRef>, method: &str) -> Result<()> {
     for app in apps.iter() {
         if ex.call(app, method, vec![], vec![], false)?.is_none() {
             return Err(Error::new(
-                "NoMethodFound",
+                ErrorKind::NoMethodFound,
                 format!("Method {method} is not found"),
             ));
         }

@@ -17,6 +17,7 @@
 //! core library's own resources (the `RunCommand` / `PutFile` plan
 //! templates) are built in.
 
+use runtime::ErrorKind;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
@@ -269,7 +270,7 @@ fn read_resource(c: &SimCloud, package: &str, name: &str) -> Result<Vec<u8>> {
         return Ok(t.as_bytes().to_vec());
     }
     Err(Error::new(
-        "ResourceNotFound",
+        ErrorKind::ResourceNotFound,
         format!("resource {name} not found in package {package}"),
     ))
 }
@@ -771,7 +772,7 @@ fn neutron(c: &SimCloud, a: Args) -> Result<Value> {
     let arg = a.get(2).clone();
     let not_found = |id: &str| {
         Error::new(
-            "NeutronClientException",
+            ErrorKind::NeutronClientException,
             format!("{kind} {id} could not be found"),
         )
     };
@@ -779,7 +780,7 @@ fn neutron(c: &SimCloud, a: Args) -> Result<Value> {
         "create" => {
             let Value::Dict(fields) = &arg else {
                 return Err(Error::new(
-                    "NeutronClientException",
+                    ErrorKind::NeutronClientException,
                     format!(
                         "create {kind}: the body must be a dict, not {}",
                         arg.type_name()
@@ -826,7 +827,7 @@ fn neutron(c: &SimCloud, a: Args) -> Result<Value> {
                 Value::List(l) if l.len() == 2 => (runtime::pyrepr::to_str(&l[0]), l[1].clone()),
                 _ => {
                     return Err(Error::new(
-                        "NeutronClientException",
+                        ErrorKind::NeutronClientException,
                         format!("update {kind}: expected [id, fields]"),
                     ))
                 }
@@ -854,7 +855,7 @@ fn neutron(c: &SimCloud, a: Args) -> Result<Value> {
                 .unwrap_or_default(),
         )),
         other => Err(Error::new(
-            "NeutronClientException",
+            ErrorKind::NeutronClientException,
             format!("unknown Neutron operation {other:?}"),
         )),
     })
@@ -922,7 +923,7 @@ fn execution_plan(c: &SimCloud, a: Args) -> Result<Value> {
     let package = a.get(1).as_str().unwrap_or("").to_string();
     let Value::Dict(t) = &template else {
         return Err(Error::new(
-            "ValueError",
+            ErrorKind::ValueError,
             format!(
                 "an execution plan template must be a dict, not {}",
                 template.type_name()

@@ -10,6 +10,7 @@
 //! `sequence` parameters (`[1, 2].delete(0)[0]` has no matching `#indexer`),
 //! exactly as in yaql.
 
+use runtime::ErrorKind;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -277,7 +278,7 @@ fn dict_(_: &Cx, a: Args) -> Result<Value> {
 
 /// The first two elements of `t` as Python's `iter(t)`/`next` give them.
 fn first_two(t: &Value) -> Result<(Value, Value)> {
-    let stop = || Error::new("StopIteration", "");
+    let stop = || Error::new(ErrorKind::StopIteration, "");
     let mut two: Vec<Value> = Vec::with_capacity(2);
     match t {
         Value::Str(s) => {
@@ -748,14 +749,14 @@ fn repeat(seq: &Value, count: &Value) -> Result<Value> {
     };
     if let Value::BigInt(_) = count {
         return Err(Error::new(
-            "OverflowError",
+            ErrorKind::OverflowError,
             "cannot fit 'int' into an index-sized integer",
         ));
     }
     let n = ival(count).max(0) as usize;
     if l.len().saturating_mul(n) > 2_000_000 {
         return Err(Error::new(
-            "MemoryQuotaExceededException",
+            ErrorKind::MemoryQuotaExceededException,
             "Expression consumed too much memory",
         ));
     }

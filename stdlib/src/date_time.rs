@@ -6,6 +6,7 @@
 //! them. `now()` and `localtz()` read the system clock in UTC through
 //! [`clock_micros`]; the host clock is not built yet.
 
+use runtime::ErrorKind;
 use std::sync::Arc;
 
 use chrono::{Datelike, NaiveDate, NaiveDateTime, Timelike};
@@ -52,7 +53,7 @@ fn ts_of(v: &Value) -> i64 {
 }
 
 fn overflow(msg: &str) -> Error {
-    Error::new("OverflowError", msg.to_string())
+    Error::new(ErrorKind::OverflowError, msg.to_string())
 }
 
 /// Wall-clock microseconds (local time as if it were UTC).
@@ -559,7 +560,7 @@ fn ts_div_num(_: &Cx, a: Args) -> Result<Value> {
     let ts = ts_of(a.get(0));
     let n = a.get(1).as_f64().unwrap_or(0.0);
     if n == 0.0 {
-        return Err(Error::new("ZeroDivisionError", "division by zero"));
+        return Err(Error::new(ErrorKind::ZeroDivisionError, "division by zero"));
     }
     make_ts(round_us(ts as f64 / n)?)
 }
@@ -575,7 +576,10 @@ fn ts_div_num(_: &Cx, a: Args) -> Result<Value> {
 fn ts_div_ts(_: &Cx, a: Args) -> Result<Value> {
     let (x, y) = (ts_of(a.get(0)), ts_of(a.get(1)));
     if y == 0 {
-        return Err(Error::new("ZeroDivisionError", "float division by zero"));
+        return Err(Error::new(
+            ErrorKind::ZeroDivisionError,
+            "float division by zero",
+        ));
     }
     Ok(Value::Float(x as f64 / y as f64))
 }
@@ -1563,7 +1567,7 @@ impl Ymd {
 }
 
 fn parser_error(m: &str) -> Error {
-    Error::new("ParserError", m.to_string())
+    Error::new(ErrorKind::ParserError, m.to_string())
 }
 
 /// `dateutil.parser.parse(s)` for the usual date/time spellings (ISO 8601,

@@ -7,6 +7,7 @@
 //! doubles. The number parameters exclude booleans (`yaqltypes.Number`),
 //! while the bitwise functions take Python `int`, which accepts booleans.
 
+use runtime::ErrorKind;
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicU64, Ordering as AtOrd};
 
@@ -25,7 +26,7 @@ fn big(v: &Value) -> BigInt {
 }
 
 fn overflow(msg: &str) -> Error {
-    Error::new("OverflowError", msg)
+    Error::new(ErrorKind::OverflowError, msg)
 }
 
 /// A finite float as an exact `m * 2^e`.
@@ -611,7 +612,7 @@ fn int_pow(base: &BigInt, exp: &BigInt) -> Result<Value> {
     let e = exp
         .to_u64()
         .filter(|e| e.saturating_mul(base.bits()) <= MAX_BITS)
-        .ok_or_else(|| Error::new("MemoryError", ""))?;
+        .ok_or_else(|| Error::new(ErrorKind::MemoryError, ""))?;
     Ok(Value::from_bigint(num_traits::pow(
         base.clone(),
         e as usize,
@@ -622,7 +623,7 @@ fn int_pow(base: &BigInt, exp: &BigInt) -> Result<Value> {
 fn float_pow(x: f64, y: f64) -> Result<Value> {
     if x == 0.0 && y < 0.0 {
         return Err(Error::new(
-            "ZeroDivisionError",
+            ErrorKind::ZeroDivisionError,
             "0.0 cannot be raised to a negative power",
         ));
     }

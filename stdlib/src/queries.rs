@@ -10,6 +10,7 @@
 
 #![allow(clippy::mutable_key_type, clippy::manual_repeat_n)]
 
+use runtime::ErrorKind;
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 
@@ -113,7 +114,7 @@ where
 }
 
 fn stop_iteration(msg: &str) -> Error {
-    Error::new("StopIteration", msg.to_string())
+    Error::new(ErrorKind::StopIteration, msg.to_string())
 }
 
 /// Calls a registered function as `name(args)` (a yaql `Delegate`).
@@ -1481,8 +1482,10 @@ impl GroupAgg {
             match call(env, &agg, std::slice::from_ref(&vl)) {
                 Err(e)
                     if matches!(
-                        e.kind(),
-                        "NoMatchingMethodException" | "NoMatchingFunctionException" | "IndexError"
+                        e.error_kind(),
+                        ErrorKind::NoMatchingMethodException
+                            | ErrorKind::NoMatchingFunctionException
+                            | ErrorKind::IndexError
                     ) =>
                 {
                     self.failure = Some(e)

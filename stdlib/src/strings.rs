@@ -6,6 +6,7 @@ use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive, Zero};
 use runtime::pyrepr::{repr, to_str};
 use runtime::registry::{kw, p, var, Args, Cx, Registry, Ty};
+use runtime::ErrorKind;
 use runtime::{Error, Result, Value};
 
 // ---------------------------------------------------------------------------
@@ -253,7 +254,7 @@ fn check_repeat_memory(cx: &Cx, s: &str, n: i64) -> Result<()> {
         Some(q) if q > 0 => q as i128,
         _ => {
             if n > 0 && (n as i128) * (s.len() as i128) > (1i128 << 32) {
-                return Err(Error::new("MemoryError", ""));
+                return Err(Error::new(ErrorKind::MemoryError, ""));
             }
             return Ok(());
         }
@@ -261,7 +262,7 @@ fn check_repeat_memory(cx: &Cx, s: &str, n: i64) -> Result<()> {
     let mut total: i128 = (1 - n as i128) * str_sizeof("") as i128;
     let exceeded = || {
         Error::new(
-            "MemoryQuotaExceededException",
+            ErrorKind::MemoryQuotaExceededException,
             "Expression consumed too much memory",
         )
     };
@@ -431,10 +432,9 @@ fn format_int(n: &BigInt, sp: &Spec) -> Result<String> {
         Some('x') => (mag.to_str_radix(16), "0x"),
         Some('X') => (mag.to_str_radix(16).to_uppercase(), "0X"),
         Some('c') => {
-            let c = n
-                .to_u32()
-                .and_then(char::from_u32)
-                .ok_or_else(|| Error::new("OverflowError", "%c arg not in range(0x110000)"))?;
+            let c = n.to_u32().and_then(char::from_u32).ok_or_else(|| {
+                Error::new(ErrorKind::OverflowError, "%c arg not in range(0x110000)")
+            })?;
             return Ok(pad(sp, "", &c.to_string(), '<'));
         }
         Some(t) => {
@@ -692,7 +692,7 @@ impl Fmt<'_> {
                     return Err(Error::value("Empty attribute in format string"));
                 }
                 return Err(Error::new(
-                    "AttributeError",
+                    ErrorKind::AttributeError,
                     format!("'{}' object has no attribute '{}'", v.type_name(), attr),
                 ));
             } else if let Some(r) = rest.strip_prefix('[') {
@@ -1488,7 +1488,7 @@ fn characters(_: &Cx, a: Args) -> Result<Value> {
         }
         let Some(chars) = chars else {
             return Err(Error::new(
-                "AttributeError",
+                ErrorKind::AttributeError,
                 format!("module 'string' has no attribute '{name}'"),
             ));
         };

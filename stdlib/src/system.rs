@@ -2,6 +2,7 @@
 //! `unpack`, `->`), attribute and method plumbing (`#operator_.`),
 //! delegates (`#call`, `lambda`, `call`) and `assert`.
 
+use runtime::ErrorKind;
 use std::sync::Arc;
 
 use runtime::ctx::Frame;
@@ -281,7 +282,7 @@ fn assert_(cx: &Cx, a: Args) -> Result<Value> {
     if ok.truthy() {
         Ok(obj)
     } else {
-        Err(Error::new("AssertionError", a.str(2).to_string()))
+        Err(Error::new(ErrorKind::AssertionError, a.str(2).to_string()))
     }
 }
 

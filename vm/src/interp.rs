@@ -1,5 +1,6 @@
 //! The interpreter loop.
 
+use runtime::ErrorKind;
 use std::cell::Cell;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -42,7 +43,7 @@ impl DepthGuard {
             let n = d.get();
             if n >= MAX_DEPTH {
                 return Err(Error::new(
-                    "RecursionError",
+                    ErrorKind::RecursionError,
                     "maximum recursion depth exceeded",
                 ));
             }
@@ -109,7 +110,7 @@ pub fn run(env: &Env, chunk: &Chunk, ctx: &Arc<Frame>) -> Result<Value> {
     loop {
         let at = pc;
         let Some((op, next)) = Op::decode(code, pc) else {
-            fail!(Error::new("InternalError", "bad bytecode"), at)
+            fail!(Error::new(ErrorKind::InternalError, "bad bytecode"), at)
         };
         pc = next;
         match op {
@@ -423,7 +424,7 @@ pub fn call_site(
                     .registry()
                     .call(&cx, &s.name, s.set.as_deref(), s.form, &pos, &named)
                     .map_err(|e| {
-                        if e.kind() == "NoMethodRegisteredException" {
+                        if *e.error_kind() == ErrorKind::NoMethodRegisteredException {
                             runtime::registry::no_matching(&s.name, s.form)
                         } else {
                             e

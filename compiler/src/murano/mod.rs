@@ -1,7 +1,7 @@
 //! The MuranoPL front end: YAML class files -> positioned trees -> class
 //! declarations.
 //!
-//! Two layers:
+//! Three layers:
 //!
 //! * [`yaml`] reads YAML text (several documents per file) with an
 //!   event-level parser into a [`Node`] tree that keeps each scalar's style
@@ -16,6 +16,9 @@
 //!   `Namespaces`, `Extends`, `Properties`, `Methods`, `Import`, `Meta`,
 //!   meta-class `Usage`/`Cardinality`/`Applies`/`Inherited`, with names
 //!   resolved as murano's `NamespaceResolver` resolves them.
+//! * [`ir`] gives method bodies and contracts a typed, printable and
+//!   verified form: statements with assignment destinations read from
+//!   YAQL syntax trees, and contract trees with their coercion chains.
 //!
 //! Bad input never panics: it is an [`Error`](runtime::Error) whose message
 //! starts with `file:line:col:` and whose span holds the byte offset.
@@ -34,6 +37,7 @@
 //! ```
 
 pub mod decl;
+pub mod ir;
 pub mod yaml;
 
 #[cfg(test)]
@@ -76,7 +80,7 @@ impl fmt::Display for Pos {
 impl Pos {
     /// Makes an error of `kind` whose message is prefixed by this position
     /// and whose span starts at its byte offset.
-    pub fn error(&self, kind: &'static str, msg: impl fmt::Display) -> Error {
+    pub fn error(&self, kind: impl Into<runtime::ErrorKind>, msg: impl fmt::Display) -> Error {
         Error::new(kind, format!("{self}: {msg}"))
             .with_span(Span::new(self.offset as usize, self.offset as usize))
     }

@@ -15,6 +15,7 @@
 //! Every class here was written from the API reference and the packages in
 //! the catalogue that use it, not copied.
 
+use runtime::ErrorKind;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -81,7 +82,7 @@ impl Library {
             Manifest::parse(self.manifest, &format!("{}/manifest.yaml", path.display()))?;
         let Some(entry) = registry.find(&manifest.format) else {
             return Err(Error::new(
-                "PackageFormatError",
+                ErrorKind::PackageFormatError,
                 format!("{}: no plugin for {}", path.display(), manifest.format),
             ));
         };

@@ -1,0 +1,391 @@
+//! The typed IR of MuranoPL method bodies and contracts.
+//!
+//! A method's `Body` and each property's or argument's `Contract` are YAML;
+//! this module gives them a typed, positioned, printable and verified form
+//! that the engine lowers to statement bytecode ([`vm::bc::stmt`]) and to
+//! contract checkers:
+//!
+//! * [`body`]: statements ([`Stmt`], [`Block`]), with assignment
+//!   destinations ([`Dest`]) read from the YAQL syntax tree of the key;
+//!   [`lower_body`] recognises statements exactly as the engine always has.
+//! * [`contract`]: [`Contract`] trees (list and dict forms, and chains of
+//!   coercions such as `$.int().notNull()` recognised from the syntax
+//!   tree); [`lower_contract`].
+//! * [`verify`] and [`verify_contract`] check the invariants the front ends
+//!   guarantee; both run after every lowering in debug builds.
+//!
+//! Expressions are [`Tmpl`] values (constants, lists, dicts and YAQL
+//! expressions). Each YAQL expression ([`Yaql`]) keeps its text, position
+//! and syntax tree, so nothing is parsed again, and has an [`ExprId`]
+//! numbering it in the order the engine compiles expressions; a consumer
+//! compiles them with [`Yaql::compile`] (errors worded as the engine words
+//! them) into a table indexed by that id. The `_with` variants of the front
+//! ends call a hook on each expression as it is made, so a consumer that
+//! compiles there reports the first error of a body in the same order as
+//! compiling while recognising statements does.
+//!
+//! ```
+//! use muranopl_compiler::murano::ir::{lower_body, lower_contract, verify};
+//! use muranopl_compiler::murano::{load_classes, LoadOptions};
+//! let src = "Name: C\nProperties:\n  n:\n    Contract: $.int().notNull()\n\
+//!            Methods:\n  m:\n    Body:\n      - $.n: 1\n      - Return: $.n + 1\n";
+//! let class = &load_classes(src, "C.yaml", LoadOptions::default()).unwrap()[0];
+//! let body = lower_body(class.methods[0].body.as_ref().unwrap(), LoadOptions::default()).unwrap();
+//! verify(&body).unwrap();
+//! assert_eq!(body.to_string(), "assign $.n = 1 @8:9\nreturn e0`$.n + 1` @9:9\n");
+//! let c = lower_contract(&class.properties[0].contract, LoadOptions::default()).unwrap();
+//! assert_eq!(c.to_string(), "chain e0`$.int().notNull()`: int -> notNull @4:15\n");
+//! ```
+
+pub mod body;
+pub mod contract;
+mod verify;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::sync::Arc;
+
+use runtime::{Error, Registry, Span, Value};
+
+use super::yaml::{LoadOptions, Template, TemplateKind};
+use super::Pos;
+use crate::yaql::ast::{Arg, Expr, ExprKind};
+use crate::yaql::{self, LexOptions};
+use crate::{CompileOptions, Program};
+
+pub use body::{
+    lower_body, lower_body_with, Block, Case, Catch, Dest, DestRoot, DestStep, InvalidOp, Stmt,
+    StmtKind,
+};
+pub use contract::{
+    lower_contract, lower_contract_with, Contract, ContractKind, DictKey, Link, LinkKind,
+};
+pub use verify::{verify, verify_contract};
+
+/// The number of a YAQL expression in a body or contract tree: expressions
+/// are numbered from 0 in the order the engine compiles them (which is
+/// not always source order: a `Try`'s `Catch` clauses come before its body,
+/// a destination's indexes from the right). Prints as `e3`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ExprId(u32);
+
+impl ExprId {
+    /// The id with number `n`.
+    pub fn new(n: usize) -> ExprId {
+        ExprId(u32::try_from(n).expect("fewer than 2^32 expressions"))
+    }
+    /// The number, for indexing a side table.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for ExprId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "e{}", self.0)
+    }
+}
+
+/// Where a YAQL expression sits; it decides how compile errors are worded
+/// (see [`Yaql::compile`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// A value in a body (a statement's expression, condition, ...).
+    Template,
+    /// An index of an assignment destination (`$x[$i]`: `$i`).
+    DestIndex,
+    /// The object expression of a [`DestRoot::Of`] destination.
+    DestBase,
+    /// A contract expression.
+    Contract,
+}
+
+/// A YAQL expression: its text, syntax tree and place.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Yaql {
+    /// Its number in the tree.
+    pub id: ExprId,
+    /// Its text (for a destination part: the slice of the key it spans).
+    pub src: Arc<str>,
+    /// Its syntax tree; spans are offsets into `src`.
+    pub ast: Arc<Expr>,
+    /// The position of the YAML scalar it comes from.
+    pub pos: Pos,
+    /// Its byte range in the file (exact for single-line plain scalars).
+    pub span: Span,
+    /// Where it sits.
+    pub role: Role,
+}
+
+impl Yaql {
+    /// Compiles the expression from its syntax tree (no parsing), with
+    /// errors worded as the engine words them: for a [`Role::Template`] the
+    /// compiler's kind with the message ``file:line:col: <message> in `src` ``,
+    /// for a [`Role::Contract`] `DslContractSyntaxError` with
+    /// ``file:line:col: <message> in contract `src` ``, and for destination
+    /// parts the compiler's error as it is.
+    pub fn compile(&self, reg: &Registry, opts: CompileOptions) -> Result<Program, Error> {
+        crate::compile_parsed(&self.src, &self.ast, reg, opts).map_err(|e| self.wrap_error(e))
+    }
+
+    fn wrap_error(&self, e: Error) -> Error {
+        wrap_error(self.role, &self.pos, &self.src, e)
+    }
+}
+
+/// Words a compile error of an expression with role `role` as the engine
+/// does.
+fn wrap_error(role: Role, pos: &Pos, src: &str, e: Error) -> Error {
+    match role {
+        Role::Template => Error::new(
+            e.kind().to_string(),
+            format!("{pos}: {} in `{src}`", e.message()),
+        ),
+        Role::Contract => Error::new(
+            "DslContractSyntaxError",
+            format!("{pos}: {} in contract `{src}`", e.message()),
+        ),
+        Role::DestIndex | Role::DestBase => e,
+    }
+}
+
+impl fmt::Display for Yaql {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}`{}`", self.id, self.src)
+    }
+}
+
+/// A value template: a YAML value as MuranoPL evaluates it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tmpl {
+    /// What it is.
+    pub kind: TmplKind,
+    /// Where it is.
+    pub pos: Pos,
+}
+
+/// The shape of a [`Tmpl`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum TmplKind {
+    /// A constant.
+    Const(Value),
+    /// A YAQL expression.
+    Expr(Yaql),
+    /// A list of templates.
+    List(Vec<Tmpl>),
+    /// A dict of templates, in source order; a key is a constant or an
+    /// expression.
+    Dict(Vec<(Tmpl, Tmpl)>),
+}
+
+impl Tmpl {
+    /// Calls `f` on each YAQL expression, in id order.
+    pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Yaql)) {
+        match &self.kind {
+            TmplKind::Const(_) => {}
+            TmplKind::Expr(y) => f(y),
+            TmplKind::List(items) => items.iter().for_each(|t| t.for_each_expr(f)),
+            TmplKind::Dict(items) => items.iter().for_each(|(k, v)| {
+                k.for_each_expr(f);
+                v.for_each_expr(f);
+            }),
+        }
+    }
+
+    /// The constant, if this is one.
+    pub fn as_const(&self) -> Option<&Value> {
+        match &self.kind {
+            TmplKind::Const(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Tmpl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            TmplKind::Const(v) => write!(f, "{v:?}"),
+            TmplKind::Expr(y) => write!(f, "{y}"),
+            TmplKind::List(items) => {
+                f.write_str("[")?;
+                for (i, t) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                f.write_str("]")
+            }
+            TmplKind::Dict(items) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{k}: {v}")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+/// The hook the `_with` front ends call on each expression as it is made.
+pub type OnExpr<'a> = &'a mut dyn FnMut(&Yaql) -> Result<(), Error>;
+
+/// Makes [`Yaql`] nodes: numbers them and calls the hook.
+pub(crate) struct Exprs<'a> {
+    pub(crate) opts: LoadOptions,
+    next: usize,
+    hook: OnExpr<'a>,
+}
+
+impl<'a> Exprs<'a> {
+    pub(crate) fn new(opts: LoadOptions, hook: OnExpr<'a>) -> Self {
+        Exprs {
+            opts,
+            next: 0,
+            hook,
+        }
+    }
+
+    pub(crate) fn lex(&self) -> LexOptions {
+        LexOptions {
+            legacy: self.opts.legacy,
+            murano: true,
+        }
+    }
+
+    /// Numbers a new expression and passes it to the hook.
+    pub(crate) fn make(
+        &mut self,
+        src: Arc<str>,
+        ast: Arc<Expr>,
+        pos: &Pos,
+        span: Span,
+        role: Role,
+    ) -> Result<Yaql, Error> {
+        let y = Yaql {
+            id: ExprId::new(self.next),
+            src,
+            ast,
+            pos: pos.clone(),
+            span,
+            role,
+        };
+        self.next += 1;
+        (self.hook)(&y)?;
+        Ok(y)
+    }
+
+    /// Parses the text of an expression template.
+    pub(crate) fn parse_template(
+        &mut self,
+        src: &Arc<str>,
+        pos: &Pos,
+        span: Span,
+        role: Role,
+    ) -> Result<Yaql, Error> {
+        // The loader made an expression of the scalar because it parsed
+        // with these options, so this fails only with other options.
+        let ast = yaql::parse(src, self.lex()).map_err(|e| wrap_error(role, pos, src, e))?;
+        self.make(src.clone(), Arc::from(ast), pos, span, role)
+    }
+
+    /// Gives a loaded template its IR form (expressions in source order).
+    pub(crate) fn template(&mut self, t: &Template) -> Result<Tmpl, Error> {
+        let kind = match &t.kind {
+            TemplateKind::Value(v) => TmplKind::Const(v.clone()),
+            TemplateKind::Expr { src, program_span } => {
+                TmplKind::Expr(self.parse_template(src, &t.pos, *program_span, Role::Template)?)
+            }
+            TemplateKind::List(items) => TmplKind::List(
+                items
+                    .iter()
+                    .map(|x| self.template(x))
+                    .collect::<Result<_, _>>()?,
+            ),
+            TemplateKind::Dict(items) => TmplKind::Dict(
+                items
+                    .iter()
+                    .map(|(k, v)| Ok((self.template(k)?, self.template(v)?)))
+                    .collect::<Result<_, Error>>()?,
+            ),
+        };
+        Ok(Tmpl {
+            kind,
+            pos: t.pos.clone(),
+        })
+    }
+}
+
+/// A copy of `e` with every span moved `by` bytes to the left: the tree of
+/// a sub-expression as parsing its own text would give it.
+pub(crate) fn rebase(e: &Expr, by: u32) -> Expr {
+    let mut e = e.clone();
+    shift(&mut e, by);
+    e
+}
+
+fn shift(e: &mut Expr, by: u32) {
+    e.span = Span {
+        start: e.span.start.saturating_sub(by),
+        end: e.span.end.saturating_sub(by),
+    };
+    let args = |a: &mut Vec<Arg>| {
+        for x in a {
+            match x {
+                Arg::Pos(v) | Arg::Named(_, v) => shift(v, by),
+                Arg::Mapping(k, v) => {
+                    shift(k, by);
+                    shift(v, by);
+                }
+                Arg::Skip => {}
+            }
+        }
+    };
+    match &mut e.kind {
+        ExprKind::Lit(_) | ExprKind::Keyword(_) | ExprKind::Var(_) | ExprKind::NsName(..) => {}
+        ExprKind::Call(_, a) | ExprKind::List(a) | ExprKind::Map(a) => args(a),
+        ExprKind::Method(r, _, a) | ExprKind::Index(r, a) | ExprKind::Delegate(r, a) => {
+            shift(r, by);
+            args(a);
+        }
+        ExprKind::Op(_, xs) => xs.iter_mut().for_each(|x| shift(x, by)),
+        ExprKind::Attr(r, _) => shift(r, by),
+        ExprKind::Dot(a, b) | ExprKind::SafeDot(a, b) => {
+            shift(a, by);
+            shift(b, by);
+        }
+    }
+}
+
+/// Whether `e` calls a method named `name` anywhere.
+pub(crate) fn calls_method(e: &Expr, name: &str) -> bool {
+    let args = |a: &[Arg]| {
+        a.iter().any(|x| match x {
+            Arg::Pos(v) | Arg::Named(_, v) => calls_method(v, name),
+            Arg::Mapping(k, v) => calls_method(k, name) || calls_method(v, name),
+            Arg::Skip => false,
+        })
+    };
+    match &e.kind {
+        ExprKind::Lit(_) | ExprKind::Keyword(_) | ExprKind::Var(_) | ExprKind::NsName(..) => false,
+        ExprKind::Call(_, a) | ExprKind::List(a) | ExprKind::Map(a) => args(a),
+        ExprKind::Method(r, n, a) => n == name || calls_method(r, name) || args(a),
+        ExprKind::Index(r, a) | ExprKind::Delegate(r, a) => calls_method(r, name) || args(a),
+        ExprKind::Op(_, xs) => xs.iter().any(|x| calls_method(x, name)),
+        ExprKind::Attr(r, _) => calls_method(r, name),
+        ExprKind::Dot(a, b) | ExprKind::SafeDot(a, b) => {
+            calls_method(a, name) || calls_method(b, name)
+        }
+    }
+}
+
+/// The text `span` covers in `src` (empty when out of range).
+pub(crate) fn slice(src: &str, span: Span) -> &str {
+    src.get(span.start as usize..span.end as usize)
+        .unwrap_or("")
+}
