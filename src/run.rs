@@ -41,10 +41,7 @@ fn write_json(path: &Path, v: &serde_json::Value) -> Result<(), String> {
 }
 
 fn print_error(e: &runtime::Error) {
-    eprintln!("error: {}: {}", e.kind(), e.message());
-    for f in e.trace() {
-        eprintln!("  at {f}");
-    }
+    eprintln!("error: {}", e.report(None));
 }
 
 /// Runs `muranopl run`; returns the exit status.

@@ -73,7 +73,7 @@ fn to_json(v: &runtime::Value) -> String {
 }
 
 fn err(e: runtime::Error) -> String {
-    format!("{}: {}", e.kind(), e.message())
+    e.report(None)
 }
 
 fn load_ui(pkg: &dyn PackageFormat) -> Result<UiDefinition, String> {

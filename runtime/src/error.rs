@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::Arc;
 
 /// A half-open byte range in a source text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -232,6 +233,25 @@ struct Inner {
     span: Option<Span>,
     data: Option<crate::Value>,
     trace: Vec<String>,
+    location: Option<Location>,
+}
+
+/// Where in a file an error arose: the file as the loader was given it,
+/// line and column (1-based, the column in characters).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Location {
+    /// The file.
+    pub file: Arc<str>,
+    /// Line.
+    pub line: u32,
+    /// Column.
+    pub col: u32,
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.col)
+    }
 }
 
 /// An engine error. Its `kind` is the reference's exception class name
@@ -251,6 +271,7 @@ impl Error {
             span: None,
             data: None,
             trace: Vec::new(),
+            location: None,
         }))
     }
     /// Attaches a payload (a MuranoPL exception object).
@@ -294,9 +315,45 @@ impl Error {
         }
         self
     }
-    /// Renders the error against its source with a caret line.
+    /// The file position of the error, when it arose in a file.
+    pub fn location(&self) -> Option<&Location> {
+        self.0.location.as_ref()
+    }
+    /// Sets the file position unless one is already set.
+    pub fn with_location(mut self, loc: Location) -> Error {
+        if self.0.location.is_none() {
+            self.0.location = Some(loc);
+        }
+        self
+    }
+
+    /// Renders the error against the expression text it arose in, with a
+    /// caret line (see [`Error::report`]).
     pub fn render(&self, src: &str) -> String {
+        self.report(Some(src))
+    }
+
+    /// Renders the error as every command prints it: `Kind: message`; the
+    /// file position when the message does not already start with it; a
+    /// caret line under the span when `src` (the expression text) is
+    /// given; the MuranoPL stack trace, innermost frame first.
+    pub fn report(&self, src: Option<&str>) -> String {
         let mut out = format!("{}: {}", self.kind(), self.message());
+        if let Some(loc) = self.location() {
+            if !self.message().starts_with(&loc.to_string()) {
+                out.push_str(&format!("\n  --> {loc}"));
+            }
+        }
+        if let Some(src) = src {
+            self.caret(src, &mut out);
+        }
+        for frame in self.trace() {
+            out.push_str(&format!("\n  at {frame}"));
+        }
+        out
+    }
+
+    fn caret(&self, src: &str, out: &mut String) {
         if let Some(sp) = self.span() {
             let (line, col) = line_col(src, sp.start);
             out.push_str(&format!("\n  at line {line}, column {col}\n"));
@@ -318,7 +375,6 @@ impl Error {
             out.push_str(&" ".repeat(col - 1 - from + lead.len()));
             out.push_str(&"^".repeat(width.min(to.saturating_sub(col - 1)).max(1)));
         }
-        out
     }
 
     /// `KeyError`.
@@ -388,5 +444,32 @@ mod tests {
         );
         assert_eq!(e.kind(), "com.example.Failure");
         assert_eq!(ErrorKind::from_name("KeyError"), ErrorKind::KeyError);
+    }
+
+    #[test]
+    fn one_report_for_every_command() {
+        let loc = Location {
+            file: "Classes/App.yaml".into(),
+            line: 7,
+            col: 9,
+        };
+        let e = Error::new(ErrorKind::DslSyntaxError, "bad statement")
+            .with_location(loc.clone())
+            .push_frame("Classes/App.yaml:7:9 in App.deploy".into());
+        assert_eq!(e.location(), Some(&loc));
+        assert_eq!(
+            e.report(None),
+            "DslSyntaxError: bad statement\n  --> Classes/App.yaml:7:9\n  at Classes/App.yaml:7:9 in App.deploy"
+        );
+        // A message that already names the place is not repeated.
+        let e =
+            Error::new(ErrorKind::DslSyntaxError, "Classes/App.yaml:7:9: bad").with_location(loc);
+        assert_eq!(e.report(None), "DslSyntaxError: Classes/App.yaml:7:9: bad");
+        // With the expression text, a caret under the span.
+        let e = Error::new(ErrorKind::KeyError, "'b'").with_span(Span::new(2, 3));
+        assert_eq!(
+            e.report(Some("$.b")),
+            "KeyError: 'b'\n  at line 1, column 3\n  $.b\n    ^"
+        );
     }
 }

@@ -78,10 +78,22 @@ impl fmt::Display for Pos {
 }
 
 impl Pos {
-    /// Makes an error of `kind` whose message is prefixed by this position
-    /// and whose span starts at its byte offset.
+    /// Makes an error of `kind` at this position: its location is this
+    /// position, its span starts at the byte offset, and its message is
+    /// prefixed by `file:line:col` (as the reference's messages name the
+    /// place).
     pub fn error(&self, kind: impl Into<runtime::ErrorKind>, msg: impl fmt::Display) -> Error {
         Error::new(kind, format!("{self}: {msg}"))
             .with_span(Span::new(self.offset as usize, self.offset as usize))
+            .with_location(self.location())
+    }
+
+    /// This position as an error location.
+    pub fn location(&self) -> runtime::Location {
+        runtime::Location {
+            file: self.file.clone(),
+            line: self.line,
+            col: self.col,
+        }
     }
 }
