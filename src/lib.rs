@@ -23,6 +23,7 @@ pub mod validate;
 
 pub use compiler::{compile, CompileOptions, Program};
 pub use runtime::{json, Env, Error, Options, Value};
+pub use session::{Catalogue, Session};
 
 /// An empty dictionary (for building values by hand).
 pub fn runtime_dict() -> runtime::Dict {

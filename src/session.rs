@@ -3,16 +3,34 @@
 //! session shares the catalogue's compiled classes; each has its own
 //! object store and its own simulated cloud.
 //!
-//! ```no_run
+//! ```
 //! use muranopl::session::Catalogue;
-//! let cat = Catalogue::load(&["examples/hello-app".into()], &[], false).unwrap();
+//! use muranopl::json;
+//! // Compile once...
+//! let cat = Catalogue::load(&["examples/validate".into()], &[], true).unwrap();
+//! // ...validate many models (each in an execution of its own).
+//! let model = json::from_tagged_str(r#"{"?": {"id": "s1", "type": "com.example.Server"},
+//!     "name": "a", "port": 70000, "tags": [], "enabled": true,
+//!     "settings": {"timeout": 1, "label": "x"}}"#).unwrap();
+//! let report = cat.validate(&model);
+//! assert_eq!(report.violations.len(), 1);
+//! assert_eq!(report.violations[0].1, "port");
+//!
+//! // Deploy an application to the simulated cloud.
+//! let cat = Catalogue::load(&["examples/hello-app".into()], &[], true).unwrap();
 //! let session = cat.session();
-//! let cls = session.executor().class("com.example.HelloApp");
+//! let app = json::from_tagged_str(r#"{"?": {"id": "app", "type": "com.example.Hello"},
+//!     "instance": {"?": {"id": "vm", "type": "io.murano.resources.LinuxMuranoInstance"},
+//!                  "name": "web", "flavor": "m1.small", "image": "ubuntu"}}"#).unwrap();
+//! session.deploy(&app, "deploy").unwrap();
+//! let record = json::to_tagged_string(&session.record());
+//! assert!(record.contains("hello from 10."));
 //! ```
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use engine::model::Validation;
 use engine::{Catalog, Executor, Package};
 use package::{to_package, FormatRegistry, PackageFormat, PackageLoader};
 use runtime::Value;
@@ -60,6 +78,12 @@ impl Catalogue {
         &self.catalog
     }
 
+    /// Validates an object model (`{"Objects": ...}` or a bare object)
+    /// against the catalogue's contracts, in an execution of its own.
+    pub fn validate(&self, model: &Value) -> Validation {
+        engine::model::validate(&self.catalog, model)
+    }
+
     /// A fresh execution over the catalogue with its own simulated cloud,
     /// the packages' resources readable from it.
     pub fn session(&self) -> Session {
@@ -92,6 +116,15 @@ impl Session {
     /// The simulated cloud.
     pub fn cloud(&self) -> &SimCloud {
         &self.cloud
+    }
+
+    /// Loads an object model and runs `method` on it in the simulated
+    /// cloud (see [`sim::deploy`]: a root that is not an environment is
+    /// placed into one); returns the root object.
+    pub fn deploy(&self, model: &Value, method: &str) -> runtime::Result<Value> {
+        let root = sim::deploy::load(&self.ex, model, "environment")?;
+        sim::deploy::run(&self.ex, &root, method)?;
+        Ok(Value::Object(root))
     }
 
     /// What the run did in the cloud (see [`SimCloud::record`]).
