@@ -199,44 +199,10 @@ fn action(catalog: &Catalog, body: &[u8]) -> Answer {
     let spec = type_spec(class, field("classVersion"), field("packageName"));
     let session = catalog.session();
     let ex = session.executor();
-    let answer = (|| {
-        let cls = ex.class(&spec).map_err(|e| engine_error(ex, &e, 404))?;
-        if let Some(p) = field("packageName") {
-            if &*cls.package.name != p {
-                return Err(error(
-                    404,
-                    runtime::ErrorKind::NoClassFound,
-                    &format!("class {class} is not found in package {p}"),
-                ));
-            }
-        }
-        let m = cls.find_method(method).ok_or_else(|| {
-            error(
-                404,
-                runtime::ErrorKind::NoMethodFound,
-                &format!("method {method} is not found in class {class}"),
-            )
-        })?;
-        if !m.is_static() || !m.is_action() {
-            return Err(error(
-                403,
-                "MethodNotExposed",
-                &format!("method {method} of {class} is not a static action (Scope: Public, Usage: Static)"),
-            ));
-        }
-        let receiver = runtime::Value::Type(cls.type_ref.clone());
-        match ex.call(&receiver, method, Vec::new(), named, true) {
-            Ok(v) => Ok((
-                200,
-                to_json(
-                    &stdlib::finalize(ex.env(false), v.unwrap_or(runtime::Value::Null))
-                        .unwrap_or(runtime::Value::Null),
-                ),
-            )),
-            Err(e) => Err(engine_error(ex, &e, 500)),
-        }
-    })();
-    answer.unwrap_or_else(|a| a)
+    match ex.call_static_action(&spec, field("packageName"), method, named) {
+        Ok(v) => (200, to_json(&v)),
+        Err(e) => engine_error(ex, &e, 500),
+    }
 }
 
 fn to_json(v: &runtime::Value) -> J {

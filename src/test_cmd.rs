@@ -10,13 +10,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use engine::{exec, model, Executor};
+use engine::{exec, testing, Executor};
 use package::{FormatRegistry, PackageFormat, PackageLoader};
 
 use crate::session::{Catalogue, Session};
-use crate::Value;
-
-const FIXTURE: &str = "io.murano.test.TestFixture";
 
 /// A package and its requirements, compiled once for every test.
 struct Suite {
@@ -54,31 +51,9 @@ fn render(ex: &Executor, e: &runtime::Error) -> String {
 
 /// Runs one test on a fresh executor.
 fn run_one(suite: &Suite, class: &str, test: &str) -> Result<(), String> {
-    run_in(suite.session().executor(), class, test)
-}
-
-fn run_in(ex: &Arc<Executor>, class: &str, test: &str) -> Result<(), String> {
-    let err = |e: runtime::Error| render(ex, &e);
-    let mut header = runtime::Dict::default();
-    header.insert(Value::str("type"), Value::str(class));
-    header.insert(Value::str("id"), Value::str(ex.new_id()));
-    let mut def = runtime::Dict::default();
-    def.insert(Value::str("?"), Value::dict(header));
-    let obj = model::load(ex, &Value::dict(def), None, None, None)
-        .map_err(err)?
-        .ok_or_else(|| format!("could not create {class}"))?;
-    let this = Value::Object(obj);
-    ex.call(&this, "setUp", vec![], vec![], false)
-        .map_err(err)?;
-    let r = ex.call(&this, test, vec![], vec![], false);
-    let down = ex.call(&this, "tearDown", vec![], vec![], false);
-    match r {
-        Ok(Some(_)) => {}
-        Ok(None) => return Err(format!("method {test} is not found in {class}")),
-        Err(e) => return Err(err(e)),
-    }
-    down.map_err(err)?;
-    Ok(())
+    let session = suite.session();
+    let ex = session.executor();
+    testing::run_test(ex, class, test).map_err(|e| render(ex, &e))
 }
 
 /// The test classes of the package and their tests, in declaration order.
@@ -95,19 +70,9 @@ fn discover(suite: &Suite) -> Result<Vec<(String, Vec<String>)>, String> {
     }
     let mut out = Vec::new();
     for name in names {
-        let Ok(class) = ex.class(&name) else {
+        let Some(tests) = testing::tests_of(ex, &name) else {
             continue;
         };
-        if *class.name != *name || !class.is_a(FIXTURE) || &*class.name == FIXTURE {
-            continue;
-        }
-        let tests: Vec<String> = class
-            .decl
-            .methods
-            .iter()
-            .map(|m| m.name.to_string())
-            .filter(|m| m.starts_with("test"))
-            .collect();
         out.push((name, tests));
     }
     Ok(out)

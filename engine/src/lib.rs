@@ -12,6 +12,7 @@
 //! versions of a package provide them (see [`Executor::class`] and
 //! `docs/packages.md`).
 
+pub mod actions;
 pub mod cloud;
 pub mod contracts;
 pub mod exec;

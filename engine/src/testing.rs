@@ -497,3 +497,50 @@ pub fn register(r: &mut Registry) {
         test_contains,
     );
 }
+
+/// The base class of MuranoPL test cases.
+pub const FIXTURE: &str = "io.murano.test.TestFixture";
+
+/// The tests of class `name` as murano-test-runner finds them: its own
+/// methods whose names start with `test`, in declaration order, when the
+/// class is a test case (it extends [`FIXTURE`] and is known by that name);
+/// `None` for any other class.
+pub fn tests_of(ex: &Executor, name: &str) -> Option<Vec<String>> {
+    let class = ex.class(name).ok()?;
+    if *class.name != *name || !class.is_a(FIXTURE) || &*class.name == FIXTURE {
+        return None;
+    }
+    Some(
+        class
+            .decl
+            .methods
+            .iter()
+            .map(|m| m.name.to_string())
+            .filter(|m| m.starts_with("test"))
+            .collect(),
+    )
+}
+
+/// Runs one test as murano-test-runner does: a fresh object of `class`,
+/// `setUp`, the test, then `tearDown` even when the test failed. The
+/// test's error wins over `tearDown`'s.
+pub fn run_test(ex: &Executor, class: &str, test: &str) -> Result<()> {
+    let mut header = runtime::Dict::default();
+    header.insert(Value::str("type"), Value::str(class));
+    header.insert(Value::str("id"), Value::str(ex.new_id()));
+    let mut def = runtime::Dict::default();
+    def.insert(Value::str("?"), Value::dict(header));
+    let obj = model::load(ex, &Value::dict(def), None, None, None)?
+        .ok_or_else(|| Error::new(ErrorKind::NoClassFound, format!("could not create {class}")))?;
+    let this = Value::Object(obj);
+    ex.call(&this, "setUp", vec![], vec![], false)?;
+    let r = ex.call(&this, test, vec![], vec![], false);
+    let down = ex.call(&this, "tearDown", vec![], vec![], false);
+    if r?.is_none() {
+        return Err(Error::new(
+            ErrorKind::NoMethodFound,
+            format!("method {test} is not found in {class}"),
+        ));
+    }
+    down.map(|_| ())
+}
