@@ -13,26 +13,9 @@ use std::sync::Arc;
 
 use engine::{model, Executor};
 use runtime::value::ObjRef;
-use runtime::{Dict, Error, Result, Value};
+use runtime::{Error, Result, Value};
 
-fn s(v: &str) -> Value {
-    Value::str(v)
-}
-
-fn dict(entries: Vec<(&str, Value)>) -> Value {
-    let mut d = Dict::default();
-    for (k, v) in entries {
-        d.insert(s(k), v);
-    }
-    Value::dict(d)
-}
-
-fn get<'a>(v: &'a Value, k: &str) -> Option<&'a Value> {
-    match v {
-        Value::Dict(d) => d.get(&s(k)),
-        _ => None,
-    }
-}
+use crate::{dict, get, s};
 
 /// The class name of an object definition (`?.type`, without version or
 /// package).

@@ -203,11 +203,11 @@ impl SimCloud {
     }
 }
 
-fn s(v: &str) -> Value {
+pub(crate) fn s(v: &str) -> Value {
     Value::str(v)
 }
 
-fn dict(entries: Vec<(&str, Value)>) -> Value {
+pub(crate) fn dict(entries: Vec<(&str, Value)>) -> Value {
     let mut d = Dict::default();
     for (k, v) in entries {
         d.insert(s(k), v);
@@ -300,7 +300,7 @@ fn resource(c: &SimCloud, a: Args) -> Result<Value> {
 
 // ---- Heat ---------------------------------------------------------------
 
-fn get<'a>(v: &'a Value, k: &str) -> Option<&'a Value> {
+pub(crate) fn get<'a>(v: &'a Value, k: &str) -> Option<&'a Value> {
     match v {
         Value::Dict(d) => d.get(&s(k)),
         _ => None,
