@@ -2,9 +2,15 @@
 //! dispatch, property access with usages, contracts, object models in and
 //! out, and the engine functions (`new`, `find`, `id`, ...).
 //!
-//! An [`Executor`] is one MuranoPL execution (one deployment, one harness
-//! case). It is the [`Host`] of the YAQL environment its expressions run
-//! in, so `$obj.method()` on an object reaches [`Executor::call_method`].
+//! A [`Catalog`] holds packages and their compiled classes: each class is
+//! compiled once, the first time any execution needs it, and then shared
+//! (read-only, `Send + Sync`) by every execution and thread. An
+//! [`Executor`] is one MuranoPL execution (one deployment, one model to
+//! validate, one request, one test) over a catalogue: the object store and
+//! everything else a run changes. It is the [`Host`] of the YAQL
+//! environment its expressions run in, so `$obj.method()` on an object
+//! reaches [`Executor::call_method`]; the world outside (Heat, the agent)
+//! it reaches only through its [`cloud::CloudHost`].
 //!
 //! Method bodies run as statement bytecode (`exec.rs`, `vm/src/bc/stmt.rs`);
 //! `Parallel` branches are green threads (`vm/src/coro`). Classes are
@@ -1741,6 +1747,7 @@ pub fn executor(cx: &Cx) -> Result<Arc<Executor>> {
             )
         })
 }
+
 /// The plain data of a YAML node (scalars typed as YAML 1.1 does).
 pub fn node_value(n: &Node) -> Value {
     match &n.kind {
