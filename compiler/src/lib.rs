@@ -1,5 +1,9 @@
 //! The muranopl compiler: YAQL text -> syntax tree -> IR -> bytecode.
 //!
+//! MuranoPL class files go through [`murano`]: YAML -> declarations; a
+//! method body -> [`murano::ir`] -> statement bytecode
+//! ([`murano::emit::compile_body`]); a contract -> [`murano::ir::Contract`].
+//!
 //! ```
 //! use muranopl_compiler::{compile, CompileOptions};
 //! use runtime::Registry;

@@ -1,16 +1,20 @@
-//! Golden tests of the MuranoPL statement and contract IR.
+//! Golden tests of the MuranoPL statement and contract IR and of the
+//! statement bytecode emitted from it.
 //!
 //! Each `tests/golden/ir/NAME.yaml` holds MuranoPL classes; `NAME.golden`
-//! holds the printed IR of every property and argument contract and method
-//! body. Regenerate with `YAQL_BLESS=1 cargo test -p muranopl-compiler
-//! --test murano_ir` and review the diff.
+//! holds the printed IR of every property and argument contract and, for
+//! each method, the printed IR of its body and the disassembly of the code
+//! [`emit`] makes of it. Regenerate with `YAQL_BLESS=1 cargo test -p
+//! muranopl-compiler --test murano_ir` and review the diff.
 //!
-//! The last test lowers the IR to statement bytecode with a port of the
-//! engine's lowering and compares it with the disassembly the repository
-//! pins for the engine (`tests/golden/murano_try.golden` at the root).
+//! The engine runs exactly this code (`Body::compile` calls
+//! [`compile_body`]); a test below checks it against the disassembly the
+//! repository pins for the engine (`tests/golden/murano_try.golden` at the
+//! root).
 
 use std::path::PathBuf;
 
+use muranopl_compiler::murano::emit::{compile_body, emit, lower_and_compile};
 use muranopl_compiler::murano::ir::{
     lower_body, lower_body_with, lower_contract, verify, verify_contract, Block, DestRoot,
     DestStep, StmtKind, Tmpl, TmplKind, Yaql,
@@ -25,8 +29,15 @@ fn indent(text: &str, by: &str) -> String {
     text.lines().map(|l| format!("{by}{l}\n")).collect()
 }
 
-/// The printed IR of every contract and body of `classes`.
+const COMPILE: CompileOptions = CompileOptions {
+    legacy: false,
+    murano: true,
+};
+
+/// The printed IR of every contract and body of `classes`, and the
+/// disassembly of each body's code.
 fn print_classes(classes: &[ClassDecl], opts: LoadOptions) -> String {
+    let reg = Registry::new();
     let mut out = String::new();
     for c in classes {
         out.push_str(&format!("class {}\n", c.name));
@@ -44,13 +55,19 @@ fn print_classes(classes: &[ClassDecl], opts: LoadOptions) -> String {
                 out.push_str(&format!("    argument {}\n", a.name));
                 out.push_str(&indent(&k.to_string(), "      "));
             }
-            let body = match &m.body {
-                Some(b) => lower_body(b, opts).expect("body lowers"),
-                None => Block::default(),
+            let (body, programs) = match &m.body {
+                Some(b) => lower_and_compile(b, &reg, COMPILE).expect("body compiles"),
+                None => (Block::default(), Vec::new().into()),
             };
             verify(&body).expect("body verifies");
             out.push_str("    body\n");
             out.push_str(&indent(&body.to_string(), "      "));
+            out.push_str("    bytecode\n");
+            let code = emit(&body, programs);
+            out.push_str(&indent(&code.disas(), "    "));
+            for (i, t) in code.targets.iter().enumerate() {
+                out.push_str(&format!("      target {i}: {}\n", code.target_text(t)));
+            }
         }
     }
     out
@@ -218,34 +235,22 @@ fn compile_errors_are_worded_as_the_engine_words_them() {
     );
 }
 
-// ---- the engine's lowering, ported onto the IR --------------------------------
+// ---- the emitted bytecode ---------------------------------------------------
 
-#[path = "support/port.rs"]
-mod port;
-
-/// Lowers `src`'s method `m` through the IR and the ported lowering.
+/// The disassembly of `src`'s method `m`.
 fn bytecode(src: &str, file: &str) -> String {
     let classes = load_classes(src, file, LoadOptions::default()).unwrap();
     let node = classes[0].method("m").unwrap().body.clone().unwrap();
-    let reg = Registry::new();
-    let copts = CompileOptions {
-        legacy: false,
-        murano: true,
-    };
-    let mut programs = Vec::new();
-    let b = lower_body_with(&node, LoadOptions::default(), &mut |y: &Yaql| {
-        programs.push(y.compile(&reg, copts)?);
-        Ok(())
-    })
-    .unwrap();
-    port::lower(&b, &programs).disas()
+    compile_body(&node, &Registry::new(), COMPILE)
+        .unwrap()
+        .disas()
 }
 
-/// The IR lowers to exactly the bytecode the engine pins for this method
-/// (`tests/golden/murano_try.golden` at the repository root, whose
-/// source is in `tests/murano.rs`).
+/// The emitted code is the bytecode the repository pins for the engine
+/// (`tests/golden/murano_try.golden` at the root, whose source is in
+/// `tests/murano.rs`).
 #[test]
-fn ir_lowers_to_the_engines_pinned_bytecode() {
+fn emitted_code_is_the_engines_pinned_bytecode() {
     let src = r#"
 Name: Test
 Methods:
@@ -277,34 +282,23 @@ Methods:
       - Throw: notReached
         Message: unreachable
 "#;
-    let want = r#"  0000  IterInit { slot: 0, expr: 0 }                        ; <template>  @Test.yaml:6:9
-  0001  IterNext { slot: 0, var: 0, done: 22 }               ; $i  @Test.yaml:6:9
-  0002  JumpIfNot { cond: 1, to: 5 }                         ; $i = 2  @Test.yaml:10:17
-  0003  Leave { to: 1 }                                       @Test.yaml:12:21
-  0004  Jump { to: 5 }                                        @Test.yaml:10:17
-  0005  Eval { expr: 2 }                                     ; trace($i)  @Test.yaml:13:17
-  0006  JumpIfNot { cond: 3, to: 9 }                         ; $i = 3  @Test.yaml:14:17
-  0007  Return { expr: 4 }                                   ; $i  @Test.yaml:16:21
-  0008  Jump { to: 9 }                                        @Test.yaml:14:17
-  0009  Eval { expr: 5 }                                     ; trace(ok)  @Test.yaml:26:17
-  0010  Jump { to: 19 }                                       @Test.yaml:9:13
-  0011  Catch { try_: 0, clauses: 0 }                        ; keyError as $e -> 0012, * -> 0016  @Test.yaml:9:13
-  0012  Eval { expr: 6 }                                     ; trace($e.message)  @Test.yaml:21:21
-  0013  Rethrow { try_: 0 }                                   @Test.yaml:22:21
-  0014  EndCatch { try_: 0 }                                  @Test.yaml:9:13
-  0015  Jump { to: 19 }                                       @Test.yaml:9:13
-  0016  Leave { to: 22 }                                      @Test.yaml:24:21
-  0017  EndCatch { try_: 0 }                                  @Test.yaml:9:13
-  0018  Jump { to: 19 }                                       @Test.yaml:9:13
-  0019  Eval { expr: 7 }                                     ; trace(finally)  @Test.yaml:28:17
-  0020  EndFinally { try_: 0 }                                @Test.yaml:9:13
-  0021  Jump { to: 1 }                                        @Test.yaml:6:9
-  0022  Throw { throw: 0 }                                   ; "notReached"  @Test.yaml:29:9
-  Handlers:
-    [0002, 0009) -> 0011  Catch(0)
-    [0002, 0019) -> 0019  Finally(0)
-"#;
+    let gold = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/murano_try.golden");
+    let gold = std::fs::read_to_string(&gold).unwrap();
+    let want = gold.split_once('\n').expect("a header line").1;
     assert_eq!(bytecode(src, "Test.yaml"), want);
+}
+
+/// A body that does not lower fails to compile with the front end's error.
+#[test]
+fn compile_body_fails_as_the_front_end_fails() {
+    let src = "Name: T\nMethods:\n  m:\n    Body:\n      - If: $a\n        Foo: 1\n";
+    let classes = load_classes(src, "T.yaml", LoadOptions::default()).unwrap();
+    let node = classes[0].method("m").unwrap().body.clone().unwrap();
+    let e = compile_body(&node, &Registry::new(), COMPILE)
+        .err()
+        .unwrap();
+    assert_eq!(e.kind(), "DslSyntaxError");
+    assert_eq!(e.message(), "T.yaml:6:9: unexpected key 'Foo' in statement");
 }
 
 /// Misplaced `Break`/`Continue`/`Rethrow` lower to `Invalid` with the

@@ -6,37 +6,50 @@
 use runtime::ErrorKind;
 use std::sync::Arc;
 
-use compiler::murano::{Template, TemplateKind};
+use compiler::murano::ir::{self, ContractKind, Yaql};
+use compiler::murano::{LoadOptions, Template};
 use compiler::{CompileOptions, Program};
 use runtime::ctx::Frame;
 use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Dict, Env, Error, Result, Value};
 
+use crate::exec::Hidden;
 use crate::{executor, Executor};
 
-/// A compiled contract.
+/// A compiled contract: the checker built from the contract's IR
+/// ([`compiler::murano::ir::lower_contract`]).
 #[derive(Clone)]
-pub enum Contract {
+pub struct Contract {
+    check: Check,
+    /// The IR's decision: the value stays an object definition.
+    template: bool,
+}
+
+/// A checker node.
+#[derive(Clone)]
+enum Check {
     /// `$` or no contract: anything.
     Any,
-    /// A YAQL contract expression (`$.int().notNull()`).
+    /// A contract expression, a chain of coercions (`$.int().notNull()`)
+    /// or any other expression, evaluated whole with `$` the value; with
+    /// its position.
     Expr(Arc<Program>, Arc<str>),
     /// A constant: the value itself is used.
     Const(Value),
     /// `[c]`, `[c, min]`, `[c, min, max]`.
-    List(Box<Contract>, usize, Option<usize>),
+    List(Box<Check>, usize, Option<usize>),
     /// `{key: c, $.keyContract(): c}`.
-    Dict(Vec<(DictKey, Contract)>),
+    Dict(Vec<(DictKey, Check)>),
 }
 
 /// A key of a dict contract.
 #[derive(Clone)]
-pub enum DictKey {
+enum DictKey {
     /// A fixed key.
     Const(Value),
     /// A key contract (applies to undeclared keys).
-    Expr(Contract),
+    Expr(Check),
 }
 
 fn violation(msg: impl Into<String>) -> Error {
@@ -44,70 +57,29 @@ fn violation(msg: impl Into<String>) -> Error {
 }
 
 impl Contract {
-    /// Compiles a contract template.
+    /// Compiles a contract template: lowers it to the IR, compiling each
+    /// expression as it is made (errors are `DslContractSyntaxError`s), and
+    /// builds the checker from the IR's forms.
     pub fn compile(t: &Template, reg: &Registry, opts: CompileOptions) -> Result<Contract> {
-        Ok(match &t.kind {
-            TemplateKind::Expr { src, .. } => {
-                if src.trim() == "$" {
-                    Contract::Any
-                } else {
-                    let p = compiler::compile(src, reg, opts).map_err(|e| {
-                        Error::new(
-                            ErrorKind::DslContractSyntaxError,
-                            format!("{}: {} in contract `{src}`", t.pos, e.message()),
-                        )
-                    })?;
-                    Contract::Expr(Arc::new(p), format!("{}", t.pos).into())
-                }
-            }
-            TemplateKind::Value(Value::Null) => Contract::Any,
-            TemplateKind::Value(v) => Contract::Const(v.clone()),
-            TemplateKind::List(items) => {
-                if items.is_empty() {
-                    return Ok(Contract::List(Box::new(Contract::Any), 0, None));
-                }
-                let mut bounds = Vec::new();
-                let mut inner: Vec<&Template> = Vec::new();
-                for it in items {
-                    match &it.kind {
-                        TemplateKind::Value(Value::Int(n)) if !inner.is_empty() => {
-                            bounds.push(*n as usize)
-                        }
-                        _ => inner.push(it),
-                    }
-                }
-                let c = match inner.first() {
-                    Some(x) => Contract::compile(x, reg, opts)?,
-                    None => Contract::Any,
-                };
-                Contract::List(
-                    Box::new(c),
-                    bounds.first().copied().unwrap_or(0),
-                    bounds.get(1).copied(),
-                )
-            }
-            TemplateKind::Dict(items) => {
-                let mut out = Vec::new();
-                for (k, v) in items {
-                    let key = match &k.kind {
-                        TemplateKind::Value(kv) => DictKey::Const(kv.clone()),
-                        _ => DictKey::Expr(Contract::compile(k, reg, opts)?),
-                    };
-                    out.push((key, Contract::compile(v, reg, opts)?));
-                }
-                Contract::Dict(out)
-            }
+        let mut programs = Vec::new();
+        let lopts = LoadOptions {
+            legacy: opts.legacy,
+        };
+        let c = ir::lower_contract_with(t, lopts, &mut |y: &Yaql| {
+            programs.push(Arc::new(y.compile(reg, opts)?));
+            Ok(())
+        })?;
+        Ok(Contract {
+            check: Check::of(&c, &programs),
+            template: c.is_template(),
         })
     }
 
     /// True for a `template()` contract (its value stays an object
-    /// definition, not an object).
+    /// definition, not an object), as the IR decides it
+    /// ([`ir::Contract::is_template`]).
     pub fn is_template(&self) -> bool {
-        match self {
-            Contract::Expr(p, _) => p.source().contains(".template("),
-            Contract::List(c, ..) => c.is_template(),
-            _ => false,
-        }
+        self.template
     }
 
     /// Checks and coerces `v`. `owner` is the object the value belongs to
@@ -121,18 +93,49 @@ impl Contract {
         owner: Option<&Arc<ObjRef>>,
         name: &str,
     ) -> Result<Value> {
-        self.check_at(ex, env, ctx, v, owner, "").map_err(|e| {
-            if *e.error_kind() == ErrorKind::ContractViolationException
-                && !e.message().starts_with('[')
-            {
-                Error::new(
-                    ErrorKind::ContractViolationException,
-                    format!("[{name}] {}", e.message()),
-                )
-            } else {
-                e
+        self.check
+            .check_at(ex, env, ctx, v, owner, "")
+            .map_err(|e| {
+                if *e.error_kind() == ErrorKind::ContractViolationException
+                    && !e.message().starts_with('[')
+                {
+                    Error::new(
+                        ErrorKind::ContractViolationException,
+                        format!("[{name}] {}", e.message()),
+                    )
+                } else {
+                    e
+                }
+            })
+    }
+}
+
+impl Check {
+    /// The checker of an IR contract whose expression `ExprId(i)` compiled
+    /// to `programs[i]`.
+    fn of(c: &ir::Contract, programs: &[Arc<Program>]) -> Check {
+        match &c.kind {
+            ContractKind::Any => Check::Any,
+            ContractKind::Const(v) => Check::Const(v.clone()),
+            ContractKind::Chain { expr, .. } | ContractKind::Expr(expr) => {
+                Check::Expr(programs[expr.id.index()].clone(), c.pos.to_string().into())
             }
-        })
+            ContractKind::List { item, min, max, .. } => {
+                Check::List(Box::new(Check::of(item, programs)), *min, *max)
+            }
+            ContractKind::Dict(items) => Check::Dict(
+                items
+                    .iter()
+                    .map(|(k, v)| {
+                        let k = match k {
+                            ir::DictKey::Const(k) => DictKey::Const(k.clone()),
+                            ir::DictKey::Contract(k) => DictKey::Expr(Check::of(k, programs)),
+                        };
+                        (k, Check::of(v, programs))
+                    })
+                    .collect(),
+            ),
+        }
     }
 
     fn check_at(
@@ -145,8 +148,8 @@ impl Contract {
         path: &str,
     ) -> Result<Value> {
         match self {
-            Contract::Any => Ok(v),
-            Contract::Const(c) => {
+            Check::Any => Ok(v),
+            Check::Const(c) => {
                 let _ = ex;
                 if v.is_null() || v == *c {
                     Ok(c.clone())
@@ -158,10 +161,10 @@ impl Contract {
                     )))
                 }
             }
-            Contract::Expr(p, pos) => {
+            Check::Expr(p, pos) => {
                 let mut f = Frame::child(ctx, &[v]);
                 if let Some(o) = owner {
-                    f.vars.push(("#owner".into(), Value::Object(o.clone())));
+                    f.vars.push((Hidden::Owner.key(), Value::Object(o.clone())));
                 }
                 let r = p.eval_in(env, &Arc::new(f));
                 match r {
@@ -180,7 +183,7 @@ impl Contract {
                     Err(e) => Err(e),
                 }
             }
-            Contract::List(c, min, max) => {
+            Check::List(c, min, max) => {
                 let items: Vec<Value> = match v {
                     Value::Null => Vec::new(),
                     Value::List(l) => (*l).clone(),
@@ -210,14 +213,14 @@ impl Contract {
                 }
                 Ok(Value::list(out))
             }
-            Contract::Dict(items) if items.is_empty() => match v {
+            Check::Dict(items) if items.is_empty() => match v {
                 Value::Null | Value::Dict(_) => Ok(v),
                 other => Err(violation(format!(
                     "{path}: value {} is not a dictionary",
                     runtime::pyrepr::repr(&other)
                 ))),
             },
-            Contract::Dict(items) => {
+            Check::Dict(items) => {
                 let d = match v {
                     Value::Null => Dict::default(),
                     Value::Dict(d) => (*d).clone(),
@@ -258,6 +261,16 @@ impl Contract {
                 Ok(Value::dict(out))
             }
         }
+    }
+}
+
+/// The owner an object that a `class()` contract creates from a definition
+/// gets: the object whose property is checked; none for a method argument
+/// (`Executor::invoke` marks argument checks with [`Hidden::Args`]).
+fn new_object_owner(ctx: &Arc<Frame>) -> Option<Arc<ObjRef>> {
+    match Hidden::Owner.get(ctx) {
+        Value::Object(o) if !Hidden::Args.get(ctx).truthy() => Some(o),
+        _ => None,
     }
 }
 
@@ -351,10 +364,7 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
     let v = a.get(0).clone();
     let want = crate::funcs::resolve_class_name(cx, &ex, a.get(1))?;
-    let owner = match cx.ctx.var("#owner") {
-        Value::Object(o) if !cx.ctx.var("#args").truthy() => Some(o),
-        _ => None,
-    };
+    let owner = new_object_owner(cx.ctx);
     match &v {
         Value::Null => Ok(Value::Null),
         Value::Object(o) => {
@@ -501,7 +511,7 @@ fn owned_check(cx: &Cx, a: Args, want_owned: bool) -> Result<Value> {
     let Value::Object(o) = &v else {
         return Ok(v);
     };
-    let this = match cx.ctx.var("#owner") {
+    let this = match Hidden::Owner.get(cx.ctx) {
         Value::Object(t) => Some(t),
         _ => match cx.ctx.var("this") {
             Value::Object(t) => Some(t),
@@ -569,4 +579,63 @@ pub fn register(r: &mut Registry) {
     );
     r.method("owned", vec![anyv()], c_owned);
     r.method("notOwned", vec![anyv()], c_not_owned);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use compiler::murano::load_classes;
+
+    fn contract(c: &str) -> Result<Contract> {
+        let src = format!("Name: T\nProperties:\n  p:\n    Contract: {c}\n");
+        let classes = load_classes(&src, "T.yaml", LoadOptions::default()).unwrap();
+        let opts = CompileOptions {
+            legacy: false,
+            murano: true,
+        };
+        Contract::compile(
+            &classes[0].properties[0].contract,
+            &crate::contract_registry(false),
+            opts,
+        )
+    }
+
+    /// The template decision is the IR's, made on the syntax tree.
+    #[test]
+    fn template_contracts_are_decided_by_the_ir() {
+        for (src, want) in [
+            ("$.template(X)", true),
+            ("[$.string().template(X)]", true),
+            ("$.int()", false),
+            ("[$.int(), $.template(X)]", false),
+            ("$.check($ != '.template(')", false),
+        ] {
+            assert_eq!(contract(src).unwrap().is_template(), want, "{src}");
+        }
+    }
+
+    /// The checker's forms are the IR's.
+    #[test]
+    fn checkers_follow_the_ir_forms() {
+        let c = contract("[$.int(), 1, 2, 3]").unwrap();
+        let Check::List(item, 1, Some(2)) = &c.check else {
+            panic!("not a list of 1..2")
+        };
+        assert!(matches!(**item, Check::Expr(ref p, ref pos)
+            if p.source() == "$.int()" && &**pos == "T.yaml:4:16"));
+        let c = contract("{a: 1, $.string(): $}").unwrap();
+        let Check::Dict(items) = &c.check else {
+            panic!("not a dict")
+        };
+        assert!(matches!(&items[..], [
+            (DictKey::Const(k), Check::Const(Value::Int(1))),
+            (DictKey::Expr(Check::Expr(..)), Check::Any),
+        ] if k.as_str() == Some("a")));
+        let e = contract("$.int(").err();
+        assert!(
+            e.is_none(),
+            "`$.int(` is a string constant, not an expression"
+        );
+        assert!(matches!(contract("$").unwrap().check, Check::Any));
+    }
 }

@@ -1,161 +1,79 @@
-//! Method bodies: statements compiled from YAML and their execution.
+//! Method bodies: the statement interpreter.
 //!
-//! A body is a list of statements. Expressions in it are compiled once to
-//! YAQL programs; control flow (`If`, `While`, `For`, `Repeat`, `Match`,
-//! `Switch`, `Try`/`Catch`/`Else`/`Finally`, `Throw`, `Rethrow`, `Return`,
-//! `Break`, `Continue`, `Parallel`) is interpreted here. `Parallel` runs its
-//! branches one after another (coroutines are the next step, issue 5).
+//! The compiler turns a `Body` node into statement bytecode along one path
+//! ([`compiler::murano::emit::compile_body`]: YAML -> IR -> [`Code`]);
+//! this module runs it. An activation holds the method's variables and
+//! the YAQL frame its expressions see; the instructions
+//! ([`vm::bc::stmt::SOp`]) evaluate template operands, assign through
+//! compiled destinations, jump, iterate, dispatch exceptions through the
+//! handler table (`Try`/`Catch`/`Else`/`Finally`, `Throw`, `Rethrow`) and
+//! run `Parallel` branches as green threads (`vm::coro`). An error leaving
+//! a statement gets the statement's position in its MuranoPL trace and as
+//! its location.
 
 use runtime::ErrorKind;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use compiler::murano::{Node, NodeKind, Template, TemplateKind};
-use compiler::yaql::ast::{Arg as AstArg, Expr, ExprKind, Lit};
+use compiler::murano::emit::{self, Code, Operand, Target, TargetRoot, TargetStep};
+use compiler::murano::ir::{ExprId, InvalidOp};
+use compiler::murano::{Node, Template};
 use compiler::{CompileOptions, Program};
 use runtime::ctx::Frame;
 use runtime::{Dict, Env, Error, Registry, Result, Value};
+use vm::bc::stmt::{finally_between, find_handler, Handler, HandlerKind, SOp, NONE};
 
 use crate::{Class, Executor, Method};
 
-/// A template with its expressions compiled.
+/// A value template (a default, a meta value) with its expressions
+/// compiled.
 #[derive(Clone)]
-pub enum CTemplate {
-    /// A constant.
-    Const(Value),
-    /// An expression.
-    Expr(Arc<Program>),
-    /// A list of templates.
-    List(Vec<CTemplate>),
-    /// A dict of templates.
-    Dict(Vec<(CTemplate, CTemplate)>),
-}
-
-fn compile_expr(src: &str, t: &Template, reg: &Registry, opts: CompileOptions) -> Result<Program> {
-    compiler::compile(src, reg, opts).map_err(|e| {
-        let msg = format!("{}: {} in `{}`", t.pos, e.message(), src);
-        Error::new(e.kind().to_string(), msg)
-    })
+pub struct CTemplate {
+    operand: Operand,
+    programs: Arc<[Program]>,
 }
 
 impl CTemplate {
-    /// Compiles a template.
+    /// Compiles a template (through the IR: see
+    /// [`compiler::murano::emit::compile_template`]).
     pub fn compile(t: &Template, reg: &Registry, opts: CompileOptions) -> Result<CTemplate> {
-        Ok(match &t.kind {
-            TemplateKind::Value(v) => CTemplate::Const(v.clone()),
-            TemplateKind::Expr { src, .. } => {
-                CTemplate::Expr(Arc::new(compile_expr(src, t, reg, opts)?))
-            }
-            TemplateKind::List(items) => CTemplate::List(
-                items
-                    .iter()
-                    .map(|x| CTemplate::compile(x, reg, opts))
-                    .collect::<Result<_>>()?,
-            ),
-            TemplateKind::Dict(items) => CTemplate::Dict(
-                items
-                    .iter()
-                    .map(|(k, v)| {
-                        Ok((
-                            CTemplate::compile(k, reg, opts)?,
-                            CTemplate::compile(v, reg, opts)?,
-                        ))
-                    })
-                    .collect::<Result<_>>()?,
-            ),
-        })
+        let (operand, programs) = emit::compile_template(t, reg, opts)?;
+        Ok(CTemplate { operand, programs })
     }
 
     /// Evaluates the template (lazy results are materialised).
     pub fn eval(&self, env: &Env, ctx: &Arc<Frame>) -> Result<Value> {
-        Ok(match self {
-            CTemplate::Const(v) => v.clone(),
-            CTemplate::Expr(p) => stdlib::finalize(env, p.eval_in(env, ctx)?)?,
-            CTemplate::List(items) => Value::list(
-                items
-                    .iter()
-                    .map(|x| x.eval(env, ctx))
-                    .collect::<Result<_>>()?,
-            ),
-            CTemplate::Dict(items) => {
-                let mut d = Dict::default();
-                for (k, v) in items {
-                    d.insert(k.eval(env, ctx)?, v.eval(env, ctx)?);
-                }
-                Value::dict(d)
-            }
-        })
+        eval_operand(&self.operand, &self.programs, env, ctx)
     }
 }
 
-/// One step of an assignment path.
-#[derive(Clone)]
-enum Step {
-    Key(Value),
-    Index(Arc<Program>),
+/// Evaluates a template operand whose expressions are ids into `programs`
+/// (lazy results are materialised).
+fn eval_operand(o: &Operand, programs: &[Program], env: &Env, ctx: &Arc<Frame>) -> Result<Value> {
+    Ok(match o {
+        Operand::Const(v) => v.clone(),
+        Operand::Expr(id) => stdlib::finalize(env, programs[id.index()].eval_in(env, ctx)?)?,
+        Operand::List(items) => Value::list(
+            items
+                .iter()
+                .map(|x| eval_operand(x, programs, env, ctx))
+                .collect::<Result<_>>()?,
+        ),
+        Operand::Dict(items) => {
+            let mut d = Dict::default();
+            for (k, v) in items {
+                d.insert(
+                    eval_operand(k, programs, env, ctx)?,
+                    eval_operand(v, programs, env, ctx)?,
+                );
+            }
+            Value::dict(d)
+        }
+    })
 }
 
-/// The target of an assignment.
-#[derive(Clone)]
-enum Target {
-    Local(Arc<str>, Vec<Step>),
-    Prop(Arc<str>, Vec<Step>),
-    /// A property of the object or type an expression yields.
-    Of(Arc<Program>, Arc<str>, Vec<Step>),
-}
-
-/// A catch clause.
-#[derive(Clone)]
-struct Catch {
-    with: Vec<String>,
-    as_: Option<Arc<str>>,
-    body: Body,
-}
-
-/// A statement.
-#[derive(Clone)]
-enum Stmt {
-    Expr(CTemplate),
-    Assign(Target, CTemplate),
-    Return(Option<CTemplate>),
-    If(CTemplate, Body, Option<Body>),
-    While(CTemplate, Body),
-    For(Arc<str>, CTemplate, Body),
-    Repeat(CTemplate, Body),
-    Break,
-    Continue,
-    Match(CTemplate, Vec<(CTemplate, Body)>, Option<Body>),
-    Switch(Vec<(CTemplate, Body)>, Option<Body>),
-    Do(Body),
-    Parallel(Vec<Body>, Option<CTemplate>),
-    Try(Body, Vec<Catch>, Option<Body>, Option<Body>),
-    Throw(
-        CTemplate,
-        Option<CTemplate>,
-        Option<CTemplate>,
-        Option<CTemplate>,
-    ),
-    Rethrow,
-}
-
-/// A compiled block: the statement tree and, lowered from it on first use,
-/// its bytecode.
+/// A compiled method body: its statement bytecode.
 #[derive(Clone, Default)]
-pub struct Body(Arc<BodyInner>);
-
-#[derive(Default)]
-struct BodyInner {
-    stmts: Vec<(Stmt, Arc<str>)>,
-    code: std::sync::OnceLock<Code>,
-}
-
-struct Compiler<'a> {
-    reg: &'a Registry,
-    opts: CompileOptions,
-}
-
-fn syntax(node: &Node, msg: impl std::fmt::Display) -> Error {
-    node.pos.error(ErrorKind::DslSyntaxError, msg)
-}
+pub struct Body(Arc<Code>);
 
 impl Body {
     /// An empty body.
@@ -163,281 +81,20 @@ impl Body {
         Body::default()
     }
 
-    /// Compiles a `Body` node.
+    /// Compiles a `Body` node: YAML -> IR -> bytecode
+    /// ([`compiler::murano::emit::compile_body`]).
     pub fn compile(node: &Node, reg: &Registry, opts: CompileOptions) -> Result<Body> {
-        Compiler { reg, opts }.block(node)
-    }
-}
-
-impl Compiler<'_> {
-    fn tmpl(&self, node: &Node) -> Result<CTemplate> {
-        let t = node.to_template(compiler::murano::LoadOptions {
-            legacy: self.opts.legacy,
-        })?;
-        CTemplate::compile(&t, self.reg, self.opts)
+        Ok(Body(Arc::new(emit::compile_body(node, reg, opts)?)))
     }
 
-    fn block(&self, node: &Node) -> Result<Body> {
-        let mut out = Vec::new();
-        match &node.kind {
-            NodeKind::Seq(items) => {
-                for it in items {
-                    out.push((self.stmt(it)?, Arc::from(it.pos.to_string())));
-                }
-            }
-            _ if node.is_null() => {}
-            _ => out.push((self.stmt(node)?, Arc::from(node.pos.to_string()))),
-        }
-        Ok(Body(Arc::new(BodyInner {
-            stmts: out,
-            code: std::sync::OnceLock::new(),
-        })))
+    /// The body's bytecode.
+    pub fn code(&self) -> &Code {
+        &self.0
     }
 
-    fn opt_block(&self, node: Option<&Node>) -> Result<Option<Body>> {
-        node.map(|n| self.block(n)).transpose()
-    }
-
-    fn stmt(&self, node: &Node) -> Result<Stmt> {
-        let Some(map) = node.as_map() else {
-            return Ok(Stmt::Expr(self.tmpl(node)?));
-        };
-        const KEYWORDS: &[&str] = &[
-            "Return", "If", "While", "For", "Repeat", "Break", "Continue", "Match", "Switch",
-            "Parallel", "Try", "Throw", "Rethrow", "Do",
-        ];
-        if map.len() == 1 {
-            let (k, v) = &map[0];
-            if let Some(key) = k.as_scalar() {
-                if !KEYWORDS.contains(&key) && (key.starts_with('$') || key.contains('.')) {
-                    return Ok(Stmt::Assign(self.target(k, key)?, self.tmpl(v)?));
-                }
-            }
-        }
-        let get = |name: &str| node.get(name);
-        let key_of = |n: &Node| n.as_scalar().unwrap_or("").to_string();
-        let keys: Vec<String> = map.iter().map(|(k, _)| key_of(k)).collect();
-        let has = |name: &str| keys.iter().any(|k| k == name);
-        let check_keys = |allowed: &[&str]| -> Result<()> {
-            for (k, _) in map {
-                let kk = key_of(k);
-                if !allowed.contains(&kk.as_str()) {
-                    return Err(syntax(k, format!("unexpected key '{kk}' in statement")));
-                }
-            }
-            Ok(())
-        };
-        if has("Return") {
-            check_keys(&["Return"])?;
-            let v = get("Return").unwrap();
-            return Ok(Stmt::Return(if v.is_null() {
-                None
-            } else {
-                Some(self.tmpl(v)?)
-            }));
-        }
-        if has("If") {
-            check_keys(&["If", "Then", "Else"])?;
-            return Ok(Stmt::If(
-                self.tmpl(get("If").unwrap())?,
-                self.opt_block(get("Then"))?.unwrap_or_default(),
-                self.opt_block(get("Else"))?,
-            ));
-        }
-        if has("While") {
-            check_keys(&["While", "Do"])?;
-            return Ok(Stmt::While(
-                self.tmpl(get("While").unwrap())?,
-                self.opt_block(get("Do"))?.unwrap_or_default(),
-            ));
-        }
-        if has("For") {
-            check_keys(&["For", "In", "Do"])?;
-            let var = get("For")
-                .and_then(|n| n.as_scalar())
-                .unwrap_or("")
-                .to_string();
-            let Some(inn) = get("In") else {
-                return Err(syntax(node, "For needs In"));
-            };
-            return Ok(Stmt::For(
-                var.trim_start_matches('$').into(),
-                self.tmpl(inn)?,
-                self.opt_block(get("Do"))?.unwrap_or_default(),
-            ));
-        }
-        if has("Repeat") {
-            check_keys(&["Repeat", "Do"])?;
-            return Ok(Stmt::Repeat(
-                self.tmpl(get("Repeat").unwrap())?,
-                self.opt_block(get("Do"))?.unwrap_or_default(),
-            ));
-        }
-        if has("Break") {
-            check_keys(&["Break"])?;
-            return Ok(Stmt::Break);
-        }
-        if has("Continue") {
-            check_keys(&["Continue"])?;
-            return Ok(Stmt::Continue);
-        }
-        if has("Match") {
-            check_keys(&["Match", "Value", "Default"])?;
-            let cases = self.cases(get("Match").unwrap())?;
-            let Some(val) = get("Value") else {
-                return Err(syntax(node, "Match needs Value"));
-            };
-            return Ok(Stmt::Match(
-                self.tmpl(val)?,
-                cases,
-                self.opt_block(get("Default"))?,
-            ));
-        }
-        if has("Switch") {
-            check_keys(&["Switch", "Default"])?;
-            let cases = self.cases(get("Switch").unwrap())?;
-            return Ok(Stmt::Switch(cases, self.opt_block(get("Default"))?));
-        }
-        if has("Parallel") {
-            check_keys(&["Parallel", "Limit"])?;
-            let p = get("Parallel").unwrap();
-            let branches = match &p.kind {
-                NodeKind::Seq(items) => items
-                    .iter()
-                    .map(|it| self.block(it))
-                    .collect::<Result<Vec<_>>>()?,
-                _ => vec![self.block(p)?],
-            };
-            let limit = get("Limit").map(|n| self.tmpl(n)).transpose()?;
-            return Ok(Stmt::Parallel(branches, limit));
-        }
-        if has("Try") {
-            check_keys(&["Try", "Catch", "Else", "Finally"])?;
-            let mut catches = Vec::new();
-            if let Some(c) = get("Catch") {
-                let items: Vec<&Node> = match &c.kind {
-                    NodeKind::Seq(items) => items.iter().collect(),
-                    _ => vec![c],
-                };
-                for it in items {
-                    let with = match it.get("With") {
-                        None => Vec::new(),
-                        Some(w) => match &w.kind {
-                            NodeKind::Seq(xs) => xs
-                                .iter()
-                                .filter_map(|x| x.as_scalar().map(str::to_string))
-                                .collect(),
-                            _ => w
-                                .as_scalar()
-                                .map(|s| vec![s.to_string()])
-                                .unwrap_or_default(),
-                        },
-                    };
-                    let as_ = it
-                        .get("As")
-                        .and_then(|a| a.as_scalar())
-                        .map(|s| Arc::from(s.trim_start_matches('$')));
-                    catches.push(Catch {
-                        with,
-                        as_,
-                        body: self.opt_block(it.get("Do"))?.unwrap_or_default(),
-                    });
-                }
-            }
-            return Ok(Stmt::Try(
-                self.opt_block(get("Try"))?.unwrap_or_default(),
-                catches,
-                self.opt_block(get("Else"))?,
-                self.opt_block(get("Finally"))?,
-            ));
-        }
-        if has("Throw") {
-            check_keys(&["Throw", "Message", "Extra", "Cause"])?;
-            return Ok(Stmt::Throw(
-                self.tmpl(get("Throw").unwrap())?,
-                get("Message").map(|n| self.tmpl(n)).transpose()?,
-                get("Extra").map(|n| self.tmpl(n)).transpose()?,
-                get("Cause").map(|n| self.tmpl(n)).transpose()?,
-            ));
-        }
-        if has("Rethrow") {
-            check_keys(&["Rethrow"])?;
-            return Ok(Stmt::Rethrow);
-        }
-        if has("Do") {
-            check_keys(&["Do"])?;
-            return Ok(Stmt::Do(self.block(get("Do").unwrap())?));
-        }
-        // A plain dict used as an expression statement.
-        Ok(Stmt::Expr(self.tmpl(node)?))
-    }
-
-    fn cases(&self, node: &Node) -> Result<Vec<(CTemplate, Body)>> {
-        let Some(map) = node.as_map() else {
-            return Err(syntax(node, "expected a mapping of cases"));
-        };
-        map.iter()
-            .map(|(k, v)| Ok((self.tmpl(k)?, self.block(v)?)))
-            .collect()
-    }
-
-    fn target(&self, node: &Node, text: &str) -> Result<Target> {
-        let ast = compiler::yaql::parse(
-            text,
-            compiler::yaql::LexOptions {
-                legacy: self.opts.legacy,
-                murano: true,
-            },
-        )
-        .map_err(|e| {
-            syntax(
-                node,
-                format!("bad assignment target `{text}`: {}", e.message()),
-            )
-        })?;
-        let mut steps = Vec::new();
-        let mut cur: &Expr = &ast;
-        loop {
-            match &cur.kind {
-                ExprKind::Attr(recv, name) => {
-                    if matches!(&recv.kind, ExprKind::Var(v) if v.is_empty() || v == "this") {
-                        steps.reverse();
-                        return Ok(Target::Prop(name.as_str().into(), steps));
-                    }
-                    steps.push(Step::Key(Value::str(name.as_str())));
-                    cur = recv;
-                }
-                ExprKind::Index(recv, args) => {
-                    let [AstArg::Pos(ix)] = &args[..] else {
-                        return Err(syntax(node, format!("bad index in `{text}`")));
-                    };
-                    match &ix.kind {
-                        ExprKind::Lit(Lit::Str(s)) => steps.push(Step::Key(Value::str(s.as_str()))),
-                        _ => {
-                            let src = &text[ix.span.start as usize..ix.span.end as usize];
-                            let p = compiler::compile(src, self.reg, self.opts)?;
-                            steps.push(Step::Index(Arc::new(p)));
-                        }
-                    }
-                    cur = recv;
-                }
-                ExprKind::Var(v) => {
-                    steps.reverse();
-                    return Ok(Target::Local(v.as_str().into(), steps));
-                }
-                _ => {
-                    steps.reverse();
-                    let Some(Step::Key(first)) = steps.first().cloned() else {
-                        return Err(syntax(node, format!("cannot assign to `{text}`")));
-                    };
-                    steps.remove(0);
-                    let src = &text[cur.span.start as usize..cur.span.end as usize];
-                    let p = compiler::compile(src, self.reg, self.opts)?;
-                    let name = runtime::pyrepr::to_str(&first);
-                    return Ok(Target::Of(Arc::new(p), name.into(), steps));
-                }
-            }
-        }
+    /// Disassembly of the body's bytecode with its handler table.
+    pub fn disas(&self) -> String {
+        self.0.disas()
     }
 }
 
@@ -450,6 +107,57 @@ enum Flow {
 
 /// The payload kind of errors thrown by `Throw`.
 pub const MURANO_EXCEPTION: &str = "MuranoPlException";
+
+/// The hidden variables the engine keeps in YAQL frames.
+///
+/// `runtime::ctx::Frame` has no slot for typed host data yet, so they are
+/// variables under names that no YAQL expression can write or read
+/// (`$#class` does not lex). Inside `exec.rs` and `contracts.rs` they are
+/// named only through this enum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hidden {
+    /// The class whose method runs (a `Value::Type`; read by
+    /// [`Executor::ctx_class`]).
+    Class,
+    /// The object that owns the value a contract checks (a
+    /// `Value::Object`; read by `class()`, `owned()` and `notOwned()`).
+    Owner,
+    /// True while argument contracts run (objects they create from
+    /// definitions have no owner).
+    Args,
+}
+
+impl Hidden {
+    /// The variable's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Hidden::Class => "#class",
+            Hidden::Owner => "#owner",
+            Hidden::Args => "#args",
+        }
+    }
+
+    /// The variable's name as a frame key (shared, not allocated per
+    /// frame).
+    pub fn key(self) -> Arc<str> {
+        static KEYS: OnceLock<[Arc<str>; 3]> = OnceLock::new();
+        let keys = KEYS.get_or_init(|| {
+            [Hidden::Class, Hidden::Owner, Hidden::Args].map(|h| Arc::from(h.name()))
+        });
+        keys[self as usize].clone()
+    }
+
+    /// The variable's value in `ctx` (null when unset).
+    pub fn get(self, ctx: &Arc<Frame>) -> Value {
+        ctx.var(self.name())
+    }
+}
+
+/// The frame key `this`, shared.
+fn this_key() -> Arc<str> {
+    static THIS: OnceLock<Arc<str>> = OnceLock::new();
+    THIS.get_or_init(|| Arc::from("this")).clone()
+}
 
 struct Activation<'a> {
     ex: &'a Executor,
@@ -467,9 +175,11 @@ impl Activation<'_> {
         }
         let mut f = Frame::default();
         f.args.push(self.this.clone());
-        f.vars.push(("this".into(), self.this.clone()));
-        f.vars
-            .push(("#class".into(), Value::Type(self.class.type_ref.clone())));
+        f.vars.push((this_key(), self.this.clone()));
+        f.vars.push((
+            Hidden::Class.key(),
+            Value::Type(self.class.type_ref.clone()),
+        ));
         for (k, v) in &self.vars {
             f.vars.push((k.clone(), v.clone()));
         }
@@ -478,9 +188,20 @@ impl Activation<'_> {
         f
     }
 
-    fn eval(&mut self, t: &CTemplate) -> Result<Value> {
+    /// Evaluates operand `i` of `code`.
+    fn eval(&mut self, code: &Code, i: u32) -> Result<Value> {
+        self.eval_operand(code, &code.operands[i as usize])
+    }
+
+    fn eval_operand(&mut self, code: &Code, o: &Operand) -> Result<Value> {
         let ctx = self.ctx();
-        t.eval(self.env, &ctx)
+        eval_operand(o, &code.programs, self.env, &ctx)
+    }
+
+    /// Evaluates expression `id` of `code` (not finalized).
+    fn eval_expr(&mut self, code: &Code, id: ExprId) -> Result<Value> {
+        let ctx = self.ctx();
+        code.program(id).eval_in(self.env, &ctx)
     }
 
     fn set_var(&mut self, name: &Arc<str>, v: Value) {
@@ -501,23 +222,23 @@ impl Activation<'_> {
         error_names(self.ex, e, true)
     }
 
-    fn assign(&mut self, target: &Target, v: Value) -> Result<()> {
-        match target {
-            Target::Local(name, steps) => {
+    fn assign(&mut self, code: &Code, target: &Target, v: Value) -> Result<()> {
+        let steps = &target.path[..];
+        match &target.root {
+            TargetRoot::Local(name) => {
                 if steps.is_empty() {
                     self.set_var(name, v);
                     return Ok(());
                 }
                 let cur = self.get_var(name);
-                let nv = self.set_path(cur, steps, v)?;
+                let nv = self.set_path(code, cur, steps, v)?;
                 if let Some(nv) = nv {
                     self.set_var(name, nv);
                 }
                 Ok(())
             }
-            Target::Of(base, name, steps) => {
-                let ctx = self.ctx();
-                let b = base.eval_in(self.env, &ctx)?;
+            TargetRoot::Of(base, name) => {
+                let b = self.eval_expr(code, *base)?;
                 match b {
                     Value::Type(t) => {
                         let cls = self.ex.class(&t.name)?;
@@ -529,25 +250,23 @@ impl Activation<'_> {
                             Some(v)
                         } else {
                             let cur = self.ex.static_get(&owner, name).unwrap_or(Value::Null);
-                            self.set_path(cur, steps, v)?
+                            self.set_path(code, cur, steps, v)?
                         };
                         if let Some(nv) = nv {
                             self.ex.static_set(&owner, name, nv);
                         }
                         Ok(())
                     }
-                    Value::Object(o) => {
-                        let mut all = vec![Step::Key(Value::str(&**name))];
-                        all.extend(steps.iter().cloned());
-                        self.set_path(Value::Object(o), &all, v).map(|_| ())
-                    }
+                    Value::Object(o) => self
+                        .set_at(code, Value::Object(o), Value::str(&**name), steps, v)
+                        .map(|_| ()),
                     other => Err(Error::type_(format!(
                         "cannot set property {name} of {}",
                         other.type_name()
                     ))),
                 }
             }
-            Target::Prop(name, steps) => {
+            TargetRoot::Prop(name) => {
                 let Value::Object(o) = &self.this else {
                     // Static property of the class (or the ancestor declaring it).
                     let owner = self
@@ -563,7 +282,7 @@ impl Activation<'_> {
                     let nv = if steps.is_empty() {
                         Some(v)
                     } else {
-                        self.set_path(cur, steps, v)?
+                        self.set_path(code, cur, steps, v)?
                     };
                     if let Some(nv) = nv {
                         self.ex.static_set(&owner, name, nv);
@@ -581,7 +300,7 @@ impl Activation<'_> {
                     }
                     Err(e) => return Err(e),
                 };
-                if let Some(nv) = self.set_path(cur, steps, v)? {
+                if let Some(nv) = self.set_path(code, cur, steps, v)? {
                     self.ex.set_property(&o, name, nv, true, Some(self.class))?;
                 }
                 Ok(())
@@ -591,17 +310,35 @@ impl Activation<'_> {
 
     /// Returns the container with the value set along `steps`, or `None`
     /// when the write went into an object (no rebuild needed).
-    fn set_path(&mut self, cur: Value, steps: &[Step], v: Value) -> Result<Option<Value>> {
+    fn set_path(
+        &mut self,
+        code: &Code,
+        cur: Value,
+        steps: &[TargetStep],
+        v: Value,
+    ) -> Result<Option<Value>> {
         let Some((first, rest)) = steps.split_first() else {
             return Ok(Some(v));
         };
         let key = match first {
-            Step::Key(k) => k.clone(),
-            Step::Index(p) => {
-                let ctx = self.ctx();
-                stdlib::finalize(self.env, p.eval_in(self.env, &ctx)?)?
+            TargetStep::Key(k) => k.clone(),
+            TargetStep::Index(id) => {
+                let k = self.eval_expr(code, *id)?;
+                stdlib::finalize(self.env, k)?
             }
         };
+        self.set_at(code, cur, key, rest, v)
+    }
+
+    /// [`Activation::set_path`] with the first key computed.
+    fn set_at(
+        &mut self,
+        code: &Code,
+        cur: Value,
+        key: Value,
+        rest: &[TargetStep],
+        v: Value,
+    ) -> Result<Option<Value>> {
         match cur {
             Value::Object(o) => {
                 let name = runtime::pyrepr::to_str(&key);
@@ -614,7 +351,7 @@ impl Activation<'_> {
                         .ex
                         .get_property(&o, &name, inside)
                         .unwrap_or(Value::Null);
-                    if let Some(nv) = self.set_path(inner, rest, v)? {
+                    if let Some(nv) = self.set_path(code, inner, rest, v)? {
                         self.ex
                             .set_property(&o, &name, nv, inside, Some(self.class))?;
                     }
@@ -632,7 +369,7 @@ impl Activation<'_> {
                 }
                 let mut items = (*l).clone();
                 let inner = items[ix as usize].clone();
-                match self.set_path(inner, rest, v)? {
+                match self.set_path(code, inner, rest, v)? {
                     Some(nv) => items[ix as usize] = nv,
                     None => return Ok(None),
                 }
@@ -641,7 +378,7 @@ impl Activation<'_> {
             Value::Dict(d) => {
                 let mut d2 = (*d).clone();
                 let inner = d2.get(&key).cloned().unwrap_or(Value::Null);
-                match self.set_path(inner, rest, v)? {
+                match self.set_path(code, inner, rest, v)? {
                     Some(nv) => {
                         d2.insert(key, nv);
                     }
@@ -651,7 +388,7 @@ impl Activation<'_> {
             }
             Value::Null => {
                 let mut d2 = Dict::default();
-                if let Some(nv) = self.set_path(Value::Null, rest, v)? {
+                if let Some(nv) = self.set_path(code, Value::Null, rest, v)? {
                     d2.insert(key, nv);
                 }
                 Ok(Some(Value::dict(d2)))
@@ -724,422 +461,12 @@ fn run_method_inner(
 
 // ---- statement bytecode ---------------------------------------------------
 
-use vm::bc::stmt::{finally_between, find_handler, Handler, HandlerKind, SOp};
-
-/// A catch clause after lowering.
-struct Clause {
-    with: Vec<String>,
-    as_: Option<Arc<str>>,
-    target: u32,
-}
-
-/// A `Throw` statement's parts.
-struct ThrowSpec {
-    names: CTemplate,
-    message: Option<CTemplate>,
-    extra: Option<CTemplate>,
-    cause: Option<CTemplate>,
-}
-
-/// A method body compiled to statement bytecode.
-#[derive(Default)]
-pub struct Code {
-    ops: Vec<SOp>,
-    pos: Vec<Arc<str>>,
-    handlers: Vec<Handler>,
-    exprs: Vec<CTemplate>,
-    targets: Vec<Target>,
-    names: Vec<Arc<str>>,
-    clauses: Vec<Vec<Clause>>,
-    throws: Vec<ThrowSpec>,
-    subs: Vec<Arc<Code>>,
-    nslots: u32,
-    ntries: u32,
-}
-
-const NONE: u32 = u32::MAX;
-
-struct Lower<'a> {
-    code: &'a mut Code,
-    /// (continue target, break-exit label) of enclosing loops.
-    loops: Vec<(u32, usize)>,
-    /// Pending patches: label -> pcs of jumps to patch.
-    labels: Vec<Option<u32>>,
-    patches: Vec<(usize, usize)>,
-    /// Innermost enclosing catch clause's try index (for `Rethrow`).
-    catches: Vec<u32>,
-}
-
-impl Lower<'_> {
-    fn emit(&mut self, op: SOp, pos: &Arc<str>) -> usize {
-        self.code.ops.push(op);
-        self.code.pos.push(pos.clone());
-        self.code.ops.len() - 1
-    }
-    fn pc(&self) -> u32 {
-        self.code.ops.len() as u32
-    }
-    fn expr(&mut self, t: &CTemplate) -> u32 {
-        self.code.exprs.push(t.clone());
-        (self.code.exprs.len() - 1) as u32
-    }
-    fn name(&mut self, n: &Arc<str>) -> u32 {
-        self.code.names.push(n.clone());
-        (self.code.names.len() - 1) as u32
-    }
-    fn slot(&mut self) -> u32 {
-        self.code.nslots += 1;
-        self.code.nslots - 1
-    }
-    fn label(&mut self) -> usize {
-        self.labels.push(None);
-        self.labels.len() - 1
-    }
-    fn bind(&mut self, l: usize) {
-        self.labels[l] = Some(self.pc());
-    }
-    /// Emits `op` whose jump target is label `l` (patched at the end).
-    fn emit_to(&mut self, op: SOp, l: usize, pos: &Arc<str>) {
-        let at = self.emit(op, pos);
-        self.patches.push((at, l));
-    }
-    fn finish(&mut self) {
-        for (at, l) in std::mem::take(&mut self.patches) {
-            let to = self.labels[l].expect("label bound");
-            let op = &mut self.code.ops[at];
-            match op {
-                SOp::JumpIfNot { to: t, .. }
-                | SOp::Jump { to: t }
-                | SOp::Leave { to: t }
-                | SOp::IterNext { done: t, .. }
-                | SOp::CountNext { done: t, .. }
-                | SOp::JumpIfNe { to: t, .. }
-                | SOp::JumpIfFlag { to: t, .. } => *t = to,
-                _ => {}
-            }
-        }
-    }
-
-    fn block(&mut self, b: &Body) {
-        for (s, pos) in b.0.stmts.iter() {
-            self.stmt(s, pos);
-        }
-    }
-
-    fn stmt(&mut self, s: &Stmt, pos: &Arc<str>) {
-        match s {
-            Stmt::Expr(t) => {
-                let e = self.expr(t);
-                self.emit(SOp::Eval { expr: e }, pos);
-            }
-            Stmt::Assign(target, t) => {
-                self.code.targets.push(target.clone());
-                let target = (self.code.targets.len() - 1) as u32;
-                let e = self.expr(t);
-                self.emit(SOp::Assign { target, expr: e }, pos);
-            }
-            Stmt::Return(t) => {
-                let e = t.as_ref().map_or(NONE, |t| self.expr(t));
-                self.emit(SOp::Return { expr: e }, pos);
-            }
-            Stmt::If(c, then, els) => {
-                let (l_else, l_end) = (self.label(), self.label());
-                let cond = self.expr(c);
-                self.emit_to(SOp::JumpIfNot { cond, to: 0 }, l_else, pos);
-                self.block(then);
-                self.emit_to(SOp::Jump { to: 0 }, l_end, pos);
-                self.bind(l_else);
-                if let Some(e) = els {
-                    self.block(e);
-                }
-                self.bind(l_end);
-            }
-            Stmt::While(c, body) => {
-                let l_exit = self.label();
-                let top = self.pc();
-                let cond = self.expr(c);
-                self.emit_to(SOp::JumpIfNot { cond, to: 0 }, l_exit, pos);
-                self.loops.push((top, l_exit));
-                self.block(body);
-                self.loops.pop();
-                self.emit(SOp::Jump { to: top }, pos);
-                self.bind(l_exit);
-            }
-            Stmt::For(var, inn, body) => {
-                let l_exit = self.label();
-                let slot = self.slot();
-                let e = self.expr(inn);
-                let v = self.name(var);
-                self.emit(SOp::IterInit { slot, expr: e }, pos);
-                let top = self.pc();
-                self.emit_to(
-                    SOp::IterNext {
-                        slot,
-                        var: v,
-                        done: 0,
-                    },
-                    l_exit,
-                    pos,
-                );
-                self.loops.push((top, l_exit));
-                self.block(body);
-                self.loops.pop();
-                self.emit(SOp::Jump { to: top }, pos);
-                self.bind(l_exit);
-            }
-            Stmt::Repeat(n, body) => {
-                let l_exit = self.label();
-                let slot = self.slot();
-                let e = self.expr(n);
-                self.emit(SOp::CountInit { slot, expr: e }, pos);
-                let top = self.pc();
-                self.emit_to(SOp::CountNext { slot, done: 0 }, l_exit, pos);
-                self.loops.push((top, l_exit));
-                self.block(body);
-                self.loops.pop();
-                self.emit(SOp::Jump { to: top }, pos);
-                self.bind(l_exit);
-            }
-            Stmt::Break => match self.loops.last().copied() {
-                Some((_, exit)) => self.emit_to(SOp::Leave { to: 0 }, exit, pos),
-                None => {
-                    self.emit(SOp::Invalid { what: 0 }, pos);
-                }
-            },
-            Stmt::Continue => match self.loops.last().copied() {
-                Some((top, _)) => {
-                    self.emit(SOp::Leave { to: top }, pos);
-                }
-                None => {
-                    self.emit(SOp::Invalid { what: 1 }, pos);
-                }
-            },
-            Stmt::Match(val, cases, default) => {
-                let l_end = self.label();
-                let slot = self.slot();
-                let e = self.expr(val);
-                self.emit(SOp::SetTemp { slot, expr: e }, pos);
-                for (k, body) in cases {
-                    let l_next = self.label();
-                    let ke = self.expr(k);
-                    self.emit_to(
-                        SOp::JumpIfNe {
-                            slot,
-                            expr: ke,
-                            to: 0,
-                        },
-                        l_next,
-                        pos,
-                    );
-                    self.block(body);
-                    self.emit_to(SOp::Jump { to: 0 }, l_end, pos);
-                    self.bind(l_next);
-                }
-                if let Some(d) = default {
-                    self.block(d);
-                }
-                self.bind(l_end);
-            }
-            Stmt::Switch(cases, default) => {
-                let l_end = self.label();
-                let slot = self.slot();
-                self.emit(SOp::ClearFlag { slot }, pos);
-                for (c, body) in cases {
-                    let l_next = self.label();
-                    let cond = self.expr(c);
-                    self.emit_to(SOp::JumpIfNot { cond, to: 0 }, l_next, pos);
-                    self.emit(SOp::Flag { slot }, pos);
-                    self.block(body);
-                    self.bind(l_next);
-                }
-                self.emit_to(SOp::JumpIfFlag { slot, to: 0 }, l_end, pos);
-                if let Some(d) = default {
-                    self.block(d);
-                }
-                self.bind(l_end);
-            }
-            Stmt::Do(b) => self.block(b),
-            Stmt::Parallel(branches, limit) => {
-                let first = self.code.subs.len() as u32;
-                for b in branches {
-                    self.code.subs.push(Arc::new(lower(b)));
-                }
-                let limit = limit.as_ref().map_or(NONE, |l| self.expr(l));
-                self.emit(
-                    SOp::Parallel {
-                        first,
-                        count: branches.len() as u32,
-                        limit,
-                    },
-                    pos,
-                );
-            }
-            Stmt::Try(body, catches, els, fin) => {
-                let try_ = self.code.ntries;
-                self.code.ntries += 1;
-                let (l_catch, l_fin) = (self.label(), self.label());
-                let start = self.pc();
-                self.block(body);
-                let try_end = self.pc();
-                if let Some(e) = els {
-                    self.block(e);
-                }
-                self.emit_to(SOp::Jump { to: 0 }, l_fin, pos);
-                self.bind(l_catch);
-                let catch_pc = self.pc();
-                let mut clauses = Vec::new();
-                let ci = self.code.clauses.len() as u32;
-                self.code.clauses.push(Vec::new());
-                if !catches.is_empty() {
-                    self.emit(SOp::Catch { try_, clauses: ci }, pos);
-                    for c in catches {
-                        let target = self.pc();
-                        clauses.push(Clause {
-                            with: c.with.clone(),
-                            as_: c.as_.clone(),
-                            target,
-                        });
-                        self.catches.push(try_);
-                        self.block(&c.body);
-                        self.catches.pop();
-                        self.emit(SOp::EndCatch { try_ }, pos);
-                        self.emit_to(SOp::Jump { to: 0 }, l_fin, pos);
-                    }
-                }
-                self.code.clauses[ci as usize] = clauses;
-                self.bind(l_fin);
-                let fin_pc = self.pc();
-                if let Some(f) = fin {
-                    self.block(f);
-                    self.emit(SOp::EndFinally { try_ }, pos);
-                }
-                // Inner handlers were pushed while lowering the body, so
-                // they come first in the table.
-                if !catches.is_empty() {
-                    self.code.handlers.push(Handler {
-                        start,
-                        end: try_end,
-                        target: catch_pc,
-                        kind: HandlerKind::Catch(try_),
-                    });
-                }
-                if fin.is_some() {
-                    self.code.handlers.push(Handler {
-                        start,
-                        end: fin_pc,
-                        target: fin_pc,
-                        kind: HandlerKind::Finally(try_),
-                    });
-                }
-            }
-            Stmt::Throw(names, msg, extra, cause) => {
-                self.code.throws.push(ThrowSpec {
-                    names: names.clone(),
-                    message: msg.clone(),
-                    extra: extra.clone(),
-                    cause: cause.clone(),
-                });
-                let t = (self.code.throws.len() - 1) as u32;
-                self.emit(SOp::Throw { throw: t }, pos);
-            }
-            Stmt::Rethrow => match self.catches.last().copied() {
-                Some(try_) => {
-                    self.emit(SOp::Rethrow { try_ }, pos);
-                }
-                None => {
-                    self.emit(SOp::Invalid { what: 2 }, pos);
-                }
-            },
-        }
-    }
-}
-
-/// Lowers a statement tree to bytecode.
-fn lower(b: &Body) -> Code {
-    let mut code = Code::default();
-    let mut l = Lower {
-        code: &mut code,
-        loops: Vec::new(),
-        labels: Vec::new(),
-        patches: Vec::new(),
-        catches: Vec::new(),
-    };
-    l.block(b);
-    l.finish();
-    code
-}
-
-impl Body {
-    /// The body's bytecode (lowered on first use).
-    pub fn code(&self) -> &Code {
-        self.0.code.get_or_init(|| lower(self))
-    }
-
-    /// Disassembly of the body's bytecode with its handler table.
-    pub fn disas(&self) -> String {
-        self.code().disas()
-    }
-}
-
-impl Code {
-    /// Disassembles the code and its `Parallel` branches.
-    pub fn disas(&self) -> String {
-        let pos: Vec<String> = self.pos.iter().map(|p| p.to_string()).collect();
-        let mut out = vm::bc::stmt::disas(&self.ops, &pos, &self.handlers, |op| self.note(op));
-        for (i, s) in self.subs.iter().enumerate() {
-            out.push_str(&format!("  branch {i}:\n"));
-            for line in s.disas().lines() {
-                out.push_str("  ");
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-        out
-    }
-
-    fn note(&self, op: &SOp) -> String {
-        let e = |i: u32| match self.exprs.get(i as usize) {
-            Some(CTemplate::Expr(p)) => p.source().to_string(),
-            Some(CTemplate::Const(v)) => format!("{v:?}"),
-            Some(_) => "<template>".into(),
-            None => String::new(),
-        };
-        match *op {
-            SOp::Eval { expr }
-            | SOp::SetTemp { expr, .. }
-            | SOp::IterInit { expr, .. }
-            | SOp::CountInit { expr, .. } => e(expr),
-            SOp::JumpIfNot { cond, .. } => e(cond),
-            SOp::Return { expr } if expr != NONE => e(expr),
-            SOp::JumpIfNe { expr, .. } => e(expr),
-            SOp::Assign { expr, .. } => e(expr),
-            SOp::IterNext { var, .. } => format!("${}", self.names[var as usize]),
-            SOp::Catch { clauses, .. } => self.clauses[clauses as usize]
-                .iter()
-                .map(|c| {
-                    format!(
-                        "{}{} -> {:04}",
-                        if c.with.is_empty() {
-                            "*".to_string()
-                        } else {
-                            c.with.join("|")
-                        },
-                        c.as_
-                            .as_ref()
-                            .map_or(String::new(), |a| format!(" as ${a}")),
-                        c.target
-                    )
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            SOp::Throw { throw } => match &self.throws[throw as usize].names {
-                CTemplate::Const(v) => format!("{v:?}"),
-                CTemplate::Expr(p) => p.source().to_string(),
-                _ => String::new(),
-            },
-            _ => String::new(),
-        }
-    }
+/// Records that `e` left the statement of instruction `pc`: the
+/// statement's position joins the MuranoPL trace and, unless the error has
+/// a location already (from a statement further in), becomes its location.
+fn leaving(e: Error, code: &Code, pc: u32) -> Error {
+    let pos = &code.pos[pc as usize];
+    e.push_frame(pos.to_string()).with_location(pos.location())
 }
 
 /// Completion pending while a `Finally` block runs.
@@ -1177,21 +504,21 @@ impl Activation<'_> {
                 return Ok(Flow::Next);
             };
             if !self.ex.spend_step() {
-                return Err(Error::new(
+                let e = Error::new(
                     ErrorKind::ExecutionLimitExceeded,
                     format!(
                         "the execution ran more than {} statements",
                         crate::STEP_BUDGET
                     ),
-                )
-                .push_frame(code.pos[pc as usize].to_string()));
+                );
+                return Err(leaving(e, code, pc));
             }
             match self.step(code, &mut st, pc, op) {
                 Ok(Step2::Next) => pc += 1,
                 Ok(Step2::Goto(t)) => pc = t,
                 Ok(Step2::Return(v)) => return Ok(Flow::Return(v)),
                 Err(e) => {
-                    let e = e.push_frame(code.pos[pc as usize].to_string());
+                    let e = leaving(e, code, pc);
                     match find_handler(&code.handlers, pc).copied() {
                         Some(Handler {
                             target,
@@ -1240,16 +567,16 @@ impl Activation<'_> {
     fn step(&mut self, code: &Code, st: &mut Run, pc: u32, op: SOp) -> Result<Step2> {
         Ok(match op {
             SOp::Eval { expr } => {
-                self.eval(&code.exprs[expr as usize])?;
+                self.eval(code, expr)?;
                 Step2::Next
             }
             SOp::Assign { target, expr } => {
-                let v = self.eval(&code.exprs[expr as usize])?;
-                self.assign(&code.targets[target as usize], v)?;
+                let v = self.eval(code, expr)?;
+                self.assign(code, &code.targets[target as usize], v)?;
                 Step2::Next
             }
             SOp::JumpIfNot { cond, to } => {
-                if self.eval(&code.exprs[cond as usize])?.truthy() {
+                if self.eval(code, cond)?.truthy() {
                     Step2::Next
                 } else {
                     Step2::Goto(to)
@@ -1261,12 +588,12 @@ impl Activation<'_> {
                 let v = if expr == NONE {
                     Value::Null
                 } else {
-                    self.eval(&code.exprs[expr as usize])?
+                    self.eval(code, expr)?
                 };
                 return self.unwind(code, st, pc, Pending::Return(v));
             }
             SOp::IterInit { slot, expr } => {
-                let coll = self.eval(&code.exprs[expr as usize])?;
+                let coll = self.eval(code, expr)?;
                 let items: Vec<Value> = match &coll {
                     Value::Dict(d) => d.keys().cloned().collect(),
                     Value::Null => Vec::new(),
@@ -1294,7 +621,7 @@ impl Activation<'_> {
                 }
             }
             SOp::CountInit { slot, expr } => {
-                let n = self.eval(&code.exprs[expr as usize])?.as_i64().unwrap_or(0);
+                let n = self.eval(code, expr)?.as_i64().unwrap_or(0);
                 st.slots[slot as usize] = Slot::Count(n);
                 Step2::Next
             }
@@ -1306,11 +633,11 @@ impl Activation<'_> {
                 _ => Step2::Goto(done),
             },
             SOp::SetTemp { slot, expr } => {
-                st.slots[slot as usize] = Slot::Value(self.eval(&code.exprs[expr as usize])?);
+                st.slots[slot as usize] = Slot::Value(self.eval(code, expr)?);
                 Step2::Next
             }
             SOp::JumpIfNe { slot, expr, to } => {
-                let k = self.eval(&code.exprs[expr as usize])?;
+                let k = self.eval(code, expr)?;
                 match &st.slots[slot as usize] {
                     Slot::Value(v) if *v == k => Step2::Next,
                     _ => Step2::Goto(to),
@@ -1336,10 +663,7 @@ impl Activation<'_> {
                 let limit = if limit == NONE {
                     0
                 } else {
-                    self.eval(&code.exprs[limit as usize])?
-                        .as_i64()
-                        .unwrap_or(0)
-                        .max(0) as usize
+                    self.eval(code, limit)?.as_i64().unwrap_or(0).max(0) as usize
                 };
                 let mut tasks: Vec<Box<dyn FnOnce() -> Result<Flow>>> = Vec::new();
                 for i in first..first + count {
@@ -1419,7 +743,7 @@ impl Activation<'_> {
             },
             SOp::Throw { throw } => {
                 let t = &code.throws[throw as usize];
-                let names_v = self.eval(&t.names)?;
+                let names_v = self.eval_operand(code, &t.names)?;
                 let mut names: Vec<String> = match &names_v {
                     Value::List(l) => l.iter().map(runtime::pyrepr::to_str).collect(),
                     v => vec![runtime::pyrepr::to_str(v)],
@@ -1428,15 +752,15 @@ impl Activation<'_> {
                     *n = self.class.resolve(n);
                 }
                 let message = match &t.message {
-                    Some(m) => runtime::pyrepr::to_str(&self.eval(m)?),
+                    Some(m) => runtime::pyrepr::to_str(&self.eval_operand(code, m)?),
                     None => String::new(),
                 };
                 let extra = match &t.extra {
-                    Some(x) => self.eval(x)?,
+                    Some(x) => self.eval_operand(code, x)?,
                     None => Value::dict(Dict::default()),
                 };
                 let cause = match &t.cause {
-                    Some(c) => Some(self.eval(c)?),
+                    Some(c) => Some(self.eval_operand(code, c)?),
                     None => None,
                 };
                 return Err(self.ex.throw(names, message, extra, cause));
@@ -1446,18 +770,14 @@ impl Activation<'_> {
                 None => {
                     return Err(Error::new(
                         ErrorKind::DslInvalidOperationError,
-                        "Rethrow outside of a Catch block",
+                        InvalidOp::Rethrow.message(),
                     ))
                 }
             },
             SOp::Invalid { what } => {
                 return Err(Error::new(
                     ErrorKind::DslInvalidOperationError,
-                    match what {
-                        0 => "Break cannot be used on method level",
-                        1 => "Continue cannot be used on method level",
-                        _ => "Rethrow outside of a Catch block",
-                    },
+                    InvalidOp::from_code(what).map_or("invalid operation", InvalidOp::message),
                 ))
             }
         })
@@ -1469,4 +789,67 @@ enum Step2 {
     Next,
     Goto(u32),
     Return(Value),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Package;
+
+    /// Calls static method `m` of class `T` defined by `src` (file `T.yaml`).
+    fn call(src: &str) -> Result<Value> {
+        let pkg = Package::new("tests", "0.0.0", "1.4", &[("T.yaml".into(), src.into())]).unwrap();
+        let ex = Executor::new(vec![pkg]);
+        let class = ex.class("T").unwrap();
+        ex.call(
+            &Value::Type(class.type_ref.clone()),
+            "m",
+            vec![],
+            vec![],
+            true,
+        )
+        .map(|v| v.unwrap_or(Value::Null))
+    }
+
+    const HEAD: &str = "Name: T\nMethods:\n  m:\n    Usage: Static\n    Scope: Public\n    Body:\n";
+
+    /// An error leaving statements gets each one's position in its trace
+    /// and the innermost one's as its location.
+    #[test]
+    fn errors_leaving_statements_carry_their_positions() {
+        let src = format!(
+            "{HEAD}      - If: true\n        Then:\n          - Throw: boom\n            Message: bad\n"
+        );
+        let e = call(&src).unwrap_err();
+        assert_eq!(e.message(), "bad");
+        assert_eq!(e.location().unwrap().to_string(), "T.yaml:9:13");
+        assert_eq!(&e.trace()[..2], ["T.yaml:9:13", "T::m"]);
+
+        // Through a call: the callee's statement is the location; the
+        // caller's statement follows in the trace.
+        let src = format!(
+            "{HEAD}      - $x: 1\n      - :T.inner()\n  inner:\n    Usage: Static\n    Body:\n      - Return: 1 / 0\n"
+        );
+        let e = call(&src).unwrap_err();
+        assert_eq!(e.location().unwrap().to_string(), "T.yaml:12:9");
+        let trace = e.trace().join(" < ");
+        assert!(
+            trace.starts_with("T.yaml:12:9 < T::inner < T.yaml:8:9 < T::m"),
+            "{trace}"
+        );
+    }
+
+    /// A body runs the code the compiler emits from the IR: loops,
+    /// destinations, Try/Catch/Finally.
+    #[test]
+    fn bodies_run_the_emitted_code() {
+        let src = format!(
+            "{HEAD}      - $d: {{}}\n      - For: i\n        In: [1, 2, 3]\n        Do:\n          - If: $i = 3\n            Then: [{{Break: }}]\n          - $d[str($i)].n: $i\n      - Try:\n          - Throw: e\n            Message: oops\n        Catch:\n          - As: ex\n            Do:\n              - $d.caught: $ex.message\n        Finally:\n          - $d.fin: true\n      - Return: $d\n"
+        );
+        let v = call(&src).unwrap();
+        assert_eq!(
+            format!("{v:?}"),
+            r#"{"1": {"n": 1}, "2": {"n": 2}, "caught": "oops", "fin": true}"#
+        );
+    }
 }

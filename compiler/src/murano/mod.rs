@@ -19,8 +19,10 @@
 //! * [`ir`] gives method bodies and contracts a typed, printable and
 //!   verified form: statements with assignment destinations read from
 //!   YAQL syntax trees, and contract trees with their coercion chains.
+//! * [`emit`] lowers method bodies from the IR to statement bytecode
+//!   ([`emit::compile_body`]: `Body` node -> IR -> [`emit::Code`]).
 //!
-//! Bad input never panics: it is an [`Error`](runtime::Error) whose message
+//! Bad input never panics: it is an [`Error`] whose message
 //! starts with `file:line:col:` and whose span holds the byte offset.
 //!
 //! ```
@@ -37,6 +39,7 @@
 //! ```
 
 pub mod decl;
+pub mod emit;
 pub mod ir;
 pub mod yaml;
 

@@ -3,9 +3,10 @@
 //! Control flow is explicit jumps; `Try`/`Catch`/`Finally` become a handler
 //! table of `[start, end) -> target` entries, innermost first, that the
 //! disassembler prints. Operands index side tables of the code object that
-//! owns the instructions (expressions, assignment targets, names, catch
-//! clauses, sub-codes for `Parallel` branches); this module only knows
-//! their numbers.
+//! owns the instructions (template operands, assignment targets, names,
+//! catch clauses, sub-codes for `Parallel` branches: the compiler's
+//! `murano::emit::Code`, which emits them from the MuranoPL IR); this
+//! module only knows their numbers.
 //!
 //! The instructions are declared once, in [`for_each_sop!`](crate::for_each_sop):
 //! the enum [`SOp`], its mnemonics, its operand lists ([`SOp::operands`]),
@@ -15,12 +16,12 @@
 //! Naming: ops are CamelCase verbs (`Eval`, `Jump`, `IterNext`) or the
 //! statement they implement (`Parallel`, `Catch`); an operand's name says
 //! what it is and its kind ([`OperandKind`]) which table it indexes:
-//! `Expr` = expression table, `OptExpr` = the same or [`NONE`], `Target` =
-//! assignment targets, `Name` = names, `Pc` = absolute instruction index,
-//! `Slot` = per-activation scratch slot, `Sub` = `Parallel` sub-codes,
-//! `Try` = per-activation caught-exception slot of a `Try`, `Clauses` =
-//! catch clause lists, `Throw` = `Throw` specs, `Count` and `What` plain
-//! numbers.
+//! `Expr` = template operands, `OptExpr` = the same or [`NONE`], `Target`
+//! = assignment targets, `Name` = names, `Pc` = absolute instruction
+//! index, `Slot` = per-activation scratch slot, `Sub` = `Parallel`
+//! sub-codes, `Try` = per-activation caught-exception slot of a `Try`,
+//! `Clauses` = catch clause lists, `Throw` = `Throw` specs, `Count` and
+//! `What` plain numbers.
 
 use std::fmt::{self, Write};
 
@@ -190,9 +191,9 @@ macro_rules! for_each_sop {
 /// What an operand of an [`SOp`] is (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum OperandKind {
-    /// An expression index.
+    /// A template operand index.
     Expr,
-    /// An expression index or [`NONE`].
+    /// A template operand index or [`NONE`].
     OptExpr,
     /// An assignment-target index.
     Target,

@@ -187,6 +187,13 @@ impl InvalidOp {
         }
     }
 
+    /// The statement of an `SOp::Invalid` operand.
+    pub fn from_code(code: u32) -> Option<InvalidOp> {
+        [InvalidOp::Break, InvalidOp::Continue, InvalidOp::Rethrow]
+            .into_iter()
+            .find(|op| op.code() == code)
+    }
+
     fn keyword(self) -> &'static str {
         match self {
             InvalidOp::Break => "break",

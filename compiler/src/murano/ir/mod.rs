@@ -2,8 +2,8 @@
 //!
 //! A method's `Body` and each property's or argument's `Contract` are YAML;
 //! this module gives them a typed, positioned, printable and verified form
-//! that the engine lowers to statement bytecode ([`vm::bc::stmt`]) and to
-//! contract checkers:
+//! that [`emit`](super::emit) lowers to statement bytecode
+//! ([`vm::bc::stmt`]) and the engine builds its contract checkers from:
 //!
 //! * [`body`]: statements ([`Stmt`], [`Block`]), with assignment
 //!   destinations ([`Dest`]) read from the YAQL syntax tree of the key;
@@ -230,6 +230,17 @@ impl fmt::Display for Tmpl {
             }
         }
     }
+}
+
+/// Gives a loaded value template (a default, a meta value) its IR form,
+/// calling `on_expr` on each YAQL expression as it is made, in source
+/// (= [`ExprId`]) order.
+pub fn lower_template_with(
+    t: &Template,
+    opts: LoadOptions,
+    on_expr: OnExpr<'_>,
+) -> Result<Tmpl, Error> {
+    Exprs::new(opts, on_expr).template(t)
 }
 
 /// The hook the `_with` front ends call on each expression as it is made.

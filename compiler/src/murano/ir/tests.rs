@@ -724,3 +724,11 @@ fn rebase_moves_spans_to_the_sub_expression() {
     .unwrap();
     assert_eq!(r, *again);
 }
+
+#[test]
+fn invalid_ops_round_trip_through_their_codes() {
+    for op in [InvalidOp::Break, InvalidOp::Continue, InvalidOp::Rethrow] {
+        assert_eq!(InvalidOp::from_code(op.code()), Some(op));
+    }
+    assert_eq!(InvalidOp::from_code(99), None);
+}
