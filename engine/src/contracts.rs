@@ -14,7 +14,7 @@ use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Dict, Env, Error, Result, Value};
 
-use crate::exec::Hidden;
+use crate::exec::Scope;
 use crate::{executor, Executor};
 
 /// A compiled contract: the checker built from the contract's IR
@@ -164,7 +164,13 @@ impl Check {
             Check::Expr(p, pos) => {
                 let mut f = Frame::child(ctx, &[v]);
                 if let Some(o) = owner {
-                    f.vars.push((Hidden::Owner.key(), Value::Object(o.clone())));
+                    f.scope = Some(
+                        Scope {
+                            owner: Some(o.clone()),
+                            ..Scope::default()
+                        }
+                        .into_frame_scope(),
+                    );
                 }
                 let r = p.eval_in(env, &Arc::new(f));
                 match r {
@@ -266,12 +272,12 @@ impl Check {
 
 /// The owner an object that a `class()` contract creates from a definition
 /// gets: the object whose property is checked; none for a method argument
-/// (`Executor::invoke` marks argument checks with [`Hidden::Args`]).
+/// (`Executor::invoke` marks argument checks with [`Scope::args`]).
 fn new_object_owner(ctx: &Arc<Frame>) -> Option<Arc<ObjRef>> {
-    match Hidden::Owner.get(ctx) {
-        Value::Object(o) if !Hidden::Args.get(ctx).truthy() => Some(o),
-        _ => None,
+    if Scope::find(ctx, |s| s.args).unwrap_or(false) {
+        return None;
     }
+    Scope::find(ctx, |s| s.owner.clone())
 }
 
 fn fmt_scalar(v: &Value) -> String {
@@ -511,9 +517,9 @@ fn owned_check(cx: &Cx, a: Args, want_owned: bool) -> Result<Value> {
     let Value::Object(o) = &v else {
         return Ok(v);
     };
-    let this = match Hidden::Owner.get(cx.ctx) {
-        Value::Object(t) => Some(t),
-        _ => match cx.ctx.var("this") {
+    let this = match Scope::find(cx.ctx, |s| s.owner.clone()) {
+        Some(t) => Some(t),
+        None => match cx.ctx.var("this") {
             Value::Object(t) => Some(t),
             _ => None,
         },

@@ -19,6 +19,7 @@ use compiler::murano::ir::{ExprId, InvalidOp};
 use compiler::murano::{Node, Template};
 use compiler::{CompileOptions, Program};
 use runtime::ctx::Frame;
+use runtime::value::ObjRef;
 use runtime::{Dict, Env, Error, Registry, Result, Value};
 use vm::bc::stmt::{finally_between, find_handler, Handler, HandlerKind, SOp, NONE};
 
@@ -108,48 +109,36 @@ enum Flow {
 /// The payload kind of errors thrown by `Throw`.
 pub const MURANO_EXCEPTION: &str = "MuranoPlException";
 
-/// The hidden variables the engine keeps in YAQL frames.
-///
-/// `runtime::ctx::Frame` has no slot for typed host data yet, so they are
-/// variables under names that no YAQL expression can write or read
-/// (`$#class` does not lex). Inside `exec.rs` and `contracts.rs` they are
-/// named only through this enum.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Hidden {
-    /// The class whose method runs (a `Value::Type`; read by
-    /// [`Executor::ctx_class`]).
-    Class,
-    /// The object that owns the value a contract checks (a
-    /// `Value::Object`; read by `class()`, `owned()` and `notOwned()`).
-    Owner,
-    /// True while argument contracts run (objects they create from
-    /// definitions have no owner).
-    Args,
+/// What the engine attaches to a YAQL frame ([`Frame::scope`]): typed
+/// data that expressions cannot see or shadow. Each field, when set,
+/// holds for the frame and the frames below it, until a nearer scope sets
+/// it again.
+#[derive(Default)]
+pub struct Scope {
+    /// The class whose code runs (private properties, extension methods,
+    /// `class()` names resolved in its namespaces).
+    pub class: Option<Arc<Class>>,
+    /// The object that owns the value a contract checks (`class()`,
+    /// `owned()`, `notOwned()`).
+    pub owner: Option<Arc<ObjRef>>,
+    /// True while argument contracts run: objects they create from
+    /// definitions have no owner.
+    pub args: Option<bool>,
+    /// Inside a mock expression (see `testing.rs`): the intercepted call.
+    pub mock: Option<crate::testing::MockScope>,
 }
 
-impl Hidden {
-    /// The variable's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Hidden::Class => "#class",
-            Hidden::Owner => "#owner",
-            Hidden::Args => "#args",
-        }
+impl Scope {
+    /// A frame-ready scope.
+    pub fn into_frame_scope(self) -> runtime::ctx::Scope {
+        Arc::new(self)
     }
 
-    /// The variable's name as a frame key (shared, not allocated per
-    /// frame).
-    pub fn key(self) -> Arc<str> {
-        static KEYS: OnceLock<[Arc<str>; 3]> = OnceLock::new();
-        let keys = KEYS.get_or_init(|| {
-            [Hidden::Class, Hidden::Owner, Hidden::Args].map(|h| Arc::from(h.name()))
-        });
-        keys[self as usize].clone()
-    }
-
-    /// The variable's value in `ctx` (null when unset).
-    pub fn get(self, ctx: &Arc<Frame>) -> Value {
-        ctx.var(self.name())
+    /// The nearest value of a field along `ctx`'s frames.
+    pub fn find<T>(ctx: &Frame, field: impl Fn(&Scope) -> Option<T>) -> Option<T> {
+        ctx.scopes()
+            .filter_map(|s| s.downcast_ref::<Scope>())
+            .find_map(field)
     }
 }
 
@@ -176,10 +165,13 @@ impl Activation<'_> {
         let mut f = Frame::default();
         f.args.push(self.this.clone());
         f.vars.push((this_key(), self.this.clone()));
-        f.vars.push((
-            Hidden::Class.key(),
-            Value::Type(self.class.type_ref.clone()),
-        ));
+        f.scope = Some(
+            Scope {
+                class: Some(self.class.clone()),
+                ..Scope::default()
+            }
+            .into_frame_scope(),
+        );
         for (k, v) in &self.vars {
             f.vars.push((k.clone(), v.clone()));
         }

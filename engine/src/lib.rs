@@ -1200,17 +1200,19 @@ impl Executor {
         let mut f = Frame::default();
         f.args.push(this.clone());
         f.vars.push(("this".into(), this));
-        f.vars
-            .push(("#class".into(), Value::Type(class.type_ref.clone())));
+        f.scope = Some(
+            exec::Scope {
+                class: Some(class.clone()),
+                ..Default::default()
+            }
+            .into_frame_scope(),
+        );
         Arc::new(f)
     }
 
     /// The class of the method a context belongs to.
     pub fn ctx_class(&self, ctx: &Arc<Frame>) -> Option<Arc<Class>> {
-        match ctx.var("#class") {
-            Value::Type(t) => self.class(&t.name).ok(),
-            _ => None,
-        }
+        exec::Scope::find(ctx, |s| s.class.clone())
     }
 
     // ---- exceptions ---------------------------------------------------
@@ -1296,7 +1298,13 @@ impl Executor {
         // owner.
         let ctx0 = {
             let mut f = Frame::child(&ctx0, &[]);
-            f.vars.push(("#args".into(), Value::Bool(true)));
+            f.scope = Some(
+                exec::Scope {
+                    args: Some(true),
+                    ..Default::default()
+                }
+                .into_frame_scope(),
+            );
             Arc::new(f)
         };
         let mut vars: Vec<(Arc<str>, Value)> = Vec::new();

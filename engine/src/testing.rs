@@ -30,7 +30,8 @@ use runtime::{Error, Result, Value};
 
 use compiler::murano::ArgUsage;
 
-use crate::{exec, executor, model, Class, Executor, Given, Method};
+use crate::exec::{self, Scope};
+use crate::{executor, model, Class, Executor, Given, Method};
 
 /// What a mocked call does instead.
 #[derive(Clone)]
@@ -59,6 +60,17 @@ struct Mock {
     target: Target,
     method: String,
     action: Action,
+}
+
+/// What a mock expression's frame knows of the call it stands in for.
+#[derive(Clone)]
+pub struct MockScope {
+    /// The intercepted call's context (`withOriginal`).
+    original: Arc<Frame>,
+    /// The pending call's id (`originalMethod()`).
+    call: i64,
+    /// The class of the intercepted method.
+    class: Arc<str>,
 }
 
 /// An intercepted call, for `originalMethod()`.
@@ -272,9 +284,17 @@ fn run_mock(
                 }
             };
             let mut f = Frame::child(&closure.ctx, &[]);
-            f.vars.push(("#mockOriginal".into(), Value::Context(orig)));
-            f.vars.push(("#mockCall".into(), Value::Int(id)));
-            f.vars.push(("#mockClass".into(), Value::str(&*class.name)));
+            f.scope = Some(
+                Scope {
+                    mock: Some(MockScope {
+                        original: orig,
+                        call: id,
+                        class: class.name.clone(),
+                    }),
+                    ..Scope::default()
+                }
+                .into_frame_scope(),
+            );
             ex.mocks.lock().pending.push((id, pending));
             let env = ex.env(*legacy).clone();
             // The expression runs as code of the class that injected it.
@@ -348,19 +368,17 @@ fn inject(cx: &Cx, a: Args) -> Result<Value> {
 /// `withOriginal(name => expr, ...)`: a context with each expression
 /// evaluated in the intercepted call's context, bound as `$name`.
 fn with_original(cx: &Cx, a: Args) -> Result<Value> {
-    let Value::Context(orig) = cx.ctx.var("#mockOriginal") else {
+    let Some(mock) = Scope::find(cx.ctx, |s| s.mock.clone()) else {
         return Err(Error::new(
             ErrorKind::RuntimeError,
             "withOriginal() is only available inside a mock expression",
         ));
     };
     let ex = executor(cx)?;
+    let orig = mock.original;
     let orig_class: Option<Arc<str>> = match ex.ctx_class(&orig) {
         Some(c) => Some(c.name.clone()),
-        None => match cx.ctx.var("#mockClass") {
-            Value::Str(s) => Some(Arc::from(s.as_str())),
-            _ => None,
-        },
+        None => Some(mock.class),
     };
     let mut f = Frame::child(cx.ctx, &[]);
     for (k, v) in a.kw {
@@ -382,7 +400,7 @@ fn with_original(cx: &Cx, a: Args) -> Result<Value> {
 /// `originalMethod()`: runs the intercepted method for real.
 fn original_method(cx: &Cx, _: Args) -> Result<Value> {
     let ex = executor(cx)?;
-    let Value::Int(id) = cx.ctx.var("#mockCall") else {
+    let Some(id) = Scope::find(cx.ctx, |s| s.mock.as_ref().map(|m| m.call)) else {
         return Err(Error::new(
             ErrorKind::RuntimeError,
             "originalMethod() is only available inside a mock expression",

@@ -1,6 +1,7 @@
 //! YAQL contexts: a chain of frames holding positional lambda arguments
 //! (`$1`, `$2`, ... with `$` = `$1`), named variables and user functions.
 
+use std::any::Any;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -20,7 +21,14 @@ pub struct Frame {
     pub has_funcs: bool,
     /// The enclosing frame.
     pub parent: Option<Arc<Frame>>,
+    /// Typed data the host attaches to this frame, invisible to YAQL code
+    /// (MuranoPL: the class whose code runs, the object a contract checks
+    /// for); see [`Frame::scopes`].
+    pub scope: Option<Scope>,
 }
+
+/// Host data attached to a frame.
+pub type Scope = Arc<dyn Any + Send + Sync>;
 
 impl Frame {
     /// The root frame with `$` bound to `data`.
@@ -37,7 +45,21 @@ impl Frame {
             funcs: SmallVec::new(),
             has_funcs: parent.has_funcs,
             parent: Some(parent.clone()),
+            scope: None,
         }
+    }
+    /// The host data of this frame and its ancestors, nearest first.
+    pub fn scopes(&self) -> impl Iterator<Item = &Scope> {
+        let mut f: Option<&Frame> = Some(self);
+        std::iter::from_fn(move || {
+            while let Some(frame) = f {
+                f = frame.parent.as_deref();
+                if let Some(s) = &frame.scope {
+                    return Some(s);
+                }
+            }
+            None
+        })
     }
     /// Looks up `$n` (1-based).
     pub fn arg(self: &Arc<Frame>, n: usize) -> Value {

@@ -216,6 +216,7 @@ fn as_(cx: &Cx, a: Args) -> Result<Value> {
             funcs: f.funcs.clone(),
             has_funcs: f.has_funcs,
             parent: f.parent.clone(),
+            scope: f.scope.clone(),
         });
         let t = match m {
             Value::Lambda(c) => c.call_in(cx.env, &ctx, std::slice::from_ref(&recv))?,
