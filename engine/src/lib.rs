@@ -31,6 +31,8 @@ pub mod serialize;
 pub mod testing;
 pub mod version;
 
+pub use compiler::murano::node_value;
+
 use runtime::ErrorKind;
 use std::any::Any;
 use std::collections::HashMap;
@@ -38,8 +40,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use compiler::murano::{
-    load_classes, plain_value, ArgUsage, ClassDecl, LoadOptions, MethodDecl, MethodScope,
-    MethodUsage, Node, NodeKind, PropertyUsage, Template,
+    load_classes, ArgUsage, ClassDecl, LoadOptions, MethodDecl, MethodScope, MethodUsage, Node,
+    NodeKind, PropertyUsage, Template,
 };
 use compiler::CompileOptions;
 use runtime::ctx::Frame;
@@ -1754,26 +1756,4 @@ pub fn executor(cx: &Cx) -> Result<Arc<Executor>> {
                 "no MuranoPL executor in this context",
             )
         })
-}
-
-/// The plain data of a YAML node (scalars typed as YAML 1.1 does).
-pub fn node_value(n: &Node) -> Value {
-    match &n.kind {
-        NodeKind::Scalar { value, style, tag } => {
-            if tag.is_none() && *style == compiler::murano::ScalarStyle::Plain {
-                if let Some(v) = plain_value(value) {
-                    return v;
-                }
-            }
-            Value::str(value.clone())
-        }
-        NodeKind::Seq(items) => Value::list(items.iter().map(node_value).collect()),
-        NodeKind::Map(entries) => {
-            let mut d = Dict::default();
-            for (k, v) in entries {
-                d.insert(node_value(k), node_value(v));
-            }
-            Value::dict(d)
-        }
-    }
 }

@@ -56,8 +56,8 @@ pub use decl::{
     MethodDecl, MethodScope, MethodUsage, NamespaceResolver, PropertyDecl, PropertyUsage,
 };
 pub use yaml::{
-    is_expression, load_documents, plain_value, LoadOptions, Node, NodeKind, ScalarStyle, Template,
-    TemplateKind,
+    is_expression, load_documents, node_value, plain_value, LoadOptions, Node, NodeKind,
+    ScalarStyle, Template, TemplateKind,
 };
 
 /// A position in a source file: 1-based line and column (in characters) and

@@ -821,3 +821,25 @@ pub fn load_documents(text: &str, file: &str) -> Result<Vec<Node>, Error> {
     }
     Ok(docs)
 }
+
+/// The plain data of a YAML node (scalars typed as YAML 1.1 does).
+pub fn node_value(n: &Node) -> Value {
+    match &n.kind {
+        NodeKind::Scalar { value, style, tag } => {
+            if tag.is_none() && *style == ScalarStyle::Plain {
+                if let Some(v) = plain_value(value) {
+                    return v;
+                }
+            }
+            Value::str(value.clone())
+        }
+        NodeKind::Seq(items) => Value::list(items.iter().map(node_value).collect()),
+        NodeKind::Map(entries) => {
+            let mut d = runtime::Dict::default();
+            for (k, v) in entries {
+                d.insert(node_value(k), node_value(v));
+            }
+            Value::dict(d)
+        }
+    }
+}
