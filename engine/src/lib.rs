@@ -40,8 +40,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use compiler::murano::{
-    load_classes, ArgUsage, ClassDecl, LoadOptions, MethodDecl, MethodScope, MethodUsage, Node,
-    NodeKind, PropertyUsage, Template,
+    load_classes, ArgUsage, ClassDecl, LoadOptions, MethodDecl, MethodScope, MethodUsage,
+    PropertyUsage, Template,
 };
 use compiler::CompileOptions;
 use runtime::ctx::Frame;
