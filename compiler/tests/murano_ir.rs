@@ -246,48 +246,6 @@ fn bytecode(src: &str, file: &str) -> String {
         .disas()
 }
 
-/// The emitted code is the bytecode the repository pins for the engine
-/// (`tests/golden/murano_try.golden` at the root, whose source is in
-/// `tests/murano.rs`).
-#[test]
-fn emitted_code_is_the_engines_pinned_bytecode() {
-    let src = r#"
-Name: Test
-Methods:
-  m:
-    Body:
-      - For: i
-        In: [1, 2, 3]
-        Do:
-          - Try:
-              - If: $i = 2
-                Then:
-                  - Continue:
-              - trace($i)
-              - If: $i = 3
-                Then:
-                  - Return: $i
-            Catch:
-              - With: keyError
-                As: e
-                Do:
-                  - trace($e.message)
-                  - Rethrow:
-              - Do:
-                  - Break:
-            Else:
-              - trace(ok)
-            Finally:
-              - trace(finally)
-      - Throw: notReached
-        Message: unreachable
-"#;
-    let gold = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/golden/murano_try.golden");
-    let gold = std::fs::read_to_string(&gold).unwrap();
-    let want = gold.split_once('\n').expect("a header line").1;
-    assert_eq!(bytecode(src, "Test.yaml"), want);
-}
-
 /// A body that does not lower fails to compile with the front end's error.
 #[test]
 fn compile_body_fails_as_the_front_end_fails() {
