@@ -6,7 +6,7 @@
 use runtime::ErrorKind;
 use std::sync::Arc;
 
-use compiler::murano::ir::{self, ContractKind, Yaql};
+use compiler::murano::ir::{self, ContractKind, LinkKind, Yaql};
 use compiler::murano::{LoadOptions, Template};
 use compiler::{CompileOptions, Program};
 use runtime::ctx::Frame;
@@ -31,16 +31,51 @@ pub struct Contract {
 enum Check {
     /// `$` or no contract: anything.
     Any,
-    /// A contract expression, a chain of coercions (`$.int().notNull()`)
-    /// or any other expression, evaluated whole with `$` the value; with
-    /// its position.
+    /// A contract expression other than a plain chain, evaluated whole
+    /// with `$` the value; with its position.
     Expr(Arc<Program>, Arc<str>),
+    /// A chain of the plain coercions (`$.int().notNull().check($ > 0)`),
+    /// run step by step without YAQL dispatch; `whole` is the chain as one
+    /// program, for values a MuranoPL method could intercept (objects,
+    /// extension methods of those names).
+    Chain {
+        /// The coercions, from `$` outwards.
+        steps: Vec<Step>,
+        /// The whole chain.
+        whole: Arc<Program>,
+        /// Its position.
+        pos: Arc<str>,
+    },
     /// A constant: the value itself is used.
     Const(Value),
     /// `[c]`, `[c, min]`, `[c, min, max]`.
     List(Box<Check>, usize, Option<usize>),
     /// `{key: c, $.keyContract(): c}`.
     Dict(Vec<(DictKey, Check)>),
+}
+
+/// One step of a [`Check::Chain`].
+#[derive(Clone)]
+enum Step {
+    Int,
+    String,
+    Bool,
+    NotNull,
+    /// `check(predicate)`: the predicate compiled alone, `$` the value.
+    Check(Arc<Program>),
+}
+
+impl Step {
+    /// The contract method the step stands for.
+    fn method(&self) -> &'static str {
+        match self {
+            Step::Int => "int",
+            Step::String => "string",
+            Step::Bool => "bool",
+            Step::NotNull => "notNull",
+            Step::Check(_) => "check",
+        }
+    }
 }
 
 /// A key of a dict contract.
@@ -69,8 +104,13 @@ impl Contract {
             programs.push(Arc::new(y.compile(reg, opts)?));
             Ok(())
         })?;
+        let compile_part = |y: &Yaql, part: &compiler::yaql::ast::Expr| {
+            compiler::compile_parsed(&y.src, part, reg, opts)
+                .ok()
+                .map(Arc::new)
+        };
         Ok(Contract {
-            check: Check::of(&c, &programs),
+            check: Check::of(&c, &programs, &compile_part),
             template: c.is_template(),
         })
     }
@@ -112,30 +152,64 @@ impl Contract {
 
 impl Check {
     /// The checker of an IR contract whose expression `ExprId(i)` compiled
-    /// to `programs[i]`.
-    fn of(c: &ir::Contract, programs: &[Arc<Program>]) -> Check {
+    /// to `programs[i]`; `compile_part` compiles a part of an expression
+    /// (a `check()` predicate) on its own.
+    fn of(c: &ir::Contract, programs: &[Arc<Program>], compile_part: &CompilePart) -> Check {
+        let pos = || -> Arc<str> { c.pos.to_string().into() };
         match &c.kind {
             ContractKind::Any => Check::Any,
             ContractKind::Const(v) => Check::Const(v.clone()),
-            ContractKind::Chain { expr, .. } | ContractKind::Expr(expr) => {
-                Check::Expr(programs[expr.id.index()].clone(), c.pos.to_string().into())
+            ContractKind::Chain { expr, links } => {
+                let whole = programs[expr.id.index()].clone();
+                match Check::steps(expr, links, compile_part) {
+                    Some(steps) => Check::Chain {
+                        steps,
+                        whole,
+                        pos: pos(),
+                    },
+                    None => Check::Expr(whole, pos()),
+                }
             }
-            ContractKind::List { item, min, max, .. } => {
-                Check::List(Box::new(Check::of(item, programs)), *min, *max)
-            }
+            ContractKind::Expr(expr) => Check::Expr(programs[expr.id.index()].clone(), pos()),
+            ContractKind::List { item, min, max, .. } => Check::List(
+                Box::new(Check::of(item, programs, compile_part)),
+                *min,
+                *max,
+            ),
             ContractKind::Dict(items) => Check::Dict(
                 items
                     .iter()
                     .map(|(k, v)| {
                         let k = match k {
                             ir::DictKey::Const(k) => DictKey::Const(k.clone()),
-                            ir::DictKey::Contract(k) => DictKey::Expr(Check::of(k, programs)),
+                            ir::DictKey::Contract(k) => {
+                                DictKey::Expr(Check::of(k, programs, compile_part))
+                            }
                         };
-                        (k, Check::of(v, programs))
+                        (k, Check::of(v, programs, compile_part))
                     })
                     .collect(),
             ),
         }
+    }
+
+    /// The steps of a chain of plain coercions (`check()` without a
+    /// message); `None` when a link is anything else.
+    fn steps(expr: &Yaql, links: &[ir::Link], compile_part: &CompilePart) -> Option<Vec<Step>> {
+        links
+            .iter()
+            .map(|l| match &l.kind {
+                LinkKind::Int => Some(Step::Int),
+                LinkKind::String => Some(Step::String),
+                LinkKind::Bool => Some(Step::Bool),
+                LinkKind::NotNull => Some(Step::NotNull),
+                LinkKind::Check {
+                    predicate,
+                    message: None,
+                } => compile_part(expr, predicate).map(Step::Check),
+                _ => None,
+            })
+            .collect()
     }
 
     fn check_at(
@@ -162,32 +236,20 @@ impl Check {
                 }
             }
             Check::Expr(p, pos) => {
-                let mut f = Frame::child(ctx, &[v]);
-                if let Some(o) = owner {
-                    f.scope = Some(
-                        Scope {
-                            owner: Some(o.clone()),
-                            ..Scope::default()
-                        }
-                        .into_frame_scope(),
-                    );
-                }
-                let r = p.eval_in(env, &Arc::new(f));
-                match r {
-                    Ok(r) => stdlib::finalize(env, r),
-                    Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
-                        Err(violation(format!(
-                            "{}{} (contract at {pos})",
-                            if path.is_empty() {
-                                String::new()
-                            } else {
-                                format!("{path}: ")
-                            },
-                            e.message()
-                        )))
-                    }
-                    Err(e) => Err(e),
-                }
+                let r = p.eval_in(env, &value_frame(ctx, v, owner));
+                at_contract(r.and_then(|r| stdlib::finalize(env, r)), path, pos)
+            }
+            Check::Chain { steps, whole, pos } => {
+                let intercepted = matches!(v, Value::Object(_) | Value::Type(_))
+                    || steps
+                        .iter()
+                        .any(|s| ex.catalog().declares_extension(s.method()));
+                let r = if intercepted {
+                    whole.eval_in(env, &value_frame(ctx, v, owner))
+                } else {
+                    run_steps(steps, env, ctx, v, owner)
+                };
+                at_contract(r.and_then(|r| stdlib::finalize(env, r)), path, pos)
             }
             Check::List(c, min, max) => {
                 let items: Vec<Value> = match v {
@@ -270,6 +332,66 @@ impl Check {
     }
 }
 
+/// A closure compiling part of a contract expression on its own.
+type CompilePart<'a> = dyn Fn(&Yaql, &compiler::yaql::ast::Expr) -> Option<Arc<Program>> + 'a;
+
+/// The frame a contract expression runs in: `$` the value, the owner in
+/// its scope.
+fn value_frame(ctx: &Arc<Frame>, v: Value, owner: Option<&Arc<ObjRef>>) -> Arc<Frame> {
+    let mut f = Frame::child(ctx, &[v]);
+    if let Some(o) = owner {
+        f.scope = Some(
+            Scope {
+                owner: Some(o.clone()),
+                ..Scope::default()
+            }
+            .into_frame_scope(),
+        );
+    }
+    Arc::new(f)
+}
+
+/// A violation names the path inside the value and the contract's place.
+fn at_contract(r: Result<Value>, path: &str, pos: &str) -> Result<Value> {
+    r.map_err(|e| {
+        if *e.error_kind() != ErrorKind::ContractViolationException {
+            return e;
+        }
+        let at = if path.is_empty() {
+            String::new()
+        } else {
+            format!("{path}: ")
+        };
+        violation(format!("{at}{} (contract at {pos})", e.message()))
+    })
+}
+
+/// Runs a chain's steps on `v` as the contract methods would.
+fn run_steps(
+    steps: &[Step],
+    env: &Env,
+    ctx: &Arc<Frame>,
+    mut v: Value,
+    owner: Option<&Arc<ObjRef>>,
+) -> Result<Value> {
+    for s in steps {
+        v = match s {
+            Step::Int => coerce_int(&v)?,
+            Step::String => coerce_string(&v)?,
+            Step::Bool => coerce_bool(&v)?,
+            Step::NotNull => not_null(v)?,
+            Step::Check(p) => {
+                if v.is_null() {
+                    continue;
+                }
+                let ok = p.eval_in(env, &value_frame(ctx, v.clone(), owner))?;
+                check_result(v, ok.truthy(), &Value::Null)?
+            }
+        };
+    }
+    Ok(v)
+}
+
 /// The owner an object that a `class()` contract creates from a definition
 /// gets: the object whose property is checked; none for a method argument
 /// (`Executor::invoke` marks argument checks with [`Scope::args`]).
@@ -289,7 +411,10 @@ fn fmt_scalar(v: &Value) -> String {
 
 /// `$.int()`.
 fn c_int(_: &Cx, a: Args) -> Result<Value> {
-    let v = a.get(0);
+    coerce_int(a.get(0))
+}
+
+fn coerce_int(v: &Value) -> Result<Value> {
     match v {
         Value::Null => Ok(Value::Null),
         Value::Int(_) | Value::BigInt(_) => Ok(v.clone()),
@@ -309,7 +434,10 @@ fn c_int(_: &Cx, a: Args) -> Result<Value> {
 
 /// `$.string()`.
 fn c_string(_: &Cx, a: Args) -> Result<Value> {
-    let v = a.get(0);
+    coerce_string(a.get(0))
+}
+
+fn coerce_string(v: &Value) -> Result<Value> {
     match v {
         Value::Null => Ok(Value::Null),
         Value::Str(_) => Ok(v.clone()),
@@ -326,7 +454,10 @@ fn c_string(_: &Cx, a: Args) -> Result<Value> {
 
 /// `$.bool()`.
 fn c_bool(_: &Cx, a: Args) -> Result<Value> {
-    let v = a.get(0);
+    coerce_bool(a.get(0))
+}
+
+fn coerce_bool(v: &Value) -> Result<Value> {
     match v {
         Value::Null => Ok(Value::Null),
         Value::Bool(_) => Ok(v.clone()),
@@ -342,10 +473,14 @@ fn c_bool(_: &Cx, a: Args) -> Result<Value> {
 
 /// `$.notNull()`.
 fn c_not_null(_: &Cx, a: Args) -> Result<Value> {
-    if a.get(0).is_null() {
+    not_null(a.get(0).clone())
+}
+
+fn not_null(v: Value) -> Result<Value> {
+    if v.is_null() {
         return Err(violation("null value violates notNull() contract"));
     }
-    Ok(a.get(0).clone())
+    Ok(v)
 }
 
 /// `$.check(predicate[, message])`.
@@ -355,14 +490,20 @@ fn c_check(cx: &Cx, a: Args) -> Result<Value> {
         return Ok(v);
     }
     let ok = cx.call(a.get(1), std::slice::from_ref(&v))?;
-    if !ok.truthy() {
-        let msg = match a.get(2) {
-            Value::Null => format!("Value {} violates check() contract", fmt_scalar(&v)),
-            m => runtime::pyrepr::to_str(m),
-        };
-        return Err(violation(msg));
+    check_result(v, ok.truthy(), a.get(2))
+}
+
+/// `check()`'s verdict on `v`: the value, or a violation with `message`
+/// (null: the default message).
+fn check_result(v: Value, ok: bool, message: &Value) -> Result<Value> {
+    if ok {
+        return Ok(v);
     }
-    Ok(v)
+    let msg = match message {
+        Value::Null => format!("Value {} violates check() contract", fmt_scalar(&v)),
+        m => runtime::pyrepr::to_str(m),
+    };
+    Err(violation(msg))
 }
 
 /// `$.class(Name[, DefaultName])`.
@@ -627,15 +768,18 @@ mod tests {
         let Check::List(item, 1, Some(2)) = &c.check else {
             panic!("not a list of 1..2")
         };
-        assert!(matches!(**item, Check::Expr(ref p, ref pos)
-            if p.source() == "$.int()" && &**pos == "T.yaml:4:16"));
+        assert!(
+            matches!(**item, Check::Chain { ref steps, ref whole, ref pos }
+            if matches!(steps[..], [Step::Int])
+                && whole.source() == "$.int()" && &**pos == "T.yaml:4:16")
+        );
         let c = contract("{a: 1, $.string(): $}").unwrap();
         let Check::Dict(items) = &c.check else {
             panic!("not a dict")
         };
         assert!(matches!(&items[..], [
             (DictKey::Const(k), Check::Const(Value::Int(1))),
-            (DictKey::Expr(Check::Expr(..)), Check::Any),
+            (DictKey::Expr(Check::Chain { .. }), Check::Any),
         ] if k.as_str() == Some("a")));
         let e = contract("$.int(").err();
         assert!(
@@ -643,5 +787,85 @@ mod tests {
             "`$.int(` is a string constant, not an expression"
         );
         assert!(matches!(contract("$").unwrap().check, Check::Any));
+        // Chains with anything but the plain coercions stay whole.
+        for src in [
+            "$.int().check($ > 0, 'positive')",
+            "$.class(X)",
+            "$.int() + 1",
+        ] {
+            assert!(
+                matches!(contract(src).unwrap().check, Check::Expr(..)),
+                "{src}"
+            );
+        }
+    }
+
+    /// A chain run step by step gives what the whole chain gives, value
+    /// for value and error for error.
+    #[test]
+    fn chains_run_by_steps_agree_with_the_whole_expression() {
+        let ex = Executor::new(Vec::new());
+        let env = ex.env(false).clone();
+        let ctx = Frame::root(Value::Null);
+        let values: Vec<Value> = [
+            "null",
+            "0",
+            "7",
+            "-3",
+            "70000",
+            "2.9",
+            "true",
+            "false",
+            "\"12\"",
+            "\" 5 \"",
+            "\"x\"",
+            "\"False\"",
+            "\"TRUE\"",
+            "\"\"",
+            "[1, 2]",
+            "[]",
+            "{\"a\": 1}",
+            "123456789012345678901234567890",
+        ]
+        .iter()
+        .map(|j| runtime::json::from_tagged_str(j).unwrap())
+        .collect();
+        for src in [
+            "$.int()",
+            "$.string()",
+            "$.bool()",
+            "$.notNull()",
+            "$.int().notNull()",
+            "$.int().notNull().check($ > 0 and $ < 65536)",
+            "$.string().notNull().check($.len() > 1)",
+            "$.bool().notNull()",
+            "$.check($ != 7).int()",
+            "$.string().int()",
+        ] {
+            let c = contract(src).unwrap();
+            let Check::Chain { steps, whole, pos } = &c.check else {
+                panic!("{src} is not a chain")
+            };
+            for v in &values {
+                let by_steps = at_contract(
+                    run_steps(steps, &env, &ctx, v.clone(), None)
+                        .and_then(|r| stdlib::finalize(&env, r)),
+                    "",
+                    pos,
+                );
+                let at_once = at_contract(
+                    whole
+                        .eval_in(&env, &value_frame(&ctx, v.clone(), None))
+                        .and_then(|r| stdlib::finalize(&env, r)),
+                    "",
+                    pos,
+                );
+                let show = |r: &Result<Value>| match r {
+                    Ok(v) => format!("ok {}", runtime::pyrepr::repr(v)),
+                    Err(e) => format!("{}: {}", e.kind(), e.message()),
+                };
+                assert_eq!(show(&by_steps), show(&at_once), "{src} on {v:?}");
+            }
+        }
     }
 }

@@ -484,6 +484,11 @@ impl Catalog {
         &self.packages
     }
 
+    /// True when some loaded class declares an extension method `name`.
+    pub fn declares_extension(&self, name: &str) -> bool {
+        self.extension_names.contains(name)
+    }
+
     fn cached(&self, key: &str) -> Option<Arc<Class>> {
         self.classes
             .read()
