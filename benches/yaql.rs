@@ -3,7 +3,9 @@
 //! contract-validation expression per object). Parse, compile
 //! and evaluation are timed apart; each group also times a hand-written
 //! Rust loop over the same `Value`s (`baseline`), so results read as ratios
-//! measured in the same run.
+//! measured in the same run. `load_people_100k` times loading the input
+//! JSON text: straight to `Value`, through a `serde_json::Value`, and
+//! serde_json's own `Value` alone as the floor.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use muranopl::{Engine, Options, Value};
@@ -256,5 +258,25 @@ fn workloads(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, workloads);
+/// Loading W1's input at 100k records (7 MB of JSON text).
+fn load(c: &mut Criterion) {
+    let text = runtime::json::to_tagged_string(&people(100_000));
+    let mut g = c.benchmark_group("load_people_100k");
+    g.sample_size(10);
+    g.bench_function("tagged", |b| {
+        b.iter(|| runtime::json::from_tagged_str(black_box(&text)).unwrap())
+    });
+    g.bench_function("via_serde_value", |b| {
+        b.iter(|| {
+            let j: serde_json::Value = serde_json::from_str(black_box(&text)).unwrap();
+            runtime::json::from_tagged(&j).unwrap()
+        })
+    });
+    g.bench_function("serde_value", |b| {
+        b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(&text)).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, workloads, load);
 criterion_main!(benches);

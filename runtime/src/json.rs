@@ -19,11 +19,24 @@ const TAGS: [&str; 6] = [
     "$float",
 ];
 
-/// Parses tagged JSON text.
+mod load;
+
+/// The deepest nesting of arrays and objects tagged JSON text may have:
+/// serde_json's recursion limit, which bounds the stack both
+/// [`from_tagged_str`] and `serde_json::from_str` use.
+pub const MAX_DEPTH: usize = 127;
+
+/// Parses tagged JSON text, straight to a value: the same value or error as
+/// [`from_tagged`] of the text parsed by `serde_json::from_str`, without the
+/// `serde_json::Value` in between. Object keys are interned. Malformed JSON,
+/// including arrays and objects nested deeper than [`MAX_DEPTH`], is a
+/// `ValueError` `bad JSON: ...` with serde_json's message.
 pub fn from_tagged_str(s: &str) -> Result<Value> {
-    let j: serde_json::Value = serde_json::from_str(s)
-        .map_err(|e| Error::new(ErrorKind::ValueError, format!("bad JSON: {e}")))?;
-    from_tagged(&j)
+    load::from_str(s)
+}
+
+fn bad_json(e: serde_json::Error) -> Error {
+    Error::new(ErrorKind::ValueError, format!("bad JSON: {e}"))
 }
 
 fn number(n: &serde_json::Number) -> Result<Value> {
@@ -260,6 +273,348 @@ fn write(v: &Value, out: &mut String) {
             out.push_str("{\"$type\": ");
             write_str(&t.name, out);
             out.push('}');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The old path: a `serde_json::Value` first, then [`from_tagged`].
+    fn via_serde_value(s: &str) -> Result<Value> {
+        let j: serde_json::Value = serde_json::from_str(s).map_err(bad_json)?;
+        from_tagged(&j)
+    }
+
+    /// A result as text: tagged JSON keeps ints, floats, strings, dates and
+    /// non-string-keyed dicts apart.
+    fn show(r: Result<Value>) -> String {
+        match r {
+            Ok(v) => format!("ok {}", to_tagged_string(&v)),
+            Err(e) => format!("err {e}"),
+        }
+    }
+
+    fn load(s: &str) -> String {
+        show(from_tagged_str(s))
+    }
+
+    fn nested(depth: usize) -> String {
+        let open: String = (0..depth)
+            .map(|i| if i % 2 == 0 { "[" } else { "{\"k\": " })
+            .collect();
+        let close: String = (0..depth)
+            .rev()
+            .map(|i| if i % 2 == 0 { "]" } else { "}" })
+            .collect();
+        format!("{open}1{close}")
+    }
+
+    /// Documents where the two paths could part: numbers at the edges of
+    /// i64/u64, tags that are and are not tags, duplicate keys, tag errors
+    /// racing each other and JSON errors.
+    const CORPUS: &[&str] = &[
+        "null",
+        "true",
+        "false",
+        "[]",
+        "{}",
+        "\"\"",
+        " \n[1, 2.5, null, \"x\"] \t",
+        "0",
+        "-0",
+        "-0.0",
+        "0.0",
+        "1.0",
+        "1E2",
+        "1e-2",
+        "2.5E-3",
+        "1e400",
+        "-1e400",
+        "1e-400",
+        "0.1",
+        "1.5e300",
+        "4.35",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775809",
+        "18446744073709551615",
+        "18446744073709551616",
+        "123456789012345678901234567890",
+        "-123456789012345678901234567890",
+        "123456789012345678901234567890.0",
+        r#""\u00e9\ud83d\ude00 \u0000 a\"b\\c\n\/""#,
+        r#"{"\u00e9": "\u00E9", "a\nb": 1}"#,
+        r#""\ud800""#,
+        r#""\udc00x""#,
+        r#"{"a": 1, "b": 2, "a": 3}"#,
+        r#"{"a": {"x": 1}, "a": [2], "b": 3, "a": null}"#,
+        r#"{"$dict": [[1, "one"], [[1, 2], "pair"], [{"$datetime": "2020-01-02T03:04:05"}, 2]]}"#,
+        r#"{"$dict": [[1, 2], [1, 3], [true, 4], [1.0, 5]]}"#,
+        r#"{"$dict": []}"#,
+        r#"{"$dict": 5}"#,
+        r#"{"$dict": [[1]]}"#,
+        r#"{"$dict": [{"a": 1}]}"#,
+        r#"{"$dict": [[1, 2, {"$object": 1}]]}"#,
+        r#"{"$dict": [[{"$type": "t"}, 1]]}"#,
+        r#"{"$dict": 1, "$dict": [["k", "v"]]}"#,
+        r#"{"$dict": [["k", "v"]], "$dict": 1}"#,
+        r#"{"$dict": [[1, 2]], "$datetime": "2020-01-01T00:00:00"}"#,
+        r#"{"$dict": [[1, {"$object": 1}]], "x": 1}"#,
+        r#"{"$datetime": "2020-01-02T03:04:05"}"#,
+        r#"{"$datetime": "2020-01-02T03:04:05.25+05:30"}"#,
+        r#"{"$datetime": "2020-01-02T03:04:05Z"}"#,
+        r#"{"$datetime": "2020-01-02"}"#,
+        r#"{"$datetime": 5}"#,
+        r#"{"$timespan": 5}"#,
+        r#"{"$timespan": -90000000}"#,
+        r#"{"$timespan": -0}"#,
+        r#"{"$timespan": 1.0}"#,
+        r#"{"$timespan": 1e3}"#,
+        r#"{"$timespan": 99999999999999999999}"#,
+        r#"{"$timespan": "5"}"#,
+        r#"{"$timespan": [{"$object": 1}]}"#,
+        r#"{"$timespan": [{"$object": 1}], "x": 1}"#,
+        r#"{"$float": "nan"}"#,
+        r#"{"$float": "inf"}"#,
+        r#"{"$float": "-inf"}"#,
+        r#"{"$float": "NaN"}"#,
+        r#"{"$float": 1.5}"#,
+        r#"{"$float": "nan", "$float": "inf"}"#,
+        r#"{"$float": "nan", "x": 1, "$float": 2}"#,
+        r#"{"x": 1, "$float": "nan"}"#,
+        r#"{"$object": {"id": "x", "type": "T"}}"#,
+        r#"{"$type": "io.murano.Object"}"#,
+        r#"{"$object": 1, "$type": 2}"#,
+        r#"{"$other": 1}"#,
+        r#"{"$DICT": 1}"#,
+        r#"[{"$object": 1}, {"$type": 1}]"#,
+        r#"[{"$object": 1}, "#,
+        r#"[{"$object": 1}] x"#,
+        r#"{"a": {"$object": 1}, "b": {"$type": "x"}, "a": 2}"#,
+        r#"{"a": {"$object": 1}, "b": 1, "a": {"$float": "x"}}"#,
+        r#"{"a": [1, {"$float": "x"}], "b": {"$object": 1}}"#,
+        r#"{"$serde_json::private::Number": "12"}"#,
+        r#"{"$serde_json::private::Number": "1e5"}"#,
+        r#"{"$serde_json::private::Number": "-0"}"#,
+        r#"{"$serde_json::private::Number": "99999999999999999999"}"#,
+        r#"{"$serde_json::private::Number": 12}"#,
+        r#"{"$serde_json::private::Number": "x"}"#,
+        r#"{"$serde_json::private::Number": "1.5", "a": 1}"#,
+        r#"{"$serde_json::private::Number": "1.5"} "#,
+        r#"{"a": 1, "$serde_json::private::Number": "12"}"#,
+        r#"[{"$serde_json::private::Number": "7"}, 1.25]"#,
+        "",
+        "   ",
+        "[",
+        "[1,]",
+        "{\"a\" 1}",
+        "{\"a\": 1,}",
+        "{1: 2}",
+        "tru",
+        "nul",
+        "1 2",
+        "01",
+        "1.",
+        "-",
+        "1e",
+        "nan",
+        "Infinity",
+        "'x'",
+        "\"a\tb\"",
+        "[1] x",
+        "\u{feff}1",
+    ];
+
+    #[test]
+    fn agrees_with_the_serde_value_path() {
+        let mut docs: Vec<String> = CORPUS.iter().map(|s| s.to_string()).collect();
+        for depth in [1, 2, 64, 127, 128, 129, 130, 500] {
+            docs.push(nested(depth));
+            docs.push("[".repeat(depth) + &"]".repeat(depth));
+            docs.push("{\"a\":".repeat(depth) + "{\"$object\": 1}" + &"}".repeat(depth));
+        }
+        for d in &docs {
+            assert_eq!(load(d), show(via_serde_value(d)), "document {d:?}");
+        }
+    }
+
+    /// The recorded corpora: every line whole, and its `data` and `result`.
+    #[test]
+    fn agrees_with_the_serde_value_path_on_the_conformance_corpora() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance");
+        if !dir.is_dir() {
+            eprintln!("SKIP: ../shared is absent; tagged-JSON corpus agreement not run");
+            return;
+        }
+        let mut n = 0;
+        for f in [
+            "yaql/cases.jsonl",
+            "yaql/fuzz-public.jsonl",
+            "muranopl/cases.jsonl",
+        ] {
+            let Ok(text) = std::fs::read_to_string(dir.join(f)) else {
+                eprintln!("SKIP: {f} is absent");
+                continue;
+            };
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                let mut docs = vec![line.to_string()];
+                if let Ok(serde_json::Value::Object(o)) = serde_json::from_str(line) {
+                    for k in ["data", "result"] {
+                        if let Some(v) = o.get(k) {
+                            docs.push(v.to_string());
+                        }
+                    }
+                }
+                for d in &docs {
+                    assert_eq!(load(d), show(via_serde_value(d)), "{f}: {d}");
+                    n += 1;
+                }
+            }
+        }
+        assert!(n > 0);
+    }
+
+    #[test]
+    fn tags_round_trip() {
+        for s in [
+            r#"{"$dict": [[1, "one"], [[1, 2], {"a": null}]]}"#,
+            r#"{"$dict": [["$float", 1]]}"#,
+            r#"{"$datetime": "2020-01-02T03:04:05.250000+05:30"}"#,
+            r#"{"$datetime": "2020-01-02T03:04:05+00:00"}"#,
+            r#"{"$timespan": -90000000}"#,
+            r#"{"$float": "nan"}"#,
+            r#"{"$float": "inf"}"#,
+            r#"{"$float": "-inf"}"#,
+            r#"[{"$timespan": 1}, {"a": {"$datetime": "2020-01-02T03:04:05+00:00"}}]"#,
+        ] {
+            let v = from_tagged_str(s).unwrap();
+            assert_eq!(to_tagged_string(&v), s);
+        }
+        let v = from_tagged_str(r#"{"$datetime": "2020-01-02T03:04:05"}"#).unwrap();
+        assert!(matches!(&v, Value::DateTime(d) if d.offset == 0));
+        assert!(matches!(
+            from_tagged_str(r#"{"$timespan": 7}"#),
+            Ok(Value::TimeSpan(7))
+        ));
+        assert_eq!(
+            load(r#"{"$object": {"id": "x"}}"#),
+            "err ValueError: $object values are not supported here"
+        );
+        assert_eq!(
+            load(r#"{"$type": "T"}"#),
+            "err ValueError: $type values are not supported here"
+        );
+        assert_eq!(
+            load(r#"{"$timespan": 1.5}"#),
+            "err ValueError: bad $timespan"
+        );
+        assert_eq!(load(r#"{"$float": "x"}"#), "err ValueError: bad $float");
+        assert_eq!(
+            load(r#"{"$datetime": "x"}"#),
+            "err ValueError: bad datetime x"
+        );
+        assert_eq!(
+            load(r#"{"$dict": [[1]]}"#),
+            "err ValueError: $dict pair must be [key, value]"
+        );
+        // Not alone, a tag key is a plain key.
+        assert_eq!(
+            load(r#"{"$float": "nan", "x": 1}"#),
+            r#"ok {"$float": "nan", "x": 1}"#
+        );
+    }
+
+    #[test]
+    fn numbers() {
+        let one = |s: &str| from_tagged_str(s).unwrap();
+        assert!(matches!(one("7"), Value::Int(7)));
+        assert!(matches!(one("-0"), Value::Int(0)));
+        assert!(matches!(one("9223372036854775807"), Value::Int(i64::MAX)));
+        assert!(matches!(one("-9223372036854775808"), Value::Int(i64::MIN)));
+        for big in [
+            "9223372036854775808",
+            "-9223372036854775809",
+            "18446744073709551616",
+            "123456789012345678901234567890",
+        ] {
+            match one(big) {
+                Value::BigInt(b) => assert_eq!(b.to_string(), big),
+                v => panic!("{big} loaded as {v:?}"),
+            }
+        }
+        let float = |s: &str| match one(s) {
+            Value::Float(f) => f,
+            v => panic!("{s} loaded as {v:?}"),
+        };
+        assert_eq!(float("1.0"), 1.0);
+        assert_eq!(float("1E2"), 100.0);
+        assert_eq!(float("0.1"), 0.1);
+        assert_eq!(float("1e400"), f64::INFINITY);
+        assert_eq!(float("1e-400"), 0.0);
+        assert!(float("-0.0").is_sign_negative());
+        assert_eq!(
+            float("123456789012345678901234567890.0"),
+            1.2345678901234568e29
+        );
+    }
+
+    #[test]
+    fn strings_and_keys() {
+        assert_eq!(
+            load(r#"{"\u00e9": "\ud83d\ude00\n\u0041"}"#),
+            "ok {\"\u{e9}\": \"\u{1f600}\\nA\"}"
+        );
+        assert_eq!(
+            load(r#""\ud800""#),
+            "err ValueError: bad JSON: unexpected end of hex escape at line 1 column 8"
+        );
+        // Duplicate keys: the first place, the last value.
+        assert_eq!(
+            load(r#"{"a": 1, "b": 2, "a": 3}"#),
+            r#"ok {"a": 3, "b": 2}"#
+        );
+        // Keys are interned: one allocation for a key repeated across objects.
+        let v = from_tagged_str(r#"[{"name": 1, "age": 2}, {"age": 3, "name": 4}]"#).unwrap();
+        let Value::List(l) = v else { panic!() };
+        let key = |i: usize, k: usize| match &l[i] {
+            Value::Dict(d) => match d.get_index(k).unwrap().0 {
+                Value::Str(s) => s.clone(),
+                _ => panic!(),
+            },
+            _ => panic!(),
+        };
+        assert!(Arc::ptr_eq(&key(0, 0), &key(1, 1)));
+        assert!(Arc::ptr_eq(&key(0, 1), &key(1, 0)));
+    }
+
+    #[test]
+    fn deep_nesting_is_a_json_error() {
+        assert!(load(&nested(MAX_DEPTH)).starts_with("ok "));
+        for depth in [MAX_DEPTH + 1, 100_000] {
+            assert_eq!(
+                load(&nested(depth)),
+                "err ValueError: bad JSON: recursion limit exceeded at line 1 column 443",
+                "depth {depth}"
+            );
+        }
+    }
+
+    #[test]
+    fn malformed_json() {
+        for (s, msg) in [
+            ("", "EOF while parsing a value at line 1 column 0"),
+            ("[1,]", "trailing comma at line 1 column 4"),
+            ("{\"a\" 1}", "expected `:` at line 1 column 6"),
+            ("1 2", "trailing characters at line 1 column 3"),
+            (
+                "[{\"$object\": 1}, ",
+                "EOF while parsing a value at line 1 column 17",
+            ),
+        ] {
+            assert_eq!(load(s), format!("err ValueError: bad JSON: {msg}"), "{s:?}");
         }
     }
 }
