@@ -1,9 +1,11 @@
 //! Criterion benchmarks for the YAQL workloads of `../shared/bench/workloads.json`
-//! (W1 filter+map, W2 aggregate, W5 many small evaluations, W7 the
-//! contract-validation expression per object). Parse, compile
-//! and evaluation are timed apart; each group also times a hand-written
-//! Rust loop over the same `Value`s (`baseline`), so results read as ratios
-//! measured in the same run. `load_people_100k` times loading the input
+//! (W1 filter+map, W2 aggregate, W5 many small evaluations, W6 parsing and
+//! compiling distinct expressions, W7 the contract-validation expression
+//! per object). Parse, compile and evaluation are timed apart; each
+//! evaluation group also times a hand-written Rust loop over the same
+//! `Value`s (`baseline`), so results read as ratios measured in the same
+//! run. W6 times each front-end phase apart (lex, parse, lower, emit) over
+//! the same 1000 expressions. `load_people_100k` times loading the input
 //! JSON text: straight to `Value`, through a `serde_json::Value`, and
 //! serde_json's own `Value` alone as the floor.
 
@@ -131,6 +133,53 @@ fn w7_by_hand(v: &Value) -> bool {
         }
 }
 
+/// W6's expressions: the templates of `gen_data.py`'s `exprs`, filled in
+/// from the same kind of generator (distinct expressions).
+fn exprs(n: usize) -> Vec<String> {
+    const FIELDS: [&str; 8] = [
+        "age", "qty", "price", "id", "size", "port", "count", "level",
+    ];
+    const OPS: [&str; 6] = [">", "<", ">=", "<=", "=", "!="];
+    const STRS: [&str; 5] = ["alpha", "beta", "gamma", "delta", "omega"];
+    let mut r = Rng(3);
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(n);
+    let mut i = 0;
+    while out.len() < n {
+        let f = FIELDS[r.below(8) as usize];
+        let g = FIELDS[r.below(8) as usize];
+        let op = OPS[r.below(6) as usize];
+        let k = r.below(100_000);
+        let m = 1 + r.below(50);
+        let s = STRS[r.below(5) as usize];
+        let e = match i % 10 {
+            0 => format!("$.items.where($.{f} {op} {k}).select($.{g})"),
+            1 => format!(
+                "$.items.where($.{f} {op} {k} and $.name != '{s}{k}').select([$.id, $.{g} * {m}]).take({m})"
+            ),
+            2 => format!("$.{f} + $.{g} * {m} > {k} and $.name in list({s}, b{k}, c{m})"),
+            3 => format!("$.items.select($.{f} * {m} + {k}).sum()"),
+            4 => format!("$.items.groupBy($.{f}, $.{g}, $.len()).orderBy($[0]).take({m})"),
+            5 => format!(
+                "let(x => {k}, y => '{s}') -> $.items.where($.{f} > $x).select(concat($y, str($.{g})))"
+            ),
+            6 => format!(
+                "$.items.select($.name.toUpper() + '-{s}-' + str($.{f} + {k})).where($.startsWith('A'))"
+            ),
+            7 => format!("switch($.{f} > {k} => '{s}', $.{g} < {m} => 'low', true => 'mid')"),
+            8 => format!(
+                "$.items.orderBy($.{f}).thenByDescending($.{g}).select($.id).first({k})"
+            ),
+            _ => format!("[$.{f}, $.{g}, {k}, '{s}'].where($ != null).len() + max($.{f}, {m})"),
+        };
+        i += 1;
+        if seen.insert(e.clone()) {
+            out.push(e);
+        }
+    }
+    out
+}
+
 fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
     match v {
         Value::Dict(d) => d.get(&Value::str(k)).unwrap(),
@@ -223,6 +272,56 @@ fn workloads(c: &mut Criterion) {
                 }
             }
             n
+        })
+    });
+    g.finish();
+
+    let w6 = exprs(1000);
+    let reg = engine.env().registry();
+    let lex = compiler::yaql::LexOptions::default();
+    let asts: Vec<_> = w6
+        .iter()
+        .map(|e| compiler::yaql::parse(e, lex).unwrap())
+        .collect();
+    let irs: Vec<_> = asts
+        .iter()
+        .map(|a| compiler::lower::Lowerer::new(reg).lower(a).unwrap())
+        .collect();
+    let mut g = c.benchmark_group("W6_parse_1k_exprs");
+    g.throughput(criterion::Throughput::Elements(w6.len() as u64));
+    g.bench_function("lex", |b| {
+        b.iter(|| {
+            for e in &w6 {
+                black_box(compiler::yaql::lexer::tokenize(e, lex).unwrap());
+            }
+        })
+    });
+    g.bench_function("parse", |b| {
+        b.iter(|| {
+            for e in &w6 {
+                black_box(compiler::yaql::parse(e, lex).unwrap());
+            }
+        })
+    });
+    g.bench_function("lower", |b| {
+        b.iter(|| {
+            for a in &asts {
+                black_box(compiler::lower::Lowerer::new(reg).lower(a).unwrap());
+            }
+        })
+    });
+    g.bench_function("emit", |b| {
+        b.iter(|| {
+            for ir in &irs {
+                black_box(compiler::emit::Emitter::chunk(ir));
+            }
+        })
+    });
+    g.bench_function("parse+compile", |b| {
+        b.iter(|| {
+            for e in &w6 {
+                black_box(engine.compile(e).unwrap());
+            }
         })
     });
     g.finish();

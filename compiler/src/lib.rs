@@ -36,7 +36,7 @@ pub struct CompileOptions {
 /// A compiled expression: compile once, evaluate many times.
 pub struct Program {
     src: Arc<str>,
-    ir: ir::Node,
+    ir: ir::Expr,
     chunk: Arc<Chunk>,
 }
 
@@ -61,12 +61,11 @@ pub fn compile_parsed(
     reg: &Registry,
     opts: CompileOptions,
 ) -> Result<Program, Error> {
-    let mut lw = lower::Lowerer::new(reg).legacy(opts.legacy);
-    let node = lw.lower(ast)?;
-    let chunk = emit::Emitter::chunk(&node, lw.nlocals(), false);
+    let ir = lower::Lowerer::new(reg).legacy(opts.legacy).lower(ast)?;
+    let chunk = emit::Emitter::chunk(&ir);
     Ok(Program {
         src: src.into(),
-        ir: node,
+        ir,
         chunk: Arc::new(chunk),
     })
 }
@@ -77,7 +76,7 @@ impl Program {
         &self.src
     }
     /// The IR.
-    pub fn ir(&self) -> &ir::Node {
+    pub fn ir(&self) -> &ir::Expr {
         &self.ir
     }
     /// The bytecode.

@@ -1,12 +1,19 @@
 //! Lowering: syntax tree -> IR.
+//!
+//! Each call site looks its name up in the registry once: what the
+//! registry's `all_no_kw`, `has_form` and `lazy_slots` answer is computed
+//! from that one overload set when every overload accepts the call's form
+//! (then the registry's yaql 0.2 any-form switch cannot change the
+//! answer), and asked of the registry otherwise. Debug builds check the
+//! two agree.
 
 use std::sync::Arc;
 
 use num_bigint_dep::parse_int;
-use runtime::registry::Form;
+use runtime::registry::{Form, Mode, OverloadSet};
 use runtime::{num, Error, Registry, Result, Span, Value};
 
-use crate::ir::{BinOp, Call, Node};
+use crate::ir::{self, BinOp, Builder, Call, Node, NodeId};
 use crate::yaql::ast::{Arg, Expr, ExprKind, Lit};
 
 /// Maximum nesting depth of an expression.
@@ -38,6 +45,100 @@ pub struct Lowerer<'a> {
     nlocals: u32,
     depth: usize,
     legacy: bool,
+    /// `#attr`, looked up on first use.
+    attr_set: Option<Option<Arc<OverloadSet>>>,
+    /// The overloads of each [`BinOp`] (by `BinOp as usize`) and of
+    /// unary minus (last), looked up on first use.
+    op_sets: [Option<Option<Arc<OverloadSet>>>; 13],
+    b: Builder,
+}
+
+thread_local! {
+    /// A spare builder: its vectors keep their capacity from expression
+    /// to expression.
+    static SPARE: std::cell::Cell<Option<Builder>> = const { std::cell::Cell::new(None) };
+}
+
+impl Drop for Lowerer<'_> {
+    fn drop(&mut self) {
+        let mut b = std::mem::take(&mut self.b);
+        // Keep the vectors unless an unusually large expression grew them.
+        if b.is_small() {
+            b.clear();
+            let _ = SPARE.try_with(|s| s.set(Some(b)));
+        }
+    }
+}
+
+/// An argument of a call, borrowed from the syntax tree, after the
+/// rewrites `call` applies (legacy keyword arguments, named arguments of
+/// functions without keyword parameters as mapping rules).
+#[derive(Clone, Copy)]
+enum A<'e> {
+    Pos(&'e Expr),
+    Named(&'e str, &'e Expr),
+    /// `key => value`; a string key comes from a rewritten named argument.
+    Mapping(Key<'e>, &'e Expr),
+    Skip,
+}
+
+#[derive(Clone, Copy)]
+enum Key<'e> {
+    Expr(&'e Expr),
+    Str(&'e str),
+}
+
+/// A call's arguments: the syntax tree's, an operator's operands, or
+/// rewritten ones.
+#[derive(Clone, Copy)]
+enum Args<'e> {
+    Ast(&'e [Arg]),
+    Exprs(&'e [Expr]),
+    Conv(&'e [A<'e>]),
+}
+
+impl<'e> Args<'e> {
+    fn iter(self) -> impl Iterator<Item = A<'e>> + Clone {
+        let n = match self {
+            Args::Ast(a) => a.len(),
+            Args::Exprs(a) => a.len(),
+            Args::Conv(a) => a.len(),
+        };
+        (0..n).map(move |i| match self {
+            Args::Ast(a) => A::of(&a[i]),
+            Args::Exprs(a) => A::Pos(&a[i]),
+            Args::Conv(a) => a[i],
+        })
+    }
+}
+
+impl<'e> A<'e> {
+    fn of(a: &'e Arg) -> A<'e> {
+        match a {
+            Arg::Pos(e) => A::Pos(e),
+            Arg::Named(n, e) => A::Named(n, e),
+            Arg::Mapping(k, v) => A::Mapping(Key::Expr(k), v),
+            Arg::Skip => A::Skip,
+        }
+    }
+}
+
+/// How a call's arguments are rewritten before lowering.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rewrite {
+    None,
+    /// yaql 0.2: `name => value` passes a keyword argument.
+    LegacyKw,
+    /// `name => value` is a positional mapping rule.
+    NamedAsMapping,
+}
+
+/// What lowering needs to know of a call's overloads.
+struct Sig<'s> {
+    set: Option<&'s Arc<OverloadSet>>,
+    /// Every overload accepts the call's form: answers come from `set`.
+    local: bool,
+    form: Form,
 }
 
 impl<'a> Lowerer<'a> {
@@ -48,6 +149,13 @@ impl<'a> Lowerer<'a> {
             nlocals: 0,
             depth: 0,
             legacy: false,
+            attr_set: None,
+            op_sets: Default::default(),
+            b: SPARE
+                .try_with(|s| s.take())
+                .ok()
+                .flatten()
+                .unwrap_or_default(),
         }
     }
     /// yaql 0.2 mode: `name => value` in calls of functions that take
@@ -62,7 +170,14 @@ impl<'a> Lowerer<'a> {
     }
 
     /// Lowers an expression.
-    pub fn lower(&mut self, e: &Expr) -> Result<Node> {
+    pub fn lower(&mut self, e: &Expr) -> Result<ir::Expr> {
+        self.b.clear();
+        let root = self.node(e)?;
+        Ok(self.b.finish(root, self.nlocals))
+    }
+
+    /// Lowers a subexpression.
+    fn node(&mut self, e: &Expr) -> Result<NodeId> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
             return Err(
@@ -70,99 +185,120 @@ impl<'a> Lowerer<'a> {
                     .with_span(e.span),
             );
         }
-        let r = self.lower_inner(e);
+        let r = self.node_inner(e);
         self.depth -= 1;
         r
     }
 
-    fn lower_inner(&mut self, e: &Expr) -> Result<Node> {
+    fn add(&mut self, n: Node) -> NodeId {
+        self.b.add(n)
+    }
+
+    fn attr_set(&mut self) -> Option<Arc<OverloadSet>> {
+        let reg = self.reg;
+        self.attr_set
+            .get_or_insert_with(|| reg.get("#attr").cloned())
+            .clone()
+    }
+
+    /// The overloads of a binary operator (`Some`) or of unary minus.
+    fn op_set(&mut self, op: Option<BinOp>) -> Option<Arc<OverloadSet>> {
+        let (i, name) = match op {
+            Some(op) => (op as usize, op.func()),
+            None => (12, "#unary_operator_-"),
+        };
+        let reg = self.reg;
+        self.op_sets[i]
+            .get_or_insert_with(|| reg.get(name).cloned())
+            .clone()
+    }
+
+    fn attr(&mut self, recv: NodeId, name: &str, span: Span) -> NodeId {
+        let set = self.attr_set();
+        self.add(Node::Attr(recv, intern(name), set, span))
+    }
+
+    /// Replaces `old` (a constant just added, with nothing after it) by a
+    /// folded constant.
+    fn fold_into(&mut self, old: NodeId, v: Value) -> NodeId {
+        if old.index() + 1 == self.b.next_id().index() {
+            self.b.truncate(old);
+        }
+        self.add(Node::Const(v))
+    }
+
+    fn node_inner(&mut self, e: &Expr) -> Result<NodeId> {
         Ok(match &e.kind {
-            ExprKind::Lit(l) => Node::Const(match l {
+            ExprKind::Lit(l) => self.add(Node::Const(match l {
                 Lit::Int(s) => parse_int(s),
                 Lit::Float(f) => Value::Float(*f),
                 Lit::Str(s) => Value::str(s.as_str()),
                 Lit::Bool(b) => Value::Bool(*b),
                 Lit::Null => Value::Null,
-            }),
-            ExprKind::Keyword(k) => Node::Const(Value::str(k.as_str())),
+            })),
+            ExprKind::Keyword(k) => self.add(Node::Const(Value::str(k.as_str()))),
             ExprKind::Var(v) => {
-                if v.is_empty() {
+                let n = if v.is_empty() {
                     Node::Arg(1)
                 } else if let Some(n) = v.parse::<u32>().ok().filter(|n| *n >= 1) {
                     Node::Arg(n)
                 } else {
-                    Node::Var(v.as_str().into())
-                }
+                    Node::Var(Arc::new(v.clone()))
+                };
+                self.add(n)
             }
-            ExprKind::Call(name, args) => self.call(name, Form::Function, None, args, e.span)?,
+            ExprKind::Call(name, args) => {
+                self.call_args(name, Form::Function, None, args, e.span)?
+            }
             ExprKind::Method(recv, name, args) => {
-                let r = self.lower(recv)?;
-                self.call(name, Form::Method, Some(r), args, e.span)?
+                let r = self.node(recv)?;
+                self.call_args(name, Form::Method, Some(r), args, e.span)?
             }
             ExprKind::Op(name, args) => self.op(name, args, e.span)?,
             ExprKind::Attr(recv, name) => {
-                let r = self.lower(recv)?;
-                Node::Attr(
-                    Box::new(r),
-                    name.as_str().into(),
-                    self.reg.get("#attr").cloned(),
-                    e.span,
-                )
+                let r = self.node(recv)?;
+                self.attr(r, name, e.span)
             }
             ExprKind::Dot(recv, expr) => {
-                let r = self.lower(recv)?;
-                self.call_nodes(
-                    "#operator_.",
-                    Form::Function,
-                    vec![Some(r)],
-                    vec![(**expr).clone()],
-                    e.span,
-                )?
+                let r = self.node(recv)?;
+                self.call_nodes("#operator_.", r, expr, e.span)?
             }
             ExprKind::SafeDot(recv, member) => {
-                let r = self.lower(recv)?;
+                let r = self.node(recv)?;
                 let slot = self.nlocals;
                 self.nlocals += 1;
                 let m = &**member;
+                let local = self.add(Node::Local(slot));
                 let body = match &m.kind {
-                    ExprKind::Keyword(k) => Node::Attr(
-                        Box::new(Node::Local(slot)),
-                        k.as_str().into(),
-                        self.reg.get("#attr").cloned(),
-                        e.span,
-                    ),
+                    ExprKind::Keyword(k) => self.attr(local, k, e.span),
                     ExprKind::Call(name, args) => {
-                        self.call(name, Form::Method, Some(Node::Local(slot)), args, e.span)?
+                        self.call_args(name, Form::Method, Some(local), args, e.span)?
                     }
-                    _ => self.call_nodes(
-                        "#operator_.",
-                        Form::Function,
-                        vec![Some(Node::Local(slot))],
-                        vec![m.clone()],
-                        e.span,
-                    )?,
+                    _ => self.call_nodes("#operator_.", local, m, e.span)?,
                 };
-                Node::SafeDot(Box::new(r), slot, Box::new(body))
+                self.add(Node::SafeDot(r, slot, body))
             }
             ExprKind::Index(recv, args) => {
-                let r = self.lower(recv)?;
-                self.call("#indexer", Form::Function, Some(r), args, e.span)?
+                let r = self.node(recv)?;
+                self.call_args("#indexer", Form::Function, Some(r), args, e.span)?
             }
             ExprKind::Delegate(callee, args) => {
-                let r = self.lower(callee)?;
-                self.call("#call", Form::Function, Some(r), args, e.span)?
+                let r = self.node(callee)?;
+                self.call_args("#call", Form::Function, Some(r), args, e.span)?
             }
             ExprKind::List(args) => {
                 if args.iter().all(|a| matches!(a, Arg::Pos(_))) {
-                    let mut items = Vec::new();
+                    let mark = self.b.mark();
                     for a in args {
                         if let Arg::Pos(x) = a {
-                            items.push(self.lower(x)?);
+                            let n = self.node(x)?;
+                            self.b.push(n);
                         }
                     }
-                    Node::List(items)
+                    let (items, _) = self.b.refs(mark);
+                    self.add(Node::List(items))
                 } else {
-                    self.call("#list", Form::Function, None, args, e.span)?
+                    self.call_args("#list", Form::Function, None, args, e.span)?
                 }
             }
             ExprKind::Map(args) => {
@@ -170,281 +306,495 @@ impl<'a> Lowerer<'a> {
                     .iter()
                     .all(|a| matches!(a, Arg::Named(..) | Arg::Mapping(..)))
                 {
-                    let mut items = Vec::new();
+                    let mark = self.b.mark();
                     for a in args {
-                        match a {
+                        let (k, v) = match a {
                             Arg::Named(k, v) => {
-                                items.push((Node::Const(Value::str(k.as_str())), self.lower(v)?))
+                                (self.add(Node::Const(Value::str(k.as_str()))), self.node(v)?)
                             }
-                            Arg::Mapping(k, v) => items.push((self.lower(k)?, self.lower(v)?)),
-                            _ => {}
-                        }
+                            Arg::Mapping(k, v) => (self.node(k)?, self.node(v)?),
+                            _ => continue,
+                        };
+                        self.b.push(k);
+                        self.b.push(v);
                     }
-                    Node::Dict(items, e.span)
+                    let (items, _) = self.b.refs(mark);
+                    self.add(Node::Dict(items, e.span))
                 } else {
-                    self.call("#map", Form::Function, None, args, e.span)?
+                    self.call_args("#map", Form::Function, None, args, e.span)?
                 }
             }
             ExprKind::NsName(ns, name) => {
                 let ns = ns.as_ref().map_or(Value::Null, |s| Value::str(s.as_str()));
                 let set = self.reg.get("#operator_:").cloned();
-                Node::Call(Box::new(Call {
-                    name: "#operator_:".into(),
+                let mark = self.b.mark();
+                let ns = self.add(Node::Const(ns));
+                self.b.push(ns);
+                let name_node = self.add(Node::Const(Value::str(name.as_str())));
+                self.b.push(name_node);
+                let (pos, named) = self.b.refs(mark);
+                self.add(Node::Call(Box::new(Call {
+                    name: call_name("#operator_:", set.as_ref()),
                     form: Form::Function,
                     set,
-                    pos: vec![
-                        Some(Node::Const(ns)),
-                        Some(Node::Const(Value::str(name.as_str()))),
-                    ],
-                    named: vec![],
+                    pos,
+                    named,
                     span: e.span,
-                }))
+                })))
             }
         })
     }
 
-    fn op(&mut self, name: &'static str, args: &[Expr], span: Span) -> Result<Node> {
+    fn op(&mut self, name: &'static str, args: &[Expr], span: Span) -> Result<NodeId> {
         match (name, args) {
-            ("#operator_and", [a, b]) => Ok(Node::And(
-                Box::new(self.lower(a)?),
-                Box::new(self.lower(b)?),
-            )),
-            ("#operator_or", [a, b]) => {
-                Ok(Node::Or(Box::new(self.lower(a)?), Box::new(self.lower(b)?)))
+            ("#operator_and", [a, b]) => {
+                let (x, y) = (self.node(a)?, self.node(b)?);
+                Ok(self.add(Node::And(x, y)))
             }
-            ("#unary_operator_not", [a]) => Ok(Node::Not(Box::new(self.lower(a)?))),
+            ("#operator_or", [a, b]) => {
+                let (x, y) = (self.node(a)?, self.node(b)?);
+                Ok(self.add(Node::Or(x, y)))
+            }
+            ("#unary_operator_not", [a]) => {
+                let x = self.node(a)?;
+                Ok(self.add(Node::Not(x)))
+            }
             ("#operator_=>", [a, b]) => {
                 // yaql 0.2 `build_tuple`: `a => b` is the tuple (a, b) and a
                 // left operand that is itself `=>` extends its tuple.
                 // A parenthesised left operand stays one element: the
                 // grammar gives `(a => b) => c` a span starting at `(`, one
                 // byte before its left operand's.
-                let mut items = match &a.kind {
-                    ExprKind::Op("#operator_=>", _) if a.span.start == span.start => match self.op(
-                        "#operator_=>",
-                        match &a.kind {
-                            ExprKind::Op(_, x) => x,
-                            _ => unreachable!(),
-                        },
-                        a.span,
-                    )? {
-                        Node::List(v) => v,
-                        other => vec![other],
-                    },
-                    _ => vec![self.lower(a)?],
+                let head = match &a.kind {
+                    ExprKind::Op("#operator_=>", x) if a.span.start == span.start => {
+                        Some(self.op("#operator_=>", x, a.span)?)
+                    }
+                    _ => None,
                 };
-                items.push(self.lower(b)?);
-                Ok(Node::List(items))
+                let mark = self.b.mark();
+                match head {
+                    Some(t) => match self.b.get(t) {
+                        Node::List(items) => {
+                            let items = *items;
+                            for i in 0..items.len() {
+                                let n = self.b.list(items)[i];
+                                self.b.push(n);
+                            }
+                        }
+                        _ => self.b.push(t),
+                    },
+                    None => {
+                        let x = self.node(a)?;
+                        self.b.push(x);
+                    }
+                }
+                let y = self.node(b)?;
+                self.b.push(y);
+                let (items, _) = self.b.refs(mark);
+                Ok(self.add(Node::List(items)))
             }
             ("#unary_operator_-", [a]) => {
-                let x = self.lower(a)?;
-                if let Node::Const(v) = &x {
+                let x = self.node(a)?;
+                if let Node::Const(v) = self.b.get(x) {
                     if v.is_number() {
                         if let Ok(r) = num::neg(v) {
-                            return Ok(Node::Const(r));
+                            return Ok(self.fold_into(x, r));
                         }
                     }
                 }
-                Ok(Node::Neg(
-                    Box::new(x),
-                    self.reg.get("#unary_operator_-").cloned(),
-                    span,
-                ))
+                let set = self.op_set(None);
+                Ok(self.add(Node::Neg(x, set, span)))
             }
             (_, [a, b]) if BinOp::from_func(name).is_some() => {
                 let op = BinOp::from_func(name).unwrap();
-                let (x, y) = (self.lower(a)?, self.lower(b)?);
-                if let (Node::Const(p), Node::Const(q)) = (&x, &y) {
+                let (x, y) = (self.node(a)?, self.node(b)?);
+                if let (Node::Const(p), Node::Const(q)) = (self.b.get(x), self.b.get(y)) {
                     if let Some(v) = fold(op, p, q) {
-                        return Ok(Node::Const(v));
+                        if x.index() + 1 == y.index() {
+                            self.b.truncate(y);
+                        }
+                        return Ok(self.fold_into(x, v));
                     }
                 }
-                Ok(Node::Bin(
-                    op,
-                    Box::new(x),
-                    Box::new(y),
-                    self.reg.get(name).cloned(),
-                    span,
-                ))
+                let set = self.op_set(Some(op));
+                Ok(self.add(Node::Bin(op, x, y, set, span)))
             }
-            _ => {
-                let pos = args.iter().map(|a| Arg::Pos(a.clone())).collect::<Vec<_>>();
-                self.call(name, Form::Function, None, &pos, span)
-            }
+            _ => self.call(
+                name,
+                Form::Function,
+                None,
+                Args::Exprs(args),
+                Rewrite::None,
+                span,
+            ),
         }
     }
 
-    fn call_nodes(
+    /// The overloads of `name` and whether they decide `form` alone.
+    fn sig(&self, name: &str, form: Form) -> Sig<'a> {
+        let set = self.reg.get(name);
+        let local = set.is_none_or(|s| s.overloads.iter().all(|o| o.accepts_form(form)));
+        Sig { set, local, form }
+    }
+
+    /// `Registry::all_no_kw`.
+    fn all_no_kw(&self, name: &str, sig: &Sig<'_>) -> bool {
+        if !sig.local {
+            return self.reg.all_no_kw(name, sig.form);
+        }
+        let r = sig
+            .set
+            .is_some_and(|s| !s.overloads.is_empty() && s.overloads.iter().all(|o| o.no_kw));
+        debug_assert_eq!(r, self.reg.all_no_kw(name, sig.form));
+        r
+    }
+
+    /// `Registry::has_form`.
+    fn has_form(&self, name: &str, sig: &Sig<'_>) -> bool {
+        if !sig.local {
+            return self.reg.has_form(name, sig.form);
+        }
+        let r = sig.set.is_some_and(|s| !s.overloads.is_empty());
+        debug_assert_eq!(r, self.reg.has_form(name, sig.form));
+        r
+    }
+
+    /// Whether positional slot `i` (receiver first) of a call whose
+    /// overloads decide its form alone is compiled lazily (as
+    /// `Registry::lazy_slots` answers).
+    fn lazy_pos(sig: &Sig<'_>, i: usize) -> bool {
+        sig.set.iter().flat_map(|s| s.overloads.iter()).any(|ov| {
+            match ov.params.iter().filter(|p| p.mode == Mode::Normal).nth(i) {
+                Some(p) => p.lazy,
+                None => var_lazy(ov),
+            }
+        })
+    }
+
+    /// Whether named argument `n` is compiled lazily (see `lazy_pos`).
+    fn lazy_named(sig: &Sig<'_>, n: &str) -> bool {
+        sig.set.iter().flat_map(|s| s.overloads.iter()).any(|ov| {
+            if ov.no_kw {
+                return var_lazy(ov);
+            }
+            match ov
+                .params
+                .iter()
+                .find(|p| p.mode == Mode::Normal && &*p.name == n)
+            {
+                Some(p) => p.lazy,
+                None => ov
+                    .params
+                    .iter()
+                    .find(|p| p.mode == Mode::Kw)
+                    .is_some_and(|p| p.lazy),
+            }
+        })
+    }
+
+    /// Which arguments of a call are compiled lazily.
+    fn lazy(&self, name: &str, sig: &Sig<'_>, args: Args<'_>, npos: usize) -> Lazy {
+        // Not a library method: a MuranoPL method or an error. Arguments
+        // are evaluated only once the call resolves (as the reference's
+        // lazy arguments are), so pass them as thunks.
+        if sig.form == Form::Method && !self.has_form(name, sig) {
+            return Lazy::Thunks;
+        }
+        let names = || -> Vec<&str> {
+            args.iter()
+                .filter_map(|a| match a {
+                    A::Named(n, _) => Some(n),
+                    _ => None,
+                })
+                .collect()
+        };
+        if !sig.local {
+            let (p, n) = self.reg.lazy_slots(name, sig.form, npos, &names());
+            return Lazy::Slots(p, n);
+        }
+        #[cfg(debug_assertions)]
+        {
+            let names = names();
+            let (p, n) = self.reg.lazy_slots(name, sig.form, npos, &names);
+            let q: Vec<bool> = (0..npos).map(|i| Self::lazy_pos(sig, i)).collect();
+            let m: Vec<bool> = names.iter().map(|n| Self::lazy_named(sig, n)).collect();
+            debug_assert_eq!((p, n), (q, m), "lazy slots of {name}");
+        }
+        Lazy::Local
+    }
+
+    /// `recv.(expr)`: `#operator_.` with the receiver and the member.
+    fn call_nodes(&mut self, name: &str, pre: NodeId, rest: &Expr, span: Span) -> Result<NodeId> {
+        let sig = self.sig(name, Form::Function);
+        let npos = 2;
+        let lz = match self.lazy(name, &sig, Args::Conv(&[]), npos) {
+            Lazy::Slots(p, _) => p[npos - 1],
+            _ => Self::lazy_pos(&sig, npos - 1),
+        };
+        let mark = self.b.mark();
+        self.b.push(pre);
+        let mut n = self.node(rest)?;
+        if lz {
+            n = self.add(Node::Lambda(n));
+        }
+        self.b.push(n);
+        let (pos, named) = self.b.refs(mark);
+        Ok(self.add(Node::Call(Box::new(Call {
+            name: call_name(name, sig.set),
+            form: Form::Function,
+            set: sig.set.cloned(),
+            pos,
+            named,
+            span,
+        }))))
+    }
+
+    fn call_args(
         &mut self,
         name: &str,
         form: Form,
-        pre: Vec<Option<Node>>,
-        rest: Vec<Expr>,
+        recv: Option<NodeId>,
+        args: &[Arg],
         span: Span,
-    ) -> Result<Node> {
-        let npos = pre.len() + rest.len();
-        let (lz, _) = self.reg.lazy_slots(name, form, npos, &[]);
-        let mut pos = pre;
-        for e in rest.iter() {
-            let n = self.lower(e)?;
-            pos.push(Some(if lz[pos.len()] {
-                Node::Lambda(Box::new(n))
-            } else {
-                n
-            }));
+    ) -> Result<NodeId> {
+        self.call(name, form, recv, Args::Ast(args), Rewrite::None, span)
+    }
+
+    /// The keyword of a yaql 0.2 `name => value` positional argument.
+    fn legacy_kw<'e>(a: &A<'e>) -> Option<(&'e str, &'e Expr)> {
+        match a {
+            A::Pos(e) => match &e.kind {
+                ExprKind::Op("#operator_=>", xs) if xs[0].span.start == e.span.start => {
+                    match &xs[0].kind {
+                        ExprKind::Keyword(k) => Some((k.as_str(), &xs[1])),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            },
+            _ => None,
         }
-        Ok(Node::Call(Box::new(Call {
-            name: name.into(),
-            form,
-            set: self.reg.get(name).cloned(),
-            pos,
-            named: vec![],
-            span,
-        })))
     }
 
     fn call(
         &mut self,
         name: &str,
         form: Form,
-        recv: Option<Node>,
-        args: &[Arg],
+        recv: Option<NodeId>,
+        args: Args<'_>,
+        rewrite: Rewrite,
         span: Span,
-    ) -> Result<Node> {
-        if self.legacy && !self.reg.all_no_kw(name, form) {
-            let is_kw = |a: &Arg| match a {
-                Arg::Pos(e) => match &e.kind {
-                    ExprKind::Op("#operator_=>", xs) => {
-                        matches!(&xs[0].kind, ExprKind::Keyword(_))
-                            && xs[0].span.start == e.span.start
-                    }
-                    _ => false,
-                },
-                _ => false,
-            };
-            // A keyword argument when the function takes keyword arguments
-            // or has a parameter of that name, or is not a library function.
-            let takes = |k: &str| {
-                self.reg.get(name).is_none_or(|set| {
-                    set.overloads.iter().any(|o| {
-                        o.params.iter().any(|p| {
-                            p.mode == runtime::registry::Mode::Kw
-                                || (p.mode == runtime::registry::Mode::Normal && &*p.name == k)
+    ) -> Result<NodeId> {
+        let sig = self.sig(name, form);
+        if rewrite == Rewrite::None {
+            let no_kw = self.all_no_kw(name, &sig);
+            if self.legacy && !no_kw {
+                // A keyword argument when the function takes keyword
+                // arguments or has a parameter of that name, or is not a
+                // library function.
+                let takes = |k: &str| {
+                    sig.set.is_none_or(|set| {
+                        set.overloads.iter().any(|o| {
+                            o.params.iter().any(|p| {
+                                p.mode == Mode::Kw || (p.mode == Mode::Normal && &*p.name == k)
+                            })
                         })
                     })
-                })
-            };
-            let kw_name = |a: &Arg| -> Option<String> {
-                if !is_kw(a) {
-                    return None;
+                };
+                let kw = |a: A<'_>| Self::legacy_kw(&a).is_some_and(|(k, _)| takes(k));
+                if args.iter().any(kw) {
+                    let conv: Vec<A<'_>> = args
+                        .iter()
+                        .map(|a| match Self::legacy_kw(&a) {
+                            Some((k, v)) if takes(k) => A::Named(k, v),
+                            _ => a,
+                        })
+                        .collect();
+                    // The arguments are lowered as the default engine does.
+                    let saved = self.legacy;
+                    self.legacy = false;
+                    let r = self.call(name, form, recv, Args::Conv(&conv), Rewrite::LegacyKw, span);
+                    self.legacy = saved;
+                    return r;
                 }
-                match a {
-                    Arg::Pos(e) => match &e.kind {
-                        ExprKind::Op(_, xs) => match &xs[0].kind {
-                            ExprKind::Keyword(k) if takes(k) => Some(k.clone()),
-                            _ => None,
-                        },
-                        _ => None,
-                    },
-                    _ => None,
-                }
-            };
-            if args.iter().any(|a| kw_name(a).is_some()) {
-                let conv: Vec<Arg> = args
+            }
+            if no_kw && args.iter().any(|a| matches!(a, A::Named(..))) {
+                let conv: Vec<A<'_>> = args
                     .iter()
-                    .map(|a| match (a, kw_name(a)) {
-                        (Arg::Pos(e), Some(k)) => match &e.kind {
-                            ExprKind::Op(_, xs) => Arg::Named(k, xs[1].clone()),
-                            _ => a.clone(),
-                        },
-                        _ => a.clone(),
+                    .map(|a| match a {
+                        A::Named(n, v) => A::Mapping(Key::Str(n), v),
+                        other => other,
                     })
                     .collect();
-                let saved = self.legacy;
-                self.legacy = false;
-                let r = self.call(name, form, recv, &conv, span);
-                self.legacy = saved;
-                return r;
+                return self.call(
+                    name,
+                    form,
+                    recv,
+                    Args::Conv(&conv),
+                    Rewrite::NamedAsMapping,
+                    span,
+                );
             }
-        }
-        if self.reg.all_no_kw(name, form) && args.iter().any(|a| matches!(a, Arg::Named(..))) {
-            let conv: Vec<Arg> = args
-                .iter()
-                .map(|a| match a {
-                    Arg::Named(n, v) => Arg::Mapping(
-                        Expr {
-                            kind: ExprKind::Lit(Lit::Str(n.clone())),
-                            span: v.span,
-                        },
-                        v.clone(),
-                    ),
-                    other => other.clone(),
-                })
-                .collect();
-            return self.call(name, form, recv, &conv, span);
         }
         let npos =
-            recv.is_some() as usize + args.iter().filter(|a| !matches!(a, Arg::Named(..))).count();
-        let names: Vec<&str> = args
-            .iter()
-            .filter_map(|a| match a {
-                Arg::Named(n, _) => Some(n.as_str()),
-                _ => None,
-            })
-            .collect();
-        let (mut lz_pos, mut lz_named) = self.reg.lazy_slots(name, form, npos, &names);
-        if form == Form::Method && !self.reg.has_form(name, form) {
-            // Not a library method: a MuranoPL method or an error. Arguments
-            // are evaluated only once the call resolves (as the reference's
-            // lazy arguments are), so pass them as thunks.
-            for (i, l) in lz_pos.iter_mut().enumerate() {
-                *l = i > 0;
-            }
-            lz_named.iter_mut().for_each(|l| *l = true);
-        }
-        let mut pos: Vec<Option<Node>> = Vec::new();
+            recv.is_some() as usize + args.iter().filter(|a| !matches!(a, A::Named(..))).count();
+        let lazy = self.lazy(name, &sig, args, npos);
+        let mark = self.b.mark();
+        let mut npushed = 0;
         if let Some(r) = recv {
-            pos.push(Some(r));
+            self.b.push(r);
+            npushed += 1;
         }
-        let mut named = Vec::new();
-        for a in args {
+        let mut nnamed = 0;
+        for a in args.iter() {
             match a {
-                Arg::Pos(e) => {
-                    let lazy = lz_pos[pos.len()];
-                    let n = self.lower(e)?;
-                    pos.push(Some(if lazy { Node::Lambda(Box::new(n)) } else { n }));
+                A::Pos(e) => {
+                    let lz = lazy.pos(&sig, npushed);
+                    let mut n = self.node(e)?;
+                    if lz {
+                        n = self.add(Node::Lambda(n));
+                    }
+                    self.b.push(n);
                 }
-                Arg::Mapping(k, v) => {
-                    let lazy = lz_pos[pos.len()];
-                    let (k, v) = (self.lower(k)?, self.lower(v)?);
-                    pos.push(Some(if lazy {
-                        Node::Pair(
-                            Box::new(Node::Lambda(Box::new(k))),
-                            Box::new(Node::Lambda(Box::new(v))),
-                        )
-                    } else {
-                        Node::Pair(Box::new(k), Box::new(v))
-                    }));
+                A::Mapping(k, v) => {
+                    let lz = lazy.pos(&sig, npushed);
+                    let mut k = match k {
+                        Key::Expr(k) => self.node(k)?,
+                        Key::Str(s) => self.add(Node::Const(Value::str(s))),
+                    };
+                    if lz {
+                        k = self.add(Node::Lambda(k));
+                    }
+                    let mut v = self.node(v)?;
+                    if lz {
+                        v = self.add(Node::Lambda(v));
+                    }
+                    let p = self.add(Node::Pair(k, v));
+                    self.b.push(p);
                 }
-                Arg::Skip => pos.push(None),
-                Arg::Named(n, e) => {
-                    let lazy = lz_named[named.len()];
-                    let x = self.lower(e)?;
-                    named.push((
-                        Arc::from(n.as_str()),
-                        if lazy { Node::Lambda(Box::new(x)) } else { x },
-                    ));
+                A::Skip => self.b.push(NodeId::SKIP),
+                A::Named(n, e) => {
+                    let lz = lazy.named(&sig, nnamed, n);
+                    let mut x = self.node(e)?;
+                    if lz {
+                        x = self.add(Node::Lambda(x));
+                    }
+                    self.b.push_named(Arc::from(n), x);
+                    nnamed += 1;
+                    continue;
                 }
             }
+            npushed += 1;
         }
-        Ok(Node::Call(Box::new(Call {
-            name: name.into(),
+        let (pos, named) = self.b.refs(mark);
+        Ok(self.add(Node::Call(Box::new(Call {
+            name: call_name(name, sig.set),
             form,
-            set: self.reg.get(name).cloned(),
+            set: sig.set.cloned(),
             pos,
             named,
             span,
-        })))
+        }))))
+    }
+}
+
+/// Which arguments of a call are compiled lazily (see `Lowerer::lazy`).
+enum Lazy {
+    /// As the call's overloads say (computed from them per argument).
+    Local,
+    /// As `Registry::lazy_slots` says: positional, named.
+    Slots(Vec<bool>, Vec<bool>),
+    /// Every argument but the receiver.
+    Thunks,
+}
+
+impl Lazy {
+    fn pos(&self, sig: &Sig<'_>, i: usize) -> bool {
+        match self {
+            Lazy::Local => Lowerer::lazy_pos(sig, i),
+            Lazy::Slots(p, _) => p[i],
+            Lazy::Thunks => i > 0,
+        }
+    }
+    fn named(&self, sig: &Sig<'_>, j: usize, n: &str) -> bool {
+        match self {
+            Lazy::Local => Lowerer::lazy_named(sig, n),
+            Lazy::Slots(_, m) => m[j],
+            Lazy::Thunks => true,
+        }
+    }
+}
+
+/// Whether an overload's `*args` parameter (if any) is lazy.
+fn var_lazy(ov: &runtime::registry::Overload) -> bool {
+    ov.params
+        .iter()
+        .find(|p| p.mode == Mode::Var)
+        .is_some_and(|p| p.lazy)
+}
+
+/// `runtime::value::intern` behind a per-thread cache keyed with a cheap
+/// hash: attribute names repeat across expressions, and the intern table's
+/// SipHash lookup was a tenth of lowering.
+fn intern(name: &str) -> Arc<String> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::hash::BuildHasherDefault;
+    /// Names the runtime interns (longer ones it copies).
+    const MAX_LEN: usize = 40;
+    const MAX_ENTRIES: usize = 4096;
+    type Map = HashMap<Box<str>, Arc<String>, BuildHasherDefault<FxHasher>>;
+    thread_local! {
+        static CACHE: RefCell<Map> = RefCell::new(Map::default());
+    }
+    if name.len() > MAX_LEN {
+        return runtime::value::intern(name);
+    }
+    let hit = CACHE.try_with(|c| c.borrow().get(name).cloned());
+    if let Ok(Some(a)) = hit {
+        return a;
+    }
+    let a = runtime::value::intern(name);
+    let _ = CACHE.try_with(|c| {
+        let mut c = c.borrow_mut();
+        if c.len() < MAX_ENTRIES {
+            c.insert(name.into(), a.clone());
+        }
+    });
+    a
+}
+
+/// The multiplicative hash of rustc's `FxHasher`, for short keys.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes(c.try_into().unwrap());
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        let mut last = [0u8; 8];
+        let rest = chunks.remainder();
+        last[..rest.len()].copy_from_slice(rest);
+        let w = u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56);
+        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// The name of a call: shared with the overloads when they spell it.
+fn call_name(name: &str, set: Option<&Arc<OverloadSet>>) -> Arc<str> {
+    match set.and_then(|s| s.overloads.first()) {
+        Some(o) if &*o.name == name => o.name.clone(),
+        _ => name.into(),
     }
 }
 

@@ -119,10 +119,40 @@ impl Expr {
     }
 }
 
-/// Builds the member side of `recv.member`.
-#[allow(clippy::boxed_local)]
-pub fn dot(recv: Box<Expr>, member: Box<Expr>, l: usize, r: usize) -> Box<Expr> {
-    let m = *member;
+// The grammar's actions (`grammar.lalrpop`).
+
+/// Makes a node.
+pub(crate) fn node(kind: ExprKind, l: usize, r: usize) -> Expr {
+    Expr {
+        kind,
+        span: Span::new(l, r),
+    }
+}
+
+/// Builds a binary operator node.
+pub(crate) fn op2(name: &'static str, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
+    node(ExprKind::Op(name, vec![a, b]), l, r)
+}
+
+/// Builds a unary operator node.
+pub(crate) fn op1(name: &'static str, a: Expr, l: usize, r: usize) -> Expr {
+    node(ExprKind::Op(name, vec![a]), l, r)
+}
+
+/// Builds `key => value` in an argument list: a named argument when the
+/// key is a bare keyword, else a mapping rule.
+pub(crate) fn named_or_mapping(k: Expr, v: Expr) -> Arg {
+    match k.kind {
+        ExprKind::Keyword(name) => Arg::Named(name, v),
+        _ => Arg::Mapping(k, v),
+    }
+}
+
+/// Builds `recv.member`: a keyword member makes [`ExprKind::Attr`], a call
+/// [`ExprKind::Method`] (also in parentheses: `x.(f(y))` is `x.f(y)`), any
+/// other member [`ExprKind::Dot`].
+pub(crate) fn member(recv: Expr, m: Expr, l: usize, r: usize) -> Expr {
+    let recv = Box::new(recv);
     let kind = match m.kind {
         ExprKind::Keyword(k) => ExprKind::Attr(recv, k),
         ExprKind::Call(n, a) => ExprKind::Method(recv, n, a),
@@ -134,7 +164,20 @@ pub fn dot(recv: Box<Expr>, member: Box<Expr>, l: usize, r: usize) -> Box<Expr> 
             }),
         ),
     };
-    Expr::new(kind, l, r)
+    node(kind, l, r)
+}
+
+/// Starts an argument list.
+pub(crate) fn first(a: Arg) -> Vec<Arg> {
+    let mut v = Vec::with_capacity(4);
+    v.push(a);
+    v
+}
+
+/// Appends to an argument list.
+pub(crate) fn push(mut v: Vec<Arg>, a: Arg) -> Vec<Arg> {
+    v.push(a);
+    v
 }
 
 /// Checks an argument list: `f(a,,b)` and `f(,a)` are fine; a trailing

@@ -1,22 +1,30 @@
 //! The YAQL lexer, following `yaql/language/lexer.py`.
+//!
+//! Tokens borrow their text from the source: the grammar's actions make
+//! the syntax tree's strings, so a token costs no allocation. [`Lexer`]
+//! streams tokens to the parser.
 
 use runtime::{Error, Span};
 
-/// A token.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Tok {
+/// A token. Payloads are slices of the source.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tok<'a> {
     /// `$`, `$1`, `$name` (the text after `$`).
-    Dollar(String),
+    Dollar(&'a str),
     /// Integer literal text.
-    Int(String),
+    Int(&'a str),
     /// Float literal text.
-    Float(String),
+    Float(&'a str),
     /// Identifier immediately followed by `(`.
-    Func(String),
+    Func(&'a str),
     /// A bare identifier.
-    Keyword(String),
-    /// A quoted or verbatim string (decoded).
-    Str(String),
+    Keyword(&'a str),
+    /// A quoted string: the text between the quotes, escapes not decoded
+    /// (see [`unescape`]).
+    Str(&'a str),
+    /// A verbatim (backquoted) string: the text between the backquotes,
+    /// `` \` `` not decoded (see [`unquote_verbatim`]).
+    Verbatim(&'a str),
     /// `true`
     True,
     /// `false`
@@ -100,213 +108,304 @@ fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+/// ASCII identifier characters (no byte >= 0x80: see `word_end`).
+static WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        t[c] = (c as u8).is_ascii_alphanumeric() || c == b'_' as usize;
+        c += 1;
+    }
+    t
+};
+
 fn lex_error(msg: String, at: usize, len: usize) -> Error {
     Error::new("YaqlLexicalException", msg).with_span(Span::new(at, at + len.max(1)))
 }
 
-/// Splits `src` into tokens with byte spans.
-pub fn tokenize(src: &str, opts: LexOptions) -> Result<Vec<(usize, Tok, usize)>, Error> {
-    let b = src.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    let prev_word = |i: usize| -> bool { src[..i].chars().next_back().is_some_and(is_word) };
-    while i < src.len() {
-        let c = src[i..].chars().next().unwrap();
-        if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-            i += 1;
-            continue;
+/// A token with its byte span.
+pub type Spanned<'a> = (usize, Tok<'a>, usize);
+
+/// The streaming lexer: an iterator of tokens that stops at the first
+/// lexical error, which it keeps in [`Lexer::error`] (the item is then an
+/// `Err`).
+pub struct Lexer<'a> {
+    src: &'a str,
+    pos: usize,
+    opts: LexOptions,
+    /// The lexical error that stopped the lexer.
+    pub error: Option<Error>,
+}
+
+impl<'a> Lexer<'a> {
+    /// A lexer over `src`.
+    pub fn new(src: &'a str, opts: LexOptions) -> Lexer<'a> {
+        Lexer {
+            src,
+            pos: 0,
+            opts,
+            error: None,
         }
-        let start = i;
-        if c == '$' {
-            let mut j = i + 1;
-            while let Some(ch) = src[j..].chars().next() {
-                if is_word(ch) {
-                    j += ch.len_utf8();
-                } else {
+    }
+
+    /// Lexes the rest of the input, returning the first lexical error.
+    pub fn finish(&mut self) -> Option<Error> {
+        while self.error.is_none() && self.next().is_some() {}
+        self.error.take()
+    }
+
+    /// The end of the word (identifier characters) starting at `i`.
+    #[inline(always)]
+    fn word_end(&self, mut i: usize) -> usize {
+        let b = self.src.as_bytes();
+        while i < b.len() && WORD[b[i] as usize] {
+            i += 1;
+        }
+        if i < b.len() && b[i] >= 0x80 {
+            self.word_end_unicode(i)
+        } else {
+            i
+        }
+    }
+
+    /// `word_end` from a non-ASCII character on.
+    #[inline(never)]
+    fn word_end_unicode(&self, mut i: usize) -> usize {
+        let b = self.src.as_bytes();
+        while let Some(&c) = b.get(i) {
+            if c < 0x80 {
+                if !WORD[c as usize] {
                     break;
                 }
+                i += 1;
+            } else {
+                let ch = self.src[i..].chars().next().unwrap();
+                if !is_word(ch) {
+                    break;
+                }
+                i += ch.len_utf8();
             }
-            out.push((start, Tok::Dollar(src[i + 1..j].to_string()), j));
-            i = j;
-            continue;
         }
-        if c.is_ascii_digit() {
-            // \b\d+(\.?\d+)?\b
-            if prev_word(i) {
-                return Err(lex_error(format!("Illegal character '{c}'"), i, 1));
+        i
+    }
+
+    /// Stops at a lexical error.
+    #[cold]
+    #[inline(never)]
+    fn fail(&mut self, e: Error) -> Option<<Self as Iterator>::Item> {
+        self.error = Some(e);
+        self.pos = self.src.len();
+        Some(Err("lexical error"))
+    }
+}
+
+impl<'a> Iterator for Lexer<'a> {
+    type Item = Result<Spanned<'a>, &'static str>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let src = self.src;
+        let b = src.as_bytes();
+        let mut i = self.pos;
+        let c0 = loop {
+            match b.get(i) {
+                Some(b' ' | b'\t' | b'\r' | b'\n') => i += 1,
+                Some(&c) => break c,
+                None => {
+                    self.pos = i;
+                    return None;
+                }
             }
-            let mut j = i;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
+        };
+        let start = i;
+        let (t, end) = match c0 {
+            b'$' => {
+                let j = self.word_end(i + 1);
+                (Tok::Dollar(&src[i + 1..j]), j)
             }
-            let mut is_float = false;
-            if j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_digit() {
-                j += 1;
+            b'0'..=b'9' => {
+                // \b\d+(\.?\d+)?\b
+                let prev_word = src[..i].chars().next_back().is_some_and(is_word);
+                if prev_word {
+                    let c = c0 as char;
+                    return self.fail(lex_error(format!("Illegal character '{c}'"), i, 1));
+                }
+                let mut j = i;
                 while j < b.len() && b[j].is_ascii_digit() {
                     j += 1;
                 }
-                is_float = true;
+                let mut is_float = false;
+                if j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_digit() {
+                    j += 1;
+                    while j < b.len() && b[j].is_ascii_digit() {
+                        j += 1;
+                    }
+                    is_float = true;
+                }
+                if self.word_end(j) != j {
+                    return self.fail(lex_error(
+                        format!("Illegal character '{}'", &src[start..start + 1]),
+                        start,
+                        1,
+                    ));
+                }
+                let text = &src[i..j];
+                (
+                    if is_float {
+                        Tok::Float(text)
+                    } else {
+                        Tok::Int(text)
+                    },
+                    j,
+                )
             }
-            if src[j..].chars().next().is_some_and(is_word) {
-                return Err(lex_error(
-                    format!("Illegal character '{}'", &src[start..start + 1]),
-                    start,
-                    1,
-                ));
+            b'\'' | b'"' => {
+                let mut j = i + 1;
+                let mut closed = false;
+                while j < b.len() {
+                    if b[j] == b'\\' {
+                        j += 2;
+                        continue;
+                    }
+                    if b[j] == c0 {
+                        closed = true;
+                        break;
+                    }
+                    j += 1;
+                }
+                if !closed {
+                    let c = c0 as char;
+                    return self.fail(lex_error(format!("Illegal character '{c}'"), i, 1));
+                }
+                (Tok::Str(&src[i + 1..j]), j + 1)
             }
-            let text = src[i..j].to_string();
-            out.push((
-                start,
-                if is_float {
-                    Tok::Float(text)
+            b'`' => {
+                let mut j = i + 1;
+                let mut closed = false;
+                while j < b.len() {
+                    if b[j] == b'\\' && j + 1 < b.len() && b[j + 1] == b'`' {
+                        j += 2;
+                        continue;
+                    }
+                    if b[j] == b'`' {
+                        closed = true;
+                        break;
+                    }
+                    j += 1;
+                }
+                if !closed {
+                    return self.fail(lex_error("Illegal character '`'".into(), i, 1));
+                }
+                (Tok::Verbatim(&src[i + 1..j]), j + 1)
+            }
+            _ if WORD[c0 as usize] || (c0 >= 0x80 && self.word_end(i) > i) => {
+                let j = self.word_end(i);
+                let word = &src[i..j];
+                if word.starts_with("__") {
+                    return self.fail(lex_error(
+                        format!("Illegal character '{}'", &word[..1]),
+                        i,
+                        1,
+                    ));
+                }
+                if j < b.len() && b[j] == b'(' {
+                    (Tok::Func(word), j + 1)
                 } else {
-                    Tok::Int(text)
-                },
-                j,
-            ));
-            i = j;
-            continue;
-        }
-        if is_word(c) {
-            let mut j = i;
-            while let Some(ch) = src[j..].chars().next() {
-                if is_word(ch) {
-                    j += ch.len_utf8();
-                } else {
-                    break;
+                    let t = match word {
+                        "true" => Tok::True,
+                        "false" => Tok::False,
+                        "null" => Tok::Null,
+                        "and" => Tok::And,
+                        "or" => Tok::Or,
+                        "not" => Tok::Not,
+                        "mod" => Tok::Mod,
+                        "in" => Tok::In,
+                        "is" if self.opts.murano => Tok::Is,
+                        _ => Tok::Keyword(word),
+                    };
+                    (t, j)
                 }
             }
-            let word = &src[i..j];
-            if word.starts_with("__") {
-                return Err(lex_error(
-                    format!("Illegal character '{}'", &word[..1]),
-                    i,
-                    1,
-                ));
-            }
-            if j < b.len() && b[j] == b'(' {
-                out.push((start, Tok::Func(word.to_string()), j + 1));
-                i = j + 1;
-                continue;
-            }
-            let t = match word {
-                "true" => Tok::True,
-                "false" => Tok::False,
-                "null" => Tok::Null,
-                "and" => Tok::And,
-                "or" => Tok::Or,
-                "not" => Tok::Not,
-                "mod" => Tok::Mod,
-                "in" => Tok::In,
-                "is" if opts.murano => Tok::Is,
-                _ => Tok::Keyword(word.to_string()),
-            };
-            out.push((start, t, j));
-            i = j;
-            continue;
-        }
-        if c == '\'' || c == '"' {
-            let mut j = i + 1;
-            let mut closed = false;
-            while j < b.len() {
-                if b[j] == b'\\' {
-                    j += 2;
-                    continue;
-                }
-                if b[j] == c as u8 {
-                    closed = true;
-                    break;
-                }
-                j += 1;
-            }
-            if !closed {
-                return Err(lex_error(format!("Illegal character '{c}'"), i, 1));
-            }
-            let raw = &src[i + 1..j];
-            out.push((start, Tok::Str(unescape(raw)), j + 1));
-            i = j + 1;
-            continue;
-        }
-        if c == '`' {
-            let mut j = i + 1;
-            let mut s = String::new();
-            let mut closed = false;
-            while j < b.len() {
-                if b[j] == b'\\' && j + 1 < b.len() && b[j + 1] == b'`' {
-                    s.push('`');
-                    j += 2;
-                    continue;
-                }
-                if b[j] == b'`' {
-                    closed = true;
-                    break;
-                }
-                let ch = src[j..].chars().next().unwrap();
-                s.push(ch);
-                j += ch.len_utf8();
-            }
-            if !closed {
-                return Err(lex_error("Illegal character '`'".into(), i, 1));
-            }
-            out.push((start, Tok::Str(s), j + 1));
-            i = j + 1;
-            continue;
-        }
-        let two = src.get(i..i + 2).unwrap_or("");
-        let t2 = match two {
-            "?." => Some(Tok::QDot),
-            "=~" => Some(Tok::Match),
-            "!~" => Some(Tok::NotMatch),
-            ">=" => Some(Tok::Ge),
-            "<=" => Some(Tok::Le),
-            "!=" => Some(Tok::Ne),
-            "->" => Some(Tok::Send),
-            "=>" => Some(if opts.legacy {
-                Tok::LegacyArrow
-            } else {
-                Tok::Arrow
-            }),
-            _ => None,
-        };
-        if let Some(t) = t2 {
-            out.push((start, t, i + 2));
-            i += 2;
-            continue;
-        }
-        let t1 = match c {
-            '(' => Tok::LParen,
-            ')' => Tok::RParen,
-            '[' => Tok::LBracket,
-            ']' => Tok::RBracket,
-            '{' => Tok::LBrace,
-            '}' => Tok::RBrace,
-            ',' => Tok::Comma,
-            '.' => Tok::Dot,
-            '*' => Tok::Star,
-            '/' => Tok::Slash,
-            '+' => Tok::Plus,
-            '-' => Tok::Minus,
-            '>' => Tok::Gt,
-            '<' => Tok::Lt,
-            '=' => Tok::Eq,
-            ':' if opts.murano => Tok::Colon,
             _ => {
-                return Err(lex_error(
-                    format!("Illegal character '{c}'"),
-                    i,
-                    c.len_utf8(),
-                ))
+                let next = b.get(i + 1).copied().unwrap_or(0);
+                let t2 = match (c0, next) {
+                    (b'?', b'.') => Some(Tok::QDot),
+                    (b'=', b'~') => Some(Tok::Match),
+                    (b'!', b'~') => Some(Tok::NotMatch),
+                    (b'>', b'=') => Some(Tok::Ge),
+                    (b'<', b'=') => Some(Tok::Le),
+                    (b'!', b'=') => Some(Tok::Ne),
+                    (b'-', b'>') => Some(Tok::Send),
+                    (b'=', b'>') => Some(if self.opts.legacy {
+                        Tok::LegacyArrow
+                    } else {
+                        Tok::Arrow
+                    }),
+                    _ => None,
+                };
+                match t2 {
+                    Some(t) => (t, i + 2),
+                    None => {
+                        let t1 = match c0 {
+                            b'(' => Tok::LParen,
+                            b')' => Tok::RParen,
+                            b'[' => Tok::LBracket,
+                            b']' => Tok::RBracket,
+                            b'{' => Tok::LBrace,
+                            b'}' => Tok::RBrace,
+                            b',' => Tok::Comma,
+                            b'.' => Tok::Dot,
+                            b'*' => Tok::Star,
+                            b'/' => Tok::Slash,
+                            b'+' => Tok::Plus,
+                            b'-' => Tok::Minus,
+                            b'>' => Tok::Gt,
+                            b'<' => Tok::Lt,
+                            b'=' => Tok::Eq,
+                            b':' if self.opts.murano => Tok::Colon,
+                            _ => {
+                                let c = src[i..].chars().next().unwrap();
+                                return self.fail(lex_error(
+                                    format!("Illegal character '{c}'"),
+                                    i,
+                                    c.len_utf8(),
+                                ));
+                            }
+                        };
+                        (t1, i + 1)
+                    }
+                }
             }
         };
-        out.push((start, t1, i + 1));
-        i += 1;
+        self.pos = end;
+        Some(Ok((start, t, end)))
     }
-    Ok(out)
+}
+
+/// Splits `src` into tokens with byte spans.
+pub fn tokenize(src: &str, opts: LexOptions) -> Result<Vec<Spanned<'_>>, Error> {
+    let mut lx = Lexer::new(src, opts);
+    let toks: Vec<_> = lx.by_ref().filter_map(Result::ok).collect();
+    match lx.error {
+        Some(e) => Err(e),
+        None => Ok(toks),
+    }
+}
+
+/// Decodes a verbatim string's text: `` \` `` is a backquote.
+pub fn unquote_verbatim(raw: &str) -> String {
+    if raw.contains("\\`") {
+        raw.replace("\\`", "`")
+    } else {
+        raw.to_string()
+    }
 }
 
 /// Decodes backslash escapes as Python's `unicode_escape` does for the
 /// sequences it knows; unknown sequences stay as they are.
 pub fn unescape(raw: &str) -> String {
+    if !raw.contains('\\') {
+        return raw.to_string();
+    }
     let mut out = String::with_capacity(raw.len());
     let cs: Vec<char> = raw.chars().collect();
     let mut i = 0;

@@ -14,20 +14,32 @@ use runtime::{Error, Span};
 pub use lexer::LexOptions;
 
 /// Parses a YAQL expression.
+///
+/// The lexer streams tokens to the parser. A lexical error anywhere in
+/// `src` wins over a syntax error before it (the reference tokenizes the
+/// whole expression first), so after a syntax error the rest is lexed.
 pub fn parse(src: &str, opts: LexOptions) -> Result<Box<ast::Expr>, Error> {
-    let toks = lexer::tokenize(src, opts)?;
-    if toks.is_empty() {
+    if src
+        .bytes()
+        .all(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
+    {
         return Err(
             Error::new("YaqlGrammarException", "Parse error: empty expression")
                 .with_span(Span::new(0, 0)),
         );
     }
-    let p = grammar::ExprParser::new();
-    p.parse(toks.into_iter().map(Ok::<_, &'static str>))
-        .map_err(|e| grammar_error(src, e))
+    let mut lx = lexer::Lexer::new(src, opts);
+    let r = grammar::ExprParser::new().parse(lx.by_ref());
+    match r {
+        Ok(e) => Ok(e),
+        Err(e) => Err(match lx.finish() {
+            Some(lex) => lex,
+            None => grammar_error(src, e),
+        }),
+    }
 }
 
-fn grammar_error(src: &str, e: ParseError<usize, lexer::Tok, &'static str>) -> Error {
+fn grammar_error(src: &str, e: ParseError<usize, lexer::Tok<'_>, &'static str>) -> Error {
     let (msg, span) = match e {
         ParseError::InvalidToken { location } => (
             "invalid token".to_string(),
