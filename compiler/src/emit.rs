@@ -20,6 +20,9 @@ struct Bufs {
     spans: Vec<(u32, Span)>,
 }
 
+// Per-thread scratch buffers and immutable shared names: each chunk built
+// moves its buffers' contents out (leaving them empty), so no chunk depends
+// on what an earlier emission left; the names never change.
 thread_local! {
     /// Spare buffers, one set per lambda nesting level.
     static POOL: std::cell::Cell<Vec<Bufs>> = const { std::cell::Cell::new(Vec::new()) };

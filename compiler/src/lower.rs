@@ -53,6 +53,9 @@ pub struct Lowerer<'a> {
     b: Builder,
 }
 
+// Scratch memory only: a lowering takes the spare builder, clears it and
+// puts it back, so no result depends on what an earlier expression (on this
+// OS thread) left in it.
 thread_local! {
     /// A spare builder: its vectors keep their capacity from expression
     /// to expression.
@@ -215,7 +218,7 @@ impl<'a> Lowerer<'a> {
 
     fn attr(&mut self, recv: NodeId, name: &str, span: Span) -> NodeId {
         let set = self.attr_set();
-        self.add(Node::Attr(recv, intern(name), set, span))
+        self.add(Node::Attr(recv, runtime::value::intern(name), set, span))
     }
 
     /// Replaces `old` (a constant just added, with nothing after it) by a
@@ -731,63 +734,6 @@ fn var_lazy(ov: &runtime::registry::Overload) -> bool {
         .iter()
         .find(|p| p.mode == Mode::Var)
         .is_some_and(|p| p.lazy)
-}
-
-/// `runtime::value::intern` behind a per-thread cache keyed with a cheap
-/// hash: attribute names repeat across expressions, and the intern table's
-/// SipHash lookup was a tenth of lowering.
-fn intern(name: &str) -> Arc<String> {
-    use std::cell::RefCell;
-    use std::collections::HashMap;
-    use std::hash::BuildHasherDefault;
-    /// Names the runtime interns (longer ones it copies).
-    const MAX_LEN: usize = 40;
-    const MAX_ENTRIES: usize = 4096;
-    type Map = HashMap<Box<str>, Arc<String>, BuildHasherDefault<FxHasher>>;
-    thread_local! {
-        static CACHE: RefCell<Map> = RefCell::new(Map::default());
-    }
-    if name.len() > MAX_LEN {
-        return runtime::value::intern(name);
-    }
-    let hit = CACHE.try_with(|c| c.borrow().get(name).cloned());
-    if let Ok(Some(a)) = hit {
-        return a;
-    }
-    let a = runtime::value::intern(name);
-    let _ = CACHE.try_with(|c| {
-        let mut c = c.borrow_mut();
-        if c.len() < MAX_ENTRIES {
-            c.insert(name.into(), a.clone());
-        }
-    });
-    a
-}
-
-/// The multiplicative hash of rustc's `FxHasher`, for short keys.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().unwrap());
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        let mut last = [0u8; 8];
-        let rest = chunks.remainder();
-        last[..rest.len()].copy_from_slice(rest);
-        let w = u64::from_le_bytes(last) ^ ((rest.len() as u64) << 56);
-        self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.0 = (self.0.rotate_left(5) ^ i as u64).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// The name of a call: shared with the overloads when they spell it.

@@ -578,9 +578,11 @@ pub fn intern(s: &str) -> Arc<String> {
     }
     thread_local! {
         // A per-thread cache in front of the shared table, so that threads
-        // loading data in parallel do not contend on its lock.
-        static LOCAL: std::cell::RefCell<HashMap<Box<str>, Arc<String>>> =
-            std::cell::RefCell::new(HashMap::new());
+        // loading data in parallel do not contend on its lock; keyed with
+        // Fx (short keys: names and dict keys). Safe per thread: it only
+        // holds what the shared table would answer.
+        static LOCAL: std::cell::RefCell<rustc_hash::FxHashMap<Box<str>, Arc<String>>> =
+            std::cell::RefCell::new(rustc_hash::FxHashMap::default());
     }
     if let Some(a) = LOCAL.with(|l| l.borrow().get(s).cloned()) {
         return a;
