@@ -24,6 +24,27 @@ pub struct Contract {
     check: Check,
     /// The IR's decision: the value stays an object definition.
     template: bool,
+    /// What checking a value needs besides the value.
+    reach: Reach,
+    /// The function and method names its expressions call.
+    names: Arc<[Arc<str>]>,
+}
+
+/// What a contract needs besides the value it checks, decided from its IR.
+/// Streaming validation ([`crate::stream`]) checks objects apart from the
+/// model they belong to, so it takes only contracts that need no more than
+/// the value and the classes of the objects it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reach {
+    /// The value alone: coercions, and predicates over `$` that call the
+    /// YAQL library only.
+    Value,
+    /// The value and the classes of the objects it names: `class()` first,
+    /// then only `notNull()`.
+    Classes,
+    /// Anything else (`$this`, engine functions, `template()`, `owned()`,
+    /// other methods).
+    Execution,
 }
 
 /// A checker node.
@@ -109,10 +130,24 @@ impl Contract {
                 .ok()
                 .map(Arc::new)
         };
+        let mut names = Vec::new();
         Ok(Contract {
             check: Check::of(&c, &programs, &compile_part),
             template: c.is_template(),
+            reach: reach(&c, reg, &mut names),
+            names: names.into(),
         })
+    }
+
+    /// What checking a value needs besides the value.
+    pub fn reach(&self) -> Reach {
+        self.reach
+    }
+
+    /// The function and method names the contract's expressions call
+    /// (extension methods of these names could intercept them).
+    pub fn names(&self) -> &[Arc<str>] {
+        &self.names
     }
 
     /// True for a `template()` contract (its value stays an object
@@ -332,6 +367,100 @@ impl Check {
     }
 }
 
+/// The reach of an IR contract; collects the names its expressions call.
+fn reach(c: &ir::Contract, reg: &Registry, names: &mut Vec<Arc<str>>) -> Reach {
+    match &c.kind {
+        ContractKind::Any | ContractKind::Const(_) => Reach::Value,
+        ContractKind::List { item, .. } => reach(item, reg, names),
+        ContractKind::Dict(items) => items
+            .iter()
+            .map(|(k, v)| {
+                let k = match k {
+                    ir::DictKey::Const(_) => Reach::Value,
+                    ir::DictKey::Contract(k) => reach(k, reg, names),
+                };
+                k.max(reach(v, reg, names))
+            })
+            .max()
+            .unwrap_or(Reach::Value),
+        ContractKind::Chain { links, .. } => chain_reach(links, reg, names),
+        ContractKind::Expr(y) => {
+            if value_only(&y.ast, reg, names) {
+                Reach::Value
+            } else {
+                Reach::Execution
+            }
+        }
+    }
+}
+
+fn chain_reach(links: &[ir::Link], reg: &Registry, names: &mut Vec<Arc<str>>) -> Reach {
+    for l in links {
+        names.push(l.kind.method().into());
+    }
+    let local =
+        |e: &compiler::yaql::ast::Expr, names: &mut Vec<Arc<str>>| value_only(e, reg, names);
+    if let Some((first, rest)) = links.split_first() {
+        if let LinkKind::Class { name, default } = &first.kind {
+            let plain = local(name, names)
+                && default.as_ref().is_none_or(|d| local(d, names))
+                && rest.iter().all(|l| l.kind == LinkKind::NotNull);
+            return if plain {
+                Reach::Classes
+            } else {
+                Reach::Execution
+            };
+        }
+    }
+    let value = links.iter().all(|l| match &l.kind {
+        LinkKind::Int | LinkKind::String | LinkKind::Bool | LinkKind::NotNull => true,
+        LinkKind::Check { predicate, message } => {
+            local(predicate, names) && message.as_ref().is_none_or(|m| local(m, names))
+        }
+        _ => false,
+    });
+    if value {
+        Reach::Value
+    } else {
+        Reach::Execution
+    }
+}
+
+/// True when `e` reads only `$` and calls only the YAQL library (no engine
+/// or contract function); collects the names it calls.
+fn value_only(e: &compiler::yaql::ast::Expr, reg: &Registry, names: &mut Vec<Arc<str>>) -> bool {
+    use compiler::yaql::ast::{Arg, ExprKind as K};
+    let call = |name: &str, names: &mut Vec<Arc<str>>| {
+        names.push(name.into());
+        reg.get(name).is_none_or(|set| {
+            set.overloads
+                .iter()
+                .all(|o| !o.id.starts_with("murano.") && !o.id.starts_with("contracts."))
+        })
+    };
+    let args = |a: &[Arg], names: &mut Vec<Arc<str>>| {
+        a.iter().all(|a| match a {
+            Arg::Pos(x) | Arg::Named(_, x) => value_only(x, reg, names),
+            Arg::Mapping(k, x) => value_only(k, reg, names) && value_only(x, reg, names),
+            Arg::Skip => true,
+        })
+    };
+    match &e.kind {
+        K::Lit(_) | K::Keyword(_) | K::NsName(..) => true,
+        K::Var(v) => v.is_empty(),
+        K::Call(name, a) => call(name, names) && args(a, names),
+        K::Method(recv, name, a) => {
+            call(name, names) && value_only(recv, reg, names) && args(a, names)
+        }
+        K::Op(name, xs) => call(name, names) && xs.iter().all(|x| value_only(x, reg, names)),
+        K::Attr(recv, _) => value_only(recv, reg, names),
+        K::Dot(a, b) | K::SafeDot(a, b) => value_only(a, reg, names) && value_only(b, reg, names),
+        K::Index(recv, a) => value_only(recv, reg, names) && args(a, names),
+        K::List(a) | K::Map(a) => args(a, names),
+        K::Delegate(..) => false,
+    }
+}
+
 /// A closure compiling part of a contract expression on its own.
 type CompilePart<'a> = dyn Fn(&Yaql, &compiler::yaql::ast::Expr) -> Option<Arc<Program>> + 'a;
 
@@ -537,11 +666,25 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
                     )))
                 }
             }
-            None => Err(Error::new(
-                ErrorKind::NoObjectFoundError,
-                format!("Object \"{id}\" is not found in object store"),
-            )),
+            None => match ex.foreign().map(|f| f.class_of(&v)) {
+                // An object of the model being streamed: its class is all
+                // a `class()` contract of streamed classes looks at.
+                Some(Some(c)) if c.is_a(&want) => Ok(v),
+                Some(Some(c)) => Err(violation(format!(
+                    "Object of type {} is not compatible with requested type {want}",
+                    c.name
+                ))),
+                _ => Err(Error::new(
+                    ErrorKind::NoObjectFoundError,
+                    format!("Object \"{id}\" is not found in object store"),
+                )),
+            },
         },
+        // Instantiating a definition needs the whole model: streaming
+        // validation gives the model to the ordinary load instead.
+        Value::Dict(_) if ex.foreign().is_some() => Err(crate::stream::not_streamable(
+            "a class() contract instantiates a definition",
+        )),
         Value::Dict(_) => {
             let default = match a.get(2) {
                 Value::Null => Some(want.clone()),

@@ -41,6 +41,11 @@ impl CTemplate {
         Ok(CTemplate { operand, programs })
     }
 
+    /// True when the template holds no expression: its value is constant.
+    pub fn is_const(&self) -> bool {
+        self.programs.is_empty()
+    }
+
     /// Evaluates the template (lazy results are materialised).
     pub fn eval(&self, env: &Env, ctx: &Arc<Frame>) -> Result<Value> {
         eval_operand(&self.operand, &self.programs, env, ctx)

@@ -28,6 +28,7 @@ pub mod gc;
 pub mod model;
 pub mod reflection;
 pub mod serialize;
+pub mod stream;
 pub mod testing;
 pub mod version;
 
@@ -323,7 +324,8 @@ struct State {
     by_id: HashMap<Arc<str>, u32>,
     /// Validation mode: contract violations at load are recorded here
     /// (object JSON path, property, error) instead of failing the load.
-    violations: Option<Vec<(String, String, Error)>>,
+    /// (object slot, JSON path, property, error).
+    violations: Option<Vec<(u32, String, String, Error)>>,
     /// JSON paths of loaded objects (validation mode), by slot.
     paths: HashMap<u32, String>,
     locks: HashMap<String, (u64, u32)>,
@@ -389,6 +391,9 @@ pub struct Executor {
     cloud: std::sync::RwLock<cloud::SharedCloud>,
     /// The test framework's mocks (see [`testing`]).
     mocks: testing::Mocks,
+    /// Streaming validation: the classes of the model's objects by id,
+    /// for objects this execution does not hold (see [`stream`]).
+    foreign: OnceLock<Arc<stream::Index>>,
 }
 
 /// The registry MuranoPL expressions run with: the standard library plus
@@ -763,6 +768,7 @@ impl Executor {
             envs: OnceLock::new(),
             cloud: std::sync::RwLock::new(Arc::new(cloud::NoCloud)),
             mocks: testing::Mocks::default(),
+            foreign: OnceLock::new(),
         });
         let _ = ex.me.set(Arc::downgrade(&ex));
         let host: Arc<dyn Host> = ex.clone();
@@ -771,6 +777,17 @@ impl Executor {
             Env::with_host(murano_registry(true), options(true), host),
         ]);
         ex
+    }
+
+    /// Makes `class()` contracts find the objects of `index` by id
+    /// (streaming validation, see [`stream`]).
+    pub(crate) fn set_foreign(&self, index: Arc<stream::Index>) {
+        let _ = self.foreign.set(index);
+    }
+
+    /// The index of objects held elsewhere, when validating a stream.
+    pub(crate) fn foreign(&self) -> Option<&stream::Index> {
+        self.foreign.get().map(|i| &**i)
     }
 
     /// The catalogue this execution runs over.
@@ -837,7 +854,7 @@ impl Executor {
             .cloned()
             .unwrap_or_else(|| format!("<{}>", r.id));
         if let Some(v) = st.violations.as_mut() {
-            v.push((path, prop.to_string(), e));
+            v.push((r.slot, path, prop.to_string(), e));
         }
     }
 
@@ -849,9 +866,13 @@ impl Executor {
         }
     }
 
-    /// The recorded violations.
+    /// The recorded violations (JSON path, property, error), in the order
+    /// of the objects in the model (the order they were created in), then
+    /// of the properties in each.
     pub fn take_violations(&self) -> Vec<(String, String, Error)> {
-        self.lock().violations.take().unwrap_or_default()
+        let mut v = self.lock().violations.take().unwrap_or_default();
+        v.sort_by_key(|x| x.0);
+        v.into_iter().map(|(_, p, n, e)| (p, n, e)).collect()
     }
 
     /// Records a log line (`io.murano.system.Logger`).

@@ -3,7 +3,6 @@
 //! `.init` in dependency order, and `ObjectsCopy` destruction.
 
 use runtime::ErrorKind;
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use compiler::murano::PropertyUsage;
@@ -14,7 +13,7 @@ use runtime::{Dict, Error, Result, Value};
 use crate::{Class, Executor};
 
 /// A parsed object definition.
-struct Def {
+pub(crate) struct Def {
     class: String,
     id: Option<String>,
     name: Value,
@@ -28,7 +27,7 @@ fn header_keys() -> [&'static str; 4] {
 
 /// Recognises an object definition: `{"?": {type, id}, props...}` or the
 /// snippet form `{":Type": {props}, "id": ...}` / `{"full.Type": {...}}`.
-fn parse_def(
+pub(crate) fn parse_def(
     ex: &Executor,
     resolver: Option<&Class>,
     v: &Value,
@@ -36,27 +35,7 @@ fn parse_def(
 ) -> Option<Def> {
     let Value::Dict(d) = v else { return None };
     if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
-        let ty = match h.get(&Value::str("type"))? {
-            Value::Type(t) => t.name.to_string(),
-            t => {
-                // `Name/version@package`; `?.classVersion` and `?.package`
-                // fill in what the type string leaves out. The executor
-                // picks the loaded version they name (see `Executor::class`).
-                let (name, ver, pkg) = crate::version::parse_type_string(t.as_str()?);
-                let field = |k: &str| {
-                    h.get(&Value::str(k))
-                        .filter(|v| !v.is_null())
-                        .map(runtime::pyrepr::to_str)
-                        .map(|v| v.trim().to_string())
-                        .filter(|v| !v.is_empty())
-                };
-                crate::version::type_spec(
-                    &name,
-                    ver.or_else(|| field("classVersion")).as_deref(),
-                    pkg.or_else(|| field("package")).as_deref(),
-                )
-            }
-        };
+        let ty = def_type(h)?;
         let mut props = (**d).clone();
         props.shift_remove(&Value::str("?"));
         return Some(Def {
@@ -141,6 +120,32 @@ fn parse_def(
             props: (**d).clone(),
         }),
     }
+}
+
+/// The class spec of an object header (`?`): its `type`, with
+/// `classVersion` and `package` filling in what the type string leaves out;
+/// `None` without a type.
+pub(crate) fn def_type(h: &Dict) -> Option<String> {
+    Some(match h.get(&Value::str("type"))? {
+        Value::Type(t) => t.name.to_string(),
+        t => {
+            // `Name/version@package`; the executor picks the loaded version
+            // they name (see `Executor::class`).
+            let (name, ver, pkg) = crate::version::parse_type_string(t.as_str()?);
+            let field = |k: &str| {
+                h.get(&Value::str(k))
+                    .filter(|v| !v.is_null())
+                    .map(runtime::pyrepr::to_str)
+                    .map(|v| v.trim().to_string())
+                    .filter(|v| !v.is_empty())
+            };
+            crate::version::type_spec(
+                &name,
+                ver.or_else(|| field("classVersion")).as_deref(),
+                pkg.or_else(|| field("package")).as_deref(),
+            )
+        }
+    })
 }
 
 fn class_exists(ex: &Executor, resolver: Option<&Class>, name: &str) -> bool {
@@ -297,29 +302,61 @@ impl Loader<'_> {
 /// Initializes an object's properties from its definition.
 pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<()> {
     let class = ex.class_of(r)?;
+    let this = Value::Object(r.clone());
+    each_property(ex, &class, props, &this, |p, env, ctx, raw| {
+        let v = match p
+            .contract
+            .check(ex, env, ctx, raw.clone(), Some(r), &p.name)
+        {
+            Ok(v) => v,
+            Err(e)
+                if *e.error_kind() == ErrorKind::ContractViolationException && ex.collecting() =>
+            {
+                ex.record_violation(r, &p.name, e);
+                raw
+            }
+            Err(e) => return Err(e),
+        };
+        ex.with_obj(r, |o| {
+            o.props.insert(Value::str(&*p.name), v);
+        })
+    })
+}
+
+/// Calls `f` with each property an object of `class` initializes and the
+/// value it starts from (the definition's, the package configuration's or
+/// the default), with the environment and context (`$this` is `this`) its
+/// contract runs in: base classes first, a property redeclared in a
+/// subclass once (by its most derived declaration), static properties and
+/// runtime properties without a value or default skipped.
+pub(crate) fn each_property(
+    ex: &Executor,
+    class: &Arc<Class>,
+    props: &Dict,
+    this: &Value,
+    mut f: impl FnMut(&crate::Prop, &runtime::Env, &Arc<runtime::ctx::Frame>, Value) -> Result<()>,
+) -> Result<()> {
     // This class and its ancestors (as shared handles), base classes first.
-    let chain: Vec<Arc<Class>> = std::iter::once(class.clone())
-        .chain(class.ancestors.iter().cloned())
+    let chain: Vec<&Arc<Class>> = std::iter::once(class)
+        .chain(class.ancestors.iter())
         .collect();
-    let mut done: HashSet<String> = HashSet::new();
-    for cls in chain.iter().rev() {
+    let mut done: Vec<&str> = Vec::new();
+    for cls in chain.into_iter().rev() {
         if cls.props.is_empty() {
             continue;
         }
         let c: &Class = cls;
-        let legacy = cls.package.legacy;
-        let env = ex.env(legacy).clone();
-        let ctx = ex.class_ctx(cls, Value::Object(r.clone()));
+        let env = ex.env(cls.package.legacy);
+        let ctx = ex.class_ctx(cls, this.clone());
         for p in &c.props {
-            // A property redeclared in a subclass is initialised once, by its
-            // most derived declaration.
             if class
                 .find_prop(&p.name)
                 .is_some_and(|(d, _)| d.name != c.name)
-                || !done.insert(p.name.to_string())
+                || done.contains(&&*p.name)
             {
                 continue;
             }
+            done.push(&p.name);
             if p.usage == PropertyUsage::Static {
                 continue;
             }
@@ -340,7 +377,7 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
                 None => match (&config, p.usage) {
                     (Some(v), u) if u != PropertyUsage::Config => v.clone(),
                     _ => match &p.default {
-                        Some(d) => d.eval(&env, &ctx)?,
+                        Some(d) => d.eval(env, &ctx)?,
                         None => Value::Null,
                     },
                 },
@@ -349,23 +386,7 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
                 // Runtime properties without a default stay uninitialised.
                 continue;
             }
-            let v = match p
-                .contract
-                .check(ex, &env, &ctx, raw.clone(), Some(r), &p.name)
-            {
-                Ok(v) => v,
-                Err(e)
-                    if *e.error_kind() == ErrorKind::ContractViolationException
-                        && ex.collecting() =>
-                {
-                    ex.record_violation(r, &p.name, e);
-                    raw
-                }
-                Err(e) => return Err(e),
-            };
-            ex.with_obj(r, |o| {
-                o.props.insert(key.clone(), v);
-            })?;
+            f(p, env, &ctx, raw)?;
         }
     }
     Ok(())

@@ -1,0 +1,922 @@
+//! Streaming validation of one large object model: the JSON text is read
+//! once, front to back, split into pieces ([`runtime::json::split`]) that
+//! worker threads parse and check in parallel, and nothing of the model is
+//! kept but what later checks need: the class of every object by id, and
+//! the property values of the objects whose contracts name other objects.
+//!
+//! It gives what [`crate::model::validate`] gives, violation for violation
+//! and in the same order (the objects' order in the document, then the
+//! properties' order of initialization), for the models it takes:
+//! - every object definition has a `?` header with a `type` and a string
+//!   `id`, ids are unique, and no definition uses the snippet form;
+//! - every class of the model initializes its properties from the model
+//!   alone: no `.init` method, constant defaults, and contracts that look
+//!   at the value and at most the classes of the objects it names
+//!   ([`Reach::Classes`]); no extension method intercepts them;
+//! - no `ObjectsCopy`, no tagged value spread over a spine, nesting within
+//!   the JSON depth limit.
+//!
+//! Anything else ends the stream with [`Outcome::Fallback`] and the reason,
+//! and the caller validates the model with the ordinary load, which also
+//! reports malformed JSON and load errors in its own words.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+
+use runtime::json::split::{self, Piece};
+use runtime::{Dict, Error, ErrorKind, Value};
+
+use crate::contracts::Reach;
+use crate::model::{self, Validation};
+use crate::{Catalog, Class, Executor};
+
+/// How to stream.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Worker threads.
+    pub jobs: usize,
+    /// Containers longer than this many bytes are read piece by piece.
+    pub chunk: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            chunk: 64 << 10,
+        }
+    }
+}
+
+/// The end of a stream.
+pub enum Outcome {
+    /// The model was validated.
+    Done(Validation),
+    /// The model needs the ordinary load, for this reason.
+    Fallback(String),
+}
+
+/// The classes of a streamed model's objects, by id (a string value).
+pub struct Index {
+    classes: HashMap<Value, Arc<Class>>,
+}
+
+impl Index {
+    /// The class of the object with this id.
+    pub fn class_of(&self, id: &Value) -> Option<Arc<Class>> {
+        self.classes.get(id).cloned()
+    }
+}
+
+/// The error a check raises for what only the ordinary load can do.
+pub(crate) fn not_streamable(why: &str) -> Error {
+    Error::new(ErrorKind::Other("NotStreamable".into()), why.to_string())
+}
+
+/// Progress: bytes read and objects checked so far.
+pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
+/// Validates the object model read from `input` (JSON text: `{"Objects":
+/// ...}` or a bare object) against `catalog`, streaming (see the module
+/// documentation).
+pub fn validate(
+    catalog: &Arc<Catalog>,
+    input: impl Read,
+    opts: &Options,
+    progress: Progress<'_>,
+) -> Outcome {
+    let jobs = opts.jobs.max(1);
+    let stop = AtomicBool::new(false);
+    let objects = AtomicU64::new(0);
+    let (tx, rx) = mpsc::sync_channel::<Batch>(2 * jobs);
+    let rx = Mutex::new(rx);
+    let mut reader = Reader::new(catalog, tx, &stop, progress, &objects);
+    let (split, found) = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..jobs)
+            .map(|_| s.spawn(|| work(catalog, &rx, &stop, &objects)))
+            .collect();
+        let split = split::split(input, opts.chunk, runtime::json::MAX_DEPTH, |p| {
+            reader.piece(p)
+        });
+        reader.flush();
+        drop(reader.tx.take());
+        let found: Vec<std::thread::Result<Found>> =
+            workers.into_iter().map(|w| w.join()).collect();
+        (split, found)
+    });
+    if let Some(why) = reader.bail.take() {
+        return Outcome::Fallback(why);
+    }
+    let mut all = Found::default();
+    for f in found {
+        match f {
+            Ok(f) if f.bail.is_none() => all.merge(f),
+            Ok(f) => return Outcome::Fallback(f.bail.unwrap_or_default()),
+            Err(_) => return Outcome::Fallback("a worker stopped".into()),
+        }
+    }
+    if let Err(e) = split {
+        return Outcome::Fallback(format!("at byte {}: {}", e.offset, e.message));
+    }
+    match reader.root.take() {
+        Some(root) => finish(catalog, all, root, jobs),
+        None => Outcome::Fallback("the document is one piece".into()),
+    }
+}
+
+/// Where a unit is in the document (a seq orders objects as the document
+/// does: the offset of the unit, then the definition's rank in it).
+type Seq = (u64, u32);
+
+/// The class that resolves short type names under a container: the
+/// enclosing definition's.
+#[derive(Clone)]
+enum Resolver {
+    Known(Option<Arc<Class>>),
+    /// Inside a large dict whose `?` header has not been read yet.
+    Unknown,
+}
+
+/// One piece for a worker.
+struct UnitMeta {
+    start: usize,
+    end: usize,
+    offset: u64,
+    /// Its JSON path.
+    path: String,
+    /// Inside `Objects` (else only parsed, for its syntax).
+    walk: bool,
+    /// The `?` header of a large definition: kept as it is, not walked.
+    header: bool,
+    resolver: Resolver,
+    slot: u32,
+}
+
+/// Pieces for a worker, their text in one buffer.
+struct Batch {
+    text: Vec<u8>,
+    units: Vec<UnitMeta>,
+}
+
+const BATCH_BYTES: usize = 256 << 10;
+
+/// A large container of the document, as read.
+enum Node {
+    /// A piece: its slot among the residuals.
+    Unit(u32),
+    List(Vec<Node>),
+    Dict(Spine),
+}
+
+struct Spine {
+    offset: u64,
+    path: String,
+    walk: bool,
+    entries: Vec<(Value, Node)>,
+}
+
+/// An open large container.
+struct Open {
+    node: Node,
+    key: Option<String>,
+    path: String,
+    walk: bool,
+    /// What its children resolve names with.
+    resolver: Resolver,
+    /// Its own resolver (for the children when it is not a definition).
+    inherited: Resolver,
+    keys: std::collections::HashSet<String>,
+    /// The root dict in `{"Objects": ...}` form.
+    model: bool,
+}
+
+/// The splitter's consumer: builds the tree of large containers and sends
+/// pieces to the workers.
+struct Reader<'a> {
+    ex: Arc<Executor>,
+    tx: Option<mpsc::SyncSender<Batch>>,
+    batch: Batch,
+    stack: Vec<Open>,
+    root: Option<Node>,
+    slots: u32,
+    bail: Option<String>,
+    stop: &'a AtomicBool,
+    progress: Progress<'a>,
+    objects: &'a AtomicU64,
+}
+
+fn child_path(parent: &str, key: Option<&str>, index: usize) -> String {
+    match key {
+        Some(k) => format!("{parent}.{k}"),
+        None => format!("{parent}[{index}]"),
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn new(
+        catalog: &Arc<Catalog>,
+        tx: mpsc::SyncSender<Batch>,
+        stop: &'a AtomicBool,
+        progress: Progress<'a>,
+        objects: &'a AtomicU64,
+    ) -> Reader<'a> {
+        Reader {
+            ex: Executor::with_catalog(catalog.clone()),
+            tx: Some(tx),
+            batch: Batch {
+                text: Vec::new(),
+                units: Vec::new(),
+            },
+            stack: Vec::new(),
+            root: None,
+            slots: 0,
+            bail: None,
+            stop,
+            progress,
+            objects,
+        }
+    }
+
+    fn give_up<T>(&mut self, why: impl Into<String>) -> Result<T, String> {
+        let why = why.into();
+        self.bail.get_or_insert(why.clone());
+        self.stop.store(true, Ordering::Relaxed);
+        Err(why)
+    }
+
+    fn piece(&mut self, p: Piece<'_>) -> Result<(), String> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Err("stopped".into());
+        }
+        match p {
+            Piece::Open { key, list, offset } => self.open(key, list, offset),
+            Piece::Unit { key, offset, text } => self.unit(key, offset, text),
+            Piece::Close => self.close(),
+        }
+    }
+
+    /// Where the next child of the innermost open container goes: its key
+    /// check, path, walk and resolver.
+    fn place(&mut self, key: Option<&str>) -> Result<(String, bool, Resolver), String> {
+        let Some(top) = self.stack.last_mut() else {
+            return Ok(("$.Objects".into(), true, Resolver::Known(None)));
+        };
+        let index = match &top.node {
+            Node::List(items) => items.len(),
+            _ => 0,
+        };
+        if let Some(k) = key {
+            if k.starts_with('$') || !top.keys.insert(k.to_string()) {
+                return self.give_up(format!("key {k:?} of a large dict"));
+            }
+        }
+        if self.stack.len() == 1 {
+            return self.place_top(key, index);
+        }
+        let top = self.stack.last().expect("checked");
+        let path = child_path(&top.path, key, index);
+        Ok((path, top.walk, top.resolver.clone()))
+    }
+
+    /// A child of the document's root container: its first key decides
+    /// between `{"Objects": ...}` and a bare object.
+    fn place_top(
+        &mut self,
+        key: Option<&str>,
+        index: usize,
+    ) -> Result<(String, bool, Resolver), String> {
+        let first = self.stack[0].keys.len() == 1;
+        let list = matches!(self.stack[0].node, Node::List(_));
+        if !list && first && key == Some("Objects") {
+            let top = &mut self.stack[0];
+            top.model = true;
+            top.walk = false;
+            top.path = "$".into();
+        }
+        let top = &self.stack[0];
+        if top.model {
+            return match key {
+                Some("Objects") => Ok(("$.Objects".into(), true, Resolver::Known(None))),
+                Some("ObjectsCopy") => self.give_up("the model has ObjectsCopy"),
+                _ => Ok((child_path("$", key, index), false, Resolver::Known(None))),
+            };
+        }
+        if key == Some("Objects") {
+            return self.give_up("Objects is not the first key");
+        }
+        Ok((
+            child_path(&top.path, key, index),
+            true,
+            top.resolver.clone(),
+        ))
+    }
+
+    fn open(&mut self, key: Option<String>, list: bool, offset: u64) -> Result<(), String> {
+        let (path, walk, inherited) = self.place(key.as_deref())?;
+        let node = if list {
+            Node::List(Vec::new())
+        } else {
+            Node::Dict(Spine {
+                offset,
+                path: path.clone(),
+                walk,
+                entries: Vec::new(),
+            })
+        };
+        // A dict's children resolve names with its class once its header
+        // shows it is a definition; until then nobody knows.
+        let resolver = if list {
+            inherited.clone()
+        } else {
+            Resolver::Unknown
+        };
+        self.stack.push(Open {
+            node,
+            key,
+            path,
+            walk,
+            resolver,
+            inherited,
+            keys: Default::default(),
+            model: false,
+        });
+        Ok(())
+    }
+
+    fn unit(&mut self, key: Option<String>, offset: u64, text: &[u8]) -> Result<(), String> {
+        if self.stack.is_empty() {
+            // The whole document is one piece: nothing to stream.
+            return self.give_up("the document is one piece");
+        }
+        let (path, walk, resolver) = self.place(key.as_deref())?;
+        let mut header = false;
+        if key.as_deref() == Some("?") && walk {
+            // A header: the container is a definition, whose class resolves
+            // the names below it; the header itself is not walked.
+            match header_class(&self.ex, text) {
+                Ok(Some(class)) => {
+                    header = true;
+                    self.stack
+                        .last_mut()
+                        .expect("a unit with a key has a parent")
+                        .resolver = Resolver::Known(Some(class));
+                }
+                Ok(None) => {
+                    let top = self.stack.last_mut().expect("a parent");
+                    top.resolver = top.inherited.clone();
+                }
+                Err(why) => return self.give_up(why),
+            }
+        }
+        let slot = self.slots;
+        self.slots += 1;
+        let top = self.stack.last_mut().expect("a parent");
+        let node = Node::Unit(slot);
+        match &mut top.node {
+            Node::List(items) => items.push(node),
+            Node::Dict(d) => d
+                .entries
+                .push((Value::str(key.as_deref().unwrap_or("")), node)),
+            Node::Unit(_) => unreachable!("open containers are lists or dicts"),
+        }
+        let start = self.batch.text.len();
+        self.batch.text.extend_from_slice(text);
+        self.batch.units.push(UnitMeta {
+            start,
+            end: self.batch.text.len(),
+            offset,
+            path,
+            walk,
+            header,
+            resolver,
+            slot,
+        });
+        if self.batch.text.len() >= BATCH_BYTES {
+            (self.progress)(offset, self.objects.load(Ordering::Relaxed));
+            self.flush();
+        }
+        Ok(())
+    }
+
+    fn close(&mut self) -> Result<(), String> {
+        let open = self
+            .stack
+            .pop()
+            .expect("the splitter closes what it opened");
+        match self.stack.last_mut() {
+            None => self.root = Some(open.node),
+            Some(parent) => match &mut parent.node {
+                Node::List(items) => items.push(open.node),
+                Node::Dict(d) => d
+                    .entries
+                    .push((Value::str(open.key.as_deref().unwrap_or("")), open.node)),
+                Node::Unit(_) => unreachable!("open containers are lists or dicts"),
+            },
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) {
+        if self.batch.units.is_empty() {
+            return;
+        }
+        let batch = std::mem::replace(
+            &mut self.batch,
+            Batch {
+                text: Vec::with_capacity(BATCH_BYTES + 4096),
+                units: Vec::new(),
+            },
+        );
+        if let Some(tx) = &self.tx {
+            let _ = tx.send(batch);
+        }
+    }
+}
+
+/// The class a header piece names, `None` when it is no header (no type).
+fn header_class(ex: &Executor, text: &[u8]) -> Result<Option<Arc<Class>>, String> {
+    let text = std::str::from_utf8(text).map_err(|e| e.to_string())?;
+    let h = runtime::json::from_tagged_str(text).map_err(|e| e.message().to_string())?;
+    let Value::Dict(h) = h else { return Ok(None) };
+    match model::def_type(&h) {
+        Some(ty) => ex.class(&ty).map(Some).map_err(|e| e.message().to_string()),
+        None => Ok(None),
+    }
+}
+
+/// What the workers found.
+#[derive(Default)]
+struct Found {
+    /// Every definition: id, class, seq.
+    defs: Vec<(Value, Arc<Class>, Seq)>,
+    violations: Vec<(Seq, String, String, Error)>,
+    /// Definitions whose contracts name other objects, checked once every
+    /// object is known.
+    deferred: Vec<Deferred>,
+    /// The value each piece stands for in its container (definitions
+    /// replaced by their ids), by slot.
+    residuals: Vec<(u32, Value)>,
+    bail: Option<String>,
+}
+
+impl Found {
+    fn merge(&mut self, o: Found) {
+        self.defs.extend(o.defs);
+        self.violations.extend(o.violations);
+        self.deferred.extend(o.deferred);
+        self.residuals.extend(o.residuals);
+    }
+}
+
+struct Deferred {
+    seq: Seq,
+    path: String,
+    class: Arc<Class>,
+    props: Dict,
+}
+
+/// Whether a class's objects can be checked apart from the model.
+#[derive(Clone, Copy, PartialEq)]
+enum Plan {
+    /// Its contracts need the values only.
+    Now,
+    /// Some contract names other objects: checked after the pass.
+    Later,
+    No,
+}
+
+fn plan_of(catalog: &Catalog, class: &Class) -> Plan {
+    let mut plan = Plan::Now;
+    for c in class.mro() {
+        if c.methods.contains_key(".init") {
+            return Plan::No;
+        }
+        for p in &c.props {
+            if p.default.as_ref().is_some_and(|d| !d.is_const())
+                || p.contract
+                    .names()
+                    .iter()
+                    .any(|n| catalog.declares_extension(n))
+            {
+                return Plan::No;
+            }
+            match p.contract.reach() {
+                Reach::Value => {}
+                Reach::Classes => plan = Plan::Later,
+                Reach::Execution => return Plan::No,
+            }
+        }
+    }
+    plan
+}
+
+/// A worker's state.
+struct Worker<'a> {
+    ex: Arc<Executor>,
+    catalog: &'a Arc<Catalog>,
+    classes: HashMap<String, (Arc<Class>, Plan)>,
+    found: Found,
+    objects: &'a AtomicU64,
+}
+
+/// One step of a JSON path below a piece.
+enum Seg<'v> {
+    Key(&'v Value),
+    Index(usize),
+}
+
+fn render(base: &str, segs: &[Seg<'_>]) -> String {
+    let mut p = base.to_string();
+    for s in segs {
+        match s {
+            Seg::Key(k) => {
+                p.push('.');
+                p.push_str(&runtime::pyrepr::to_str(k));
+            }
+            Seg::Index(i) => p.push_str(&format!("[{i}]")),
+        }
+    }
+    p
+}
+
+fn work(
+    catalog: &Arc<Catalog>,
+    rx: &Mutex<mpsc::Receiver<Batch>>,
+    stop: &AtomicBool,
+    objects: &AtomicU64,
+) -> Found {
+    let mut w = Worker {
+        ex: Executor::with_catalog(catalog.clone()),
+        catalog,
+        classes: HashMap::new(),
+        found: Found::default(),
+        objects,
+    };
+    loop {
+        let batch = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
+            Ok(b) => b,
+            Err(_) => break,
+        };
+        if w.found.bail.is_some() || stop.load(Ordering::Relaxed) {
+            continue;
+        }
+        for u in &batch.units {
+            if let Err(why) = w.unit(&batch.text[u.start..u.end], u) {
+                w.found.bail = Some(why);
+                stop.store(true, Ordering::Relaxed);
+                break;
+            }
+        }
+    }
+    w.found
+}
+
+impl Worker<'_> {
+    fn unit(&mut self, text: &[u8], u: &UnitMeta) -> Result<(), String> {
+        let text = std::str::from_utf8(text).map_err(|e| format!("{}: {e}", u.path))?;
+        let v = runtime::json::from_tagged_str(text).map_err(|e| e.message().to_string())?;
+        if !u.walk {
+            return Ok(());
+        }
+        if u.header {
+            self.found.residuals.push((u.slot, v));
+            return Ok(());
+        }
+        let mut seq = (u.offset, 0);
+        let mut segs = Vec::new();
+        let r = self.walk(&v, &u.resolver, &mut segs, &u.path, &mut seq)?;
+        self.found.residuals.push((u.slot, r.unwrap_or(v)));
+        Ok(())
+    }
+
+    fn class(&mut self, spec: &str) -> Result<(Arc<Class>, Plan), String> {
+        if let Some(c) = self.classes.get(spec) {
+            return Ok(c.clone());
+        }
+        let class = self.ex.class(spec).map_err(|e| e.message().to_string())?;
+        let plan = plan_of(self.catalog, &class);
+        self.classes.insert(spec.to_string(), (class.clone(), plan));
+        Ok((class, plan))
+    }
+
+    /// Finds the definitions in `v` (a value at `base` + `segs`) and checks
+    /// or defers them; returns `v` with each definition replaced by its id,
+    /// `None` when that is `v` itself.
+    fn walk<'v>(
+        &mut self,
+        v: &'v Value,
+        resolver: &Resolver,
+        segs: &mut Vec<Seg<'v>>,
+        base: &str,
+        seq: &mut Seq,
+    ) -> Result<Option<Value>, String> {
+        match v {
+            Value::Dict(d) => {
+                if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
+                    if let Some(ty) = model::def_type(h) {
+                        return self.definition(d, h, &ty, segs, base, seq).map(Some);
+                    }
+                } else {
+                    self.not_a_snippet(v, d, resolver)?;
+                }
+                let mut out: Option<Dict> = None;
+                for (i, (k, x)) in d.iter().enumerate() {
+                    segs.push(Seg::Key(k));
+                    let r = self.walk(x, resolver, segs, base, seq)?;
+                    segs.pop();
+                    if let Some(r) = r {
+                        let o = out.get_or_insert_with(|| {
+                            d.iter()
+                                .take(i)
+                                .map(|(k, x)| (k.clone(), x.clone()))
+                                .collect()
+                        });
+                        o.insert(k.clone(), r);
+                    } else if let Some(o) = &mut out {
+                        o.insert(k.clone(), x.clone());
+                    }
+                }
+                Ok(out.map(Value::dict))
+            }
+            Value::List(l) => {
+                let mut out: Option<Vec<Value>> = None;
+                for (i, x) in l.iter().enumerate() {
+                    segs.push(Seg::Index(i));
+                    let r = self.walk(x, resolver, segs, base, seq)?;
+                    segs.pop();
+                    if let Some(r) = r {
+                        out.get_or_insert_with(|| l[..i].to_vec()).push(r);
+                    } else if let Some(o) = &mut out {
+                        o.push(x.clone());
+                    }
+                }
+                Ok(out.map(Value::list))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// A dict without a header must not be an object definition in the
+    /// snippet form, which only the ordinary load reads.
+    fn not_a_snippet(&self, v: &Value, d: &Dict, resolver: &Resolver) -> Result<(), String> {
+        let class = match resolver {
+            Resolver::Known(c) => c.as_deref(),
+            Resolver::Unknown => {
+                // A name could be a type in the namespaces of a class not
+                // known yet: any key over a dict or null might be one.
+                let maybe = d.iter().any(|(k, x)| {
+                    matches!(k, Value::Type(_))
+                        || (matches!(x, Value::Dict(_) | Value::Null) && k.as_str().is_some())
+                });
+                if maybe {
+                    return Err(
+                        "a dict that may be an object definition in a large container".into(),
+                    );
+                }
+                return Ok(());
+            }
+        };
+        match model::parse_def(&self.ex, class, v, None) {
+            Some(_) => Err("an object definition in the snippet form".into()),
+            None => Ok(()),
+        }
+    }
+
+    fn definition<'v>(
+        &mut self,
+        d: &'v Dict,
+        h: &Dict,
+        ty: &str,
+        segs: &mut Vec<Seg<'v>>,
+        base: &str,
+        seq: &mut Seq,
+    ) -> Result<Value, String> {
+        let id = match h.get(&Value::str("id")) {
+            Some(id @ Value::Str(_)) => id.clone(),
+            _ => return Err("an object without a string id".into()),
+        };
+        let (class, plan) = self.class(ty)?;
+        if plan == Plan::No {
+            return Err(format!("class {} needs the ordinary load", class.name));
+        }
+        let me = *seq;
+        seq.1 += 1;
+        self.found.defs.push((id.clone(), class.clone(), me));
+        let resolver = Resolver::Known(Some(class.clone()));
+        let mut props = Dict::default();
+        for (k, x) in d.iter() {
+            if k.as_str() == Some("?") {
+                continue;
+            }
+            segs.push(Seg::Key(k));
+            let r = self.walk(x, &resolver, segs, base, seq)?;
+            segs.pop();
+            props.insert(k.clone(), r.unwrap_or_else(|| x.clone()));
+        }
+        let path = render(base, segs);
+        self.objects.fetch_add(1, Ordering::Relaxed);
+        if plan == Plan::Later {
+            self.found.deferred.push(Deferred {
+                seq: me,
+                path,
+                class,
+                props,
+            });
+        } else {
+            check(
+                &self.ex,
+                &class,
+                &props,
+                me,
+                path,
+                &mut self.found.violations,
+            )?;
+        }
+        Ok(id)
+    }
+}
+
+/// Checks one object's properties as [`model::init_properties`] does,
+/// collecting the violations.
+fn check(
+    ex: &Executor,
+    class: &Arc<Class>,
+    props: &Dict,
+    seq: Seq,
+    path: String,
+    out: &mut Vec<(Seq, String, String, Error)>,
+) -> Result<(), String> {
+    model::each_property(ex, class, props, &Value::Null, |p, env, ctx, raw| {
+        match p.contract.check(ex, env, ctx, raw, None, &p.name) {
+            Ok(_) => Ok(()),
+            Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
+                out.push((seq, path.clone(), p.name.to_string(), e));
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    })
+    .map_err(|e| format!("{}: {}", e.kind(), e.message()))
+}
+
+/// After the pass: the index of every object, the large definitions, and
+/// the checks that needed them.
+fn finish(catalog: &Arc<Catalog>, mut all: Found, root: Node, jobs: usize) -> Outcome {
+    // Pieces outside `Objects` have no residual: slots are sparse.
+    let slots = all.residuals.iter().map(|(s, _)| *s as usize + 1).max();
+    let mut residuals = vec![Value::Null; slots.unwrap_or(0)];
+    for (slot, v) in std::mem::take(&mut all.residuals) {
+        residuals[slot as usize] = v;
+    }
+    let ex = Executor::with_catalog(catalog.clone());
+    let mut large = Large {
+        ex: &ex,
+        residuals: &residuals,
+        defs: Vec::new(),
+        deferred: Vec::new(),
+    };
+    if let Err(why) = large.visit(&root) {
+        return Outcome::Fallback(why);
+    }
+    let Large {
+        defs: large_defs,
+        deferred: large_deferred,
+        ..
+    } = large;
+    drop(residuals);
+    all.defs.extend(large_defs);
+    all.deferred.extend(large_deferred);
+    let mut classes = HashMap::with_capacity(all.defs.len());
+    for (id, class, _) in std::mem::take(&mut all.defs) {
+        if classes.insert(id.clone(), class).is_some() {
+            return Outcome::Fallback(format!(
+                "two objects with the id {}",
+                runtime::pyrepr::to_str(&id)
+            ));
+        }
+    }
+    let objects = classes.len();
+    let index = Arc::new(Index { classes });
+    let mut violations = all.violations;
+    match check_deferred(catalog, &index, all.deferred, jobs) {
+        Ok(v) => violations.extend(v),
+        Err(why) => return Outcome::Fallback(why),
+    }
+    violations.sort_by_key(|v| v.0);
+    Outcome::Done(Validation {
+        objects,
+        violations: violations
+            .into_iter()
+            .map(|(_, path, prop, e)| (path, prop, e))
+            .collect(),
+        error: None,
+    })
+}
+
+/// Checks the deferred definitions with every object known, on `jobs`
+/// threads.
+fn check_deferred(
+    catalog: &Arc<Catalog>,
+    index: &Arc<Index>,
+    deferred: Vec<Deferred>,
+    jobs: usize,
+) -> Result<Vec<(Seq, String, String, Error)>, String> {
+    let per = deferred.len().div_ceil(jobs.max(1)).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = deferred
+            .chunks(per)
+            .map(|part| {
+                s.spawn(move || {
+                    let ex = Executor::with_catalog(catalog.clone());
+                    ex.set_foreign(index.clone());
+                    let mut out = Vec::new();
+                    for d in part {
+                        check(&ex, &d.class, &d.props, d.seq, d.path.clone(), &mut out)?;
+                    }
+                    Ok::<_, String>(out)
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        for h in handles {
+            all.extend(h.join().map_err(|_| "a check stopped".to_string())??);
+        }
+        Ok(all)
+    })
+}
+
+/// The large containers, read back: the definitions among them.
+struct Large<'a> {
+    ex: &'a Executor,
+    residuals: &'a [Value],
+    defs: Vec<(Value, Arc<Class>, Seq)>,
+    deferred: Vec<Deferred>,
+}
+
+impl Large<'_> {
+    fn residual(&self, slot: u32) -> Value {
+        self.residuals
+            .get(slot as usize)
+            .cloned()
+            .unwrap_or(Value::Null)
+    }
+
+    /// Visits a large container; returns the value it stands for (a
+    /// definition by its id).
+    fn visit(&mut self, node: &Node) -> Result<Value, String> {
+        match node {
+            Node::Unit(slot) => Ok(self.residual(*slot)),
+            Node::List(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for n in items {
+                    out.push(self.visit(n)?);
+                }
+                Ok(Value::list(out))
+            }
+            Node::Dict(spine) => self.visit_dict(spine),
+        }
+    }
+
+    fn visit_dict(&mut self, spine: &Spine) -> Result<Value, String> {
+        let header = spine
+            .entries
+            .iter()
+            .find_map(|(k, n)| match (k.as_str(), n) {
+                (Some("?"), Node::Unit(slot)) if spine.walk => Some(*slot),
+                _ => None,
+            });
+        let def = header.and_then(|slot| match self.residual(slot) {
+            Value::Dict(h) => model::def_type(&h).map(|ty| (h, ty)),
+            _ => None,
+        });
+        let mut out = Dict::default();
+        for (k, n) in &spine.entries {
+            if def.is_some() && k.as_str() == Some("?") {
+                continue;
+            }
+            out.insert(k.clone(), self.visit(n)?);
+        }
+        let Some((h, ty)) = def else {
+            return Ok(Value::dict(out));
+        };
+        let id = match h.get(&Value::str("id")) {
+            Some(id @ Value::Str(_)) => id.clone(),
+            _ => return Err("an object without a string id".into()),
+        };
+        let class = self.ex.class(&ty).map_err(|e| e.message().to_string())?;
+        if plan_of(self.ex.catalog(), &class) == Plan::No {
+            return Err(format!("class {} needs the ordinary load", class.name));
+        }
+        let seq = (spine.offset, 0);
+        self.defs.push((id.clone(), class.clone(), seq));
+        self.deferred.push(Deferred {
+            seq,
+            path: spine.path.clone(),
+            class,
+            props: out,
+        });
+        Ok(id)
+    }
+}
