@@ -666,7 +666,7 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
                     )))
                 }
             }
-            None => match ex.foreign().map(|f| f.class_of(&v)) {
+            None => match ex.foreign().map(|f| f.class_of(id)) {
                 // An object of the model being streamed: its class is all
                 // a `class()` contract of streamed classes looks at.
                 Some(Some(c)) if c.is_a(&want) => Ok(v),

@@ -60,12 +60,12 @@ pub enum Outcome {
 
 /// The classes of a streamed model's objects, by id (a string value).
 pub struct Index {
-    classes: HashMap<Value, Arc<Class>>,
+    classes: HashMap<Arc<String>, Arc<Class>>,
 }
 
 impl Index {
     /// The class of the object with this id.
-    pub fn class_of(&self, id: &Value) -> Option<Arc<Class>> {
+    pub fn class_of(&self, id: &String) -> Option<Arc<Class>> {
         self.classes.get(id).cloned()
     }
 }
@@ -450,7 +450,7 @@ fn header_class(ex: &Executor, text: &[u8]) -> Result<Option<Arc<Class>>, String
 #[derive(Default)]
 struct Found {
     /// Every definition: id, class, seq.
-    defs: Vec<(Value, Arc<Class>, Seq)>,
+    defs: Vec<(Arc<String>, Arc<Class>, Seq)>,
     violations: Vec<(Seq, String, String, Error)>,
     /// Definitions whose contracts name other objects, checked once every
     /// object is known.
@@ -694,7 +694,7 @@ impl Worker<'_> {
         seq: &mut Seq,
     ) -> Result<Value, String> {
         let id = match h.get(&Value::str("id")) {
-            Some(id @ Value::Str(_)) => id.clone(),
+            Some(Value::Str(id)) => id.clone(),
             _ => return Err("an object without a string id".into()),
         };
         let (class, plan) = self.class(ty)?;
@@ -734,7 +734,7 @@ impl Worker<'_> {
                 &mut self.found.violations,
             )?;
         }
-        Ok(id)
+        Ok(Value::Str(id))
     }
 }
 
@@ -791,10 +791,7 @@ fn finish(catalog: &Arc<Catalog>, mut all: Found, root: Node, jobs: usize) -> Ou
     let mut classes = HashMap::with_capacity(all.defs.len());
     for (id, class, _) in std::mem::take(&mut all.defs) {
         if classes.insert(id.clone(), class).is_some() {
-            return Outcome::Fallback(format!(
-                "two objects with the id {}",
-                runtime::pyrepr::to_str(&id)
-            ));
+            return Outcome::Fallback(format!("two objects with the id {id}"));
         }
     }
     let objects = classes.len();
@@ -851,7 +848,7 @@ fn check_deferred(
 struct Large<'a> {
     ex: &'a Executor,
     residuals: &'a [Value],
-    defs: Vec<(Value, Arc<Class>, Seq)>,
+    defs: Vec<(Arc<String>, Arc<Class>, Seq)>,
     deferred: Vec<Deferred>,
 }
 
@@ -902,7 +899,7 @@ impl Large<'_> {
             return Ok(Value::dict(out));
         };
         let id = match h.get(&Value::str("id")) {
-            Some(id @ Value::Str(_)) => id.clone(),
+            Some(Value::Str(id)) => id.clone(),
             _ => return Err("an object without a string id".into()),
         };
         let class = self.ex.class(&ty).map_err(|e| e.message().to_string())?;
@@ -917,6 +914,6 @@ impl Large<'_> {
             class,
             props: out,
         });
-        Ok(id)
+        Ok(Value::Str(id))
     }
 }
