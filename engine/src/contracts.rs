@@ -890,6 +890,26 @@ mod tests {
         )
     }
 
+    /// What a contract needs besides its value is read from the IR.
+    #[test]
+    fn reach_is_read_from_the_ir() {
+        for (src, want) in [
+            ("$.int().notNull().check($ > 0 and $ < 65536)", Reach::Value),
+            ("[$.string()]", Reach::Value),
+            ("{a: $.int(), $.string(): $.bool()}", Reach::Value),
+            ("$.string().check($.len() < 5, \"too long\")", Reach::Value),
+            ("$.class(Server).notNull()", Reach::Classes),
+            ("[$.class(Server), 1]", Reach::Classes),
+            ("$.class(Server).check($.x > 1)", Reach::Execution),
+            ("$.check($this.x > 1)", Reach::Execution),
+            ("$.check(new(X) != null)", Reach::Execution),
+            ("$.template(X)", Reach::Execution),
+            ("$.owned()", Reach::Execution),
+        ] {
+            assert_eq!(contract(src).unwrap().reach(), want, "{src}");
+        }
+    }
+
     /// The template decision is the IR's, made on the syntax tree.
     #[test]
     fn template_contracts_are_decided_by_the_ir() {

@@ -917,3 +917,167 @@ impl Large<'_> {
         Ok(Value::Str(id))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Package;
+
+    const FLEET: &str = "Namespaces: {=: t}\nName: Fleet\nProperties:\n  servers: {Contract: [$.class(Server)]}\n  lead: {Contract: $.class(Server)}\n  note: {Contract: $.string()}\n";
+    const SERVER: &str = "Namespaces: {=: t}\nName: Server\nProperties:\n  name: {Contract: $.string().notNull()}\n  port: {Contract: $.int().notNull().check($ > 0 and $ < 65536)}\n  tags: {Contract: [$.string().notNull()]}\n  settings:\n    Contract: {timeout: $.int().notNull(), label: $.string()}\n  peer: {Contract: $.class(Server)}\n  size: {Contract: $.int(), Default: 3}\n";
+    const SPECIAL: &str = "Namespaces: {=: t}\nName: Special\nExtends: Server\nProperties:\n  extra: {Contract: $.int().check($ < 10)}\n";
+    const INITS: &str =
+        "Namespaces: {=: t}\nName: Inits\nMethods:\n  .init:\n    Body:\n      - $.x: 1\n";
+
+    fn catalog() -> Arc<Catalog> {
+        let files: Vec<(String, String)> = [FLEET, SERVER, SPECIAL, INITS]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("C{i}.yaml"), t.to_string()))
+            .collect();
+        Catalog::new(vec![Package::new("t", "1.0.0", "1.4", &files).unwrap()])
+    }
+
+    /// A server definition; `i` picks its flaws.
+    fn server(i: usize) -> String {
+        let ty = if i % 5 == 4 { "t.Special" } else { "t.Server" };
+        let port = match i % 7 {
+            3 => "\"http\"".to_string(),
+            5 => "70000".to_string(),
+            _ => (1000 + i).to_string(),
+        };
+        let name = if i % 11 == 6 {
+            "null".to_string()
+        } else {
+            format!("\"s{i}\"")
+        };
+        let peer = match i % 4 {
+            0 => "null".to_string(),
+            1 => format!("\"srv{}\"", i / 2),
+            // Nested definitions own objects of their own.
+            2 => format!("{{\"?\": {{\"id\": \"in{i}\", \"type\": \"t.Server\"}}, \"port\": {i}}}"),
+            _ => "\"fleet\"".to_string(),
+        };
+        format!(
+            "{{\"?\": {{\"id\": \"srv{i}\", \"type\": \"{ty}\"}}, \"name\": {name}, \"port\": {port}, \
+             \"tags\": [\"a\", {}], \"settings\": {{\"timeout\": {}, \"label\": \"L\"}}, \
+             \"peer\": {peer}, \"extra\": {}}}",
+            if i % 13 == 0 { "null" } else { "\"b\"" },
+            if i % 17 == 0 { "\"soon\"".to_string() } else { i.to_string() },
+            i % 12
+        )
+    }
+
+    fn fleet(n: usize, header_last: bool) -> String {
+        let servers: Vec<String> = (0..n).map(server).collect();
+        let header = "\"?\": {\"id\": \"fleet\", \"type\": \"t.Fleet\"}";
+        let body = format!(
+            "\"servers\": [{}], \"lead\": \"srv1\", \"note\": {{\"x\": 1}}",
+            servers.join(", ")
+        );
+        if header_last {
+            format!("{{{body}, {header}}}")
+        } else {
+            format!("{{{header}, {body}}}")
+        }
+    }
+
+    fn ordinary(catalog: &Arc<Catalog>, text: &str) -> (usize, Vec<String>) {
+        let v = model::validate(catalog, &runtime::json::from_tagged_str(text).unwrap());
+        assert!(v.error.is_none(), "{:?}", v.error);
+        (v.objects, lines(v))
+    }
+
+    fn lines(v: Validation) -> Vec<String> {
+        v.violations
+            .into_iter()
+            .map(|(p, n, e)| format!("{p}.{n}: {}", e.message()))
+            .collect()
+    }
+
+    fn streamed(catalog: &Arc<Catalog>, text: &str, chunk: usize, jobs: usize) -> Outcome {
+        let opts = Options { jobs, chunk };
+        validate(catalog, text.as_bytes(), &opts, &|_, _| {})
+    }
+
+    #[test]
+    fn streaming_gives_what_the_ordinary_load_gives() {
+        let catalog = catalog();
+        let models = [
+            format!("{{\"Objects\": {}, \"Attributes\": []}}", fleet(60, false)),
+            fleet(40, false),
+            fleet(40, true),
+            format!("[{}]", (0..30).map(server).collect::<Vec<_>>().join(", "))
+                .replace("\"peer\": \"fleet\"", "\"peer\": \"srv0\""),
+        ];
+        for text in &models {
+            let want = ordinary(&catalog, text);
+            let all = want.1.join("\n");
+            for kind in [
+                "check()",
+                "int()",
+                "notNull()",
+                "not compatible with requested type",
+            ] {
+                assert!(all.contains(kind), "the model has {kind} violations");
+            }
+            for chunk in [40, 200, 1000, 4000] {
+                for jobs in [1, 3] {
+                    match streamed(&catalog, text, chunk, jobs) {
+                        Outcome::Done(v) => {
+                            assert_eq!((v.objects, lines(v)), want, "chunk {chunk}, jobs {jobs}")
+                        }
+                        Outcome::Fallback(why) => panic!("chunk {chunk}: fell back: {why}"),
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn what_streaming_cannot_decide_falls_back() {
+        let catalog = catalog();
+        let big = fleet(20, false);
+        let cases = [
+            (
+                big.replace("srv3\"", "srv2\""),
+                "two objects with the id srv2",
+            ),
+            (
+                format!("{{\"Objects\": {big}, \"ObjectsCopy\": {{}}}}"),
+                "ObjectsCopy",
+            ),
+            (
+                big.replace("t.Special", "t.Inits"),
+                "class t.Inits needs the ordinary load",
+            ),
+            (
+                big.replace("\"id\": \"srv7\", ", ""),
+                "an object without a string id",
+            ),
+            (
+                big.replace("\"lead\": \"srv1\"", "\"lead\": \"nowhere\""),
+                "not found",
+            ),
+            (
+                big.replace("\"lead\": \"srv1\"", "\"lead\": \"srv1\","),
+                "at byte",
+            ),
+            (
+                big.replace("\"timeout\": 1,", "\"timeout\": tru,"),
+                "bad JSON",
+            ),
+        ];
+        for (text, why) in cases {
+            match streamed(&catalog, &text, 200, 2) {
+                Outcome::Fallback(got) => assert!(got.contains(why), "{why}: {got}"),
+                Outcome::Done(_) => panic!("{why}: streamed"),
+            }
+        }
+        // A document within one piece is not streamed.
+        assert!(matches!(
+            streamed(&catalog, &big, 1 << 20, 2),
+            Outcome::Fallback(_)
+        ));
+    }
+}
