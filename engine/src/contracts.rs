@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use compiler::murano::ir::{self, ContractKind, LinkKind, Yaql};
 use compiler::murano::{LoadOptions, Template};
+use compiler::yaql::ast::{ExprKind, Lit};
 use compiler::{CompileOptions, Program};
 use runtime::ctx::Frame;
 use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
@@ -84,6 +85,8 @@ enum Step {
     NotNull,
     /// `check(predicate)`: the predicate compiled alone, `$` the value.
     Check(Arc<Program>),
+    /// `class(Name)`, the name as written.
+    Class(Value),
 }
 
 impl Step {
@@ -95,6 +98,7 @@ impl Step {
             Step::Bool => "bool",
             Step::NotNull => "notNull",
             Step::Check(_) => "check",
+            Step::Class(_) => "class",
         }
     }
 }
@@ -169,7 +173,7 @@ impl Contract {
         name: &str,
     ) -> Result<Value> {
         self.check
-            .check_at(ex, env, ctx, v, owner, "")
+            .check_at(ex, env, ctx, v, owner, At::Top)
             .map_err(|e| {
                 if *e.error_kind() == ErrorKind::ContractViolationException
                     && !e.message().starts_with('[')
@@ -238,6 +242,15 @@ impl Check {
                 LinkKind::String => Some(Step::String),
                 LinkKind::Bool => Some(Step::Bool),
                 LinkKind::NotNull => Some(Step::NotNull),
+                LinkKind::Class {
+                    name,
+                    default: None,
+                } => match &name.kind {
+                    ExprKind::Keyword(k) | ExprKind::Lit(Lit::Str(k)) => {
+                        Some(Step::Class(Value::str(k)))
+                    }
+                    _ => None,
+                },
                 LinkKind::Check {
                     predicate,
                     message: None,
@@ -254,7 +267,7 @@ impl Check {
         ctx: &Arc<Frame>,
         v: Value,
         owner: Option<&Arc<ObjRef>>,
-        path: &str,
+        path: At<'_>,
     ) -> Result<Value> {
         match self {
             Check::Any => Ok(v),
@@ -264,7 +277,8 @@ impl Check {
                     Ok(c.clone())
                 } else {
                     Err(violation(format!(
-                        "{path}{} is not equal to {}",
+                        "{}{} is not equal to {}",
+                        path.render(),
                         runtime::pyrepr::repr(&v),
                         runtime::pyrepr::repr(c)
                     )))
@@ -296,7 +310,8 @@ impl Check {
                     }
                     Value::Dict(_) => {
                         return Err(violation(format!(
-                            "{path}: value {} is not a list",
+                            "{}: value {} is not a list",
+                            path.render(),
                             runtime::pyrepr::repr(&v)
                         )))
                     }
@@ -304,7 +319,8 @@ impl Check {
                 };
                 if items.len() < *min || max.is_some_and(|m| items.len() > m) {
                     return Err(violation(format!(
-                        "{path}: list length {} is not within [{}, {}]",
+                        "{}: list length {} is not within [{}, {}]",
+                        path.render(),
                         items.len(),
                         min,
                         max.map_or("inf".to_string(), |m| m.to_string())
@@ -312,14 +328,15 @@ impl Check {
                 }
                 let mut out = Vec::with_capacity(items.len());
                 for (i, it) in items.into_iter().enumerate() {
-                    out.push(c.check_at(ex, env, ctx, it, owner, &format!("{path}[{i}]"))?);
+                    out.push(c.check_at(ex, env, ctx, it, owner, At::Index(&path, i))?);
                 }
                 Ok(Value::list(out))
             }
             Check::Dict(items) if items.is_empty() => match v {
                 Value::Null | Value::Dict(_) => Ok(v),
                 other => Err(violation(format!(
-                    "{path}: value {} is not a dictionary",
+                    "{}: value {} is not a dictionary",
+                    path.render(),
                     runtime::pyrepr::repr(&other)
                 ))),
             },
@@ -329,7 +346,8 @@ impl Check {
                     Value::Dict(d) => (*d).clone(),
                     other => {
                         return Err(violation(format!(
-                            "{path}: value {} is not a dictionary",
+                            "{}: value {} is not a dictionary",
+                            path.render(),
                             runtime::pyrepr::repr(&other)
                         )))
                     }
@@ -348,14 +366,14 @@ impl Check {
                     match k {
                         DictKey::Const(key) => {
                             let x = d.get(key).cloned().unwrap_or(Value::Null);
-                            let p = format!("{path}.{}", runtime::pyrepr::to_str(key));
-                            out.insert(key.clone(), c.check_at(ex, env, ctx, x, owner, &p)?);
+                            let p = At::Key(&path, key);
+                            out.insert(key.clone(), c.check_at(ex, env, ctx, x, owner, p)?);
                         }
                         DictKey::Expr(kc) => {
                             for (rk, rv) in &rest {
-                                let p = format!("{path}.{}", runtime::pyrepr::to_str(rk));
-                                let nk = kc.check_at(ex, env, ctx, rk.clone(), owner, &p)?;
-                                let nv = c.check_at(ex, env, ctx, rv.clone(), owner, &p)?;
+                                let p = At::Key(&path, rk);
+                                let nk = kc.check_at(ex, env, ctx, rk.clone(), owner, p)?;
+                                let nv = c.check_at(ex, env, ctx, rv.clone(), owner, p)?;
                                 out.insert(nk, nv);
                             }
                         }
@@ -480,16 +498,37 @@ fn value_frame(ctx: &Arc<Frame>, v: Value, owner: Option<&Arc<ObjRef>>) -> Arc<F
     Arc::new(f)
 }
 
+/// A place inside a checked value, spelled out only for a violation.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    /// The value itself.
+    Top,
+    /// An item of a list at a place.
+    Index(&'a At<'a>, usize),
+    /// A dict entry at a place.
+    Key(&'a At<'a>, &'a Value),
+}
+
+impl At<'_> {
+    /// `[0].name`: empty for the value itself.
+    fn render(&self) -> String {
+        match self {
+            At::Top => String::new(),
+            At::Index(p, i) => format!("{}[{i}]", p.render()),
+            At::Key(p, k) => format!("{}.{}", p.render(), runtime::pyrepr::to_str(k)),
+        }
+    }
+}
+
 /// A violation names the path inside the value and the contract's place.
-fn at_contract(r: Result<Value>, path: &str, pos: &str) -> Result<Value> {
+fn at_contract(r: Result<Value>, path: At<'_>, pos: &str) -> Result<Value> {
     r.map_err(|e| {
         if *e.error_kind() != ErrorKind::ContractViolationException {
             return e;
         }
-        let at = if path.is_empty() {
-            String::new()
-        } else {
-            format!("{path}: ")
+        let at = match path {
+            At::Top => String::new(),
+            p => format!("{}: ", p.render()),
         };
         violation(format!("{at}{} (contract at {pos})", e.message()))
     })
@@ -516,6 +555,13 @@ fn run_steps(
                 let ok = p.eval_in(env, &value_frame(ctx, v.clone(), owner))?;
                 check_result(v, ok.truthy(), &Value::Null)?
             }
+            // A definition becomes an object owned as the whole chain's
+            // context would say.
+            Step::Class(name) if matches!(v, Value::Dict(_)) => {
+                let f = value_frame(ctx, v.clone(), owner);
+                class_contract(&Cx { env, ctx: &f }, v, name, &Value::Null)?
+            }
+            Step::Class(name) => class_contract(&Cx { env, ctx }, v, name, &Value::Null)?,
         };
     }
     Ok(v)
@@ -637,9 +683,14 @@ fn check_result(v: Value, ok: bool, message: &Value) -> Result<Value> {
 
 /// `$.class(Name[, DefaultName])`.
 fn c_class(cx: &Cx, a: Args) -> Result<Value> {
+    class_contract(cx, a.get(0).clone(), a.get(1), a.get(2))
+}
+
+/// `class()` of `v`: `name` as written, resolved in the namespaces of the
+/// context's class; `default` the class of a definition without a type.
+fn class_contract(cx: &Cx, v: Value, name: &Value, default: &Value) -> Result<Value> {
     let ex = executor(cx)?;
-    let v = a.get(0).clone();
-    let want = crate::funcs::resolve_class_name(cx, &ex, a.get(1))?;
+    let want = crate::funcs::resolve_class_name(cx, &ex, name)?;
     let owner = new_object_owner(cx.ctx);
     match &v {
         Value::Null => Ok(Value::Null),
@@ -686,7 +737,7 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
             "a class() contract instantiates a definition",
         )),
         Value::Dict(_) => {
-            let default = match a.get(2) {
+            let default = match default {
                 Value::Null => Some(want.clone()),
                 t => Some(crate::funcs::resolve_class_name(cx, &ex, t)?),
             };
@@ -953,7 +1004,7 @@ mod tests {
         // Chains with anything but the plain coercions stay whole.
         for src in [
             "$.int().check($ > 0, 'positive')",
-            "$.class(X)",
+            "$.class(X, Y)",
             "$.int() + 1",
         ] {
             assert!(
@@ -1004,6 +1055,8 @@ mod tests {
             "$.bool().notNull()",
             "$.check($ != 7).int()",
             "$.string().int()",
+            "$.class(X)",
+            "$.class('X').notNull()",
         ] {
             let c = contract(src).unwrap();
             let Check::Chain { steps, whole, pos } = &c.check else {
@@ -1013,14 +1066,14 @@ mod tests {
                 let by_steps = at_contract(
                     run_steps(steps, &env, &ctx, v.clone(), None)
                         .and_then(|r| stdlib::finalize(&env, r)),
-                    "",
+                    At::Top,
                     pos,
                 );
                 let at_once = at_contract(
                     whole
                         .eval_in(&env, &value_frame(&ctx, v.clone(), None))
                         .and_then(|r| stdlib::finalize(&env, r)),
-                    "",
+                    At::Top,
                     pos,
                 );
                 let show = |r: &Result<Value>| match r {

@@ -491,7 +491,7 @@ impl Catalog {
 
     /// True when some loaded class declares an extension method `name`.
     pub fn declares_extension(&self, name: &str) -> bool {
-        self.extension_names.contains(name)
+        !self.extension_names.is_empty() && self.extension_names.contains(name)
     }
 
     fn cached(&self, key: &str) -> Option<Arc<Class>> {
