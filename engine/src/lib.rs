@@ -183,6 +183,8 @@ pub enum Given {
 pub struct Prop {
     /// Name.
     pub name: Arc<str>,
+    /// The name as a value (the key of the property in a definition).
+    pub key: Value,
     /// Usage.
     pub usage: PropertyUsage,
     /// Contract.
@@ -667,6 +669,7 @@ impl Catalog {
         for p in &decl.properties {
             props.push(Prop {
                 name: p.name.as_str().into(),
+                key: Value::str(&p.name),
                 usage: p.usage,
                 contract: Contract::compile(&p.contract, &creg, copts)?,
                 default: match &p.default {

@@ -318,7 +318,7 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
             Err(e) => return Err(e),
         };
         ex.with_obj(r, |o| {
-            o.props.insert(Value::str(&*p.name), v);
+            o.props.insert(p.key.clone(), v);
         })
     })
 }
@@ -360,17 +360,17 @@ pub(crate) fn each_property(
             if p.usage == PropertyUsage::Static {
                 continue;
             }
-            let key = Value::str(&*p.name);
+            let key = &p.key;
             let config = c
                 .package
                 .configs
                 .get(&*c.name)
-                .and_then(|d| d.get(&key))
+                .and_then(|d| d.get(key))
                 .cloned();
             let raw = match p.usage {
                 PropertyUsage::Config => config.clone(),
                 PropertyUsage::Runtime => None,
-                _ => props.get(&key).cloned(),
+                _ => props.get(key).cloned(),
             };
             let raw = match raw {
                 Some(v) => v,
@@ -382,7 +382,7 @@ pub(crate) fn each_property(
                     },
                 },
             };
-            if p.usage == PropertyUsage::Runtime && !p.has_default && props.get(&key).is_none() {
+            if p.usage == PropertyUsage::Runtime && !p.has_default && props.get(key).is_none() {
                 // Runtime properties without a default stay uninitialised.
                 continue;
             }

@@ -20,7 +20,7 @@
 //! and the caller validates the model with the ordinary load, which also
 //! reports malformed JSON and load errors in its own words.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
@@ -60,7 +60,7 @@ pub enum Outcome {
 
 /// The classes of a streamed model's objects, by id (a string value).
 pub struct Index {
-    classes: HashMap<Arc<String>, Arc<Class>>,
+    classes: FxHashMap<Arc<String>, Arc<Class>>,
 }
 
 impl Index {
@@ -145,7 +145,7 @@ struct UnitMeta {
     end: usize,
     offset: u64,
     /// Its JSON path.
-    path: String,
+    place: Place,
     /// Inside `Objects` (else only parsed, for its syntax).
     walk: bool,
     /// The `?` header of a large definition: kept as it is, not walked.
@@ -181,7 +181,7 @@ struct Spine {
 struct Open {
     node: Node,
     key: Option<String>,
-    path: String,
+    path: Arc<str>,
     walk: bool,
     /// What its children resolve names with.
     resolver: Resolver,
@@ -207,10 +207,43 @@ struct Reader<'a> {
     objects: &'a AtomicU64,
 }
 
-fn child_path(parent: &str, key: Option<&str>, index: usize) -> String {
-    match key {
-        Some(k) => format!("{parent}.{k}"),
-        None => format!("{parent}[{index}]"),
+/// A JSON path, spelled out only when a message or a deferred check needs
+/// it: a container's path and a step below it.
+struct Place {
+    parent: Arc<str>,
+    step: Step,
+}
+
+enum Step {
+    Here,
+    Index(usize),
+    Key(String),
+}
+
+impl Place {
+    fn at(path: &str) -> Place {
+        Place {
+            parent: path.into(),
+            step: Step::Here,
+        }
+    }
+
+    fn child(parent: &Arc<str>, key: Option<&str>, index: usize) -> Place {
+        Place {
+            parent: parent.clone(),
+            step: match key {
+                Some(k) => Step::Key(k.to_string()),
+                None => Step::Index(index),
+            },
+        }
+    }
+
+    fn render(&self) -> String {
+        match &self.step {
+            Step::Here => self.parent.to_string(),
+            Step::Index(i) => format!("{}[{i}]", self.parent),
+            Step::Key(k) => format!("{}.{k}", self.parent),
+        }
     }
 }
 
@@ -259,9 +292,9 @@ impl<'a> Reader<'a> {
 
     /// Where the next child of the innermost open container goes: its key
     /// check, path, walk and resolver.
-    fn place(&mut self, key: Option<&str>) -> Result<(String, bool, Resolver), String> {
+    fn place(&mut self, key: Option<&str>) -> Result<(Place, bool, Resolver), String> {
         let Some(top) = self.stack.last_mut() else {
-            return Ok(("$.Objects".into(), true, Resolver::Known(None)));
+            return Ok((Place::at("$.Objects"), true, Resolver::Known(None)));
         };
         let index = match &top.node {
             Node::List(items) => items.len(),
@@ -276,8 +309,8 @@ impl<'a> Reader<'a> {
             return self.place_top(key, index);
         }
         let top = self.stack.last().expect("checked");
-        let path = child_path(&top.path, key, index);
-        Ok((path, top.walk, top.resolver.clone()))
+        let place = Place::child(&top.path, key, index);
+        Ok((place, top.walk, top.resolver.clone()))
     }
 
     /// A child of the document's root container: its first key decides
@@ -286,7 +319,7 @@ impl<'a> Reader<'a> {
         &mut self,
         key: Option<&str>,
         index: usize,
-    ) -> Result<(String, bool, Resolver), String> {
+    ) -> Result<(Place, bool, Resolver), String> {
         let first = self.stack[0].keys.len() == 1;
         let list = matches!(self.stack[0].node, Node::List(_));
         if !list && first && key == Some("Objects") {
@@ -298,29 +331,31 @@ impl<'a> Reader<'a> {
         let top = &self.stack[0];
         if top.model {
             return match key {
-                Some("Objects") => Ok(("$.Objects".into(), true, Resolver::Known(None))),
+                Some("Objects") => Ok((Place::at("$.Objects"), true, Resolver::Known(None))),
                 Some("ObjectsCopy") => self.give_up("the model has ObjectsCopy"),
-                _ => Ok((child_path("$", key, index), false, Resolver::Known(None))),
+                // Outside the objects: only parsed, never named.
+                _ => Ok((Place::at("$"), false, Resolver::Known(None))),
             };
         }
         if key == Some("Objects") {
             return self.give_up("Objects is not the first key");
         }
         Ok((
-            child_path(&top.path, key, index),
+            Place::child(&top.path, key, index),
             true,
             top.resolver.clone(),
         ))
     }
 
     fn open(&mut self, key: Option<String>, list: bool, offset: u64) -> Result<(), String> {
-        let (path, walk, inherited) = self.place(key.as_deref())?;
+        let (place, walk, inherited) = self.place(key.as_deref())?;
+        let path: Arc<str> = place.render().into();
         let node = if list {
             Node::List(Vec::new())
         } else {
             Node::Dict(Spine {
                 offset,
-                path: path.clone(),
+                path: path.to_string(),
                 walk,
                 entries: Vec::new(),
             })
@@ -350,7 +385,7 @@ impl<'a> Reader<'a> {
             // The whole document is one piece: nothing to stream.
             return self.give_up("the document is one piece");
         }
-        let (path, walk, resolver) = self.place(key.as_deref())?;
+        let (place, walk, resolver) = self.place(key.as_deref())?;
         let mut header = false;
         if key.as_deref() == Some("?") && walk {
             // A header: the container is a definition, whose class resolves
@@ -387,7 +422,7 @@ impl<'a> Reader<'a> {
             start,
             end: self.batch.text.len(),
             offset,
-            path,
+            place,
             walk,
             header,
             resolver,
@@ -474,7 +509,7 @@ struct Deferred {
     seq: Seq,
     path: String,
     class: Arc<Class>,
-    props: Dict,
+    props: Arc<Dict>,
 }
 
 /// Whether a class's objects can be checked apart from the model.
@@ -516,9 +551,33 @@ fn plan_of(catalog: &Catalog, class: &Class) -> Plan {
 struct Worker<'a> {
     ex: Arc<Executor>,
     catalog: &'a Arc<Catalog>,
-    classes: HashMap<String, (Arc<Class>, Plan)>,
+    /// Classes by the `type` of headers that name nothing else.
+    classes: FxHashMap<Arc<String>, (Arc<Class>, Plan)>,
     found: Found,
-    objects: &'a AtomicU64,
+    /// Objects found since the last report.
+    objects: u64,
+    /// The keys a header is read by.
+    keys: Keys,
+}
+
+struct Keys {
+    header: Value,
+    id: Value,
+    ty: Value,
+    version: Value,
+    package: Value,
+}
+
+impl Keys {
+    fn new() -> Keys {
+        Keys {
+            header: Value::str("?"),
+            id: Value::str("id"),
+            ty: Value::str("type"),
+            version: Value::str("classVersion"),
+            package: Value::str("package"),
+        }
+    }
 }
 
 /// One step of a JSON path below a piece.
@@ -527,8 +586,8 @@ enum Seg<'v> {
     Index(usize),
 }
 
-fn render(base: &str, segs: &[Seg<'_>]) -> String {
-    let mut p = base.to_string();
+fn render(base: &Place, segs: &[Seg<'_>]) -> String {
+    let mut p = base.render();
     for s in segs {
         match s {
             Seg::Key(k) => {
@@ -550,9 +609,10 @@ fn work(
     let mut w = Worker {
         ex: Executor::with_catalog(catalog.clone()),
         catalog,
-        classes: HashMap::new(),
+        classes: FxHashMap::default(),
         found: Found::default(),
-        objects,
+        objects: 0,
+        keys: Keys::new(),
     };
     loop {
         let batch = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
@@ -569,13 +629,14 @@ fn work(
                 break;
             }
         }
+        objects.fetch_add(std::mem::take(&mut w.objects), Ordering::Relaxed);
     }
     w.found
 }
 
 impl Worker<'_> {
     fn unit(&mut self, text: &[u8], u: &UnitMeta) -> Result<(), String> {
-        let text = std::str::from_utf8(text).map_err(|e| format!("{}: {e}", u.path))?;
+        let text = std::str::from_utf8(text).map_err(|e| format!("{}: {e}", u.place.render()))?;
         let v = runtime::json::from_tagged_str(text).map_err(|e| e.message().to_string())?;
         if !u.walk {
             return Ok(());
@@ -586,19 +647,33 @@ impl Worker<'_> {
         }
         let mut seq = (u.offset, 0);
         let mut segs = Vec::new();
-        let r = self.walk(&v, &u.resolver, &mut segs, &u.path, &mut seq)?;
+        let r = self.walk(&v, &u.resolver, &mut segs, &u.place, &mut seq)?;
         self.found.residuals.push((u.slot, r.unwrap_or(v)));
         Ok(())
     }
 
-    fn class(&mut self, spec: &str) -> Result<(Arc<Class>, Plan), String> {
-        if let Some(c) = self.classes.get(spec) {
-            return Ok(c.clone());
+    /// The class and plan of a header with a type.
+    fn class(&mut self, h: &Dict) -> Result<Option<(Arc<Class>, Plan)>, String> {
+        let k = &self.keys;
+        // The common header names its class by `type` alone.
+        let plain = match h.get(&k.ty) {
+            Some(Value::Str(t)) if h.get(&k.version).is_none() && h.get(&k.package).is_none() => {
+                Some(t.clone())
+            }
+            _ => None,
+        };
+        if let Some(c) = plain.as_ref().and_then(|t| self.classes.get(t)) {
+            return Ok(Some(c.clone()));
         }
-        let class = self.ex.class(spec).map_err(|e| e.message().to_string())?;
+        let Some(spec) = model::def_type(h) else {
+            return Ok(None);
+        };
+        let class = self.ex.class(&spec).map_err(|e| e.message().to_string())?;
         let plan = plan_of(self.catalog, &class);
-        self.classes.insert(spec.to_string(), (class.clone(), plan));
-        Ok((class, plan))
+        if let Some(t) = plain {
+            self.classes.insert(t, (class.clone(), plan));
+        }
+        Ok(Some((class, plan)))
     }
 
     /// Finds the definitions in `v` (a value at `base` + `segs`) and checks
@@ -609,36 +684,19 @@ impl Worker<'_> {
         v: &'v Value,
         resolver: &Resolver,
         segs: &mut Vec<Seg<'v>>,
-        base: &str,
+        base: &Place,
         seq: &mut Seq,
     ) -> Result<Option<Value>, String> {
         match v {
             Value::Dict(d) => {
-                if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
-                    if let Some(ty) = model::def_type(h) {
-                        return self.definition(d, h, &ty, segs, base, seq).map(Some);
+                if let Some(Value::Dict(h)) = d.get(&self.keys.header) {
+                    if let Some(class) = self.class(h)? {
+                        return self.definition(v, d, h, class, segs, base, seq).map(Some);
                     }
                 } else {
                     self.not_a_snippet(v, d, resolver)?;
                 }
-                let mut out: Option<Dict> = None;
-                for (i, (k, x)) in d.iter().enumerate() {
-                    segs.push(Seg::Key(k));
-                    let r = self.walk(x, resolver, segs, base, seq)?;
-                    segs.pop();
-                    if let Some(r) = r {
-                        let o = out.get_or_insert_with(|| {
-                            d.iter()
-                                .take(i)
-                                .map(|(k, x)| (k.clone(), x.clone()))
-                                .collect()
-                        });
-                        o.insert(k.clone(), r);
-                    } else if let Some(o) = &mut out {
-                        o.insert(k.clone(), x.clone());
-                    }
-                }
-                Ok(out.map(Value::dict))
+                Ok(self.walk_entries(d, false, resolver, segs, base, seq)?.map(Value::dict))
             }
             Value::List(l) => {
                 let mut out: Option<Vec<Value>> = None;
@@ -684,75 +742,106 @@ impl Worker<'_> {
         }
     }
 
+    /// A definition: walks its properties, checks it now or defers it;
+    /// returns its id.
     fn definition<'v>(
         &mut self,
+        v: &'v Value,
         d: &'v Dict,
         h: &Dict,
-        ty: &str,
+        (class, plan): (Arc<Class>, Plan),
         segs: &mut Vec<Seg<'v>>,
-        base: &str,
+        base: &Place,
         seq: &mut Seq,
     ) -> Result<Value, String> {
-        let id = match h.get(&Value::str("id")) {
+        let id = match h.get(&self.keys.id) {
             Some(Value::Str(id)) => id.clone(),
             _ => return Err("an object without a string id".into()),
         };
-        let (class, plan) = self.class(ty)?;
         if plan == Plan::No {
             return Err(format!("class {} needs the ordinary load", class.name));
         }
         let me = *seq;
         seq.1 += 1;
         self.found.defs.push((id.clone(), class.clone(), me));
+        self.objects += 1;
+        // The properties with nested definitions replaced by their ids (the
+        // header is no property: it stays, unread).
         let resolver = Resolver::Known(Some(class.clone()));
-        let mut props = Dict::default();
-        for (k, x) in d.iter() {
-            if k.as_str() == Some("?") {
-                continue;
-            }
-            segs.push(Seg::Key(k));
-            let r = self.walk(x, &resolver, segs, base, seq)?;
-            segs.pop();
-            props.insert(k.clone(), r.unwrap_or_else(|| x.clone()));
-        }
-        let path = render(base, segs);
-        self.objects.fetch_add(1, Ordering::Relaxed);
+        let props = match self.walk_entries(d, true, &resolver, segs, base, seq)? {
+            Some(changed) => Value::dict(changed),
+            None => v.clone(),
+        };
+        let Value::Dict(props) = props else {
+            unreachable!("a definition is a dict")
+        };
         if plan == Plan::Later {
             self.found.deferred.push(Deferred {
                 seq: me,
-                path,
+                path: render(base, segs),
                 class,
                 props,
             });
         } else {
-            check(
-                &self.ex,
-                &class,
-                &props,
-                me,
-                path,
-                &mut self.found.violations,
-            )?;
+            let path = || render(base, segs);
+            check(&self.ex, &class, &props, me, &path, &mut self.found.violations)?;
         }
         Ok(Value::Str(id))
+    }
+
+    /// [`Worker::walk`] over the entries of a dict (but its header when
+    /// `definition`).
+    fn walk_entries<'v>(
+        &mut self,
+        d: &'v Dict,
+        definition: bool,
+        resolver: &Resolver,
+        segs: &mut Vec<Seg<'v>>,
+        base: &Place,
+        seq: &mut Seq,
+    ) -> Result<Option<Dict>, String> {
+        let mut out: Option<Dict> = None;
+        for (i, (k, x)) in d.iter().enumerate() {
+            if definition && *k == self.keys.header {
+                continue;
+            }
+            segs.push(Seg::Key(k));
+            let r = self.walk(x, resolver, segs, base, seq)?;
+            segs.pop();
+            match (r, &mut out) {
+                (Some(r), None) => {
+                    let mut o: Dict = d.iter().take(i).map(|(k, x)| (k.clone(), x.clone())).collect();
+                    o.insert(k.clone(), r);
+                    out = Some(o);
+                }
+                (Some(r), Some(o)) => {
+                    o.insert(k.clone(), r);
+                }
+                (None, Some(o)) => {
+                    o.insert(k.clone(), x.clone());
+                }
+                (None, None) => {}
+            }
+        }
+        Ok(out)
     }
 }
 
 /// Checks one object's properties as [`model::init_properties`] does,
-/// collecting the violations.
+/// collecting the violations (`path` names the object).
 fn check(
     ex: &Executor,
     class: &Arc<Class>,
     props: &Dict,
     seq: Seq,
-    path: String,
+    path: &dyn Fn() -> String,
     out: &mut Vec<(Seq, String, String, Error)>,
 ) -> Result<(), String> {
     model::each_property(ex, class, props, &Value::Null, |p, env, ctx, raw| {
         match p.contract.check(ex, env, ctx, raw, None, &p.name) {
             Ok(_) => Ok(()),
             Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
-                out.push((seq, path.clone(), p.name.to_string(), e));
+                out.push((seq, path(), p.name.to_string(), e));
                 Ok(())
             }
             Err(e) => Err(e),
@@ -788,7 +877,8 @@ fn finish(catalog: &Arc<Catalog>, mut all: Found, root: Node, jobs: usize) -> Ou
     drop(residuals);
     all.defs.extend(large_defs);
     all.deferred.extend(large_deferred);
-    let mut classes = HashMap::with_capacity(all.defs.len());
+    let mut classes = FxHashMap::default();
+    classes.reserve(all.defs.len());
     for (id, class, _) in std::mem::take(&mut all.defs) {
         if classes.insert(id.clone(), class).is_some() {
             return Outcome::Fallback(format!("two objects with the id {id}"));
@@ -830,7 +920,7 @@ fn check_deferred(
                     ex.set_foreign(index.clone());
                     let mut out = Vec::new();
                     for d in part {
-                        check(&ex, &d.class, &d.props, d.seq, d.path.clone(), &mut out)?;
+                        check(&ex, &d.class, &d.props, d.seq, &|| d.path.clone(), &mut out)?;
                     }
                     Ok::<_, String>(out)
                 })
@@ -912,7 +1002,7 @@ impl Large<'_> {
             seq,
             path: spine.path.clone(),
             class,
-            props: out,
+            props: Arc::new(out),
         });
         Ok(Value::Str(id))
     }
