@@ -24,17 +24,27 @@ pub struct Report {
     pub violations: Vec<String>,
     /// A load error that stopped validation.
     pub error: Option<String>,
+    /// A streamed model's phases.
+    pub phases: engine::stream::Phases,
+}
+
+impl Report {
+    /// The report of a model that could not be validated.
+    fn failed(file: &Path, error: String) -> Report {
+        Report {
+            file: file.to_path_buf(),
+            objects: 0,
+            violations: Vec::new(),
+            error: Some(error),
+            phases: Vec::new(),
+        }
+    }
 }
 
 fn validate_one(catalog: &Arc<Catalog>, file: &Path) -> Report {
     let mut rep = match std::fs::read_to_string(file) {
         Ok(text) => validate_text(catalog, &text),
-        Err(e) => Report {
-            file: PathBuf::new(),
-            objects: 0,
-            violations: Vec::new(),
-            error: Some(format!("cannot read: {e}")),
-        },
+        Err(e) => Report::failed(file, format!("cannot read: {e}")),
     };
     rep.file = file.to_path_buf();
     rep
@@ -46,12 +56,7 @@ fn validate_one(catalog: &Arc<Catalog>, file: &Path) -> Report {
 pub fn validate_text(catalog: &Arc<Catalog>, text: &str) -> Report {
     match runtime::json::from_tagged_str(text) {
         Ok(data) => report_of(model::validate(catalog, &data)),
-        Err(e) => Report {
-            file: PathBuf::new(),
-            objects: 0,
-            violations: Vec::new(),
-            error: Some(e.message().to_string()),
-        },
+        Err(e) => Report::failed(Path::new(""), e.message().to_string()),
     }
 }
 
@@ -65,6 +70,7 @@ fn report_of(v: model::Validation) -> Report {
             .map(|(path, prop, e)| format!("{path}.{prop}: {}", e.message()))
             .collect(),
         error: v.error.map(|e| format!("{}: {}", e.kind(), e.message())),
+        phases: Vec::new(),
     }
 }
 
@@ -129,6 +135,18 @@ pub fn run(o: Options) -> i32 {
     }
     let (mut bad, mut objects, mut nviol) = (0usize, 0usize, 0usize);
     for r in reports.into_iter().flatten() {
+        if stats && !r.phases.is_empty() {
+            let phases: Vec<String> = r
+                .phases
+                .iter()
+                .map(|(name, t)| format!("{name} {:.3}s", t.as_secs_f64()))
+                .collect();
+            eprintln!(
+                "stats: {} streamed: {}",
+                r.file.display(),
+                phases.join(", ")
+            );
+        }
         objects += r.objects;
         let f = r.file.display();
         if let Some(e) = &r.error {
@@ -226,12 +244,7 @@ fn validate_many(catalog: &Arc<Catalog>, models: &[&PathBuf], jobs: usize) -> Ve
 /// Validates one large model, streaming it when its classes allow (else
 /// with the ordinary load); true when it was streamed.
 fn validate_large(catalog: &Arc<Catalog>, file: &Path, jobs: usize) -> (Report, bool) {
-    let failed = |e: std::io::Error| Report {
-        file: file.to_path_buf(),
-        objects: 0,
-        violations: Vec::new(),
-        error: Some(format!("cannot read: {e}")),
-    };
+    let failed = |e: std::io::Error| Report::failed(file, format!("cannot read: {e}"));
     let input = match std::fs::File::open(file) {
         Ok(f) => f,
         Err(e) => return (failed(e), false),
@@ -255,8 +268,9 @@ fn validate_large(catalog: &Arc<Catalog>, file: &Path, jobs: usize) -> (Report, 
     let outcome = engine::stream::validate(catalog, input, &opts, &progress);
     bar.finish_and_clear();
     match outcome {
-        engine::stream::Outcome::Done(v) => {
+        engine::stream::Outcome::Done(v, phases) => {
             let mut rep = report_of(v);
+            rep.phases = phases;
             rep.file = file.to_path_buf();
             (rep, true)
         }
@@ -280,10 +294,6 @@ pub fn on_big_stack<T: Send>(f: impl Fn() -> T + Sync) -> std::thread::Result<T>
 }
 
 fn validate_big_stack(catalog: &Arc<Catalog>, file: &Path) -> Report {
-    on_big_stack(|| validate_one(catalog, file)).unwrap_or_else(|_| Report {
-        file: file.to_path_buf(),
-        objects: 0,
-        violations: Vec::new(),
-        error: Some("internal error (panic)".into()),
-    })
+    on_big_stack(|| validate_one(catalog, file))
+        .unwrap_or_else(|_| Report::failed(file, "internal error (panic)".into()))
 }

@@ -85,8 +85,10 @@ enum Step {
     NotNull,
     /// `check(predicate)`: the predicate compiled alone, `$` the value.
     Check(Arc<Program>),
-    /// `class(Name)`, the name as written.
-    Class(Value),
+    /// `class(Name)`: the name as written, and as resolved in the
+    /// namespaces of the class the contract belongs to (the same for every
+    /// check, so resolved once).
+    Class(Value, std::sync::OnceLock<String>),
 }
 
 impl Step {
@@ -98,7 +100,7 @@ impl Step {
             Step::Bool => "bool",
             Step::NotNull => "notNull",
             Step::Check(_) => "check",
-            Step::Class(_) => "class",
+            Step::Class(..) => "class",
         }
     }
 }
@@ -247,7 +249,7 @@ impl Check {
                     default: None,
                 } => match &name.kind {
                     ExprKind::Keyword(k) | ExprKind::Lit(Lit::Str(k)) => {
-                        Some(Step::Class(Value::str(k)))
+                        Some(Step::Class(Value::str(k), Default::default()))
                     }
                     _ => None,
                 },
@@ -557,11 +559,24 @@ fn run_steps(
             }
             // A definition becomes an object owned as the whole chain's
             // context would say.
-            Step::Class(name) if matches!(v, Value::Dict(_)) => {
-                let f = value_frame(ctx, v.clone(), owner);
-                class_contract(&Cx { env, ctx: &f }, v, name, &Value::Null)?
+            Step::Class(name, resolved) => {
+                let ex = crate::executor(&Cx { env, ctx })?;
+                let want = match resolved.get() {
+                    Some(w) => w,
+                    None => {
+                        let w = crate::funcs::resolve_class_name(&Cx { env, ctx }, &ex, name)?;
+                        resolved.get_or_init(|| w)
+                    }
+                };
+                let f;
+                let ctx = if matches!(v, Value::Dict(_)) {
+                    f = value_frame(ctx, v.clone(), owner);
+                    &f
+                } else {
+                    ctx
+                };
+                class_check(&Cx { env, ctx }, &ex, v, want, &Value::Null)?
             }
-            Step::Class(name) => class_contract(&Cx { env, ctx }, v, name, &Value::Null)?,
         };
     }
     Ok(v)
@@ -691,7 +706,11 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
 fn class_contract(cx: &Cx, v: Value, name: &Value, default: &Value) -> Result<Value> {
     let ex = executor(cx)?;
     let want = crate::funcs::resolve_class_name(cx, &ex, name)?;
-    let owner = new_object_owner(cx.ctx);
+    class_check(cx, &ex, v, &want, default)
+}
+
+/// [`class_contract`] with the class name resolved.
+fn class_check(cx: &Cx, ex: &Executor, v: Value, want: &str, default: &Value) -> Result<Value> {
     match &v {
         Value::Null => Ok(Value::Null),
         Value::Object(o) => {
@@ -699,10 +718,17 @@ fn class_contract(cx: &Cx, v: Value, name: &Value, default: &Value) -> Result<Va
             if c.is_a(&want) {
                 Ok(v)
             } else {
-                Err(violation(format!(
-                    "Object of type {} is not compatible with requested type {want}",
-                    c.name
-                )))
+                Err(incompatible(&c, &want))
+            }
+        }
+        // An object of a model being streamed, which this execution does
+        // not hold: its class is all a `class()` contract of streamed
+        // classes looks at.
+        Value::Str(id) if ex.foreign().is_some() => {
+            match ex.foreign().and_then(|f| f.class_of(id)) {
+                Some(c) if c.is_a(&want) => Ok(v),
+                Some(c) => Err(incompatible(&c, &want)),
+                None => Err(not_found(id)),
             }
         }
         Value::Str(id) => match ex.find_object(id) {
@@ -711,25 +737,10 @@ fn class_contract(cx: &Cx, v: Value, name: &Value, default: &Value) -> Result<Va
                 if c.is_a(&want) {
                     Ok(Value::Object(o))
                 } else {
-                    Err(violation(format!(
-                        "Object of type {} is not compatible with requested type {want}",
-                        c.name
-                    )))
+                    Err(incompatible(&c, &want))
                 }
             }
-            None => match ex.foreign().map(|f| f.class_of(id)) {
-                // An object of the model being streamed: its class is all
-                // a `class()` contract of streamed classes looks at.
-                Some(Some(c)) if c.is_a(&want) => Ok(v),
-                Some(Some(c)) => Err(violation(format!(
-                    "Object of type {} is not compatible with requested type {want}",
-                    c.name
-                ))),
-                _ => Err(Error::new(
-                    ErrorKind::NoObjectFoundError,
-                    format!("Object \"{id}\" is not found in object store"),
-                )),
-            },
+            None => Err(not_found(id)),
         },
         // Instantiating a definition needs the whole model: streaming
         // validation gives the model to the ordinary load instead.
@@ -738,16 +749,14 @@ fn class_contract(cx: &Cx, v: Value, name: &Value, default: &Value) -> Result<Va
         )),
         Value::Dict(_) => {
             let default = match default {
-                Value::Null => Some(want.clone()),
-                t => Some(crate::funcs::resolve_class_name(cx, &ex, t)?),
+                Value::Null => Some(want.to_string()),
+                t => Some(crate::funcs::resolve_class_name(cx, ex, t)?),
             };
-            let o = crate::model::instantiate(&ex, cx, &v, owner, default.as_deref())?;
+            let owner = new_object_owner(cx.ctx);
+            let o = crate::model::instantiate(ex, cx, &v, owner, default.as_deref())?;
             let c = ex.class_of(&o)?;
             if !c.is_a(&want) {
-                return Err(violation(format!(
-                    "Object of type {} is not compatible with requested type {want}",
-                    c.name
-                )));
+                return Err(incompatible(&c, &want));
             }
             Ok(Value::Object(o))
         }
@@ -756,6 +765,20 @@ fn class_contract(cx: &Cx, v: Value, name: &Value, default: &Value) -> Result<Va
             runtime::pyrepr::repr(other)
         ))),
     }
+}
+
+fn incompatible(c: &crate::Class, want: &str) -> Error {
+    violation(format!(
+        "Object of type {} is not compatible with requested type {want}",
+        c.name
+    ))
+}
+
+fn not_found(id: &str) -> Error {
+    Error::new(
+        ErrorKind::NoObjectFoundError,
+        format!("Object \"{id}\" is not found in object store"),
+    )
 }
 
 /// `$.template(Type, excludeProperties => [...], defaultType => ...)`.

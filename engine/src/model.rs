@@ -361,12 +361,12 @@ pub(crate) fn each_property(
                 continue;
             }
             let key = &p.key;
-            let config = c
-                .package
-                .configs
-                .get(&*c.name)
-                .and_then(|d| d.get(key))
-                .cloned();
+            let configs = &c.package.configs;
+            let config = if configs.is_empty() {
+                None
+            } else {
+                configs.get(&*c.name).and_then(|d| d.get(key)).cloned()
+            };
             let raw = match p.usage {
                 PropertyUsage::Config => config.clone(),
                 PropertyUsage::Runtime => None,

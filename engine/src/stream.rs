@@ -52,11 +52,14 @@ impl Default for Options {
 
 /// The end of a stream.
 pub enum Outcome {
-    /// The model was validated.
-    Done(Validation),
+    /// The model was validated; how long each phase took.
+    Done(Validation, Phases),
     /// The model needs the ordinary load, for this reason.
     Fallback(String),
 }
+
+/// The phases of a stream and their wall times.
+pub type Phases = Vec<(&'static str, std::time::Duration)>;
 
 /// The classes of a streamed model's objects, by id (a string value).
 pub struct Index {
@@ -88,6 +91,7 @@ pub fn validate(
     progress: Progress<'_>,
 ) -> Outcome {
     let jobs = opts.jobs.max(1);
+    let t0 = std::time::Instant::now();
     let stop = AtomicBool::new(false);
     let objects = AtomicU64::new(0);
     let (tx, rx) = mpsc::sync_channel::<Batch>(2 * jobs);
@@ -121,7 +125,13 @@ pub fn validate(
         return Outcome::Fallback(format!("at byte {}: {}", e.offset, e.message));
     }
     match reader.root.take() {
-        Some(root) => finish(catalog, all, root, jobs),
+        Some(root) => finish(
+            catalog,
+            all,
+            root,
+            jobs,
+            vec![("read, parse, check", t0.elapsed())],
+        ),
         None => Outcome::Fallback("the document is one piece".into()),
     }
 }
@@ -696,7 +706,9 @@ impl Worker<'_> {
                 } else {
                     self.not_a_snippet(v, d, resolver)?;
                 }
-                Ok(self.walk_entries(d, false, resolver, segs, base, seq)?.map(Value::dict))
+                Ok(self
+                    .walk_entries(d, false, resolver, segs, base, seq)?
+                    .map(Value::dict))
             }
             Value::List(l) => {
                 let mut out: Option<Vec<Value>> = None;
@@ -736,6 +748,14 @@ impl Worker<'_> {
                 return Ok(());
             }
         };
+        // The snippet form has a key that names a type over a dict or
+        // null: without one, no need to ask.
+        let maybe = d
+            .iter()
+            .any(|(k, x)| matches!(k, Value::Type(_)) || matches!(x, Value::Dict(_) | Value::Null));
+        if !maybe {
+            return Ok(());
+        }
         match model::parse_def(&self.ex, class, v, None) {
             Some(_) => Err("an object definition in the snippet form".into()),
             None => Ok(()),
@@ -784,7 +804,14 @@ impl Worker<'_> {
             });
         } else {
             let path = || render(base, segs);
-            check(&self.ex, &class, &props, me, &path, &mut self.found.violations)?;
+            check(
+                &self.ex,
+                &class,
+                &props,
+                me,
+                &path,
+                &mut self.found.violations,
+            )?;
         }
         Ok(Value::Str(id))
     }
@@ -810,7 +837,11 @@ impl Worker<'_> {
             segs.pop();
             match (r, &mut out) {
                 (Some(r), None) => {
-                    let mut o: Dict = d.iter().take(i).map(|(k, x)| (k.clone(), x.clone())).collect();
+                    let mut o: Dict = d
+                        .iter()
+                        .take(i)
+                        .map(|(k, x)| (k.clone(), x.clone()))
+                        .collect();
                     o.insert(k.clone(), r);
                     out = Some(o);
                 }
@@ -852,7 +883,18 @@ fn check(
 
 /// After the pass: the index of every object, the large definitions, and
 /// the checks that needed them.
-fn finish(catalog: &Arc<Catalog>, mut all: Found, root: Node, jobs: usize) -> Outcome {
+fn finish(
+    catalog: &Arc<Catalog>,
+    mut all: Found,
+    root: Node,
+    jobs: usize,
+    mut phases: Phases,
+) -> Outcome {
+    let mut t = std::time::Instant::now();
+    let mut lap = |name, phases: &mut Phases| {
+        phases.push((name, t.elapsed()));
+        t = std::time::Instant::now();
+    };
     // Pieces outside `Objects` have no residual: slots are sparse.
     let slots = all.residuals.iter().map(|(s, _)| *s as usize + 1).max();
     let mut residuals = vec![Value::Null; slots.unwrap_or(0)];
@@ -875,6 +917,7 @@ fn finish(catalog: &Arc<Catalog>, mut all: Found, root: Node, jobs: usize) -> Ou
         ..
     } = large;
     drop(residuals);
+    lap("large containers", &mut phases);
     all.defs.extend(large_defs);
     all.deferred.extend(large_deferred);
     let mut classes = FxHashMap::default();
@@ -886,20 +929,25 @@ fn finish(catalog: &Arc<Catalog>, mut all: Found, root: Node, jobs: usize) -> Ou
     }
     let objects = classes.len();
     let index = Arc::new(Index { classes });
+    lap("index", &mut phases);
     let mut violations = all.violations;
     match check_deferred(catalog, &index, all.deferred, jobs) {
         Ok(v) => violations.extend(v),
         Err(why) => return Outcome::Fallback(why),
     }
     violations.sort_by_key(|v| v.0);
-    Outcome::Done(Validation {
-        objects,
-        violations: violations
-            .into_iter()
-            .map(|(_, path, prop, e)| (path, prop, e))
-            .collect(),
-        error: None,
-    })
+    lap("checks after the pass", &mut phases);
+    Outcome::Done(
+        Validation {
+            objects,
+            violations: violations
+                .into_iter()
+                .map(|(_, path, prop, e)| (path, prop, e))
+                .collect(),
+            error: None,
+        },
+        phases,
+    )
 }
 
 /// Checks the deferred definitions with every object known, on `jobs`
@@ -1114,7 +1162,7 @@ mod tests {
             for chunk in [40, 200, 1000, 4000] {
                 for jobs in [1, 3] {
                     match streamed(&catalog, text, chunk, jobs) {
-                        Outcome::Done(v) => {
+                        Outcome::Done(v, _) => {
                             assert_eq!((v.objects, lines(v)), want, "chunk {chunk}, jobs {jobs}")
                         }
                         Outcome::Fallback(why) => panic!("chunk {chunk}: fell back: {why}"),
@@ -1161,7 +1209,7 @@ mod tests {
         for (text, why) in cases {
             match streamed(&catalog, &text, 200, 2) {
                 Outcome::Fallback(got) => assert!(got.contains(why), "{why}: {got}"),
-                Outcome::Done(_) => panic!("{why}: streamed"),
+                Outcome::Done(..) => panic!("{why}: streamed"),
             }
         }
         // A document within one piece is not streamed.
