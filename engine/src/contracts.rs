@@ -715,10 +715,10 @@ fn class_check(cx: &Cx, ex: &Executor, v: Value, want: &str, default: &Value) ->
         Value::Null => Ok(Value::Null),
         Value::Object(o) => {
             let c = ex.class_of(o)?;
-            if c.is_a(&want) {
+            if c.is_a(want) {
                 Ok(v)
             } else {
-                Err(incompatible(&c, &want))
+                Err(incompatible(&c, want))
             }
         }
         // An object of a model being streamed, which this execution does
@@ -726,18 +726,18 @@ fn class_check(cx: &Cx, ex: &Executor, v: Value, want: &str, default: &Value) ->
         // classes looks at.
         Value::Str(id) if ex.foreign().is_some() => {
             match ex.foreign().and_then(|f| f.class_of(id)) {
-                Some(c) if c.is_a(&want) => Ok(v),
-                Some(c) => Err(incompatible(&c, &want)),
+                Some(c) if c.is_a(want) => Ok(v),
+                Some(c) => Err(incompatible(&c, want)),
                 None => Err(not_found(id)),
             }
         }
         Value::Str(id) => match ex.find_object(id) {
             Some(o) => {
                 let c = ex.class_of(&o)?;
-                if c.is_a(&want) {
+                if c.is_a(want) {
                     Ok(Value::Object(o))
                 } else {
-                    Err(incompatible(&c, &want))
+                    Err(incompatible(&c, want))
                 }
             }
             None => Err(not_found(id)),
@@ -755,8 +755,8 @@ fn class_check(cx: &Cx, ex: &Executor, v: Value, want: &str, default: &Value) ->
             let owner = new_object_owner(cx.ctx);
             let o = crate::model::instantiate(ex, cx, &v, owner, default.as_deref())?;
             let c = ex.class_of(&o)?;
-            if !c.is_a(&want) {
-                return Err(incompatible(&c, &want));
+            if !c.is_a(want) {
+                return Err(incompatible(&c, want));
             }
             Ok(Value::Object(o))
         }
