@@ -389,3 +389,75 @@ fn pack_warns_about_unresolved_requirements() {
     assert_eq!((o.status.code(), stderr(&o).is_empty()), (Some(0), true));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A model of `n` servers like `scripts/gen-validate-model`'s, with one
+/// violation of each kind.
+fn fleet_model(n: usize) -> String {
+    let mut servers = Vec::with_capacity(n);
+    for i in 0..n {
+        let (mut name, mut port, mut tags, mut timeout) = (
+            format!("\"server-{i}\""),
+            (1024 + i % 60000).to_string(),
+            "\"t\"",
+            (i % 90).to_string(),
+        );
+        match i {
+            _ if i == n / 5 => port = "70000".into(),
+            _ if i == 2 * n / 5 => name = "null".into(),
+            _ if i == 3 * n / 5 => timeout = "\"soon\"".into(),
+            _ if i == n - 1 => (port, tags) = ("\"http\"".into(), "null"),
+            _ => {}
+        }
+        servers.push(format!(
+            "{{\"?\": {{\"id\": \"srv{i:08}\", \"type\": \"com.example.Server\"}}, \"name\": {name}, \
+             \"port\": {port}, \"tags\": [{tags}], \"enabled\": {}, \
+             \"settings\": {{\"timeout\": {timeout}, \"label\": \"L{}\"}}}}",
+            i % 2 == 0,
+            i % 3
+        ));
+    }
+    format!(
+        "{{\"Objects\": {{\"?\": {{\"id\": \"fleet\", \"type\": \"com.example.Fleet\"}}, \"servers\": [{}]}}}}",
+        servers.join(", ")
+    )
+}
+
+#[test]
+fn a_large_model_streams_with_the_report_of_the_ordinary_load_on_any_thread_count() {
+    let dir = std::env::temp_dir().join(format!("muranopl-stream-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("fleet.json");
+    let text = fleet_model(30_000);
+    assert!(text.len() as u64 >= muranopl::validate::STREAM_MIN_BYTES);
+    std::fs::write(&model, &text).unwrap();
+    let m = model.to_str().unwrap();
+    let run = |jobs: &str| {
+        let o = muranopl(&[
+            "validate",
+            "--stats",
+            "--jobs",
+            jobs,
+            "-p",
+            "examples/validate",
+            m,
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        assert!(stderr(&o).contains("(1 streamed)"), "{}", stderr(&o));
+        assert!(stderr(&o).contains("30001 object(s)"), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let one = run("1");
+    assert_eq!(one, run("2"));
+    // The ordinary load of the same text, in its order (the document's).
+    let catalogue = muranopl::Catalogue::load(&["examples/validate".into()], &[], true).unwrap();
+    let want = muranopl::validate::validate_text(catalogue.catalog(), &text);
+    let want: Vec<String> = want
+        .violations
+        .iter()
+        .map(|v| format!("{m}: {v}"))
+        .collect();
+    assert_eq!(one.lines().collect::<Vec<_>>(), want);
+    assert_eq!(want.len(), 5);
+    assert!(want[0].contains("servers[6000].port") && want[4].contains("servers[29999].tags"));
+    std::fs::remove_dir_all(&dir).ok();
+}
