@@ -1100,8 +1100,8 @@ mod tests {
             "{{\"?\": {{\"id\": \"srv{i}\", \"type\": \"{ty}\"}}, \"name\": {name}, \"port\": {port}, \
              \"tags\": [\"a\", {}], \"settings\": {{\"timeout\": {}, \"label\": \"L\"}}, \
              \"peer\": {peer}, \"extra\": {}}}",
-            if i % 13 == 0 { "null" } else { "\"b\"" },
-            if i % 17 == 0 { "\"soon\"".to_string() } else { i.to_string() },
+            if i.is_multiple_of(13) { "null" } else { "\"b\"" },
+            if i.is_multiple_of(17) { "\"soon\"".to_string() } else { i.to_string() },
             i % 12
         )
     }
