@@ -1,13 +1,42 @@
 //! Contract validation throughput (issue 4): objects of a class with five
 //! contracted properties loaded in validation mode, against a hand-written
 //! Rust check of the same five rules over the same values (`baseline`).
+//! `W7_contract_vs_jsonschema_10k` checks W7's records against a class
+//! whose contracts say what `../shared/bench/w7-schema.json` says, and
+//! against that schema with the `jsonschema` crate (skipped without
+//! `../shared`), asserting that both agree on every record.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use engine::{model, Catalog, Executor, Package};
 use muranopl::{json, Value};
 
+#[path = "data/mod.rs"]
+mod data;
+
+/// W7's contract with strict types, as the schema has them (MuranoPL's
+/// `int()` and `string()` would coerce `"8080"` and `42`).
 const FLEET: &str = include_str!("../examples/validate/Classes/Fleet.yaml");
 const SERVER: &str = include_str!("../examples/validate/Classes/Server.yaml");
+
+const PORT: &str = "Namespaces: {=: bench}
+Name: Port
+Properties:
+  port:
+    Contract: $.notNull().check(isInteger($) and $ > 0 and $ < 65536)
+  scope:
+    Contract: $.notNull().check($ in list(public, cloud, host, internal))
+  protocol:
+    Contract: $.notNull().check($ in list(TCP, UDP))
+  name:
+    Contract: $.notNull().check(isString($))
+  settings:
+    Contract:
+      timeout: $.notNull().check(isInteger($) and $ >= 0)
+      retries: $.check(isInteger($))
+      label: $.check(isString($))
+  ports:
+    Contract: [$.notNull().check(isInteger($) and $ > 0 and $ < 65536), 1, 8]
+";
 
 fn model_json(n: usize) -> String {
     let mut servers = Vec::with_capacity(n);
@@ -90,5 +119,50 @@ fn validate(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, validate);
+fn w7_vs_jsonschema(c: &mut Criterion) {
+    let schema = match std::fs::read_to_string("../shared/bench/w7-schema.json") {
+        Ok(s) => serde_json::from_str::<serde_json::Value>(&s).unwrap(),
+        Err(_) => {
+            eprintln!("skipping W7_contract_vs_jsonschema_10k: no ../shared/bench/w7-schema.json");
+            return;
+        }
+    };
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let records = data::contracts(10_000);
+    let docs: Vec<serde_json::Value> = records
+        .iter()
+        .map(|r| serde_json::from_str(&json::to_tagged_string(r)).unwrap())
+        .collect();
+    let pkg = Package::new(
+        "bench",
+        "1.0.0",
+        "1.4",
+        &[("Port.yaml".into(), PORT.into())],
+    );
+    let catalog = Catalog::new(vec![pkg.unwrap()]);
+    let ex = Executor::with_catalog(catalog);
+    let class = ex.class("bench.Port").unwrap();
+    let engine_valid = |r: &Value| match r {
+        Value::Dict(d) => model::check_properties(&ex, &class, d).unwrap().is_empty(),
+        _ => false,
+    };
+    let mut valid = 0;
+    for (r, d) in records.iter().zip(&docs) {
+        assert_eq!(engine_valid(r), validator.is_valid(d), "{d}");
+        valid += usize::from(validator.is_valid(d));
+    }
+    assert!(valid > 8_000 && valid < 10_000, "{valid} valid");
+    let mut g = c.benchmark_group("W7_contract_vs_jsonschema_10k");
+    g.throughput(Throughput::Elements(records.len() as u64));
+    g.sample_size(20);
+    g.bench_function("engine_contract", |b| {
+        b.iter(|| records.iter().filter(|r| engine_valid(r)).count())
+    });
+    g.bench_function("jsonschema_crate", |b| {
+        b.iter(|| docs.iter().filter(|d| validator.is_valid(d)).count())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, validate, w7_vs_jsonschema);
 criterion_main!(benches);

@@ -323,6 +323,31 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
     })
 }
 
+/// Checks `props` (an object definition's properties) against the
+/// property contracts of `class` as loading an object does, without making
+/// the object: the violations, by property, in the order of
+/// initialization. An error that is not a contract violation stops the
+/// check. Contracts see no `$this`: this is for classes whose contracts
+/// need only the values (see [`crate::contracts::Reach`]).
+pub fn check_properties(
+    ex: &Executor,
+    class: &Arc<Class>,
+    props: &Dict,
+) -> Result<Vec<(Arc<str>, Error)>> {
+    let mut out = Vec::new();
+    each_property(ex, class, props, &Value::Null, |p, env, ctx, raw| {
+        match p.contract.check(ex, env, ctx, raw, None, &p.name) {
+            Ok(_) => Ok(()),
+            Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
+                out.push((p.name.clone(), e));
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    })?;
+    Ok(out)
+}
+
 /// Calls `f` with each property an object of `class` initializes and the
 /// value it starts from (the definition's, the package configuration's or
 /// the default), with the environment and context (`$this` is `this`) its

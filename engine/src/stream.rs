@@ -858,7 +858,7 @@ impl Worker<'_> {
     }
 }
 
-/// Checks one object's properties as [`model::init_properties`] does,
+/// Checks one object's properties ([`model::check_properties`]),
 /// collecting the violations (`path` names the object).
 fn check(
     ex: &Executor,
@@ -868,17 +868,17 @@ fn check(
     path: &dyn Fn() -> String,
     out: &mut Vec<(Seq, String, String, Error)>,
 ) -> Result<(), String> {
-    model::each_property(ex, class, props, &Value::Null, |p, env, ctx, raw| {
-        match p.contract.check(ex, env, ctx, raw, None, &p.name) {
-            Ok(_) => Ok(()),
-            Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
-                out.push((seq, path(), p.name.to_string(), e));
-                Ok(())
-            }
-            Err(e) => Err(e),
-        }
-    })
-    .map_err(|e| format!("{}: {}", e.kind(), e.message()))
+    let found = model::check_properties(ex, class, props)
+        .map_err(|e| format!("{}: {}", e.kind(), e.message()))?;
+    if !found.is_empty() {
+        let path = path();
+        out.extend(
+            found
+                .into_iter()
+                .map(|(name, e)| (seq, path.clone(), name.to_string(), e)),
+        );
+    }
+    Ok(())
 }
 
 /// After the pass: the index of every object, the large definitions, and
