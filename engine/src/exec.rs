@@ -149,6 +149,8 @@ impl Scope {
 
 /// The frame key `this`, shared.
 fn this_key() -> Arc<str> {
+    // An immutable constant made once per process (a cache, not state):
+    // every frame that binds `$this` shares the one allocation.
     static THIS: OnceLock<Arc<str>> = OnceLock::new();
     THIS.get_or_init(|| Arc::from("this")).clone()
 }

@@ -480,6 +480,14 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// The id of a definition's header, which streaming needs to be a string.
+fn header_id(h: &Dict, key: &Value) -> Result<Arc<String>, String> {
+    match h.get(key) {
+        Some(Value::Str(id)) => Ok(id.clone()),
+        _ => Err("an object without a string id".into()),
+    }
+}
+
 /// The class a header piece names, `None` when it is no header (no type).
 fn header_class(ex: &Executor, text: &[u8]) -> Result<Option<Arc<Class>>, String> {
     let text = std::str::from_utf8(text).map_err(|e| e.to_string())?;
@@ -731,34 +739,24 @@ impl Worker<'_> {
     /// A dict without a header must not be an object definition in the
     /// snippet form, which only the ordinary load reads.
     fn not_a_snippet(&self, v: &Value, d: &Dict, resolver: &Resolver) -> Result<(), String> {
-        let class = match resolver {
-            Resolver::Known(c) => c.as_deref(),
-            Resolver::Unknown => {
-                // A name could be a type in the namespaces of a class not
-                // known yet: any key over a dict or null might be one.
-                let maybe = d.iter().any(|(k, x)| {
-                    matches!(k, Value::Type(_))
-                        || (matches!(x, Value::Dict(_) | Value::Null) && k.as_str().is_some())
-                });
-                if maybe {
-                    return Err(
-                        "a dict that may be an object definition in a large container".into(),
-                    );
-                }
-                return Ok(());
-            }
-        };
-        // The snippet form has a key that names a type over a dict or
-        // null: without one, no need to ask.
+        // The snippet form has a key that names a type over a dict or null:
+        // without one, no need to ask.
         let maybe = d
             .iter()
             .any(|(k, x)| matches!(k, Value::Type(_)) || matches!(x, Value::Dict(_) | Value::Null));
         if !maybe {
             return Ok(());
         }
-        match model::parse_def(&self.ex, class, v, None) {
-            Some(_) => Err("an object definition in the snippet form".into()),
-            None => Ok(()),
+        match resolver {
+            // The name could be a type in the namespaces of a class not
+            // known yet.
+            Resolver::Unknown => {
+                Err("a dict that may be an object definition in a large container".into())
+            }
+            Resolver::Known(c) => match model::parse_def(&self.ex, c.as_deref(), v, None) {
+                Some(_) => Err("an object definition in the snippet form".into()),
+                None => Ok(()),
+            },
         }
     }
 
@@ -774,10 +772,7 @@ impl Worker<'_> {
         base: &Place,
         seq: &mut Seq,
     ) -> Result<Value, String> {
-        let id = match h.get(&self.keys.id) {
-            Some(Value::Str(id)) => id.clone(),
-            _ => return Err("an object without a string id".into()),
-        };
+        let id = header_id(h, &self.keys.id)?;
         if plan == Plan::No {
             return Err(format!("class {} needs the ordinary load", class.name));
         }
@@ -1036,10 +1031,7 @@ impl Large<'_> {
         let Some((h, ty)) = def else {
             return Ok(Value::dict(out));
         };
-        let id = match h.get(&Value::str("id")) {
-            Some(Value::Str(id)) => id.clone(),
-            _ => return Err("an object without a string id".into()),
-        };
+        let id = header_id(&h, &Value::str("id"))?;
         let class = self.ex.class(&ty).map_err(|e| e.message().to_string())?;
         if plan_of(self.ex.catalog(), &class) == Plan::No {
             return Err(format!("class {} needs the ordinary load", class.name));
