@@ -15,6 +15,9 @@
 
 pub mod emit;
 pub mod ir;
+// The only module with `unsafe`: it calls the machine code it makes.
+#[allow(unsafe_code)]
+pub mod jit;
 pub mod lower;
 pub mod murano;
 pub mod yaql;

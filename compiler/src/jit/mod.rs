@@ -1,0 +1,292 @@
+//! The Cranelift tier: contract chains compiled to machine code.
+//!
+//! A chain of the plain contract steps (`$.notNull().int().check(isInteger($)
+//! and $ > 0)`) is compiled to a loop over values that are passed as
+//! [`Scalar`]s: a tag and the value's bits, or a string's pointer and length.
+//! The loop returns the index of the first value it cannot show to pass:
+//! every step and every operation guards on the tag, and a value of a kind
+//! the code was not compiled for (a float where the contract compares
+//! integers, a list, an object, a coercion that would change the value) or
+//! a value that fails a step leaves the loop there. The caller hands that
+//! value to the interpreter, which coerces it or reports the violation in
+//! its own words, and resumes the native loop after it. The native code
+//! thus only ever answers "passes, unchanged" — never a wrong answer, and
+//! never an error message of its own.
+//!
+//! What compiles (anything else is [`Unsupported`] and stays interpreted):
+//! the steps `notNull()`, `int()`, `string()`, `bool()` and `check(p)`
+//! where `p` is built from `$`, scalar constants, `and`, `or`, `not`,
+//! comparisons of `$` with a constant, `$ in` a list of constants, and the
+//! type tests `isInteger`, `isNumber`, `isString`, `isBoolean`.
+
+mod codegen;
+
+use std::sync::Arc;
+
+use cranelift_codegen::ir::{Function, UserFuncName};
+use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
+use target_lexicon::PointerWidth;
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::FunctionBuilderContext;
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+use runtime::Value;
+
+use crate::ir::Expr;
+
+/// When code is compiled to machine code.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Never: everything is interpreted.
+    Off,
+    /// Contracts once they have been used [`Mode::HOT`] times.
+    #[default]
+    Auto,
+    /// Contracts as their class is compiled.
+    Always,
+}
+
+impl Mode {
+    /// Uses of a contract after which [`Mode::Auto`] compiles it.
+    pub const HOT: u32 = 64;
+
+    /// The environment variable the harness and the CLI read.
+    pub const ENV: &'static str = "MURANOPL_JIT";
+
+    /// The mode `MURANOPL_JIT` names; `None` when unset.
+    pub fn from_env() -> Result<Option<Mode>, String> {
+        match std::env::var(Self::ENV) {
+            Ok(s) => s.parse().map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// True when a contract used `uses` times should be compiled now.
+    pub fn compiles_at(self, uses: u32) -> bool {
+        match self {
+            Mode::Off => false,
+            Mode::Auto => uses == Self::HOT,
+            Mode::Always => uses == 0,
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s {
+            "off" => Ok(Mode::Off),
+            "auto" => Ok(Mode::Auto),
+            "always" => Ok(Mode::Always),
+            other => Err(format!(
+                "unknown JIT mode '{other}' (expected off, auto or always)"
+            )),
+        }
+    }
+}
+
+/// The tags of [`Scalar::tag`], in the order the guards rely on: every
+/// tag below [`tag::OTHER`] is a scalar.
+mod tag {
+    pub const NULL: u64 = 0;
+    pub const BOOL: u64 = 1;
+    pub const INT: u64 = 2;
+    pub const FLOAT: u64 = 3;
+    pub const STR: u64 = 4;
+    pub const BIGINT: u64 = 5;
+    pub const OTHER: u64 = 6;
+}
+
+/// A value as compiled code reads it. `bits` holds a boolean, an integer
+/// or a double's bits; `ptr`/`len` a string's UTF-8 bytes, borrowed from
+/// the value for the duration of one call.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Scalar {
+    tag: u64,
+    bits: u64,
+    ptr: *const u8,
+    len: usize,
+}
+
+impl Scalar {
+    const EMPTY: Scalar = Scalar {
+        tag: tag::OTHER,
+        bits: 0,
+        ptr: std::ptr::null(),
+        len: 0,
+    };
+
+    fn of(v: &Value) -> Scalar {
+        let (tag, bits) = match v {
+            Value::Null => (tag::NULL, 0),
+            Value::Bool(b) => (tag::BOOL, *b as u64),
+            Value::Int(i) => (tag::INT, *i as u64),
+            Value::Float(f) => (tag::FLOAT, f.to_bits()),
+            Value::BigInt(_) => (tag::BIGINT, 0),
+            Value::Str(s) => {
+                return Scalar {
+                    tag: tag::STR,
+                    bits: 0,
+                    ptr: s.as_ptr(),
+                    len: s.len(),
+                }
+            }
+            _ => (tag::OTHER, 0),
+        };
+        Scalar {
+            tag,
+            bits,
+            ..Scalar::EMPTY
+        }
+    }
+}
+
+/// A step of a contract chain, as the JIT takes it.
+#[derive(Clone, Copy)]
+pub enum Step<'a> {
+    /// `notNull()`.
+    NotNull,
+    /// `int()`.
+    Int,
+    /// `string()`.
+    String,
+    /// `bool()`.
+    Bool,
+    /// `check(p)`: the predicate's IR, `$` being argument 1.
+    Check(&'a Expr),
+}
+
+/// Why a chain stays interpreted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported(pub String);
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The signature of a compiled chain: `(items, n) -> index of the first
+/// item not shown to pass, or n`.
+type Loop = unsafe extern "C" fn(*const Scalar, usize) -> usize;
+
+/// The machine code of a compiled chain, freed when the last [`Native`]
+/// using it goes.
+struct Code {
+    module: Option<JITModule>,
+}
+
+// SAFETY: after `finalize_definitions` the module is only kept to own the
+// code's memory until `Drop` frees it; nothing mutates it, and the code
+// reads only the arguments it is called with, so it may run on any thread.
+unsafe impl Send for Code {}
+// SAFETY: as for `Send`: shared references never touch the module.
+unsafe impl Sync for Code {}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: the only pointer into this memory is the `Loop` of the
+            // `Native` that owned the last `Arc<Code>`, which is gone.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+/// A compiled contract chain. Cheap to clone; `Send + Sync`.
+#[derive(Clone)]
+pub struct Native {
+    run: Loop,
+    _code: Arc<Code>,
+}
+
+impl std::fmt::Debug for Native {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Native")
+    }
+}
+
+/// How many scalars one native call takes (a stack buffer).
+const BATCH: usize = 16;
+
+impl Native {
+    /// Compiles a chain to machine code for this machine.
+    pub fn compile(steps: &[Step<'_>]) -> Result<Native, Unsupported> {
+        let fail = |e: &dyn std::fmt::Display| Unsupported(format!("the JIT failed: {e}"));
+        if cfg!(not(target_pointer_width = "64")) {
+            return Err(Unsupported("the JIT needs a 64-bit target".into()));
+        }
+        let mut flags = settings::builder();
+        flags.set("opt_level", "speed").map_err(|e| fail(&e))?;
+        let isa = cranelift_native::builder()
+            .map_err(|e| fail(&e))?
+            .finish(settings::Flags::new(flags))
+            .map_err(|e| fail(&e))?;
+        let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+        let mut ctx = module.make_context();
+        ctx.func = function(steps, module.target_config())?;
+        let id = module
+            .declare_function("contract", Linkage::Export, &ctx.func.signature)
+            .map_err(|e| fail(&e))?;
+        module.define_function(id, &mut ctx).map_err(|e| fail(&e))?;
+        module.finalize_definitions().map_err(|e| fail(&e))?;
+        let code = module.get_finalized_function(id);
+        // SAFETY: `code` is the entry of the function just defined with
+        // `codegen::signature` in the platform's calling convention: two
+        // 64-bit integers in, one out, which is `Loop` on a 64-bit target.
+        let run = unsafe { std::mem::transmute::<*const u8, Loop>(code) };
+        Ok(Native {
+            run,
+            _code: Arc::new(Code {
+                module: Some(module),
+            }),
+        })
+    }
+
+    /// The index of the first of `items` the compiled code cannot show to
+    /// pass unchanged (`items.len()` when all do).
+    pub fn first_failing(&self, items: &[Value]) -> usize {
+        let mut buf = [Scalar::EMPTY; BATCH];
+        for (k, chunk) in items.chunks(BATCH).enumerate() {
+            for (s, v) in buf.iter_mut().zip(chunk) {
+                *s = Scalar::of(v);
+            }
+            // SAFETY: `buf` holds `chunk.len()` initialised scalars whose
+            // string pointers borrow from `chunk`, alive for the call; the
+            // code reads `chunk.len()` records and, for a string, at most
+            // `len` bytes from `ptr`.
+            let i = unsafe { (self.run)(buf.as_ptr(), chunk.len()) };
+            if i < chunk.len() {
+                return k * BATCH + i;
+            }
+        }
+        items.len()
+    }
+
+    /// True when the compiled code shows that `v` passes unchanged.
+    pub fn passes(&self, v: &Value) -> bool {
+        self.first_failing(std::slice::from_ref(v)) == 1
+    }
+}
+
+/// The Cranelift IR of a chain, as text (System V calling convention):
+/// what the golden tests pin.
+pub fn clif(steps: &[Step<'_>]) -> Result<String, Unsupported> {
+    let target = TargetFrontendConfig {
+        default_call_conv: CallConv::SystemV,
+        pointer_width: PointerWidth::U64,
+        page_size_align_log2: 12,
+    };
+    Ok(function(steps, target)?.display().to_string())
+}
+
+fn function(steps: &[Step<'_>], target: TargetFrontendConfig) -> Result<Function, Unsupported> {
+    let sig = codegen::signature(target.default_call_conv);
+    let mut func = Function::with_name_signature(UserFuncName::user(0, 0), sig);
+    codegen::build(&mut func, &mut FunctionBuilderContext::new(), target, steps)?;
+    Ok(func)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,139 @@
+//! The compiled loop's answers on values of every kind, and where it hands
+//! over to the interpreter. (That the interpreter then agrees with what the
+//! compiled code passes is tested in the engine, which has the library.)
+
+use super::*;
+use crate::{compile, CompileOptions, Program};
+use runtime::registry::{p, var, Args, Cx, Ty};
+use runtime::{Registry, Result as RtResult};
+
+fn stub(_: &Cx, _: Args) -> RtResult<Value> {
+    Ok(Value::Null)
+}
+
+/// The names the JIT knows, resolved as the library registers them (the
+/// bodies do not matter here: compiled code never calls them).
+fn registry() -> Registry {
+    let mut r = Registry::new();
+    for name in ["isInteger", "isNumber", "isString", "isBoolean", "len"] {
+        r.function(name, vec![p("value", Ty::Any).nullable()], stub);
+    }
+    r.function("list", vec![var("args", Ty::Any).nullable()], stub);
+    r
+}
+
+fn predicate(src: &str) -> Program {
+    compile(src, &registry(), CompileOptions::default()).unwrap()
+}
+
+fn chain(pre: &[Step<'static>], pred: Option<&str>) -> Result<Native, Unsupported> {
+    let p = pred.map(predicate);
+    let mut steps = pre.to_vec();
+    if let Some(p) = &p {
+        steps.push(Step::Check(p.ir()));
+    }
+    Native::compile(&steps)
+}
+
+fn ints(xs: &[i64]) -> Vec<Value> {
+    xs.iter().map(|&i| Value::Int(i)).collect()
+}
+
+#[test]
+fn a_port_contract_passes_ports_and_stops_at_the_first_other_value() {
+    let n = chain(
+        &[Step::NotNull],
+        Some("isInteger($) and $ > 0 and $ < 65536"),
+    )
+    .unwrap();
+    assert_eq!(n.first_failing(&ints(&[1, 80, 65535])), 3);
+    assert_eq!(n.first_failing(&ints(&[1, 2, 0, 3])), 2);
+    assert_eq!(n.first_failing(&ints(&[65536])), 0);
+    for v in [Value::Null, Value::str("80"), Value::Float(80.0), Value::Bool(true)] {
+        assert!(!n.passes(&v), "{v:?}");
+    }
+}
+
+#[test]
+fn a_guard_fails_mid_loop_at_the_value_the_code_has_no_arm_for() {
+    // `int()` keeps ints; a string would be coerced: the interpreter's job.
+    let n = chain(&[Step::Int], Some("$ > 0")).unwrap();
+    let items = vec![Value::Int(1), Value::Int(2), Value::str("3"), Value::Int(4)];
+    assert_eq!(n.first_failing(&items), 2);
+    assert_eq!(n.first_failing(&items[3..]), 1);
+    // Null passes `int()` and `check()` unchanged.
+    assert!(n.passes(&Value::Null));
+    // Floats compare with the integer constant; a list is no scalar.
+    let m = chain(&[], Some("$ > 0")).unwrap();
+    assert!(m.passes(&Value::Float(0.5)));
+    assert!(!m.passes(&Value::Float(f64::NAN)));
+    assert!(!m.passes(&Value::list(vec![Value::Int(1)])));
+}
+
+#[test]
+fn long_lists_are_checked_in_batches() {
+    let n = chain(&[], Some("$ >= 0")).unwrap();
+    let mut items = ints(&(0..200).collect::<Vec<_>>());
+    assert_eq!(n.first_failing(&items), 200);
+    items[150] = Value::Int(-1);
+    assert_eq!(n.first_failing(&items), 150);
+    assert_eq!(n.first_failing(&[]), 0);
+}
+
+#[test]
+fn strings_compare_byte_for_byte_with_constants_of_any_length() {
+    let n = chain(&[Step::NotNull], Some("$ in list(TCP, UDP, '', 'a-longer-name-than-eight')")).unwrap();
+    for ok in ["TCP", "UDP", "", "a-longer-name-than-eight"] {
+        assert!(n.passes(&Value::str(ok)), "{ok}");
+    }
+    for bad in ["TC", "TCPX", "tcp", "a-longer-name-than-eighT", "UDP "] {
+        assert!(!n.passes(&Value::str(bad)), "{bad}");
+    }
+    // Another kind is unequal to every string: a violation, found by the
+    // interpreter.
+    assert!(!n.passes(&Value::Int(1)));
+    let ne = chain(&[], Some("$ != 'x' and not ($ = 'y')")).unwrap();
+    assert!(ne.passes(&Value::str("z")));
+    assert!(ne.passes(&Value::Int(3)));
+    assert!(!ne.passes(&Value::str("y")));
+}
+
+#[test]
+fn type_tests_and_truthiness_follow_python() {
+    let n = chain(&[], Some("isString($) or isBoolean($)")).unwrap();
+    assert!(n.passes(&Value::str("")));
+    assert!(n.passes(&Value::Bool(false)));
+    assert!(!n.passes(&Value::Int(0)));
+    let t = chain(&[], Some("$")).unwrap();
+    for v in [Value::Int(3), Value::str("a"), Value::Bool(true), Value::Float(f64::NAN)] {
+        assert!(t.passes(&v), "{v:?}");
+    }
+    for v in [Value::Int(0), Value::str(""), Value::Bool(false), Value::Float(0.0)] {
+        assert!(!t.passes(&v), "{v:?}");
+    }
+    let num = chain(&[], Some("isNumber($) and 10 >= $")).unwrap();
+    assert!(num.passes(&Value::Float(9.5)));
+    assert!(!num.passes(&Value::Int(11)));
+}
+
+#[test]
+fn what_does_not_compile_says_why() {
+    for (src, why) in [
+        ("len($)", "function len()"),
+        ("$ > $", "not between `$` and a constant"),
+        ("$ + 1 > 0", "an operand other than"),
+        ("$ in 'abc'", "a list of constants"),
+        ("$.x", "this kind of expression"),
+    ] {
+        let e = chain(&[], Some(src)).unwrap_err();
+        assert!(e.0.contains(why), "{src}: {e}");
+    }
+    assert_eq!("never".parse::<Mode>().unwrap_err(), "unknown JIT mode 'never' (expected off, auto or always)");
+}
+
+#[test]
+fn modes_decide_when_a_contract_compiles() {
+    assert!(Mode::Always.compiles_at(0) && !Mode::Always.compiles_at(1));
+    assert!(Mode::Auto.compiles_at(Mode::HOT) && !Mode::Auto.compiles_at(0));
+    assert!(!Mode::Off.compiles_at(0) && !Mode::Off.compiles_at(Mode::HOT));
+}
