@@ -9,7 +9,10 @@ use std::sync::Arc;
 use compiler::murano::ir::{self, ContractKind, LinkKind, Yaql};
 use compiler::murano::{LoadOptions, Template};
 use compiler::yaql::ast::{ExprKind, Lit};
+use compiler::jit::{self, Native};
 use compiler::{CompileOptions, Program};
+use std::sync::atomic::{AtomicU32, Ordering as AtomicOrdering};
+use std::sync::OnceLock;
 use runtime::ctx::Frame;
 use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
@@ -67,6 +70,8 @@ enum Check {
         whole: Arc<Program>,
         /// Its position.
         pos: Arc<str>,
+        /// Its machine code, once compiled.
+        tier: Arc<Tier>,
     },
     /// A constant: the value itself is used.
     Const(Value),
@@ -92,6 +97,18 @@ enum Step {
 }
 
 impl Step {
+    /// The step as the JIT takes it (`class()` it does not).
+    fn jit(&self) -> Option<jit::Step<'_>> {
+        Some(match self {
+            Step::Int => jit::Step::Int,
+            Step::String => jit::Step::String,
+            Step::Bool => jit::Step::Bool,
+            Step::NotNull => jit::Step::NotNull,
+            Step::Check(p) => jit::Step::Check(p.ir()),
+            Step::Class(..) => return None,
+        })
+    }
+
     /// The contract method the step stands for.
     fn method(&self) -> &'static str {
         match self {
@@ -102,6 +119,42 @@ impl Step {
             Step::Check(_) => "check",
             Step::Class(..) => "class",
         }
+    }
+}
+
+/// The Cranelift tier of a chain ([`compiler::jit`]): compiled as the
+/// class is ([`jit::Mode::Always`]) or once the chain has been used
+/// [`jit::Mode::HOT`] times ([`jit::Mode::Auto`]); `None` inside when the
+/// chain has a step or predicate the JIT does not compile.
+#[derive(Default)]
+struct Tier {
+    uses: AtomicU32,
+    native: OnceLock<Option<Native>>,
+}
+
+impl Tier {
+    /// The machine code of `steps` if `mode` wants it by now.
+    fn native(&self, mode: jit::Mode, steps: &[Step]) -> Option<&Native> {
+        if mode == jit::Mode::Off {
+            return None;
+        }
+        if let Some(n) = self.native.get() {
+            return n.as_ref();
+        }
+        let uses = self.uses.fetch_add(1, AtomicOrdering::Relaxed);
+        if mode == jit::Mode::Always || uses + 1 >= jit::Mode::HOT {
+            return self.compile(steps);
+        }
+        None
+    }
+
+    fn compile(&self, steps: &[Step]) -> Option<&Native> {
+        self.native
+            .get_or_init(|| {
+                let steps: Option<Vec<_>> = steps.iter().map(Step::jit).collect();
+                Native::compile(&steps?).ok()
+            })
+            .as_ref()
     }
 }
 
@@ -121,8 +174,14 @@ fn violation(msg: impl Into<String>) -> Error {
 impl Contract {
     /// Compiles a contract template: lowers it to the IR, compiling each
     /// expression as it is made (errors are `DslContractSyntaxError`s), and
-    /// builds the checker from the IR's forms.
-    pub fn compile(t: &Template, reg: &Registry, opts: CompileOptions) -> Result<Contract> {
+    /// builds the checker from the IR's forms. With [`jit::Mode::Always`]
+    /// its chains are compiled to machine code now.
+    pub fn compile(
+        t: &Template,
+        reg: &Registry,
+        opts: CompileOptions,
+        mode: jit::Mode,
+    ) -> Result<Contract> {
         let mut programs = Vec::new();
         let lopts = LoadOptions {
             legacy: opts.legacy,
@@ -137,8 +196,12 @@ impl Contract {
                 .map(Arc::new)
         };
         let mut names = Vec::new();
+        let check = Check::of(&c, &programs, &compile_part);
+        if mode == jit::Mode::Always {
+            check.compile_chains();
+        }
         Ok(Contract {
-            check: Check::of(&c, &programs, &compile_part),
+            check,
             template: c.is_template(),
             reach: reach(&c, reg, &mut names),
             names: names.into(),
@@ -161,6 +224,12 @@ impl Contract {
     /// ([`ir::Contract::is_template`]).
     pub fn is_template(&self) -> bool {
         self.template
+    }
+
+    /// True when the contract's machine code alone shows that `v` meets it
+    /// (false: check it with [`Contract::check`] to know).
+    pub fn holds(&self, ex: &Executor, v: &Value) -> bool {
+        self.check.holds(ex, v)
     }
 
     /// Checks and coerces `v`. `owner` is the object the value belongs to
@@ -207,6 +276,7 @@ impl Check {
                         steps,
                         whole,
                         pos: pos(),
+                        tier: Default::default(),
                     },
                     None => Check::Expr(whole, pos()),
                 }
@@ -290,11 +360,20 @@ impl Check {
                 let r = p.eval_in(env, &value_frame(ctx, v, owner));
                 at_contract(r.and_then(|r| stdlib::finalize(env, r)), path, pos)
             }
-            Check::Chain { steps, whole, pos } => {
-                let intercepted = matches!(v, Value::Object(_) | Value::Type(_))
-                    || steps
-                        .iter()
-                        .any(|s| ex.catalog().declares_extension(s.method()));
+            Check::Chain {
+                steps,
+                whole,
+                pos,
+                tier,
+            } => {
+                let intercepted = intercepted(ex, steps, &v);
+                if !intercepted
+                    && tier
+                        .native(ex.catalog().jit(), steps)
+                        .is_some_and(|n| n.passes(&v))
+                {
+                    return Ok(v);
+                }
                 let r = if intercepted {
                     whole.eval_in(env, &value_frame(ctx, v, owner))
                 } else {
@@ -303,6 +382,11 @@ impl Check {
                 at_contract(r.and_then(|r| stdlib::finalize(env, r)), path, pos)
             }
             Check::List(c, min, max) => {
+                if let (Value::List(l), Some(n)) = (&v, c.native_items(ex)) {
+                    if l.len() >= *min && max.is_none_or(|m| l.len() <= m) {
+                        return c.check_items(ex, env, ctx, l, n, owner, path);
+                    }
+                }
                 let items: Vec<Value> = match v {
                     Value::Null => Vec::new(),
                     Value::List(l) => (*l).clone(),
@@ -383,6 +467,131 @@ impl Check {
                 }
                 Ok(Value::dict(out))
             }
+        }
+    }
+}
+
+/// True when the value or an extension method could intercept a chain's
+/// methods: the whole chain then runs as YAQL.
+fn intercepted(ex: &Executor, steps: &[Step], v: &Value) -> bool {
+    matches!(v, Value::Object(_) | Value::Type(_))
+        || steps
+            .iter()
+            .any(|s| ex.catalog().declares_extension(s.method()))
+}
+
+impl Check {
+    /// The machine code that checks a list's items, when this is an item
+    /// contract compiled by now (and no extension method intercepts it).
+    fn native_items(&self, ex: &Executor) -> Option<&Native> {
+        match self {
+            Check::Chain { steps, tier, .. } if !intercepted(ex, steps, &Value::Null) => {
+                tier.native(ex.catalog().jit(), steps)
+            }
+            _ => None,
+        }
+    }
+
+    /// Checks the items of `l` with this chain's machine code `n`: the
+    /// items it passes stay as they are; from the first it cannot pass,
+    /// the interpreter checks that one item (coercing it or reporting the
+    /// violation) and the machine code goes on after it. The list itself
+    /// is returned when nothing changed.
+    fn check_items(
+        &self,
+        ex: &Executor,
+        env: &Env,
+        ctx: &Arc<Frame>,
+        l: &Arc<Vec<Value>>,
+        n: &Native,
+        owner: Option<&Arc<ObjRef>>,
+        path: At<'_>,
+    ) -> Result<Value> {
+        let mut out: Option<Vec<Value>> = None;
+        let mut i = 0;
+        while i < l.len() {
+            let stop = i + n.first_failing(&l[i..]);
+            if let Some(o) = &mut out {
+                o.extend_from_slice(&l[i..stop]);
+            }
+            if stop == l.len() {
+                break;
+            }
+            let got = self.check_at(ex, env, ctx, l[stop].clone(), owner, At::Index(&path, stop))?;
+            out.get_or_insert_with(|| l[..stop].to_vec()).push(got);
+            i = stop + 1;
+        }
+        Ok(out.map_or_else(|| Value::List(l.clone()), Value::list))
+    }
+
+    /// True when the compiled code alone shows that `v` meets the
+    /// contract (what validation needs: no violation, whatever the
+    /// coerced value); false means "ask [`Check::check_at`]", not
+    /// "violates".
+    fn holds(&self, ex: &Executor, v: &Value) -> bool {
+        match self {
+            Check::Any => true,
+            Check::Const(c) => v.is_null() || v == c,
+            Check::Expr(..) => false,
+            Check::Chain { steps, tier, .. } => {
+                !intercepted(ex, steps, v)
+                    && tier
+                        .native(ex.catalog().jit(), steps)
+                        .is_some_and(|n| n.passes(v))
+            }
+            Check::List(c, min, max) => {
+                let items: &[Value] = match v {
+                    Value::Null => &[],
+                    Value::List(l) => l,
+                    _ => return false,
+                };
+                if items.len() < *min || max.is_some_and(|m| items.len() > m) {
+                    return false;
+                }
+                match c.native_items(ex) {
+                    Some(n) => n.first_failing(items) == items.len(),
+                    None => items.iter().all(|x| c.holds(ex, x)),
+                }
+            }
+            Check::Dict(items) => {
+                let empty;
+                let d = match v {
+                    Value::Null => {
+                        empty = Dict::default();
+                        &empty
+                    }
+                    Value::Dict(d) => d,
+                    _ => return false,
+                };
+                items.iter().all(|(k, c)| match k {
+                    DictKey::Const(key) => c.holds(ex, d.get(key).unwrap_or(&Value::Null)),
+                    DictKey::Expr(kc) => d.iter().all(|(rk, rv)| {
+                        items
+                            .iter()
+                            .any(|(dk, _)| matches!(dk, DictKey::Const(c) if c == rk))
+                            || (kc.holds(ex, rk) && c.holds(ex, rv))
+                    }),
+                })
+            }
+        }
+    }
+
+    /// Compiles every chain of the contract to machine code now.
+    fn compile_chains(&self) {
+        match self {
+            Check::Chain { steps, tier, .. } => {
+                tier.compile(steps);
+            }
+            Check::List(c, ..) => c.compile_chains(),
+            Check::Dict(items) => {
+                for (k, c) in items {
+                    if let DictKey::Expr(kc) = k {
+                        kc.compile_chains();
+                    }
+                    c.compile_chains();
+                }
+            }
+            Check::Any | Check::Const(_) | Check::Expr(..) => {}
         }
     }
 }
@@ -951,6 +1160,10 @@ mod tests {
     use compiler::murano::load_classes;
 
     fn contract(c: &str) -> Result<Contract> {
+        contract_with(c, jit::Mode::Off)
+    }
+
+    fn contract_with(c: &str, mode: jit::Mode) -> Result<Contract> {
         let src = format!("Name: T\nProperties:\n  p:\n    Contract: {c}\n");
         let classes = load_classes(&src, "T.yaml", LoadOptions::default()).unwrap();
         let opts = CompileOptions {
@@ -961,6 +1174,7 @@ mod tests {
             &classes[0].properties[0].contract,
             &crate::contract_registry(false),
             opts,
+            mode,
         )
     }
 
@@ -1006,7 +1220,7 @@ mod tests {
             panic!("not a list of 1..2")
         };
         assert!(
-            matches!(**item, Check::Chain { ref steps, ref whole, ref pos }
+            matches!(**item, Check::Chain { ref steps, ref whole, ref pos, .. }
             if matches!(steps[..], [Step::Int])
                 && whole.source() == "$.int()" && &**pos == "T.yaml:4:16")
         );
@@ -1082,7 +1296,10 @@ mod tests {
             "$.class('X').notNull()",
         ] {
             let c = contract(src).unwrap();
-            let Check::Chain { steps, whole, pos } = &c.check else {
+            let Check::Chain {
+                steps, whole, pos, ..
+            } = &c.check
+            else {
                 panic!("{src} is not a chain")
             };
             for v in &values {
@@ -1107,4 +1324,105 @@ mod tests {
             }
         }
     }
+
+    /// Whatever the machine code passes, the interpreter passes unchanged:
+    /// every predicate form the JIT compiles, on values of every kind.
+    #[test]
+    fn what_the_jit_passes_the_interpreter_passes_unchanged() {
+        let ex = Executor::new(Vec::new());
+        ex.catalog().set_jit(jit::Mode::Always);
+        let env = ex.env(false).clone();
+        let ctx = Frame::root(Value::Null);
+        let mut values: Vec<Value> = [
+            "null", "0", "1", "7", "-3", "65535", "65536", "2.9", "0.0", "-0.5", "1.0", "true",
+            "false", "\"TCP\"", "\"tcp\"", "\"\"", "\"12\"", "\"a-much-longer-string\"",
+            "[1]", "{\"a\": 1}", "123456789012345678901234567890",
+        ]
+        .iter()
+        .map(|j| runtime::json::from_tagged_str(j).unwrap())
+        .collect();
+        values.extend([Value::Float(f64::NAN), Value::Float(f64::INFINITY), Value::Float(9007199254740993.0)]);
+        let mut passed = 0;
+        for src in [
+            "$.notNull().check(isInteger($) and $ > 0 and $ < 65536)",
+            "$.int().check($ >= 0)",
+            "$.string().notNull().check($ in list(TCP, UDP, ''))",
+            "$.check($ in [1, 2.9, true, null, 'a-much-longer-string'])",
+            "$.check($ = 1 or $ = 0.0 or $ = false or $ = null)",
+            "$.check($ != 1 and not ($ = 'TCP'))",
+            "$.check(isNumber($) or isBoolean($) or isString($))",
+            "$.check($)",
+            "$.check(not $)",
+            "$.check(1 < $ and 2.5 >= $)",
+            "$.check($ > 9007199254740992)",
+            "$.bool().check($ = true)",
+        ] {
+            let c = contract_with(src, jit::Mode::Always).unwrap();
+            let Check::Chain { steps, tier, .. } = &c.check else {
+                panic!("{src} is not a chain")
+            };
+            let n = tier.native(jit::Mode::Always, steps).unwrap_or_else(|| panic!("{src} did not compile"));
+            for v in &values {
+                if !n.passes(v) {
+                    continue;
+                }
+                passed += 1;
+                let r = run_steps(steps, &env, &ctx, v.clone(), None)
+                    .and_then(|r| stdlib::finalize(&env, r));
+                let show = |v: &Value| format!("{v:?}");
+                match r {
+                    Ok(got) => assert_eq!(show(&got), show(v), "{src} on {v:?}"),
+                    Err(e) => panic!("{src} on {v:?}: the JIT passed, the interpreter says {e}"),
+                }
+            }
+        }
+        assert!(passed > 60, "only {passed} values passed natively");
+    }
+
+    /// A list whose items the machine code checks hands the items it cannot
+    /// pass to the interpreter mid-loop; the result is the interpreter's.
+    #[test]
+    fn a_list_check_resumes_after_the_item_the_interpreter_took() {
+        let env_of = |mode| {
+            let ex = Executor::new(Vec::new());
+            ex.catalog().set_jit(mode);
+            ex
+        };
+        for items in [
+            "[1, 2, 3]",
+            "[1, \"2\", 3, \" 4 \", 5]",
+            "[1, 2.7, 3]",
+            "[1, 2, 0, 3]",
+            "[1, \"x\", 3]",
+            "[1, null, 3]",
+        ] {
+            let v = runtime::json::from_tagged_str(items).unwrap();
+            let mut seen = Vec::new();
+            for mode in [jit::Mode::Off, jit::Mode::Always] {
+                let ex = env_of(mode);
+                let env = ex.env(false).clone();
+                let ctx = Frame::root(Value::Null);
+                let c = contract_with("[$.int().check($ > 0), 1]", mode).unwrap();
+                let r = c.check(&ex, &env, &ctx, v.clone(), None, "p");
+                seen.push(match r {
+                    Ok(v) => format!("ok {}", runtime::pyrepr::repr(&v)),
+                    Err(e) => format!("{}: {}", e.kind(), e.message()),
+                });
+            }
+            assert_eq!(seen[0], seen[1], "{items}");
+        }
+        // The answers themselves, with the machine code on.
+        let ex = env_of(jit::Mode::Always);
+        let env = ex.env(false).clone();
+        let ctx = Frame::root(Value::Null);
+        let c = contract_with("[$.int().check($ > 0), 1]", jit::Mode::Always).unwrap();
+        let check = |j: &str| c.check(&ex, &env, &ctx, runtime::json::from_tagged_str(j).unwrap(), None, "p");
+        assert_eq!(runtime::pyrepr::repr(&check("[1, \" 2\", 3.5]").unwrap()), "(1, 2, 3)");
+        let e = check("[1, 2, 0, 3]").unwrap_err();
+        assert!(e.message().starts_with("[2]: Value 0 violates check() contract (contract at T.yaml:4:16)"), "{}", e.message());
+        assert!(c.holds(&ex, &runtime::json::from_tagged_str("[1, 2]").unwrap()));
+        assert!(!c.holds(&ex, &runtime::json::from_tagged_str("[1, \"2\"]").unwrap()));
+        assert!(!c.holds(&ex, &runtime::json::from_tagged_str("[]").unwrap()));
+    }
+
 }

@@ -37,14 +37,14 @@ pub use compiler::murano::node_value;
 use runtime::ErrorKind;
 use std::any::Any;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use compiler::murano::{
     load_classes, ArgUsage, ClassDecl, LoadOptions, MethodDecl, MethodScope, MethodUsage,
     PropertyUsage, Template,
 };
-use compiler::CompileOptions;
+use compiler::{jit, CompileOptions};
 use runtime::ctx::Frame;
 use runtime::host::Host;
 use runtime::registry::{ArgIn, Cx, Form, Registry};
@@ -377,6 +377,9 @@ pub struct Catalog {
     compiled: std::sync::atomic::AtomicUsize,
     /// Time spent compiling, in nanoseconds.
     compile_ns: AtomicU64,
+    /// When contracts are compiled to machine code ([`jit::Mode`] as a
+    /// byte; set before the classes that should follow it are built).
+    jit: AtomicU8,
 }
 
 /// One MuranoPL execution: an object store over a shared [`Catalog`].
@@ -473,7 +476,24 @@ impl Catalog {
             building: Mutex::new(()),
             compiled: Default::default(),
             compile_ns: Default::default(),
+            jit: AtomicU8::new(jit::Mode::default() as u8),
         })
+    }
+
+    /// When contracts are compiled to machine code.
+    pub fn jit(&self) -> jit::Mode {
+        match self.jit.load(Ordering::Relaxed) {
+            0 => jit::Mode::Off,
+            2 => jit::Mode::Always,
+            _ => jit::Mode::Auto,
+        }
+    }
+
+    /// Sets when contracts are compiled to machine code: `Always` compiles
+    /// the contracts of the classes built from now on as they are built;
+    /// `Off` stops using machine code at once.
+    pub fn set_jit(&self, mode: jit::Mode) {
+        self.jit.store(mode as u8, Ordering::Relaxed);
     }
 
     /// How many classes have been compiled so far.
@@ -671,7 +691,7 @@ impl Catalog {
                 name: p.name.as_str().into(),
                 key: Value::str(&p.name),
                 usage: p.usage,
-                contract: Contract::compile(&p.contract, &creg, copts)?,
+                contract: Contract::compile(&p.contract, &creg, copts, self.jit())?,
                 default: match &p.default {
                     Some(t) => Some(CTemplate::compile(t, &mreg, copts)?),
                     None => None,
@@ -686,7 +706,7 @@ impl Catalog {
                 args.push(Arg {
                     name: a.name.as_str().into(),
                     usage: a.usage,
-                    contract: Contract::compile(&a.contract, &creg, copts)?,
+                    contract: Contract::compile(&a.contract, &creg, copts, self.jit())?,
                     default: match &a.default {
                         Some(t) => Some(CTemplate::compile(t, &mreg, copts)?),
                         None => None,

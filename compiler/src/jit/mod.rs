@@ -36,14 +36,15 @@ use crate::ir::Expr;
 
 /// When code is compiled to machine code.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Mode {
     /// Never: everything is interpreted.
-    Off,
+    Off = 0,
     /// Contracts once they have been used [`Mode::HOT`] times.
     #[default]
-    Auto,
+    Auto = 1,
     /// Contracts as their class is compiled.
-    Always,
+    Always = 2,
 }
 
 impl Mode {
