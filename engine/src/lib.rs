@@ -260,9 +260,47 @@ pub struct Class {
     pub methods: HashMap<String, Arc<Method>>,
     /// The type object.
     pub type_ref: Arc<TypeRef>,
+    /// The properties an object of this class initializes, in order (see
+    /// [`Class::init_order`]).
+    init_order: Vec<(u32, u32)>,
 }
 
 impl Class {
+    /// The properties an object of this class initializes, with the class
+    /// declaring each: base classes first, a property redeclared in a
+    /// subclass once (by its most derived declaration), static properties
+    /// left out.
+    pub fn init_order(self: &Arc<Class>) -> impl Iterator<Item = (&Arc<Class>, &Prop)> {
+        self.init_order.iter().map(move |&(c, p)| {
+            let c = match c {
+                0 => self,
+                k => &self.ancestors[k as usize - 1],
+            };
+            (c, &c.props[p as usize])
+        })
+    }
+
+    fn make_init_order(&mut self) {
+        let mut order = Vec::new();
+        let mut done: Vec<&str> = Vec::new();
+        let chain: Vec<&Class> = self.mro().collect();
+        for (ci, c) in chain.iter().enumerate().rev() {
+            for (pi, p) in c.props.iter().enumerate() {
+                let redeclared = self
+                    .find_prop(&p.name)
+                    .is_some_and(|(d, _)| d.name != c.name);
+                if redeclared || done.contains(&&*p.name) {
+                    continue;
+                }
+                done.push(&p.name);
+                if p.usage != PropertyUsage::Static {
+                    order.push((ci as u32, pi as u32));
+                }
+            }
+        }
+        self.init_order = order;
+    }
+
     /// This class, then its ancestors in method resolution order.
     pub fn mro(&self) -> impl Iterator<Item = &Class> {
         std::iter::once(self).chain(self.ancestors.iter().map(|c| &**c))
@@ -735,7 +773,7 @@ impl Catalog {
             version: pkg.version.clone(),
             package: pkg.name.clone(),
         });
-        let cls = Arc::new(Class {
+        let mut cls = Class {
             // The name it was asked by: a class the manifest lists under
             // another name than its file's `Name` is known by the
             // manifest's, as murano knows it.
@@ -748,7 +786,10 @@ impl Catalog {
             props,
             methods,
             type_ref,
-        });
+            init_order: Vec::new(),
+        };
+        cls.make_init_order();
+        let cls = Arc::new(cls);
         self.classes
             .write()
             .unwrap_or_else(|e| e.into_inner())

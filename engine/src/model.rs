@@ -306,7 +306,7 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
     each_property(ex, &class, props, &this, |p, env, ctx, raw| {
         let v = match p
             .contract
-            .check(ex, env, ctx, raw.clone(), Some(r), &p.name)
+            .check(ex, env, ctx.get(), raw.clone(), Some(r), &p.name)
         {
             Ok(v) => v,
             Err(e)
@@ -339,7 +339,7 @@ pub fn check_properties(
         if p.contract.holds(ex, &raw) {
             return Ok(());
         }
-        match p.contract.check(ex, env, ctx, raw, None, &p.name) {
+        match p.contract.check(ex, env, ctx.get(), raw, None, &p.name) {
             Ok(_) => Ok(()),
             Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
                 out.push((p.name.clone(), e));
@@ -351,73 +351,76 @@ pub fn check_properties(
     Ok(out)
 }
 
-/// Calls `f` with each property an object of `class` initializes and the
-/// value it starts from (the definition's, the package configuration's or
-/// the default), with the environment and context (`$this` is `this`) its
-/// contract runs in: base classes first, a property redeclared in a
-/// subclass once (by its most derived declaration), static properties and
-/// runtime properties without a value or default skipped.
+/// Calls `f` with each property an object of `class` initializes
+/// ([`Class::init_order`]) and the value it starts from (the definition's,
+/// the package configuration's or the default), with the environment and
+/// context (`$this` is `this`) its contract runs in; runtime properties
+/// without a value or default are skipped.
 pub(crate) fn each_property(
     ex: &Executor,
     class: &Arc<Class>,
     props: &Dict,
     this: &Value,
-    mut f: impl FnMut(&crate::Prop, &runtime::Env, &Arc<runtime::ctx::Frame>, Value) -> Result<()>,
+    mut f: impl FnMut(&crate::Prop, &runtime::Env, &PropCtx<'_>, Value) -> Result<()>,
 ) -> Result<()> {
-    // This class and its ancestors (as shared handles), base classes first.
-    let chain: Vec<&Arc<Class>> = std::iter::once(class)
-        .chain(class.ancestors.iter())
-        .collect();
-    let mut done: Vec<&str> = Vec::new();
-    for cls in chain.into_iter().rev() {
-        if cls.props.is_empty() {
+    let mut ctx: Option<PropCtx<'_>> = None;
+    for (cls, p) in class.init_order() {
+        if !ctx.as_ref().is_some_and(|c| Arc::ptr_eq(c.class, cls)) {
+            ctx = Some(PropCtx {
+                ex,
+                class: cls,
+                this,
+                made: Default::default(),
+            });
+        }
+        let ctx = ctx.as_ref().expect("set above");
+        let env = ex.env(cls.package.legacy);
+        let key = &p.key;
+        let configs = &cls.package.configs;
+        let config = if configs.is_empty() {
+            None
+        } else {
+            configs.get(&*cls.name).and_then(|d| d.get(key)).cloned()
+        };
+        let raw = match p.usage {
+            PropertyUsage::Config => config.clone(),
+            PropertyUsage::Runtime => None,
+            _ => props.get(key).cloned(),
+        };
+        let raw = match raw {
+            Some(v) => v,
+            None => match (&config, p.usage) {
+                (Some(v), u) if u != PropertyUsage::Config => v.clone(),
+                _ => match &p.default {
+                    Some(d) => d.eval(env, ctx.get())?,
+                    None => Value::Null,
+                },
+            },
+        };
+        if p.usage == PropertyUsage::Runtime && !p.has_default && props.get(key).is_none() {
+            // Runtime properties without a default stay uninitialised.
             continue;
         }
-        let c: &Class = cls;
-        let env = ex.env(cls.package.legacy);
-        let ctx = ex.class_ctx(cls, this.clone());
-        for p in &c.props {
-            if class
-                .find_prop(&p.name)
-                .is_some_and(|(d, _)| d.name != c.name)
-                || done.contains(&&*p.name)
-            {
-                continue;
-            }
-            done.push(&p.name);
-            if p.usage == PropertyUsage::Static {
-                continue;
-            }
-            let key = &p.key;
-            let configs = &c.package.configs;
-            let config = if configs.is_empty() {
-                None
-            } else {
-                configs.get(&*c.name).and_then(|d| d.get(key)).cloned()
-            };
-            let raw = match p.usage {
-                PropertyUsage::Config => config.clone(),
-                PropertyUsage::Runtime => None,
-                _ => props.get(key).cloned(),
-            };
-            let raw = match raw {
-                Some(v) => v,
-                None => match (&config, p.usage) {
-                    (Some(v), u) if u != PropertyUsage::Config => v.clone(),
-                    _ => match &p.default {
-                        Some(d) => d.eval(env, &ctx)?,
-                        None => Value::Null,
-                    },
-                },
-            };
-            if p.usage == PropertyUsage::Runtime && !p.has_default && props.get(key).is_none() {
-                // Runtime properties without a default stay uninitialised.
-                continue;
-            }
-            f(p, env, &ctx, raw)?;
-        }
+        f(p, env, ctx, raw)?;
     }
     Ok(())
+}
+
+/// The context (`$this`, the declaring class) a property's default and
+/// contract run in, made the first time it is asked for: validation that
+/// machine code decides never makes it.
+pub(crate) struct PropCtx<'a> {
+    ex: &'a Executor,
+    class: &'a Arc<Class>,
+    this: &'a Value,
+    made: std::cell::OnceCell<Arc<runtime::ctx::Frame>>,
+}
+
+impl PropCtx<'_> {
+    pub(crate) fn get(&self) -> &Arc<runtime::ctx::Frame> {
+        self.made
+            .get_or_init(|| self.ex.class_ctx(self.class, self.this.clone()))
+    }
 }
 
 /// Runs `.init` of every class of the object (parents first). Arguments
