@@ -292,6 +292,9 @@ impl Check {
                     .iter()
                     .map(|(k, v)| {
                         let k = match k {
+                            ir::DictKey::Const(Value::Str(k)) => {
+                                DictKey::Const(Value::Str(runtime::value::intern(k)))
+                            }
                             ir::DictKey::Const(k) => DictKey::Const(k.clone()),
                             ir::DictKey::Contract(k) => {
                                 DictKey::Expr(Check::of(k, programs, compile_part))
@@ -471,6 +474,24 @@ impl Check {
     }
 }
 
+/// `props[key]` for a key from a class (interned when the class is
+/// built, as the JSON and YAML loaders intern keys): a small dict's entries
+/// are
+/// scanned for the interned key first (one sequential read, no hashing),
+/// then looked up by hash.
+pub(crate) fn entry<'a>(props: &'a Dict, key: &Value) -> Option<&'a Value> {
+    const SCAN: usize = 16;
+    if let (Value::Str(k), true) = (key, props.len() <= SCAN) {
+        let found = props
+            .iter()
+            .find(|(e, _)| matches!(e, Value::Str(e) if Arc::ptr_eq(e, k)));
+        if let Some((_, v)) = found {
+            return Some(v);
+        }
+    }
+    props.get(key)
+}
+
 /// True when the value or an extension method could intercept a chain's
 /// methods: the whole chain then runs as YAQL.
 fn intercepted(ex: &Executor, steps: &[Step], v: &Value) -> bool {
@@ -564,7 +585,7 @@ impl Check {
                     _ => return false,
                 };
                 items.iter().all(|(k, c)| match k {
-                    DictKey::Const(key) => c.holds(ex, d.get(key).unwrap_or(&Value::Null)),
+                    DictKey::Const(key) => c.holds(ex, entry(d, key).unwrap_or(&Value::Null)),
                     DictKey::Expr(kc) => d.iter().all(|(rk, rv)| {
                         items
                             .iter()

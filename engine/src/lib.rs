@@ -727,7 +727,7 @@ impl Catalog {
         for p in &decl.properties {
             props.push(Prop {
                 name: p.name.as_str().into(),
-                key: Value::str(&p.name),
+                key: Value::Str(runtime::value::intern(&p.name)),
                 usage: p.usage,
                 contract: Contract::compile(&p.contract, &creg, copts, self.jit())?,
                 default: match &p.default {

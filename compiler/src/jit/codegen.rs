@@ -35,13 +35,14 @@ pub(super) fn signature(cc: CallConv) -> Signature {
 }
 
 /// Builds the loop over `steps` into `func` (whose signature is
-/// [`signature`]).
+/// [`signature`]); true when the code reads strings' bytes or lengths (else
+/// the caller may leave [`Scalar`](super::Scalar)'s `ptr` and `len` unset).
 pub(super) fn build(
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     steps: &[Step<'_>],
-) -> Result<(), Unsupported> {
+) -> Result<bool, Unsupported> {
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
     let head = b.create_block();
@@ -67,7 +68,12 @@ pub(super) fn build(
     let offset = b.ins().imul_imm_s(iv, std::mem::size_of::<super::Scalar>() as i64);
     let at = b.ins().iadd(items, offset);
     let item = load(&mut b, at);
-    let mut g = Gen { b, deopt, item };
+    let mut g = Gen {
+        b,
+        deopt,
+        item,
+        reads_strings: false,
+    };
     // Only scalars run here: a container or an object (whose class could
     // intercept the contract's methods) goes to the interpreter.
     let scalar = g.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, g.item.tag, tag::OTHER as i64);
@@ -87,8 +93,9 @@ pub(super) fn build(
     g.b.switch_to_block(done);
     g.b.ins().return_(&[n]);
     g.b.seal_all_blocks();
+    let reads_strings = g.reads_strings;
     g.b.finalize(target);
-    Ok(())
+    Ok(reads_strings)
 }
 
 /// Loads the fields of the scalar at `at`.
@@ -143,6 +150,8 @@ struct Gen<'f> {
     b: FunctionBuilder<'f>,
     deopt: Block,
     item: Item,
+    /// Some code reads a string's bytes or length.
+    reads_strings: bool,
 }
 
 impl Gen<'_> {
@@ -355,7 +364,10 @@ impl Gen<'_> {
                 self.b.ins().fcmp(cc, f, k)
             }
             Arm::BitsNonZero => self.b.ins().icmp_imm_s(IntCC::NotEqual, bits, 0),
-            Arm::LenNonZero => self.b.ins().icmp_imm_s(IntCC::NotEqual, len, 0),
+            Arm::LenNonZero => {
+                self.reads_strings = true;
+                self.b.ins().icmp_imm_s(IntCC::NotEqual, len, 0)
+            }
             // Python: NaN is truthy (`NaN != 0`), hence "unordered or not
             // equal".
             Arm::FloatNonZero => {
@@ -363,7 +375,10 @@ impl Gen<'_> {
                 let z = self.b.ins().f64const(0.0);
                 self.b.ins().fcmp(FloatCC::NotEqual, f, z)
             }
-            Arm::StrEq(s) => self.str_eq(s),
+            Arm::StrEq(s) => {
+                self.reads_strings = true;
+                self.str_eq(s)
+            }
         }
     }
 

@@ -118,13 +118,16 @@ impl Scalar {
         len: 0,
     };
 
-    fn of(v: &Value) -> Scalar {
+    /// `v` as a scalar; a string's bytes only when `strings` (reading them
+    /// costs a pointer chase the code may not need).
+    fn of(v: &Value, strings: bool) -> Scalar {
         let (tag, bits) = match v {
             Value::Null => (tag::NULL, 0),
             Value::Bool(b) => (tag::BOOL, *b as u64),
             Value::Int(i) => (tag::INT, *i as u64),
             Value::Float(f) => (tag::FLOAT, f.to_bits()),
             Value::BigInt(_) => (tag::BIGINT, 0),
+            Value::Str(_) if !strings => (tag::STR, 0),
             Value::Str(s) => {
                 return Scalar {
                     tag: tag::STR,
@@ -199,6 +202,8 @@ impl Drop for Code {
 #[derive(Clone)]
 pub struct Native {
     run: Loop,
+    /// The code reads strings' bytes or lengths.
+    strings: bool,
     _code: Arc<Code>,
 }
 
@@ -226,7 +231,8 @@ impl Native {
             .map_err(|e| fail(&e))?;
         let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
         let mut ctx = module.make_context();
-        ctx.func = function(steps, module.target_config())?;
+        let (func, strings) = function(steps, module.target_config())?;
+        ctx.func = func;
         let id = module
             .declare_function("contract", Linkage::Export, &ctx.func.signature)
             .map_err(|e| fail(&e))?;
@@ -239,6 +245,7 @@ impl Native {
         let run = unsafe { std::mem::transmute::<*const u8, Loop>(code) };
         Ok(Native {
             run,
+            strings,
             _code: Arc::new(Code {
                 module: Some(module),
             }),
@@ -251,7 +258,7 @@ impl Native {
         let mut buf = [Scalar::EMPTY; BATCH];
         for (k, chunk) in items.chunks(BATCH).enumerate() {
             for (s, v) in buf.iter_mut().zip(chunk) {
-                *s = Scalar::of(v);
+                *s = Scalar::of(v, self.strings);
             }
             // SAFETY: `buf` holds `chunk.len()` initialised scalars whose
             // string pointers borrow from `chunk`, alive for the call; the
@@ -267,7 +274,10 @@ impl Native {
 
     /// True when the compiled code shows that `v` passes unchanged.
     pub fn passes(&self, v: &Value) -> bool {
-        self.first_failing(std::slice::from_ref(v)) == 1
+        let s = Scalar::of(v, self.strings);
+        // SAFETY: one initialised scalar whose string pointer borrows from
+        // `v`, alive for the call.
+        unsafe { (self.run)(&s, 1) == 1 }
     }
 }
 
@@ -279,14 +289,18 @@ pub fn clif(steps: &[Step<'_>]) -> Result<String, Unsupported> {
         pointer_width: PointerWidth::U64,
         page_size_align_log2: 12,
     };
-    Ok(function(steps, target)?.display().to_string())
+    Ok(function(steps, target)?.0.display().to_string())
 }
 
-fn function(steps: &[Step<'_>], target: TargetFrontendConfig) -> Result<Function, Unsupported> {
+/// The function of a chain, and whether it reads strings.
+fn function(
+    steps: &[Step<'_>],
+    target: TargetFrontendConfig,
+) -> Result<(Function, bool), Unsupported> {
     let sig = codegen::signature(target.default_call_conv);
     let mut func = Function::with_name_signature(UserFuncName::user(0, 0), sig);
-    codegen::build(&mut func, &mut FunctionBuilderContext::new(), target, steps)?;
-    Ok(func)
+    let strings = codegen::build(&mut func, &mut FunctionBuilderContext::new(), target, steps)?;
+    Ok((func, strings))
 }
 
 #[cfg(test)]
