@@ -17,7 +17,15 @@ use crate::{json, Engine, Options, Value};
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
+    /// When contracts are compiled to machine code: `off` (interpret),
+    /// `auto` (once a contract is hot, the default) or `always` (as each
+    /// class is compiled). Default: `MURANOPL_JIT`, else `auto`. YAQL
+    /// expressions are interpreted whatever the mode.
+    #[arg(long, global = true, value_name = "MODE")]
+    jit: Option<JitMode>,
 }
+
+type JitMode = compiler::jit::Mode;
 
 #[derive(Subcommand)]
 enum Cmd {
@@ -198,6 +206,13 @@ fn read_data(path: &Option<String>) -> Result<Value, String> {
 }
 
 fn run(cli: Cli) -> i32 {
+    let jit = match cli.jit.map_or_else(JitMode::from_env, |m| Ok(Some(m))) {
+        Ok(m) => m.unwrap_or_default(),
+        Err(e) => {
+            eprintln!("error: {}: {e}", JitMode::ENV);
+            return 2;
+        }
+    };
     match cli.cmd {
         Cmd::Yaql {
             expr,
@@ -244,8 +259,8 @@ fn run(cli: Cli) -> i32 {
         }
         Cmd::Harness { kind } => match kind.as_str() {
             "yaql" => harness_yaql(),
-            "dsl" => crate::dsl::harness_dsl(),
-            "schema" => crate::schema::harness_schema(),
+            "dsl" => crate::dsl::harness_dsl(jit),
+            "schema" => crate::schema::harness_schema(jit),
             other => {
                 eprintln!("error: unknown harness `{other}` (expected `yaql`, `dsl` or `schema`)");
                 2
@@ -263,8 +278,9 @@ fn run(cli: Cli) -> i32 {
             jobs,
             libs,
             stats,
+            jit,
         }),
-        Cmd::Package { cmd } => crate::package::run(cmd),
+        Cmd::Package { cmd } => crate::package::run(cmd, jit),
         Cmd::Ui { cmd } => crate::ui::run(cmd),
         Cmd::Run {
             packages,
@@ -282,18 +298,19 @@ fn run(cli: Cli) -> i32 {
             record,
             libs,
             cloud,
+            jit,
         }),
         Cmd::Test {
             package,
             tests,
             libs,
-        } => crate::test_cmd::run(&package, &tests, &libs),
+        } => crate::test_cmd::run(&package, &tests, &libs, jit),
         Cmd::Serve {
             packages,
             libs,
             addr,
             threads,
-        } => crate::serve::serve(&packages, &libs, &addr, threads),
+        } => crate::serve::serve(&packages, &libs, &addr, threads, jit),
         Cmd::BenchEval {
             expr,
             data,

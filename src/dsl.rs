@@ -46,7 +46,7 @@ fn err_json(ex: &Executor, e: &runtime::Error) -> J {
     json!({"names": exec::error_names(ex, e, false), "message": e.message()})
 }
 
-fn run_case(req: &J) -> J {
+fn run_case(req: &J, jit: compiler::jit::Mode) -> J {
     let id = req.get("id").cloned().unwrap_or(J::Null);
     let format = req.get("format").and_then(|f| f.as_str()).unwrap_or("1.4");
     let mut files: Vec<(String, String)> = Vec::new();
@@ -69,6 +69,7 @@ fn run_case(req: &J) -> J {
         }
     }
     let ex = Executor::new(vec![pkg]);
+    ex.catalog().set_jit(jit);
     ex.set_cloud(std::sync::Arc::new(sim::SimCloud::new()));
     let model_j = req.get("model").cloned().unwrap_or(J::Null);
     let root = match decode(&ex, &model_j).and_then(|m| model::load_model(&ex, &m)) {
@@ -171,6 +172,6 @@ fn run_step(
 }
 
 /// Runs the dsl harness loop on stdin/stdout.
-pub fn harness_dsl() -> i32 {
-    crate::harness::serve("load_error", run_case)
+pub fn harness_dsl(jit: compiler::jit::Mode) -> i32 {
+    crate::harness::serve("load_error", |req| run_case(req, jit))
 }

@@ -64,10 +64,10 @@ pub enum PackageCmd {
 }
 
 /// Runs a `package` subcommand; returns the exit status.
-pub fn run(cmd: PackageCmd) -> i32 {
+pub fn run(cmd: PackageCmd, jit: compiler::jit::Mode) -> i32 {
     match cmd {
         PackageCmd::Info { package, libs } => info(&package, &libs),
-        PackageCmd::Check { package, libs } => check(&package, &libs),
+        PackageCmd::Check { package, libs } => check(&package, &libs, jit),
         PackageCmd::Pack { dir, out, libs } => pack(&dir, &out, &libs),
         PackageCmd::Bundle { bundle, libs } => bundle_cmd(&bundle, &libs),
     }
@@ -191,7 +191,11 @@ pub struct CheckReport {
 }
 
 /// Loads `path` and its requirements from `libs` and compiles every class.
-pub fn check_package(path: &Path, libs: &[PathBuf]) -> Result<CheckReport, String> {
+pub fn check_package(
+    path: &Path,
+    libs: &[PathBuf],
+    jit: compiler::jit::Mode,
+) -> Result<CheckReport, String> {
     let root: Arc<dyn PackageFormat> = FormatRegistry::builtin()
         .load(path)
         .map_err(|e| e.message().to_string())?;
@@ -252,6 +256,7 @@ pub fn check_package(path: &Path, libs: &[PathBuf]) -> Result<CheckReport, Strin
         pkgs.push(p);
     }
     let ex = Executor::new(pkgs);
+    ex.catalog().set_jit(jit);
     for class in classes {
         // A class whose file already failed to load is reported once.
         let file = root.get_class(&class).map(|s| s.file);
@@ -284,8 +289,8 @@ pub fn check_package(path: &Path, libs: &[PathBuf]) -> Result<CheckReport, Strin
     Ok(report)
 }
 
-fn check(path: &Path, libs: &[PathBuf]) -> i32 {
-    match check_package(path, libs) {
+fn check(path: &Path, libs: &[PathBuf], jit: compiler::jit::Mode) -> i32 {
+    match check_package(path, libs, jit) {
         Err(e) => {
             eprintln!("error: {e}");
             1

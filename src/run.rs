@@ -27,6 +27,8 @@ pub struct RunArgs {
     pub record: Option<PathBuf>,
     /// Package search path.
     pub libs: Vec<PathBuf>,
+    /// When contracts are compiled to machine code.
+    pub jit: compiler::jit::Mode,
     /// Simulated cloud settings (YAML or JSON; see `cloud::configure`).
     pub cloud: Option<PathBuf>,
 }
@@ -59,7 +61,10 @@ pub fn run(a: RunArgs) -> i32 {
         return 1;
     }
     let session = match Catalogue::from_formats(formats, false, Vec::new()) {
-        Ok(c) => c.session(),
+        Ok(c) => {
+            c.catalog().set_jit(a.jit);
+            c.session()
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return 1;

@@ -26,7 +26,7 @@ fn load_error(id: &J, e: &runtime::Error) -> J {
     json!({"id": id, "error": {"names": [e.kind()], "message": e.message()}})
 }
 
-fn run_case(req: &J) -> J {
+fn run_case(req: &J, jit: compiler::jit::Mode) -> J {
     let id = req.get("id").cloned().unwrap_or(J::Null);
     let mut packages = Vec::new();
     let format = str_field(req, "format", "1.4");
@@ -55,6 +55,7 @@ fn run_case(req: &J) -> J {
         packages.push(f);
     }
     let ex = Executor::new(packages);
+    ex.catalog().set_jit(jit);
     let class = str_field(req, "class", "");
     let methods: Option<Vec<String>> = match req.get("methods") {
         Some(J::Array(a)) => Some(
@@ -81,6 +82,6 @@ fn run_case(req: &J) -> J {
 }
 
 /// Runs the schema harness loop on stdin/stdout.
-pub fn harness_schema() -> i32 {
-    crate::harness::serve("error", run_case)
+pub fn harness_schema(jit: compiler::jit::Mode) -> i32 {
+    crate::harness::serve("error", |req| run_case(req, jit))
 }

@@ -247,9 +247,18 @@ fn percent_decode(s: &str) -> String {
 
 /// Runs the server until the process is stopped; returns the exit status
 /// (1 when the address cannot be bound or the catalogue not loaded).
-pub fn serve(paths: &[PathBuf], libs: &[PathBuf], addr: &str, threads: usize) -> i32 {
+pub fn serve(
+    paths: &[PathBuf],
+    libs: &[PathBuf],
+    addr: &str,
+    threads: usize,
+    jit: compiler::jit::Mode,
+) -> i32 {
     let catalog = match Catalog::load(paths, libs) {
-        Ok(c) => Arc::new(c),
+        Ok(c) => {
+            c.catalogue.catalog().set_jit(jit);
+            Arc::new(c)
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return 1;

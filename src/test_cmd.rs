@@ -6,6 +6,7 @@
 //! Each test prints as `Class.test ..... OK` or `FAIL!` (with the error
 //! below it), then a summary; the exit status is 1 when any test fails.
 
+use compiler::jit::Mode;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -98,9 +99,12 @@ fn selected(sel: &[String], class: &str, test: &str) -> bool {
 }
 
 /// Runs `muranopl test`; returns the exit status.
-pub fn run(package: &Path, selectors: &[String], libs: &[PathBuf]) -> i32 {
+pub fn run(package: &Path, selectors: &[String], libs: &[PathBuf], jit: Mode) -> i32 {
     let suite = match Suite::load(package, libs) {
-        Ok(s) => s,
+        Ok(s) => {
+            s.catalogue.catalog().set_jit(jit);
+            s
+        }
         Err(e) => {
             eprintln!("error: {e}");
             return 2;

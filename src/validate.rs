@@ -86,6 +86,8 @@ pub struct Options {
     pub libs: Vec<PathBuf>,
     /// Print counts and phase times to stderr.
     pub stats: bool,
+    /// When contracts are compiled to machine code.
+    pub jit: compiler::jit::Mode,
 }
 
 /// Models at least this large are streamed: read once, checked on every
@@ -101,6 +103,7 @@ pub fn run(o: Options) -> i32 {
         jobs,
         libs,
         stats,
+        jit,
     } = o;
     let start = Instant::now();
     // The packages, with what they require from the search path, are
@@ -113,6 +116,7 @@ pub fn run(o: Options) -> i32 {
         }
     };
     let catalog = catalogue.catalog();
+    catalog.set_jit(jit);
     let loaded = start.elapsed().as_secs_f64();
     let jobs = jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

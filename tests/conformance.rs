@@ -82,6 +82,45 @@ fn schema_cases() {
     check("schema-score", "schema/cases.jsonl", "schema", 97.0);
 }
 
+/// The harness's answers to every case of a corpus with contracts
+/// compiled to machine code as each class is built, and interpreted.
+fn answers(corpus: &str, harness: &str, jit: &str) -> Vec<u8> {
+    let sh = shared().expect("checked by the caller");
+    let input = std::fs::File::open(sh.join("conformance").join(corpus)).expect("corpus");
+    let out = Command::new(env!("CARGO_BIN_EXE_muranopl"))
+        .args(["harness", harness])
+        .env("MURANOPL_JIT", jit)
+        .stdin(input)
+        .output()
+        .expect("run harness");
+    assert!(out.status.success(), "harness {harness} with jit {jit} failed");
+    out.stdout
+}
+
+/// Machine code never changes an answer: the MuranoPL and schema corpora
+/// (whose cases check contracts) give byte-identical responses with the
+/// JIT forced on and off. (The YAQL corpora do not reach the JIT: it
+/// compiles contracts only.)
+#[test]
+#[ignore = "release-mode conformance run; run by the README test command"]
+fn jit_on_and_off_answer_alike() {
+    if shared().is_none() {
+        eprintln!("SKIP: ../shared is absent; JIT on/off conformance not run");
+        return;
+    }
+    for (corpus, harness) in [("muranopl/cases.jsonl", "dsl"), ("schema/cases.jsonl", "schema")] {
+        let off = answers(corpus, harness, "off");
+        let on = answers(corpus, harness, "always");
+        assert!(off.len() > 1000, "{corpus}: no answers");
+        let lines = |b: &[u8]| String::from_utf8_lossy(b).lines().map(String::from).collect::<Vec<_>>();
+        let (off, on) = (lines(&off), lines(&on));
+        assert_eq!(off.len(), on.len(), "{corpus}: answer counts differ");
+        for (a, b) in off.iter().zip(&on) {
+            assert_eq!(a, b, "{corpus}: an answer differs with the JIT on");
+        }
+    }
+}
+
 /// The real catalogue (issue 6): `package check` of every package and
 /// `ui model` + `run --method deploy` of every application with a UI.
 #[test]
