@@ -93,7 +93,10 @@ fn answers(corpus: &str, harness: &str, jit: &str) -> Vec<u8> {
         .stdin(input)
         .output()
         .expect("run harness");
-    assert!(out.status.success(), "harness {harness} with jit {jit} failed");
+    assert!(
+        out.status.success(),
+        "harness {harness} with jit {jit} failed"
+    );
     out.stdout
 }
 
@@ -108,11 +111,19 @@ fn jit_on_and_off_answer_alike() {
         eprintln!("SKIP: ../shared is absent; JIT on/off conformance not run");
         return;
     }
-    for (corpus, harness) in [("muranopl/cases.jsonl", "dsl"), ("schema/cases.jsonl", "schema")] {
+    for (corpus, harness) in [
+        ("muranopl/cases.jsonl", "dsl"),
+        ("schema/cases.jsonl", "schema"),
+    ] {
         let off = answers(corpus, harness, "off");
         let on = answers(corpus, harness, "always");
         assert!(off.len() > 1000, "{corpus}: no answers");
-        let lines = |b: &[u8]| String::from_utf8_lossy(b).lines().map(String::from).collect::<Vec<_>>();
+        let lines = |b: &[u8]| {
+            String::from_utf8_lossy(b)
+                .lines()
+                .map(String::from)
+                .collect::<Vec<_>>()
+        };
         let (off, on) = (lines(&off), lines(&on));
         assert_eq!(off.len(), on.len(), "{corpus}: answer counts differ");
         for (a, b) in off.iter().zip(&on) {

@@ -6,17 +6,17 @@
 use runtime::ErrorKind;
 use std::sync::Arc;
 
+use compiler::jit::{self, Native};
 use compiler::murano::ir::{self, ContractKind, LinkKind, Yaql};
 use compiler::murano::{LoadOptions, Template};
 use compiler::yaql::ast::{ExprKind, Lit};
-use compiler::jit::{self, Native};
 use compiler::{CompileOptions, Program};
-use std::sync::atomic::{AtomicU32, Ordering as AtomicOrdering};
-use std::sync::OnceLock;
 use runtime::ctx::Frame;
 use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Dict, Env, Error, Result, Value};
+use std::sync::atomic::{AtomicU32, Ordering as AtomicOrdering};
+use std::sync::OnceLock;
 
 use crate::exec::Scope;
 use crate::{executor, Executor};
@@ -538,7 +538,8 @@ impl Check {
             if stop == l.len() {
                 break;
             }
-            let got = self.check_at(ex, env, ctx, l[stop].clone(), owner, At::Index(&path, stop))?;
+            let got =
+                self.check_at(ex, env, ctx, l[stop].clone(), owner, At::Index(&path, stop))?;
             out.get_or_insert_with(|| l[..stop].to_vec()).push(got);
             i = stop + 1;
         }
@@ -1355,14 +1356,36 @@ mod tests {
         let env = ex.env(false).clone();
         let ctx = Frame::root(Value::Null);
         let mut values: Vec<Value> = [
-            "null", "0", "1", "7", "-3", "65535", "65536", "2.9", "0.0", "-0.5", "1.0", "true",
-            "false", "\"TCP\"", "\"tcp\"", "\"\"", "\"12\"", "\"a-much-longer-string\"",
-            "[1]", "{\"a\": 1}", "123456789012345678901234567890",
+            "null",
+            "0",
+            "1",
+            "7",
+            "-3",
+            "65535",
+            "65536",
+            "2.9",
+            "0.0",
+            "-0.5",
+            "1.0",
+            "true",
+            "false",
+            "\"TCP\"",
+            "\"tcp\"",
+            "\"\"",
+            "\"12\"",
+            "\"a-much-longer-string\"",
+            "[1]",
+            "{\"a\": 1}",
+            "123456789012345678901234567890",
         ]
         .iter()
         .map(|j| runtime::json::from_tagged_str(j).unwrap())
         .collect();
-        values.extend([Value::Float(f64::NAN), Value::Float(f64::INFINITY), Value::Float(9007199254740993.0)]);
+        values.extend([
+            Value::Float(f64::NAN),
+            Value::Float(f64::INFINITY),
+            Value::Float(9007199254740993.0),
+        ]);
         let mut passed = 0;
         for src in [
             "$.notNull().check(isInteger($) and $ > 0 and $ < 65536)",
@@ -1382,7 +1405,9 @@ mod tests {
             let Check::Chain { steps, tier, .. } = &c.check else {
                 panic!("{src} is not a chain")
             };
-            let n = tier.native(jit::Mode::Always, steps).unwrap_or_else(|| panic!("{src} did not compile"));
+            let n = tier
+                .native(jit::Mode::Always, steps)
+                .unwrap_or_else(|| panic!("{src} did not compile"));
             for v in &values {
                 if !n.passes(v) {
                     continue;
@@ -1437,13 +1462,29 @@ mod tests {
         let env = ex.env(false).clone();
         let ctx = Frame::root(Value::Null);
         let c = contract_with("[$.int().check($ > 0), 1]", jit::Mode::Always).unwrap();
-        let check = |j: &str| c.check(&ex, &env, &ctx, runtime::json::from_tagged_str(j).unwrap(), None, "p");
-        assert_eq!(runtime::pyrepr::repr(&check("[1, \" 2\", 3.5]").unwrap()), "(1, 2, 3)");
+        let check = |j: &str| {
+            c.check(
+                &ex,
+                &env,
+                &ctx,
+                runtime::json::from_tagged_str(j).unwrap(),
+                None,
+                "p",
+            )
+        };
+        assert_eq!(
+            runtime::pyrepr::repr(&check("[1, \" 2\", 3.5]").unwrap()),
+            "(1, 2, 3)"
+        );
         let e = check("[1, 2, 0, 3]").unwrap_err();
-        assert!(e.message().starts_with("[2]: Value 0 violates check() contract (contract at T.yaml:4:16)"), "{}", e.message());
+        assert!(
+            e.message()
+                .starts_with("[2]: Value 0 violates check() contract (contract at T.yaml:4:16)"),
+            "{}",
+            e.message()
+        );
         assert!(c.holds(&ex, &runtime::json::from_tagged_str("[1, 2]").unwrap()));
         assert!(!c.holds(&ex, &runtime::json::from_tagged_str("[1, \"2\"]").unwrap()));
         assert!(!c.holds(&ex, &runtime::json::from_tagged_str("[]").unwrap()));
     }
-
 }

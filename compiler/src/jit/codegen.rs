@@ -9,7 +9,8 @@
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, Endianness, Function, InstBuilder, MemFlagsData, Signature, Value as Ssa,
+    types, AbiParam, Block, Endianness, Function, InstBuilder, MemFlagsData, Signature,
+    Value as Ssa,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::isa::TargetFrontendConfig;
@@ -65,7 +66,9 @@ pub(super) fn build(
 
     b.switch_to_block(body);
     let iv = b.use_var(i);
-    let offset = b.ins().imul_imm_s(iv, std::mem::size_of::<super::Scalar>() as i64);
+    let offset = b
+        .ins()
+        .imul_imm_s(iv, std::mem::size_of::<super::Scalar>() as i64);
     let at = b.ins().iadd(items, offset);
     let item = load(&mut b, at);
     let mut g = Gen {
@@ -76,7 +79,9 @@ pub(super) fn build(
     };
     // Only scalars run here: a container or an object (whose class could
     // intercept the contract's methods) goes to the interpreter.
-    let scalar = g.b.ins().icmp_imm_s(IntCC::UnsignedLessThan, g.item.tag, tag::OTHER as i64);
+    let scalar =
+        g.b.ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, g.item.tag, tag::OTHER as i64);
     g.continue_if(scalar);
     for s in steps {
         g.step(s)?;
@@ -166,7 +171,10 @@ impl Gen<'_> {
     fn tag_in(&mut self, tags: &[u64]) -> Ssa {
         let mut acc = self.b.ins().iconst(types::I8, 0);
         for &t in tags {
-            let c = self.b.ins().icmp_imm_s(IntCC::Equal, self.item.tag, t as i64);
+            let c = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, self.item.tag, t as i64);
             acc = self.b.ins().bor(acc, c);
         }
         acc
@@ -291,9 +299,7 @@ impl Gen<'_> {
         }
         let items = match &e[r] {
             Node::List(items) => e.list(*items),
-            Node::Call(c)
-                if &*c.name == "list" && c.named.is_empty() && c.set.is_some() =>
-            {
+            Node::Call(c) if &*c.name == "list" && c.named.is_empty() && c.set.is_some() => {
                 e.list(c.pos)
             }
             _ => return Err(unsupported("`in` over anything but a list of constants")),
@@ -341,7 +347,10 @@ impl Gen<'_> {
         for (t, arm) in arms {
             let here = self.b.create_block();
             let next = self.b.create_block();
-            let is = self.b.ins().icmp_imm_s(IntCC::Equal, self.item.tag, *t as i64);
+            let is = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, self.item.tag, *t as i64);
             self.b.ins().brif(is, here, &[], next, &[]);
             self.b.switch_to_block(here);
             let r = self.arm(*arm);
@@ -393,7 +402,9 @@ impl Gen<'_> {
         let bytes = self.b.create_block();
         let join = self.b.create_block();
         let res = self.b.append_block_param(join, types::I8);
-        self.b.ins().brif(same_len, bytes, &[], join, &[same_len.into()]);
+        self.b
+            .ins()
+            .brif(same_len, bytes, &[], join, &[same_len.into()]);
         self.b.switch_to_block(bytes);
         let flags = MemFlagsData::new()
             .with_notrap()
@@ -402,7 +413,10 @@ impl Gen<'_> {
         let mut acc = self.b.ins().iconst(types::I8, 1);
         let mut off = 0;
         while off < s.len() {
-            let width = [8, 4, 2, 1].into_iter().find(|w| off + w <= s.len()).unwrap_or(1);
+            let width = [8, 4, 2, 1]
+                .into_iter()
+                .find(|w| off + w <= s.len())
+                .unwrap_or(1);
             let ty = match width {
                 8 => types::I64,
                 4 => types::I32,
@@ -461,7 +475,11 @@ fn mirror(op: BinOp) -> Result<BinOp, Unsupported> {
 /// unequal, except where Python mixes kinds (`True == 1`, `1 == 1.0` for
 /// big values), which deopts.
 fn eq_arms(c: &Value) -> Result<Vec<(u64, Arm<'_>)>, Unsupported> {
-    let unequal = |tags: &[u64]| tags.iter().map(|&t| (t, Arm::Const(false))).collect::<Vec<_>>();
+    let unequal = |tags: &[u64]| {
+        tags.iter()
+            .map(|&t| (t, Arm::Const(false)))
+            .collect::<Vec<_>>()
+    };
     Ok(match c {
         Value::Int(k) => {
             let mut arms = vec![(tag::INT, Arm::Int(IntCC::Equal, *k))];
@@ -478,7 +496,13 @@ fn eq_arms(c: &Value) -> Result<Vec<(u64, Arm<'_>)>, Unsupported> {
         }
         Value::Str(s) => {
             let mut arms = vec![(tag::STR, Arm::StrEq(s.as_bytes()))];
-            arms.extend(unequal(&[tag::NULL, tag::BOOL, tag::INT, tag::FLOAT, tag::BIGINT]));
+            arms.extend(unequal(&[
+                tag::NULL,
+                tag::BOOL,
+                tag::INT,
+                tag::FLOAT,
+                tag::BIGINT,
+            ]));
             arms
         }
         Value::Bool(k) => {
@@ -488,7 +512,13 @@ fn eq_arms(c: &Value) -> Result<Vec<(u64, Arm<'_>)>, Unsupported> {
         }
         Value::Null => {
             let mut arms = vec![(tag::NULL, Arm::Const(true))];
-            arms.extend(unequal(&[tag::BOOL, tag::INT, tag::FLOAT, tag::STR, tag::BIGINT]));
+            arms.extend(unequal(&[
+                tag::BOOL,
+                tag::INT,
+                tag::FLOAT,
+                tag::STR,
+                tag::BIGINT,
+            ]));
             arms
         }
         _ => return Err(unsupported("a comparison with a container")),

@@ -25,12 +25,12 @@ use std::sync::Arc;
 
 use cranelift_codegen::ir::{Function, UserFuncName};
 use cranelift_codegen::isa::{CallConv, TargetFrontendConfig};
-use target_lexicon::PointerWidth;
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::FunctionBuilderContext;
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 use runtime::Value;
+use target_lexicon::PointerWidth;
 
 use crate::ir::Expr;
 

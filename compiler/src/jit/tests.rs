@@ -49,7 +49,12 @@ fn a_port_contract_passes_ports_and_stops_at_the_first_other_value() {
     assert_eq!(n.first_failing(&ints(&[1, 80, 65535])), 3);
     assert_eq!(n.first_failing(&ints(&[1, 2, 0, 3])), 2);
     assert_eq!(n.first_failing(&ints(&[65536])), 0);
-    for v in [Value::Null, Value::str("80"), Value::Float(80.0), Value::Bool(true)] {
+    for v in [
+        Value::Null,
+        Value::str("80"),
+        Value::Float(80.0),
+        Value::Bool(true),
+    ] {
         assert!(!n.passes(&v), "{v:?}");
     }
 }
@@ -82,7 +87,11 @@ fn long_lists_are_checked_in_batches() {
 
 #[test]
 fn strings_compare_byte_for_byte_with_constants_of_any_length() {
-    let n = chain(&[Step::NotNull], Some("$ in list(TCP, UDP, '', 'a-longer-name-than-eight')")).unwrap();
+    let n = chain(
+        &[Step::NotNull],
+        Some("$ in list(TCP, UDP, '', 'a-longer-name-than-eight')"),
+    )
+    .unwrap();
     for ok in ["TCP", "UDP", "", "a-longer-name-than-eight"] {
         assert!(n.passes(&Value::str(ok)), "{ok}");
     }
@@ -105,10 +114,20 @@ fn type_tests_and_truthiness_follow_python() {
     assert!(n.passes(&Value::Bool(false)));
     assert!(!n.passes(&Value::Int(0)));
     let t = chain(&[], Some("$")).unwrap();
-    for v in [Value::Int(3), Value::str("a"), Value::Bool(true), Value::Float(f64::NAN)] {
+    for v in [
+        Value::Int(3),
+        Value::str("a"),
+        Value::Bool(true),
+        Value::Float(f64::NAN),
+    ] {
         assert!(t.passes(&v), "{v:?}");
     }
-    for v in [Value::Int(0), Value::str(""), Value::Bool(false), Value::Float(0.0)] {
+    for v in [
+        Value::Int(0),
+        Value::str(""),
+        Value::Bool(false),
+        Value::Float(0.0),
+    ] {
         assert!(!t.passes(&v), "{v:?}");
     }
     let num = chain(&[], Some("isNumber($) and 10 >= $")).unwrap();
@@ -128,7 +147,10 @@ fn what_does_not_compile_says_why() {
         let e = chain(&[], Some(src)).unwrap_err();
         assert!(e.0.contains(why), "{src}: {e}");
     }
-    assert_eq!("never".parse::<Mode>().unwrap_err(), "unknown JIT mode 'never' (expected off, auto or always)");
+    assert_eq!(
+        "never".parse::<Mode>().unwrap_err(),
+        "unknown JIT mode 'never' (expected off, auto or always)"
+    );
 }
 
 #[test]
