@@ -142,7 +142,7 @@ impl Tier {
             return n.as_ref();
         }
         let uses = self.uses.fetch_add(1, AtomicOrdering::Relaxed);
-        if mode == jit::Mode::Always || uses + 1 >= jit::Mode::HOT {
+        if mode.compiles_at(uses) {
             return self.compile(steps);
         }
         None

@@ -62,12 +62,13 @@ impl Mode {
         }
     }
 
-    /// True when a contract used `uses` times should be compiled now.
+    /// True when a contract about to be used for the `uses + 1`th time
+    /// should be compiled first.
     pub fn compiles_at(self, uses: u32) -> bool {
         match self {
             Mode::Off => false,
-            Mode::Auto => uses == Self::HOT,
-            Mode::Always => uses == 0,
+            Mode::Auto => uses + 1 >= Self::HOT,
+            Mode::Always => true,
         }
     }
 }
