@@ -390,12 +390,17 @@ impl Check {
                         return c.check_items(ex, env, ctx, l, n, owner, path);
                     }
                 }
-                let items: Vec<Value> = match v {
-                    Value::Null => Vec::new(),
-                    Value::List(l) => (*l).clone(),
-                    Value::Set(s) => s.iter().cloned().collect(),
+                let owned: Vec<Value>;
+                let items: &[Value] = match &v {
+                    Value::Null => &[],
+                    Value::List(l) => l,
+                    Value::Set(s) => {
+                        owned = s.iter().cloned().collect();
+                        &owned
+                    }
                     Value::Iter(_) => {
-                        runtime::seq::iterate_unlimited(&v)?.collect::<Result<_>>()?
+                        owned = runtime::seq::iterate_unlimited(&v)?.collect::<Result<_>>()?;
+                        &owned
                     }
                     Value::Dict(_) => {
                         return Err(violation(format!(
@@ -404,7 +409,7 @@ impl Check {
                             runtime::pyrepr::repr(&v)
                         )))
                     }
-                    other => vec![other],
+                    other => std::slice::from_ref(other),
                 };
                 if items.len() < *min || max.is_some_and(|m| items.len() > m) {
                     return Err(violation(format!(
@@ -416,8 +421,8 @@ impl Check {
                     )));
                 }
                 let mut out = Vec::with_capacity(items.len());
-                for (i, it) in items.into_iter().enumerate() {
-                    out.push(c.check_at(ex, env, ctx, it, owner, At::Index(&path, i))?);
+                for (i, it) in items.iter().enumerate() {
+                    out.push(c.check_at(ex, env, ctx, it.clone(), owner, At::Index(&path, i))?);
                 }
                 Ok(Value::list(out))
             }

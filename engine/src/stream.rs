@@ -63,13 +63,33 @@ pub type Phases = Vec<(&'static str, std::time::Duration)>;
 
 /// The classes of a streamed model's objects, by id (a string value).
 pub struct Index {
-    classes: FxHashMap<Arc<String>, Arc<Class>>,
+    classes: FxHashMap<Id, Arc<Class>>,
 }
 
 impl Index {
     /// The class of the object with this id.
-    pub fn class_of(&self, id: &String) -> Option<Arc<Class>> {
-        self.classes.get(id).cloned()
+    pub fn class_of(&self, id: &Arc<String>) -> Option<Arc<Class>> {
+        self.classes.get(&Id(id.clone())).cloned()
+    }
+}
+
+/// An id as the index keys it: a reference to an object is usually the
+/// very string its definition's header holds (the walk puts it there), so
+/// equality tries the pointer before the bytes.
+#[derive(Clone)]
+struct Id(Arc<String>);
+
+impl PartialEq for Id {
+    fn eq(&self, other: &Id) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
+    }
+}
+
+impl Eq for Id {}
+
+impl std::hash::Hash for Id {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.as_str().hash(h)
     }
 }
 
@@ -918,7 +938,7 @@ fn finish(
     let mut classes = FxHashMap::default();
     classes.reserve(all.defs.len());
     for (id, class, _) in std::mem::take(&mut all.defs) {
-        if classes.insert(id.clone(), class).is_some() {
+        if classes.insert(Id(id.clone()), class).is_some() {
             return Outcome::Fallback(format!("two objects with the id {id}"));
         }
     }
