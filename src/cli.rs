@@ -17,10 +17,10 @@ use crate::{json, Engine, Options, Value};
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
-    /// When contracts are compiled to machine code: `off` (interpret),
-    /// `auto` (once a contract is hot, the default) or `always` (as each
-    /// class is compiled). Default: `MURANOPL_JIT`, else `auto`. YAQL
-    /// expressions are interpreted whatever the mode.
+    /// When contracts and YAQL conditions are compiled to machine code:
+    /// `off` (interpret), `auto` (once hot, the default) or `always` (as each
+    /// class is compiled; conditions at their first evaluation). Default:
+    /// `MURANOPL_JIT`, else `auto`.
     #[arg(long, global = true, value_name = "MODE")]
     jit: Option<JitMode>,
 }
@@ -226,7 +226,8 @@ fn run(cli: Cli) -> i32 {
                 limit_iterators,
                 convert_sets_to_lists: !legacy,
                 ..Options::default()
-            });
+            })
+            .with_jit(jit);
             let prog = match engine.compile(&expr) {
                 Ok(p) => p,
                 Err(e) => {
@@ -258,7 +259,7 @@ fn run(cli: Cli) -> i32 {
             }
         }
         Cmd::Harness { kind } => match kind.as_str() {
-            "yaql" => harness_yaql(),
+            "yaql" => harness_yaql(jit),
             "dsl" => crate::dsl::harness_dsl(jit),
             "schema" => crate::schema::harness_schema(jit),
             other => {
@@ -317,7 +318,7 @@ fn run(cli: Cli) -> i32 {
             repeat,
             each,
             parse_file,
-        } => bench_eval(expr, data, repeat, each, parse_file),
+        } => bench_eval(expr, data, repeat, each, parse_file, jit),
     }
 }
 
@@ -325,12 +326,12 @@ fn error_json(kind: &str, msg: &str) -> serde_json::Value {
     serde_json::json!({"kind": kind, "message": msg})
 }
 
-fn harness_yaql() -> i32 {
+fn harness_yaql(jit: JitMode) -> i32 {
     let mut cache: std::collections::HashMap<(String, bool), std::rc::Rc<crate::Program>> =
         std::collections::HashMap::new();
     let engines = [
-        Engine::new(Options::test_suite(false)),
-        Engine::new(Options::test_suite(true)),
+        Engine::new(Options::test_suite(false)).with_jit(jit),
+        Engine::new(Options::test_suite(true)).with_jit(jit),
     ];
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
@@ -389,8 +390,9 @@ fn bench_eval(
     repeat: usize,
     each: bool,
     parse_file: Option<String>,
+    jit: JitMode,
 ) -> i32 {
-    let engine = Engine::new(Options::default());
+    let engine = Engine::new(Options::default()).with_jit(jit);
     let mut times = Vec::with_capacity(repeat);
     let summary: serde_json::Value;
     if let Some(pf) = parse_file {

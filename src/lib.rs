@@ -21,7 +21,7 @@ pub mod test_cmd;
 pub mod ui;
 pub mod validate;
 
-pub use compiler::{compile, CompileOptions, Program};
+pub use compiler::{compile, jit, CompileOptions, Program};
 pub use runtime::{json, Env, Error, Options, Value};
 pub use session::{Catalogue, Session};
 
@@ -34,6 +34,7 @@ pub fn runtime_dict() -> runtime::Dict {
 pub struct Engine {
     env: Env,
     copts: CompileOptions,
+    jit: compiler::jit::Mode,
 }
 
 impl Engine {
@@ -46,7 +47,16 @@ impl Engine {
         Engine {
             env: stdlib::env(options),
             copts,
+            jit: compiler::jit::Mode::default(),
         }
+    }
+    /// The engine with JIT mode `mode`: conditions evaluated often enough
+    /// (or at once with `Always`) run as machine code when the JIT
+    /// compiles them (see [`compiler::jit::Predicate`]); yaql 0.2 (legacy)
+    /// engines always interpret.
+    pub fn with_jit(mut self, mode: compiler::jit::Mode) -> Engine {
+        self.jit = mode;
+        self
     }
     /// The evaluation environment.
     pub fn env(&self) -> &Env {
@@ -58,6 +68,11 @@ impl Engine {
     }
     /// Evaluates a compiled expression and converts the result for output.
     pub fn eval(&self, prog: &Program, data: Value) -> Result<Value, Error> {
+        if !self.copts.legacy {
+            if let Some(b) = prog.native(self.jit).and_then(|p| p.eval(&data)) {
+                return Ok(Value::Bool(b));
+            }
+        }
         let v = prog.eval(&self.env, data)?;
         stdlib::finalize(&self.env, v)
     }

@@ -100,10 +100,9 @@ fn answers(corpus: &str, harness: &str, jit: &str) -> Vec<u8> {
     out.stdout
 }
 
-/// Machine code never changes an answer: the MuranoPL and schema corpora
-/// (whose cases check contracts) give byte-identical responses with the
-/// JIT forced on and off. (The YAQL corpora do not reach the JIT: it
-/// compiles contracts only.)
+/// Machine code never changes an answer: every corpus (contracts in the
+/// MuranoPL and schema cases, conditions in the YAQL ones) gives
+/// byte-identical responses with the JIT forced on and off.
 #[test]
 #[ignore = "release-mode conformance run; run by the README test command"]
 fn jit_on_and_off_answer_alike() {

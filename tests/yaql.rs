@@ -81,3 +81,62 @@ fn tagged_json_roundtrip() {
         assert_eq!(json::to_tagged_string(&v), s);
     }
 }
+
+/// Conditions the JIT compiles give what the interpreter gives, for values
+/// of every kind in the fields they read (the machine code decides what it
+/// can and hands the rest to the interpreter).
+#[test]
+fn compiled_conditions_agree_with_the_interpreter() {
+    use muranopl::jit::Mode;
+    let off = Engine::new(Options::default()).with_jit(Mode::Off);
+    let on = Engine::new(Options::default()).with_jit(Mode::Always);
+    let exprs = [
+        "$.x + $.y * 2 > 10 and $.name in list(a, b, c)",
+        "$.x > $.y or not ($.name = 'b')",
+        "$.x - 3 = $.y",
+        "$.x * $.x >= 0 and isInteger($.x)",
+        "$.a.b = 1 or $.missing = null",
+        "isString($.name) and $.name != ''",
+        "$.x < 2.5 or $.y > -1",
+        "$.name in [a, 1, true, null]",
+        // Not compiled: `and` returns `$.flag` itself when it is falsy.
+        "$.flag and $.x > 0",
+    ];
+    let rows = [
+        r#"{"x": 5, "y": 3, "name": "a", "flag": true, "a": {"b": 1}}"#,
+        r#"{"x": 1, "y": 1, "name": "b", "flag": false, "a": {}}"#,
+        r#"{"x": 2.5, "y": 0, "name": "", "flag": 0}"#,
+        r#"{"x": 9223372036854775807, "y": 9223372036854775807, "name": "c"}"#,
+        r#"{"x": "5", "y": null, "name": 1, "flag": "yes"}"#,
+        r#"{"x": true, "y": [1], "name": null}"#,
+        r#"{"x": 123456789012345678901234567890, "y": 1, "name": "d"}"#,
+        r#"{}"#,
+        r#"[1, 2]"#,
+        r#"3"#,
+    ];
+    let mut native = 0;
+    for e in exprs {
+        let p_off = off.compile(e).unwrap();
+        let p_on = on.compile(e).unwrap();
+        let compiled = p_on.native(Mode::Always).is_some();
+        assert_eq!(compiled, !e.starts_with("$.flag"), "{e}");
+        for r in rows {
+            let data = json::from_tagged_str(r).unwrap();
+            let show = |x: Result<muranopl::Value, muranopl::Error>| match x {
+                Ok(v) => json::to_tagged_string(&v),
+                Err(e) => format!("{}: {}", e.kind(), e.message()),
+            };
+            let want = show(off.eval(&p_off, data.clone()));
+            native += usize::from(
+                p_on.native(Mode::Always)
+                    .and_then(|p| p.eval(&data))
+                    .is_some(),
+            );
+            assert_eq!(show(on.eval(&p_on, data)), want, "{e} on {r}");
+        }
+    }
+    assert!(
+        native >= 15,
+        "only {native} evaluations were decided by machine code"
+    );
+}

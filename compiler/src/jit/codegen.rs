@@ -6,11 +6,16 @@
 //! operation of a predicate starts with a guard on the value's tag; a tag
 //! it has no code for, or a failed check, leaves the loop at that index
 //! (the "deopt" block) and the interpreter takes that value over.
+//!
+//! A predicate compiled alone ([`build_predicate`]) is a function
+//! `(item, keys, field) -> 0 | 1 | 2`: false, true, or "ask the
+//! interpreter". It may read fields of `$` (`$.x`) through the `field`
+//! helper and do integer arithmetic, which deopts on overflow.
 
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::{
-    types, AbiParam, Block, Endianness, Function, InstBuilder, MemFlagsData, Signature,
-    Value as Ssa,
+    types, AbiParam, Block, Endianness, Function, InstBuilder, MemFlagsData, SigRef, Signature,
+    StackSlotData, StackSlotKind, Value as Ssa,
 };
 use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::isa::TargetFrontendConfig;
@@ -19,6 +24,15 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use super::{tag, Step, Unsupported};
 use crate::ir::{BinOp, Expr, Node, NodeId};
 use runtime::Value;
+use std::sync::Arc;
+
+/// The library's type tests and the tags each is true for.
+pub(super) const TYPE_TESTS: [(&str, &[u64]); 4] = [
+    ("isInteger", &[tag::INT, tag::BIGINT]),
+    ("isNumber", &[tag::INT, tag::BIGINT, tag::FLOAT]),
+    ("isString", &[tag::STR]),
+    ("isBoolean", &[tag::BOOL]),
+];
 
 /// The longest string constant compared inline (`$ = 'x'`, `in`).
 const MAX_STR_CONST: usize = 64;
@@ -75,6 +89,7 @@ pub(super) fn build(
         b,
         deopt,
         item,
+        fields: None,
         reads_strings: false,
     };
     // Only scalars run here: a container or an object (whose class could
@@ -115,16 +130,100 @@ fn load(b: &mut FunctionBuilder<'_>, at: Ssa) -> Item {
         bits: field(1),
         ptr: field(2),
         len: field(3),
+        val: field(4),
     }
 }
 
-/// The fields of the current scalar.
+/// The fields of a scalar (see [`super::Scalar`]).
 #[derive(Clone, Copy)]
 struct Item {
     tag: Ssa,
     bits: Ssa,
     ptr: Ssa,
     len: Ssa,
+    val: Ssa,
+}
+
+/// The signature of a predicate: `(item, keys, field) -> 0 | 1 | 2`.
+pub(super) fn predicate_signature(cc: CallConv) -> Signature {
+    let mut s = Signature::new(cc);
+    for _ in 0..3 {
+        s.params.push(AbiParam::new(types::I64));
+    }
+    s.returns.push(AbiParam::new(types::I64));
+    s
+}
+
+/// The signature of the `field` helper: `(value, key, out) -> found`.
+fn field_signature(cc: CallConv) -> Signature {
+    let mut s = Signature::new(cc);
+    for _ in 0..3 {
+        s.params.push(AbiParam::new(types::I64));
+    }
+    s.returns.push(AbiParam::new(types::I8));
+    s
+}
+
+/// Builds predicate `e` (its root must be a condition) into `func`
+/// (whose signature is [`predicate_signature`]); returns the field names
+/// it reads, in the order of the `keys` it is called with.
+pub(super) fn build_predicate(
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    target: TargetFrontendConfig,
+    e: &Expr,
+) -> Result<Vec<Arc<String>>, Unsupported> {
+    let cc = func.signature.call_conv;
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    let deopt = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let item = load(&mut b, params[0]);
+    let sig = b.import_signature(field_signature(cc));
+    let mut g = Gen {
+        b,
+        deopt,
+        item,
+        fields: Some(Fields {
+            keys: params[1],
+            helper: params[2],
+            sig,
+            names: Vec::new(),
+        }),
+        reads_strings: true,
+    };
+    let r = g.cond(e, e.root)?;
+    let r = g.b.ins().uextend(types::I64, r);
+    g.b.ins().return_(&[r]);
+    g.b.switch_to_block(deopt);
+    let two = g.b.ins().iconst(types::I64, 2);
+    g.b.ins().return_(&[two]);
+    g.b.seal_all_blocks();
+    let names = g.fields.take().map(|f| f.names).unwrap_or_default();
+    g.b.finalize(target);
+    Ok(names)
+}
+
+/// How a predicate reads `$.name`: the keys' base address, the helper's
+/// address and signature, and the names read so far.
+struct Fields {
+    keys: Ssa,
+    helper: Ssa,
+    sig: SigRef,
+    names: Vec<Arc<String>>,
+}
+
+/// A value an expression computes.
+#[derive(Clone, Copy)]
+enum Val<'a> {
+    /// Any scalar, as the item's fields.
+    Item(Item),
+    /// An integer (its guards passed).
+    Int(Ssa),
+    /// A scalar constant.
+    Const(&'a Value),
 }
 
 /// What a tag's arm of a dispatch computes (see [`Gen::by_tag`]).
@@ -144,17 +243,13 @@ enum Arm<'a> {
     FloatNonZero,
 }
 
-/// Either side of a comparison.
-#[derive(Clone, Copy)]
-enum Operand<'a> {
-    Dollar,
-    Const(&'a Value),
-}
-
 struct Gen<'f> {
     b: FunctionBuilder<'f>,
     deopt: Block,
+    /// `$`.
     item: Item,
+    /// Field reads (predicates only).
+    fields: Option<Fields>,
     /// Some code reads a string's bytes or length.
     reads_strings: bool,
 }
@@ -167,14 +262,11 @@ impl Gen<'_> {
         self.b.switch_to_block(next);
     }
 
-    /// True when the tag is one of `tags`.
-    fn tag_in(&mut self, tags: &[u64]) -> Ssa {
+    /// True when the tag of `it` is one of `tags`.
+    fn tag_in(&mut self, it: Item, tags: &[u64]) -> Ssa {
         let mut acc = self.b.ins().iconst(types::I8, 0);
         for &t in tags {
-            let c = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::Equal, self.item.tag, t as i64);
+            let c = self.b.ins().icmp_imm_s(IntCC::Equal, it.tag, t as i64);
             acc = self.b.ins().bor(acc, c);
         }
         acc
@@ -192,15 +284,15 @@ impl Gen<'_> {
             // The coercions keep these values as they are; any other value
             // would change (or fail): the interpreter does that.
             Step::Int => {
-                let ok = self.tag_in(&[tag::NULL, tag::INT, tag::BIGINT]);
+                let ok = self.tag_in(self.item, &[tag::NULL, tag::INT, tag::BIGINT]);
                 self.continue_if(ok);
             }
             Step::String => {
-                let ok = self.tag_in(&[tag::NULL, tag::STR]);
+                let ok = self.tag_in(self.item, &[tag::NULL, tag::STR]);
                 self.continue_if(ok);
             }
             Step::Bool => {
-                let ok = self.tag_in(&[tag::NULL, tag::BOOL]);
+                let ok = self.tag_in(self.item, &[tag::NULL, tag::BOOL]);
                 self.continue_if(ok);
             }
             // `check()` lets null through without asking its predicate.
@@ -224,15 +316,6 @@ impl Gen<'_> {
     /// The truthiness of node `id` as an `i8` 0 or 1.
     fn cond(&mut self, e: &Expr, id: NodeId) -> Result<Ssa, Unsupported> {
         match &e[id] {
-            Node::Const(v) if is_scalar(v) => Ok(self.b.ins().iconst(types::I8, v.truthy() as i64)),
-            Node::Arg(1) => Ok(self.by_tag(&[
-                (tag::NULL, Arm::Const(false)),
-                (tag::BOOL, Arm::BitsNonZero),
-                (tag::INT, Arm::BitsNonZero),
-                (tag::FLOAT, Arm::FloatNonZero),
-                (tag::STR, Arm::LenNonZero),
-                (tag::BIGINT, Arm::Const(true)),
-            ])),
             Node::Not(x) => {
                 let r = self.cond(e, *x)?;
                 Ok(self.b.ins().icmp_imm_s(IntCC::Equal, r, 0))
@@ -240,30 +323,140 @@ impl Gen<'_> {
             Node::And(l, r) => self.short_circuit(e, *l, *r, true),
             Node::Or(l, r) => self.short_circuit(e, *l, *r, false),
             Node::Bin(BinOp::In, l, r, _, _) => self.member(e, *l, *r),
-            Node::Bin(op, l, r, _, _) => {
-                let (l, r) = (operand(e, *l)?, operand(e, *r)?);
-                match (l, r) {
-                    (Operand::Dollar, Operand::Const(c)) => self.compare(*op, c),
-                    (Operand::Const(c), Operand::Dollar) => self.compare(mirror(*op)?, c),
-                    _ => Err(unsupported("a comparison not between `$` and a constant")),
-                }
+            Node::Bin(
+                op @ (BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge),
+                l,
+                r,
+                _,
+                _,
+            ) => {
+                let (l, r) = (self.value(e, *l)?, self.value(e, *r)?);
+                self.compare_vals(*op, l, r)
             }
             Node::Call(c) => {
                 let args = e.list(c.pos);
-                let by_arg = args.len() == 1 && c.named.is_empty() && c.set.is_some();
-                let tags: &[u64] = match &*c.name {
-                    "isInteger" => &[tag::INT, tag::BIGINT],
-                    "isNumber" => &[tag::INT, tag::BIGINT, tag::FLOAT],
-                    "isString" => &[tag::STR],
-                    "isBoolean" => &[tag::BOOL],
-                    other => return Err(unsupported(&format!("function {other}()"))),
+                let Some((_, tags)) = TYPE_TESTS.iter().find(|(n, _)| **n == *c.name) else {
+                    return Err(unsupported(&format!("function {}()", c.name)));
                 };
-                if !by_arg || !matches!(e[args[0]], Node::Arg(1)) {
-                    return Err(unsupported(&format!("{}() of anything but `$`", c.name)));
+                if args.len() != 1 || !c.named.is_empty() || !library(c) {
+                    return Err(unsupported(&format!("this call of {}()", c.name)));
                 }
-                Ok(self.tag_in(tags))
+                match self.value(e, args[0])? {
+                    Val::Item(it) => Ok(self.tag_in(it, tags)),
+                    _ => Err(unsupported(&format!(
+                        "{}() of anything but a value read",
+                        c.name
+                    ))),
+                }
+            }
+            _ => match self.value(e, id)? {
+                Val::Const(v) => Ok(self.b.ins().iconst(types::I8, v.truthy() as i64)),
+                Val::Int(x) => Ok(self.b.ins().icmp_imm_s(IntCC::NotEqual, x, 0)),
+                Val::Item(it) => Ok(self.by_tag(
+                    it,
+                    &[
+                        (tag::NULL, Arm::Const(false)),
+                        (tag::BOOL, Arm::BitsNonZero),
+                        (tag::INT, Arm::BitsNonZero),
+                        (tag::FLOAT, Arm::FloatNonZero),
+                        (tag::STR, Arm::LenNonZero),
+                        (tag::BIGINT, Arm::Const(true)),
+                    ],
+                )),
+            },
+        }
+    }
+
+    /// The value of node `id`: `$`, a field of a value (`$.x`), a scalar
+    /// constant, or integer arithmetic.
+    fn value<'e>(&mut self, e: &'e Expr, id: NodeId) -> Result<Val<'e>, Unsupported> {
+        match &e[id] {
+            Node::Arg(1) => Ok(Val::Item(self.item)),
+            Node::Const(v) if is_scalar(v) => match v {
+                Value::Str(s) if s.len() > MAX_STR_CONST => {
+                    Err(unsupported("a long string constant"))
+                }
+                _ => Ok(Val::Const(v)),
+            },
+            Node::Attr(recv, name, _, _) if self.fields.is_some() => match self.value(e, *recv)? {
+                Val::Item(it) => Ok(Val::Item(self.field(it, name))),
+                _ => Err(unsupported("a field of anything but a value read")),
+            },
+            Node::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), l, r, _, _) => {
+                let (l, r) = (self.value(e, *l)?, self.value(e, *r)?);
+                let (l, r) = (self.int(l)?, self.int(r)?);
+                let (x, overflow) = match op {
+                    BinOp::Add => self.b.ins().sadd_overflow(l, r),
+                    BinOp::Sub => self.b.ins().ssub_overflow(l, r),
+                    _ => self.b.ins().smul_overflow(l, r),
+                };
+                let ok = self.b.ins().icmp_imm_s(IntCC::Equal, overflow, 0);
+                self.continue_if(ok);
+                Ok(Val::Int(x))
             }
             _ => Err(unsupported("this kind of expression")),
+        }
+    }
+
+    /// `v` as an integer: a value read deopts unless it is one (a float,
+    /// a big integer, a string take the interpreter's rules).
+    fn int(&mut self, v: Val<'_>) -> Result<Ssa, Unsupported> {
+        match v {
+            Val::Int(x) => Ok(x),
+            Val::Const(Value::Int(k)) => Ok(self.b.ins().iconst(types::I64, *k)),
+            Val::Const(_) => Err(unsupported(
+                "arithmetic on a constant other than an integer",
+            )),
+            Val::Item(it) => {
+                let ok = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::Equal, it.tag, tag::INT as i64);
+                self.continue_if(ok);
+                Ok(it.bits)
+            }
+        }
+    }
+
+    /// Reads field `name` of `it` through the helper; a value that is not
+    /// a dict deopts.
+    fn field(&mut self, it: Item, name: &Arc<String>) -> Item {
+        let f = self.fields.as_mut().expect("checked by the caller");
+        let k = match f.names.iter().position(|n| n == name) {
+            Some(k) => k,
+            None => {
+                f.names.push(name.clone());
+                f.names.len() - 1
+            }
+        };
+        let (keys, helper, sig) = (f.keys, f.helper, f.sig);
+        let size = std::mem::size_of::<super::Scalar>() as u32;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size,
+            3,
+        ));
+        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        let key = self
+            .b
+            .ins()
+            .iadd_imm_s(keys, (k * std::mem::size_of::<Value>()) as i64);
+        let call = self.b.ins().call_indirect(sig, helper, &[it.val, key, out]);
+        let found = self.b.inst_results(call)[0];
+        self.continue_if(found);
+        load(&mut self.b, out)
+    }
+
+    /// `l <op> r` for a comparison operator.
+    fn compare_vals(&mut self, op: BinOp, l: Val<'_>, r: Val<'_>) -> Result<Ssa, Unsupported> {
+        match (l, r) {
+            (Val::Item(it), Val::Const(c)) => self.compare(it, op, c),
+            (Val::Const(c), Val::Item(it)) => self.compare(it, mirror(op)?, c),
+            (Val::Const(_), Val::Const(_)) => Err(unsupported("a comparison of constants")),
+            (l, r) => {
+                let (l, r) = (self.int(l)?, self.int(r)?);
+                Ok(self.b.ins().icmp(int_cc(op)?, l, r))
+            }
         }
     }
 
@@ -291,30 +484,32 @@ impl Gen<'_> {
         Ok(res)
     }
 
-    /// `$ in [c1, c2, ...]` (a list literal or `list()` of constants):
-    /// `$ = c1 or $ = c2 or ...`.
+    /// `v in [c1, c2, ...]` (a list literal or `list()` of constants):
+    /// `v = c1 or v = c2 or ...`.
     fn member(&mut self, e: &Expr, l: NodeId, r: NodeId) -> Result<Ssa, Unsupported> {
-        if !matches!(operand(e, l)?, Operand::Dollar) {
-            return Err(unsupported("`in` with anything but `$` on the left"));
-        }
+        let Val::Item(it) = self.value(e, l)? else {
+            return Err(unsupported(
+                "`in` with anything but a value read on the left",
+            ));
+        };
         let items = match &e[r] {
             Node::List(items) => e.list(*items),
-            Node::Call(c) if &*c.name == "list" && c.named.is_empty() && c.set.is_some() => {
+            Node::Call(c) if &*c.name == "list" && c.named.is_empty() && library(c) => {
                 e.list(c.pos)
             }
             _ => return Err(unsupported("`in` over anything but a list of constants")),
         };
         let consts = items
             .iter()
-            .map(|&i| match operand(e, i)? {
-                Operand::Const(c) => Ok(c),
-                Operand::Dollar => Err(unsupported("`$` inside an `in` list")),
+            .map(|&i| match e[i] {
+                Node::Const(ref c) if is_scalar(c) => Ok(c),
+                _ => Err(unsupported("`in` over anything but a list of constants")),
             })
             .collect::<Result<Vec<_>, _>>()?;
         let join = self.b.create_block();
         let res = self.b.append_block_param(join, types::I8);
         for c in consts {
-            let eq = self.compare(BinOp::Eq, c)?;
+            let eq = self.compare(it, BinOp::Eq, c)?;
             let next = self.b.create_block();
             self.b.ins().brif(eq, join, &[eq.into()], next, &[]);
             self.b.switch_to_block(next);
@@ -326,34 +521,31 @@ impl Gen<'_> {
     }
 
     /// `$ <op> c` with Python's rules for the value kinds it has arms for.
-    fn compare(&mut self, op: BinOp, c: &Value) -> Result<Ssa, Unsupported> {
+    fn compare(&mut self, it: Item, op: BinOp, c: &Value) -> Result<Ssa, Unsupported> {
         let arms = match op {
             BinOp::Eq => eq_arms(c)?,
             BinOp::Ne => {
-                let eq = self.compare(BinOp::Eq, c)?;
+                let eq = self.compare(it, BinOp::Eq, c)?;
                 return Ok(self.b.ins().icmp_imm_s(IntCC::Equal, eq, 0));
             }
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => order_arms(op, c)?,
             _ => return Err(unsupported("arithmetic")),
         };
-        Ok(self.by_tag(&arms))
+        Ok(self.by_tag(it, &arms))
     }
 
     /// Dispatches on the tag: each listed tag computes its arm; any other
     /// tag deopts.
-    fn by_tag(&mut self, arms: &[(u64, Arm<'_>)]) -> Ssa {
+    fn by_tag(&mut self, it: Item, arms: &[(u64, Arm<'_>)]) -> Ssa {
         let join = self.b.create_block();
         let res = self.b.append_block_param(join, types::I8);
         for (t, arm) in arms {
             let here = self.b.create_block();
             let next = self.b.create_block();
-            let is = self
-                .b
-                .ins()
-                .icmp_imm_s(IntCC::Equal, self.item.tag, *t as i64);
+            let is = self.b.ins().icmp_imm_s(IntCC::Equal, it.tag, *t as i64);
             self.b.ins().brif(is, here, &[], next, &[]);
             self.b.switch_to_block(here);
-            let r = self.arm(*arm);
+            let r = self.arm(it, *arm);
             self.b.ins().jump(join, &[r.into()]);
             self.b.switch_to_block(next);
         }
@@ -362,8 +554,8 @@ impl Gen<'_> {
         res
     }
 
-    fn arm(&mut self, arm: Arm<'_>) -> Ssa {
-        let Item { bits, len, .. } = self.item;
+    fn arm(&mut self, it: Item, arm: Arm<'_>) -> Ssa {
+        let Item { bits, len, .. } = it;
         match arm {
             Arm::Const(k) => self.b.ins().iconst(types::I8, k as i64),
             Arm::Int(cc, c) => self.b.ins().icmp_imm_s(cc, bits, c),
@@ -386,15 +578,15 @@ impl Gen<'_> {
             }
             Arm::StrEq(s) => {
                 self.reads_strings = true;
-                self.str_eq(s)
+                self.str_eq(it, s)
             }
         }
     }
 
     /// The current string equals `s`: the lengths, then the bytes, eight
     /// at a time, read inside the string only.
-    fn str_eq(&mut self, s: &[u8]) -> Ssa {
-        let Item { ptr, len, .. } = self.item;
+    fn str_eq(&mut self, it: Item, s: &[u8]) -> Ssa {
+        let Item { ptr, len, .. } = it;
         let same_len = self.b.ins().icmp_imm_s(IntCC::Equal, len, s.len() as i64);
         if s.is_empty() {
             return same_len;
@@ -448,15 +640,23 @@ fn is_scalar(v: &Value) -> bool {
     )
 }
 
-fn operand(e: &Expr, id: NodeId) -> Result<Operand<'_>, Unsupported> {
-    match &e[id] {
-        Node::Arg(1) => Ok(Operand::Dollar),
-        Node::Const(v) if is_scalar(v) => match v {
-            Value::Str(s) if s.len() > MAX_STR_CONST => Err(unsupported("a long string constant")),
-            _ => Ok(Operand::Const(v)),
-        },
-        _ => Err(unsupported("an operand other than `$` or a constant")),
-    }
+/// True for a call resolved to one overload when compiled: the library's
+/// function, not one a host could have added beside it.
+fn library(c: &crate::ir::Call) -> bool {
+    c.set.as_ref().is_some_and(|s| s.overloads.len() == 1)
+}
+
+/// The integer condition of a comparison operator.
+fn int_cc(op: BinOp) -> Result<IntCC, Unsupported> {
+    Ok(match op {
+        BinOp::Eq => IntCC::Equal,
+        BinOp::Ne => IntCC::NotEqual,
+        BinOp::Lt => IntCC::SignedLessThan,
+        BinOp::Le => IntCC::SignedLessThanOrEqual,
+        BinOp::Gt => IntCC::SignedGreaterThan,
+        BinOp::Ge => IntCC::SignedGreaterThanOrEqual,
+        _ => return Err(unsupported("this operator")),
+    })
 }
 
 /// `c <op> $` as `$ <mirror> c`.

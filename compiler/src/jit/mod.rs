@@ -100,8 +100,9 @@ mod tag {
 }
 
 /// A value as compiled code reads it. `bits` holds a boolean, an integer
-/// or a double's bits; `ptr`/`len` a string's UTF-8 bytes, borrowed from
-/// the value for the duration of one call.
+/// or a double's bits; `ptr`/`len` a string's UTF-8 bytes; `val` the value
+/// itself (for the field helper) — all borrowed for the duration of one
+/// call.
 #[repr(C)]
 #[derive(Clone, Copy)]
 struct Scalar {
@@ -109,6 +110,7 @@ struct Scalar {
     bits: u64,
     ptr: *const u8,
     len: usize,
+    val: *const Value,
 }
 
 impl Scalar {
@@ -117,6 +119,7 @@ impl Scalar {
         bits: 0,
         ptr: std::ptr::null(),
         len: 0,
+        val: std::ptr::null(),
     };
 
     /// `v` as a scalar; a string's bytes only when `strings` (reading them
@@ -135,6 +138,7 @@ impl Scalar {
                     bits: 0,
                     ptr: s.as_ptr(),
                     len: s.len(),
+                    val: v,
                 }
             }
             _ => (tag::OTHER, 0),
@@ -142,6 +146,7 @@ impl Scalar {
         Scalar {
             tag,
             bits,
+            val: v,
             ..Scalar::EMPTY
         }
     }
@@ -220,26 +225,11 @@ const BATCH: usize = 16;
 impl Native {
     /// Compiles a chain to machine code for this machine.
     pub fn compile(steps: &[Step<'_>]) -> Result<Native, Unsupported> {
-        let fail = |e: &dyn std::fmt::Display| Unsupported(format!("the JIT failed: {e}"));
-        if cfg!(not(target_pointer_width = "64")) {
-            return Err(Unsupported("the JIT needs a 64-bit target".into()));
-        }
-        let mut flags = settings::builder();
-        flags.set("opt_level", "speed").map_err(|e| fail(&e))?;
-        let isa = cranelift_native::builder()
-            .map_err(|e| fail(&e))?
-            .finish(settings::Flags::new(flags))
-            .map_err(|e| fail(&e))?;
-        let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+        let mut module = module()?;
         let mut ctx = module.make_context();
         let (func, strings) = function(steps, module.target_config())?;
         ctx.func = func;
-        let id = module
-            .declare_function("contract", Linkage::Export, &ctx.func.signature)
-            .map_err(|e| fail(&e))?;
-        module.define_function(id, &mut ctx).map_err(|e| fail(&e))?;
-        module.finalize_definitions().map_err(|e| fail(&e))?;
-        let code = module.get_finalized_function(id);
+        let code = finish(&mut module, &mut ctx, "contract")?;
         // SAFETY: `code` is the entry of the function just defined with
         // `codegen::signature` in the platform's calling convention: two
         // 64-bit integers in, one out, which is `Loop` on a 64-bit target.
@@ -280,6 +270,170 @@ impl Native {
         // `v`, alive for the call.
         unsafe { (self.run)(&s, 1) == 1 }
     }
+}
+
+/// The signature of a compiled predicate: `(item, keys, field helper) ->
+/// 0 false, 1 true, 2 ask the interpreter`.
+type PredicateFn = unsafe extern "C" fn(*const Scalar, *const Value, FieldFn) -> u64;
+
+/// The helper compiled predicates read `value.key` with.
+type FieldFn = unsafe extern "C" fn(*const Value, *const Value, *mut Scalar) -> u8;
+
+/// Reads field `key` of `value` into `out`; 0 when `value` is not a dict
+/// or has no such key (YAQL raises `KeyError`), for the code to deopt.
+///
+/// # Safety
+/// `value` and `key` point to live values and `out` to a writable
+/// `Scalar`, for the duration of the call; the scalar written borrows from
+/// `value`.
+unsafe extern "C" fn field(value: *const Value, key: *const Value, out: *mut Scalar) -> u8 {
+    // SAFETY: the compiled code passes the `val` of a scalar made from a
+    // live value (or null, refused here), a key the `Predicate` owns, and
+    // a stack slot of a scalar's size.
+    let (value, key, out) = unsafe {
+        match value.as_ref() {
+            Some(v) => (v, &*key, &mut *out),
+            None => return 0,
+        }
+    };
+    match value {
+        Value::Dict(d) => match d.get(key) {
+            Some(v) => {
+                *out = Scalar::of(v, true);
+                1
+            }
+            None => 0,
+        },
+        _ => 0,
+    }
+}
+
+/// A YAQL condition compiled to machine code: `$`, its fields (`$.x`),
+/// constants, integer arithmetic, comparisons, `in`, `and`/`or`/`not` and
+/// the type tests. Cheap to clone; `Send + Sync`.
+#[derive(Clone)]
+pub struct Predicate {
+    run: PredicateFn,
+    /// The field names it reads, as the keys it passes the helper.
+    keys: Arc<[Value]>,
+    _code: Arc<Code>,
+}
+
+impl std::fmt::Debug for Predicate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Predicate")
+    }
+}
+
+impl Predicate {
+    /// Compiles expression `e` (whose value must be a condition: a
+    /// comparison, `in`, `and`/`or`/`not` of those, a type test).
+    pub fn compile(e: &Expr) -> Result<Predicate, Unsupported> {
+        if !is_condition(e, e.root) {
+            return Err(Unsupported("the JIT compiles conditions only".into()));
+        }
+        if !bools_only(e, e.root) {
+            return Err(Unsupported(
+                "`and`/`or` return an operand that is not a condition".into(),
+            ));
+        }
+        let mut module = module()?;
+        let mut ctx = module.make_context();
+        let target = module.target_config();
+        ctx.func = Function::with_name_signature(
+            UserFuncName::user(0, 0),
+            codegen::predicate_signature(target.default_call_conv),
+        );
+        let names =
+            codegen::build_predicate(&mut ctx.func, &mut FunctionBuilderContext::new(), target, e)?;
+        let code = finish(&mut module, &mut ctx, "predicate")?;
+        // SAFETY: `code` is the entry of the function just defined with
+        // `codegen::predicate_signature` in the platform's calling
+        // convention: three 64-bit integers in, one out, which is
+        // `PredicateFn` on a 64-bit target.
+        let run = unsafe { std::mem::transmute::<*const u8, PredicateFn>(code) };
+        Ok(Predicate {
+            run,
+            keys: names.into_iter().map(Value::Str).collect(),
+            _code: Arc::new(Code {
+                module: Some(module),
+            }),
+        })
+    }
+
+    /// The condition's value for `$` = `v`; `None` when the compiled code
+    /// cannot decide (the interpreter must).
+    pub fn eval(&self, v: &Value) -> Option<bool> {
+        let s = Scalar::of(v, true);
+        // SAFETY: `s` borrows from `v`, alive for the call; `keys` lives
+        // as long as `self`; `field` has the signature the code calls it
+        // with.
+        match unsafe { (self.run)(&s, self.keys.as_ptr(), field) } {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+}
+
+/// True when node `id` is a condition: its value is a boolean.
+fn is_condition(e: &Expr, id: crate::ir::NodeId) -> bool {
+    use crate::ir::Node;
+    e.ty(id) == crate::ir::Type::Bool
+        || match &e[id] {
+            Node::And(..) | Node::Or(..) | Node::Not(_) => true,
+            Node::Call(c) => codegen::TYPE_TESTS.iter().any(|(n, _)| **n == *c.name),
+            _ => false,
+        }
+}
+
+/// True when every `and`/`or` under `id` combines conditions, so that the
+/// operand it returns is a boolean.
+fn bools_only(e: &Expr, id: crate::ir::NodeId) -> bool {
+    use crate::ir::Node;
+    match &e[id] {
+        Node::And(l, r) | Node::Or(l, r) => {
+            is_condition(e, *l) && is_condition(e, *r) && bools_only(e, *l) && bools_only(e, *r)
+        }
+        Node::Not(x) => bools_only(e, *x),
+        _ => true,
+    }
+}
+
+/// A module for this machine, to define one function in.
+fn module() -> Result<JITModule, Unsupported> {
+    if cfg!(not(target_pointer_width = "64")) {
+        return Err(Unsupported("the JIT needs a 64-bit target".into()));
+    }
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").map_err(|e| failed(&e))?;
+    let isa = cranelift_native::builder()
+        .map_err(|e| failed(&e))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| failed(&e))?;
+    Ok(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}
+
+/// Defines the function in `ctx` as `name` and makes it machine code;
+/// its entry address.
+fn finish(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    name: &str,
+) -> Result<*const u8, Unsupported> {
+    let id = module
+        .declare_function(name, Linkage::Export, &ctx.func.signature)
+        .map_err(|e| failed(&e))?;
+    module.define_function(id, ctx).map_err(|e| failed(&e))?;
+    module.finalize_definitions().map_err(|e| failed(&e))?;
+    Ok(module.get_finalized_function(id))
+}
+
+fn failed(e: &dyn std::fmt::Display) -> Unsupported {
+    Unsupported(format!("the JIT failed: {e}"))
 }
 
 /// The Cranelift IR of a chain, as text (System V calling convention):

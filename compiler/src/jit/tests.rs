@@ -69,6 +69,10 @@ fn a_guard_fails_mid_loop_at_the_value_the_code_has_no_arm_for() {
     // Null passes `int()` and `check()` unchanged.
     assert!(n.passes(&Value::Null));
     // Floats compare with the integer constant; a list is no scalar.
+    // Integer arithmetic deopts on overflow.
+    let a = chain(&[], Some("$ + 1 > $")).unwrap();
+    assert!(a.passes(&Value::Int(7)));
+    assert!(!a.passes(&Value::Int(i64::MAX)));
     let m = chain(&[], Some("$ > 0")).unwrap();
     assert!(m.passes(&Value::Float(0.5)));
     assert!(!m.passes(&Value::Float(f64::NAN)));
@@ -139,10 +143,13 @@ fn type_tests_and_truthiness_follow_python() {
 fn what_does_not_compile_says_why() {
     for (src, why) in [
         ("len($)", "function len()"),
-        ("$ > $", "not between `$` and a constant"),
-        ("$ + 1 > 0", "an operand other than"),
+        (
+            "$ + 1.5 > 0",
+            "arithmetic on a constant other than an integer",
+        ),
         ("$ in 'abc'", "a list of constants"),
         ("$.x", "this kind of expression"),
+        ("$ < 'b'", "an ordering of anything but numbers"),
     ] {
         let e = chain(&[], Some(src)).unwrap_err();
         assert!(e.0.contains(why), "{src}: {e}");
@@ -158,4 +165,52 @@ fn modes_decide_when_a_contract_compiles() {
     assert!(Mode::Always.compiles_at(0));
     assert!(Mode::Auto.compiles_at(Mode::HOT - 1) && !Mode::Auto.compiles_at(Mode::HOT - 2));
     assert!(!Mode::Off.compiles_at(0) && !Mode::Off.compiles_at(Mode::HOT));
+}
+
+fn dict(pairs: &[(&str, Value)]) -> Value {
+    let mut d = runtime::Dict::default();
+    for (k, v) in pairs {
+        d.insert(Value::str(*k), v.clone());
+    }
+    Value::dict(d)
+}
+
+#[test]
+fn a_predicate_reads_fields_and_does_integer_arithmetic() {
+    let p = Predicate::compile(predicate("$.x + $.y * 2 > 10 and $.name in list(a, b, c)").ir())
+        .unwrap();
+    let row = |x: Value, y: i64, name: &str| {
+        dict(&[("x", x), ("y", Value::Int(y)), ("name", Value::str(name))])
+    };
+    assert_eq!(p.eval(&row(Value::Int(5), 3, "a")), Some(true));
+    assert_eq!(p.eval(&row(Value::Int(5), 2, "a")), Some(false));
+    assert_eq!(p.eval(&row(Value::Int(9), 9, "d")), Some(false));
+    // A float, an overflow, a missing field, a `$` that is no dict: the
+    // interpreter decides.
+    assert_eq!(p.eval(&row(Value::Float(5.0), 3, "a")), None);
+    assert_eq!(p.eval(&row(Value::Int(i64::MAX), 3, "a")), None);
+    assert_eq!(p.eval(&dict(&[("y", Value::Int(1))])), None);
+    assert_eq!(p.eval(&Value::Int(3)), None);
+    // Nested fields; a missing one is the interpreter's (a KeyError).
+    let q = Predicate::compile(predicate("$.a.b = 1 or $.c = null").ir()).unwrap();
+    assert_eq!(
+        q.eval(&dict(&[("a", dict(&[("b", Value::Int(1))]))])),
+        Some(true)
+    );
+    let no_b = dict(&[("a", dict(&[("b", Value::Int(2))])), ("c", Value::Int(2))]);
+    assert_eq!(q.eval(&no_b), Some(false));
+    assert_eq!(q.eval(&dict(&[("a", dict(&[]))])), None);
+}
+
+#[test]
+fn predicates_are_conditions() {
+    for (src, why) in [
+        ("$.x + 1", "conditions only"),
+        ("$.x and $.y", "not a condition"),
+        ("$.x > 1 and $.y", "not a condition"),
+        ("$.x.len() > 1", "this kind of expression"),
+    ] {
+        let e = Predicate::compile(predicate(src).ir()).unwrap_err();
+        assert!(e.0.contains(why), "{src}: {e}");
+    }
 }
