@@ -225,9 +225,9 @@ fn run(cli: Cli) -> i32 {
                 legacy,
                 limit_iterators,
                 convert_sets_to_lists: !legacy,
+                jit,
                 ..Options::default()
-            })
-            .with_jit(jit);
+            });
             let prog = match engine.compile(&expr) {
                 Ok(p) => p,
                 Err(e) => {
@@ -330,8 +330,14 @@ fn harness_yaql(jit: JitMode) -> i32 {
     let mut cache: std::collections::HashMap<(String, bool), std::rc::Rc<crate::Program>> =
         std::collections::HashMap::new();
     let engines = [
-        Engine::new(Options::test_suite(false)).with_jit(jit),
-        Engine::new(Options::test_suite(true)).with_jit(jit),
+        Engine::new(Options {
+            jit,
+            ..Options::test_suite(false)
+        }),
+        Engine::new(Options {
+            jit,
+            ..Options::test_suite(true)
+        }),
     ];
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
@@ -392,7 +398,10 @@ fn bench_eval(
     parse_file: Option<String>,
     jit: JitMode,
 ) -> i32 {
-    let engine = Engine::new(Options::default()).with_jit(jit);
+    let engine = Engine::new(Options {
+        jit,
+        ..Options::default()
+    });
     let mut times = Vec::with_capacity(repeat);
     let summary: serde_json::Value;
     if let Some(pf) = parse_file {

@@ -68,8 +68,9 @@ fn run_case(req: &J, jit: compiler::jit::Mode) -> J {
             }
         }
     }
-    let ex = Executor::new(vec![pkg]);
-    ex.catalog().set_jit(jit);
+    let catalog = engine::Catalog::new(vec![pkg]);
+    catalog.set_jit(jit);
+    let ex = Executor::with_catalog(catalog);
     ex.set_cloud(std::sync::Arc::new(sim::SimCloud::new()));
     let model_j = req.get("model").cloned().unwrap_or(J::Null);
     let root = match decode(&ex, &model_j).and_then(|m| model::load_model(&ex, &m)) {

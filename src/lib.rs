@@ -34,7 +34,6 @@ pub fn runtime_dict() -> runtime::Dict {
 pub struct Engine {
     env: Env,
     copts: CompileOptions,
-    jit: compiler::jit::Mode,
 }
 
 impl Engine {
@@ -47,16 +46,7 @@ impl Engine {
         Engine {
             env: stdlib::env(options),
             copts,
-            jit: compiler::jit::Mode::default(),
         }
-    }
-    /// The engine with JIT mode `mode`: conditions evaluated often enough
-    /// (or at once with `Always`) run as machine code when the JIT
-    /// compiles them (see [`compiler::jit::Predicate`]); yaql 0.2 (legacy)
-    /// engines always interpret.
-    pub fn with_jit(mut self, mode: compiler::jit::Mode) -> Engine {
-        self.jit = mode;
-        self
     }
     /// The evaluation environment.
     pub fn env(&self) -> &Env {
@@ -67,9 +57,15 @@ impl Engine {
         compiler::compile(expr, self.env.registry(), self.copts)
     }
     /// Evaluates a compiled expression and converts the result for output.
+    /// A condition evaluated often enough ([`Options::jit`]) runs as
+    /// machine code when the JIT compiles it ([`jit::Predicate`]); yaql
+    /// 0.2 (legacy) engines always interpret.
     pub fn eval(&self, prog: &Program, data: Value) -> Result<Value, Error> {
         if !self.copts.legacy {
-            if let Some(b) = prog.native(self.jit).and_then(|p| p.eval(&data)) {
+            if let Some(b) = prog
+                .native(self.env.options().jit)
+                .and_then(|p| p.eval(&data))
+            {
                 return Ok(Value::Bool(b));
             }
         }

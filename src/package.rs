@@ -255,8 +255,9 @@ pub fn check_package(
         );
         pkgs.push(p);
     }
-    let ex = Executor::new(pkgs);
-    ex.catalog().set_jit(jit);
+    let catalog = engine::Catalog::new(pkgs);
+    catalog.set_jit(jit);
+    let ex = Executor::with_catalog(catalog);
     for class in classes {
         // A class whose file already failed to load is reported once.
         let file = root.get_class(&class).map(|s| s.file);

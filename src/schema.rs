@@ -54,8 +54,9 @@ fn run_case(req: &J, jit: compiler::jit::Mode) -> J {
     if let Some(f) = schema::forms_package() {
         packages.push(f);
     }
-    let ex = Executor::new(packages);
-    ex.catalog().set_jit(jit);
+    let catalog = engine::Catalog::new(packages);
+    catalog.set_jit(jit);
+    let ex = Executor::with_catalog(catalog);
     let class = str_field(req, "class", "");
     let methods: Option<Vec<String>> = match req.get("methods") {
         Some(J::Array(a)) => Some(

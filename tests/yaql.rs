@@ -88,8 +88,13 @@ fn tagged_json_roundtrip() {
 #[test]
 fn compiled_conditions_agree_with_the_interpreter() {
     use muranopl::jit::Mode;
-    let off = Engine::new(Options::default()).with_jit(Mode::Off);
-    let on = Engine::new(Options::default()).with_jit(Mode::Always);
+    let with = |jit| {
+        Engine::new(Options {
+            jit,
+            ..Options::default()
+        })
+    };
+    let (off, on) = (with(Mode::Off), with(Mode::Always));
     let exprs = [
         "$.x + $.y * 2 > 10 and $.name in list(a, b, c)",
         "$.x > $.y or not ($.name = 'b')",
@@ -139,4 +144,46 @@ fn compiled_conditions_agree_with_the_interpreter() {
         native >= 15,
         "only {native} evaluations were decided by machine code"
     );
+}
+
+/// Lambdas with a fast tier (a condition for `where`, a field read for
+/// `select`) give what the interpreter gives, errors included.
+#[test]
+fn fast_lambdas_agree_with_the_interpreter() {
+    use muranopl::jit::Mode;
+    let with = |jit| {
+        Engine::new(Options {
+            jit,
+            ..Options::default()
+        })
+    };
+    let (off, on) = (with(Mode::Off), with(Mode::Always));
+    let data = [
+        r#"[{"age": 31, "name": "a"}, {"age": 30, "name": "b"}, {"age": 40.5, "name": "c"}]"#,
+        r#"[{"age": 31, "name": "a"}, {"age": "x", "name": "b"}]"#,
+        r#"[{"age": 50}, {"age": 60, "name": "d"}]"#,
+        r#"[{"name": "e"}, {"age": 31, "name": "f"}]"#,
+        r#"[1, {"age": 31, "name": "g"}]"#,
+        r#"[{"age": 9223372036854775807, "name": "h"}, {"age": true, "name": "i"}]"#,
+    ];
+    for e in [
+        "$.where($.age > 30).select($.name)",
+        "$.where($.age + 1 > 31 and $.name in list(a, c, f)).len()",
+        "$.select($.name)",
+        "$.where(not isString($.age)).len()",
+    ] {
+        let (p_off, p_on) = (off.compile(e).unwrap(), on.compile(e).unwrap());
+        for d in data {
+            let v = json::from_tagged_str(d).unwrap();
+            let show = |x: Result<muranopl::Value, muranopl::Error>| match x {
+                Ok(v) => json::to_tagged_string(&v),
+                Err(e) => format!("{}: {}", e.kind(), e.message()),
+            };
+            assert_eq!(
+                show(on.eval(&p_on, v.clone())),
+                show(off.eval(&p_off, v)),
+                "{e} on {d}"
+            );
+        }
+    }
 }

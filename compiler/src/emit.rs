@@ -97,6 +97,7 @@ impl Emitter<'_> {
             spans: take(&mut b.spans),
             nlocals: self.ir.nlocals,
             thunk,
+            fast: None,
         }
     }
 
@@ -233,8 +234,9 @@ impl Emitter<'_> {
             }
             Node::Lambda(body) => {
                 self.depth += 1;
-                let c = self.build(*body, true);
+                let mut c = self.build(*body, true);
                 self.depth -= 1;
+                c.fast = crate::jit::lambda_tier(self.ir, *body);
                 let chunks = &mut self.bufs().chunks;
                 chunks.push(Arc::new(c));
                 let idx = (chunks.len() - 1) as u32;

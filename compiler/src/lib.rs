@@ -41,11 +41,8 @@ pub struct Program {
     src: Arc<str>,
     ir: ir::Expr,
     chunk: Arc<Chunk>,
-    /// Evaluations so far, until the JIT is asked (see [`Program::native`]).
-    uses: std::sync::atomic::AtomicU32,
-    /// The expression as machine code, once compiled; `None` inside when
-    /// the JIT does not compile it.
-    native: std::sync::OnceLock<Option<jit::Predicate>>,
+    /// The expression as machine code (see [`Program::native`]).
+    native: jit::Tier<jit::Predicate>,
 }
 
 /// Compiles a YAQL expression.
@@ -75,7 +72,6 @@ pub fn compile_parsed(
         src: src.into(),
         ir,
         chunk: Arc::new(chunk),
-        uses: Default::default(),
         native: Default::default(),
     })
 }
@@ -97,19 +93,8 @@ impl Program {
     /// condition the JIT compiles and `mode` wants it by now: with
     /// [`jit::Mode::Auto`] after [`jit::Mode::HOT`] evaluations.
     pub fn native(&self, mode: jit::Mode) -> Option<&jit::Predicate> {
-        if mode == jit::Mode::Off {
-            return None;
-        }
-        if let Some(p) = self.native.get() {
-            return p.as_ref();
-        }
-        let uses = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        if !mode.compiles_at(uses) {
-            return None;
-        }
         self.native
-            .get_or_init(|| jit::Predicate::compile(&self.ir).ok())
-            .as_ref()
+            .get(mode, || jit::Predicate::compile(&self.ir).ok())
     }
     /// Evaluates with `$` bound to `data`. The result may hold lazy
     /// sequences; see `finalize` in the stdlib for output conversion.

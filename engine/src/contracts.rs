@@ -15,8 +15,6 @@ use runtime::ctx::Frame;
 use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Dict, Env, Error, Result, Value};
-use std::sync::atomic::{AtomicU32, Ordering as AtomicOrdering};
-use std::sync::OnceLock;
 
 use crate::exec::Scope;
 use crate::{executor, Executor};
@@ -124,38 +122,14 @@ impl Step {
 
 /// The Cranelift tier of a chain ([`compiler::jit`]): compiled as the
 /// class is ([`jit::Mode::Always`]) or once the chain has been used
-/// [`jit::Mode::HOT`] times ([`jit::Mode::Auto`]); `None` inside when the
-/// chain has a step or predicate the JIT does not compile.
-#[derive(Default)]
-struct Tier {
-    uses: AtomicU32,
-    native: OnceLock<Option<Native>>,
-}
+/// [`jit::Mode::HOT`] times ([`jit::Mode::Auto`]); none when the chain has
+/// a step or predicate the JIT does not compile.
+type Tier = jit::Tier<Native>;
 
-impl Tier {
-    /// The machine code of `steps` if `mode` wants it by now.
-    fn native(&self, mode: jit::Mode, steps: &[Step]) -> Option<&Native> {
-        if mode == jit::Mode::Off {
-            return None;
-        }
-        if let Some(n) = self.native.get() {
-            return n.as_ref();
-        }
-        let uses = self.uses.fetch_add(1, AtomicOrdering::Relaxed);
-        if mode.compiles_at(uses) {
-            return self.compile(steps);
-        }
-        None
-    }
-
-    fn compile(&self, steps: &[Step]) -> Option<&Native> {
-        self.native
-            .get_or_init(|| {
-                let steps: Option<Vec<_>> = steps.iter().map(Step::jit).collect();
-                Native::compile(&steps?).ok()
-            })
-            .as_ref()
-    }
+/// The machine code of a chain's steps.
+fn native_of(steps: &[Step]) -> Option<Native> {
+    let steps: Option<Vec<_>> = steps.iter().map(Step::jit).collect();
+    Native::compile(&steps?).ok()
 }
 
 /// A key of a dict contract.
@@ -372,7 +346,7 @@ impl Check {
                 let intercepted = intercepted(ex, steps, &v);
                 if !intercepted
                     && tier
-                        .native(ex.catalog().jit(), steps)
+                        .get(ex.catalog().jit(), || native_of(steps))
                         .is_some_and(|n| n.passes(&v))
                 {
                     return Ok(v);
@@ -512,7 +486,7 @@ impl Check {
     fn native_items(&self, ex: &Executor) -> Option<&Native> {
         match self {
             Check::Chain { steps, tier, .. } if !intercepted(ex, steps, &Value::Null) => {
-                tier.native(ex.catalog().jit(), steps)
+                tier.get(ex.catalog().jit(), || native_of(steps))
             }
             _ => None,
         }
@@ -563,7 +537,7 @@ impl Check {
             Check::Chain { steps, tier, .. } => {
                 !intercepted(ex, steps, v)
                     && tier
-                        .native(ex.catalog().jit(), steps)
+                        .get(ex.catalog().jit(), || native_of(steps))
                         .is_some_and(|n| n.passes(v))
             }
             Check::List(c, min, max) => {
@@ -607,7 +581,7 @@ impl Check {
     fn compile_chains(&self) {
         match self {
             Check::Chain { steps, tier, .. } => {
-                tier.compile(steps);
+                tier.now(|| native_of(steps));
             }
             Check::List(c, ..) => c.compile_chains(),
             Check::Dict(items) => {
@@ -1411,7 +1385,7 @@ mod tests {
                 panic!("{src} is not a chain")
             };
             let n = tier
-                .native(jit::Mode::Always, steps)
+                .get(jit::Mode::Always, || native_of(steps))
                 .unwrap_or_else(|| panic!("{src} did not compile"));
             for v in &values {
                 if !n.passes(v) {

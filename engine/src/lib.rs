@@ -808,6 +808,7 @@ impl Executor {
 
     /// Makes an executor over a shared catalogue.
     pub fn with_catalog(catalog: Arc<Catalog>) -> Arc<Executor> {
+        let jit = catalog.jit();
         let ex = Arc::new(Executor {
             catalog,
             state: Mutex::new(State {
@@ -837,8 +838,8 @@ impl Executor {
         let _ = ex.me.set(Arc::downgrade(&ex));
         let host: Arc<dyn Host> = ex.clone();
         let _ = ex.envs.set([
-            Env::with_host(murano_registry(false), options(false), host.clone()),
-            Env::with_host(murano_registry(true), options(true), host),
+            Env::with_host(murano_registry(false), options(false, jit), host.clone()),
+            Env::with_host(murano_registry(true), options(true, jit), host),
         ]);
         ex
     }
@@ -1701,12 +1702,13 @@ fn template_dict(t: &Template) -> Option<HashMap<String, Value>> {
     }
 }
 
-fn options(legacy: bool) -> Options {
+fn options(legacy: bool, jit: jit::Mode) -> Options {
     Options {
         limit_iterators: None,
         memory_quota: None,
         convert_sets_to_lists: true,
         legacy,
+        jit,
     }
 }
 

@@ -1310,6 +1310,7 @@ fn options() -> Options {
         memory_quota: None,
         convert_sets_to_lists: true,
         legacy: true,
+        ..Options::default()
     }
 }
 

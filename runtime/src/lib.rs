@@ -27,6 +27,60 @@ pub use error::{Error, ErrorKind, Location, Result, Span};
 pub use registry::Registry;
 pub use value::{Closure, Dict, Invoke, Set, Value};
 
+/// When contracts and YAQL conditions are compiled to machine code (by
+/// the Cranelift tier, `compiler::jit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum JitMode {
+    /// Never: everything is interpreted.
+    Off = 0,
+    /// Contracts once they have been used [`JitMode::HOT`] times.
+    #[default]
+    Auto = 1,
+    /// Contracts as their class is compiled.
+    Always = 2,
+}
+
+impl JitMode {
+    /// Uses of a contract after which [`JitMode::Auto`] compiles it.
+    pub const HOT: u32 = 64;
+
+    /// The environment variable the harness and the CLI read.
+    pub const ENV: &'static str = "MURANOPL_JIT";
+
+    /// The mode `MURANOPL_JIT` names; `None` when unset.
+    pub fn from_env() -> Result<Option<JitMode>, String> {
+        match std::env::var(Self::ENV) {
+            Ok(s) => s.parse().map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// True when a contract about to be used for the `uses + 1`th time
+    /// should be compiled first.
+    pub fn compiles_at(self, uses: u32) -> bool {
+        match self {
+            JitMode::Off => false,
+            JitMode::Auto => uses + 1 >= Self::HOT,
+            JitMode::Always => true,
+        }
+    }
+}
+
+impl std::str::FromStr for JitMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<JitMode, String> {
+        match s {
+            "off" => Ok(JitMode::Off),
+            "auto" => Ok(JitMode::Auto),
+            "always" => Ok(JitMode::Always),
+            other => Err(format!(
+                "unknown JIT mode '{other}' (expected off, auto or always)"
+            )),
+        }
+    }
+}
+
 /// Engine options, as `yaql.limitIterators` and friends.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -38,6 +92,9 @@ pub struct Options {
     pub convert_sets_to_lists: bool,
     /// yaql 0.2 compatibility (legacy) mode.
     pub legacy: bool,
+    /// When conditions (whole expressions and lambdas such as `where`'s
+    /// predicate) run as machine code.
+    pub jit: JitMode,
 }
 
 impl Default for Options {
@@ -49,6 +106,7 @@ impl Default for Options {
             memory_quota: Some(1 << 30),
             convert_sets_to_lists: true,
             legacy: false,
+            jit: JitMode::default(),
         }
     }
 }
@@ -61,6 +119,7 @@ impl Options {
             memory_quota: Some(20000),
             convert_sets_to_lists: !legacy,
             legacy,
+            jit: JitMode::default(),
         }
     }
 }

@@ -70,6 +70,11 @@ impl Invoke for Chunk {
         if args.is_empty() && kwargs.is_empty() {
             return run(env, self, ctx);
         }
+        if let (Some(fast), [arg], []) = (&self.fast, args, kwargs) {
+            if let Some(v) = fast.call(env, arg) {
+                return Ok(v);
+            }
+        }
         let mut f = Frame::child(ctx, args);
         for (k, v) in kwargs {
             f.vars.push((k.clone(), v.clone()));

@@ -9,7 +9,7 @@
 //! Op::Const { idx: 0 }.encode(&mut code);
 //! Op::Return {}.encode(&mut code);
 //! let chunk = Chunk { code, consts: vec![Value::Int(42)], sites: vec![], chunks: vec![],
-//!                     spans: vec![], nlocals: 0, thunk: false };
+//!                     spans: vec![], nlocals: 0, thunk: false, fast: None };
 //! let env = Env::new(Arc::new(Registry::new()), Options::default());
 //! let v = muranopl_vm::interp::run(&env, &chunk, &Frame::root(Value::Null)).unwrap();
 //! assert_eq!(v, Value::Int(42));

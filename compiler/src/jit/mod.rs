@@ -34,56 +34,99 @@ use target_lexicon::PointerWidth;
 
 use crate::ir::Expr;
 
-/// When code is compiled to machine code.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Mode {
-    /// Never: everything is interpreted.
-    Off = 0,
-    /// Contracts once they have been used [`Mode::HOT`] times.
-    #[default]
-    Auto = 1,
-    /// Contracts as their class is compiled.
-    Always = 2,
+pub use runtime::JitMode as Mode;
+
+/// Machine code made when a [`Mode`] wants it: the uses so far and the
+/// code once compiled (`None` inside when the JIT does not compile it).
+/// Shared by compiled contracts, expressions and lambdas.
+pub struct Tier<T> {
+    uses: std::sync::atomic::AtomicU32,
+    code: std::sync::OnceLock<Option<T>>,
 }
 
-impl Mode {
-    /// Uses of a contract after which [`Mode::Auto`] compiles it.
-    pub const HOT: u32 = 64;
-
-    /// The environment variable the harness and the CLI read.
-    pub const ENV: &'static str = "MURANOPL_JIT";
-
-    /// The mode `MURANOPL_JIT` names; `None` when unset.
-    pub fn from_env() -> Result<Option<Mode>, String> {
-        match std::env::var(Self::ENV) {
-            Ok(s) => s.parse().map(Some),
-            Err(_) => Ok(None),
-        }
-    }
-
-    /// True when a contract about to be used for the `uses + 1`th time
-    /// should be compiled first.
-    pub fn compiles_at(self, uses: u32) -> bool {
-        match self {
-            Mode::Off => false,
-            Mode::Auto => uses + 1 >= Self::HOT,
-            Mode::Always => true,
+impl<T> Default for Tier<T> {
+    fn default() -> Tier<T> {
+        Tier {
+            uses: Default::default(),
+            code: Default::default(),
         }
     }
 }
 
-impl std::str::FromStr for Mode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Mode, String> {
-        match s {
-            "off" => Ok(Mode::Off),
-            "auto" => Ok(Mode::Auto),
-            "always" => Ok(Mode::Always),
-            other => Err(format!(
-                "unknown JIT mode '{other}' (expected off, auto or always)"
-            )),
+impl<T> Tier<T> {
+    /// The code, if `mode` wants it by now (this use counts);
+    /// `compile` makes it the first time.
+    pub fn get(&self, mode: Mode, compile: impl FnOnce() -> Option<T>) -> Option<&T> {
+        if mode == Mode::Off {
+            return None;
         }
+        if let Some(c) = self.code.get() {
+            return c.as_ref();
+        }
+        let uses = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if !mode.compiles_at(uses) {
+            return None;
+        }
+        self.now(compile)
+    }
+
+    /// The code, compiled now if it is not yet.
+    pub fn now(&self, compile: impl FnOnce() -> Option<T>) -> Option<&T> {
+        self.code.get_or_init(compile).as_ref()
+    }
+}
+
+/// The fast tier of a lambda whose body is node `body` of `e`, when there
+/// is one: a field read (`$.name`) or a condition the JIT compiles.
+pub fn lambda_tier(e: &Expr, body: crate::ir::NodeId) -> Option<Arc<dyn vm::bc::Fast>> {
+    use crate::ir::Node;
+    match &e[body] {
+        Node::Attr(recv, name, _, _) if matches!(e[*recv], Node::Arg(1)) => {
+            Some(Arc::new(FieldRead(Value::Str(name.clone()))))
+        }
+        _ if is_condition(e, body) && bools_only(e, body) => {
+            let mut ir = e.clone();
+            ir.root = body;
+            Some(Arc::new(Condition {
+                ir,
+                tier: Tier::default(),
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// `$.name` of a dict, read directly (a missing key, or `$` that is no
+/// dict, takes the interpreter's way: a `KeyError`, an object's property).
+struct FieldRead(Value);
+
+impl vm::bc::Fast for FieldRead {
+    fn call(&self, env: &runtime::Env, arg: &Value) -> Option<Value> {
+        let o = env.options();
+        if o.jit == Mode::Off || o.legacy {
+            return None;
+        }
+        match arg {
+            Value::Dict(d) => d.get(&self.0).cloned(),
+            _ => None,
+        }
+    }
+}
+
+/// A condition lambda (`where($.age > 30)`) as machine code once hot.
+struct Condition {
+    ir: Expr,
+    tier: Tier<Predicate>,
+}
+
+impl vm::bc::Fast for Condition {
+    fn call(&self, env: &runtime::Env, arg: &Value) -> Option<Value> {
+        let o = env.options();
+        if o.legacy {
+            return None;
+        }
+        let p = self.tier.get(o.jit, || Predicate::compile(&self.ir).ok())?;
+        p.eval(arg).map(Value::Bool)
     }
 }
 

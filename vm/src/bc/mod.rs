@@ -64,6 +64,18 @@ pub struct Chunk {
     pub nlocals: u32,
     /// True for the closure of a lazily compiled argument.
     pub thunk: bool,
+    /// A faster way to run a one-argument lambda, tried before the code
+    /// (see [`Fast`]).
+    pub fast: Option<Arc<dyn Fast>>,
+}
+
+/// A faster way to run a lambda called with one argument (`$`), which the
+/// compiler attaches to its chunk: machine code for a condition, a direct
+/// read for `$.name`. It answers only what it is sure of; `None` runs the
+/// code.
+pub trait Fast: Send + Sync {
+    /// The lambda's value for `$` = `arg`, or `None`.
+    fn call(&self, env: &runtime::Env, arg: &Value) -> Option<Value>;
 }
 
 impl Chunk {
