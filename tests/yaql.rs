@@ -165,12 +165,18 @@ fn fast_lambdas_agree_with_the_interpreter() {
         r#"[{"name": "e"}, {"age": 31, "name": "f"}]"#,
         r#"[1, {"age": 31, "name": "g"}]"#,
         r#"[{"age": 9223372036854775807, "name": "h"}, {"age": true, "name": "i"}]"#,
+        r#"[{"price": 2.5, "qty": 3}, {"price": 4, "qty": 5}, {"price": -0.0, "qty": 7}]"#,
+        r#"[{"price": 9223372036854775807, "qty": 2}, {"price": 1e308, "qty": 10}]"#,
+        r#"[{"price": "ab", "qty": 3}, {"price": true, "qty": 2}, {"price": null, "qty": 1}]"#,
+        r#"[{"price": 123456789012345678901234567890, "qty": 1.5}, {"qty": 1}]"#,
     ];
     for e in [
         "$.where($.age > 30).select($.name)",
         "$.where($.age + 1 > 31 and $.name in list(a, c, f)).len()",
         "$.select($.name)",
         "$.where(not isString($.age)).len()",
+        "$.select($.price * $.qty)",
+        "$.select($.price * $.qty - 1 + $.qty * 0.5)",
     ] {
         let (p_off, p_on) = (off.compile(e).unwrap(), on.compile(e).unwrap());
         for d in data {

@@ -144,10 +144,10 @@ struct Item {
     val: Ssa,
 }
 
-/// The signature of a predicate: `(item, keys, field) -> 0 | 1 | 2`.
-pub(super) fn predicate_signature(cc: CallConv) -> Signature {
+/// The signature of an expression: `(item, keys, field, out) -> status`.
+pub(super) fn expr_signature(cc: CallConv) -> Signature {
     let mut s = Signature::new(cc);
-    for _ in 0..3 {
+    for _ in 0..4 {
         s.params.push(AbiParam::new(types::I64));
     }
     s.returns.push(AbiParam::new(types::I64));
@@ -164,14 +164,25 @@ fn field_signature(cc: CallConv) -> Signature {
     s
 }
 
-/// Builds predicate `e` (its root must be a condition) into `func`
-/// (whose signature is [`predicate_signature`]); returns the field names
-/// it reads, in the order of the `keys` it is called with.
-pub(super) fn build_predicate(
+/// What an expression function computes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Output {
+    /// A condition: returns 0 or 1 (2: deopt).
+    Condition,
+    /// A number: written to `out` as an int or float scalar; returns 0
+    /// (2: deopt).
+    Number,
+}
+
+/// Builds expression `e` into `func` (whose signature is
+/// [`expr_signature`]); returns the field names it reads, in the order of
+/// the `keys` it is called with.
+pub(super) fn build_expr(
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     e: &Expr,
+    output: Output,
 ) -> Result<Vec<Arc<String>>, Unsupported> {
     let cc = func.signature.call_conv;
     let mut b = FunctionBuilder::new(func, fctx);
@@ -194,8 +205,17 @@ pub(super) fn build_predicate(
         }),
         reads_strings: true,
     };
-    let r = g.cond(e, e.root)?;
-    let r = g.b.ins().uextend(types::I64, r);
+    let r = match output {
+        Output::Condition => {
+            let r = g.cond(e, e.root)?;
+            g.b.ins().uextend(types::I64, r)
+        }
+        Output::Number => {
+            let n = g.num(e, e.root)?;
+            g.store_num(n, params[3]);
+            g.b.ins().iconst(types::I64, 0)
+        }
+    };
     g.b.ins().return_(&[r]);
     g.b.switch_to_block(deopt);
     let two = g.b.ins().iconst(types::I64, 2);
@@ -213,6 +233,15 @@ struct Fields {
     helper: Ssa,
     sig: SigRef,
     names: Vec<Arc<String>>,
+}
+
+/// A number whose kind is known at run time: `float` (an `i8`) says
+/// whether `f` (an `f64`) or `i` (an `i64`) holds it.
+#[derive(Clone, Copy)]
+struct Num {
+    float: Ssa,
+    i: Ssa,
+    f: Ssa,
 }
 
 /// A value an expression computes.
@@ -396,6 +425,99 @@ impl Gen<'_> {
             }
             _ => Err(unsupported("this kind of expression")),
         }
+    }
+
+    /// The number node `id` computes: an int or float read or constant,
+    /// or `+`, `-`, `*` of numbers with Python's rules (ints stay ints and
+    /// deopt on overflow, where the reference goes to big integers; a float
+    /// on either side makes a float).
+    fn num(&mut self, e: &Expr, id: NodeId) -> Result<Num, Unsupported> {
+        let int = |g: &mut Self, i: Ssa| {
+            let float = g.b.ins().iconst(types::I8, 0);
+            let f = g.b.ins().f64const(0.0);
+            Num { float, i, f }
+        };
+        match &e[id] {
+            Node::Const(Value::Int(k)) => {
+                let i = self.b.ins().iconst(types::I64, *k);
+                Ok(int(self, i))
+            }
+            Node::Const(Value::Float(x)) => {
+                let float = self.b.ins().iconst(types::I8, 1);
+                let i = self.b.ins().iconst(types::I64, 0);
+                let f = self.b.ins().f64const(*x);
+                Ok(Num { float, i, f })
+            }
+            Node::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), l, r, _, _) => {
+                let (a, b) = (self.num(e, *l)?, self.num(e, *r)?);
+                Ok(self.arith(*op, a, b))
+            }
+            _ => match self.value(e, id)? {
+                Val::Item(it) => {
+                    let ok = self.tag_in(it, &[tag::INT, tag::FLOAT]);
+                    self.continue_if(ok);
+                    let float = self.b.ins().icmp_imm_s(IntCC::Equal, it.tag, tag::FLOAT as i64);
+                    let f = self.b.ins().bitcast(types::F64, MemFlagsData::new(), it.bits);
+                    Ok(Num { float, i: it.bits, f })
+                }
+                Val::Int(i) => Ok(int(self, i)),
+                Val::Const(_) => Err(unsupported("arithmetic on a constant other than a number")),
+            },
+        }
+    }
+
+    /// `a <op> b` for numbers.
+    fn arith(&mut self, op: BinOp, a: Num, b: Num) -> Num {
+        let ints = self.b.create_block();
+        let floats = self.b.create_block();
+        let join = self.b.create_block();
+        let float = self.b.append_block_param(join, types::I8);
+        let i = self.b.append_block_param(join, types::I64);
+        let f = self.b.append_block_param(join, types::F64);
+        let any_float = self.b.ins().bor(a.float, b.float);
+        self.b.ins().brif(any_float, floats, &[], ints, &[]);
+
+        self.b.switch_to_block(ints);
+        let (x, overflow) = match op {
+            BinOp::Add => self.b.ins().sadd_overflow(a.i, b.i),
+            BinOp::Sub => self.b.ins().ssub_overflow(a.i, b.i),
+            _ => self.b.ins().smul_overflow(a.i, b.i),
+        };
+        let ok = self.b.ins().icmp_imm_s(IntCC::Equal, overflow, 0);
+        self.continue_if(ok);
+        let no = self.b.ins().iconst(types::I8, 0);
+        let fz = self.b.ins().f64const(0.0);
+        self.b.ins().jump(join, &[no.into(), x.into(), fz.into()]);
+
+        self.b.switch_to_block(floats);
+        let as_f64 = |g: &mut Self, n: Num| {
+            let conv = g.b.ins().fcvt_from_sint(types::F64, n.i);
+            g.b.ins().select(n.float, n.f, conv)
+        };
+        let (fa, fb) = (as_f64(self, a), as_f64(self, b));
+        let y = match op {
+            BinOp::Add => self.b.ins().fadd(fa, fb),
+            BinOp::Sub => self.b.ins().fsub(fa, fb),
+            _ => self.b.ins().fmul(fa, fb),
+        };
+        let yes = self.b.ins().iconst(types::I8, 1);
+        let iz = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(join, &[yes.into(), iz.into(), y.into()]);
+
+        self.b.switch_to_block(join);
+        Num { float, i, f }
+    }
+
+    /// Writes number `n` to the scalar at `out` (its tag and bits).
+    fn store_num(&mut self, n: Num, out: Ssa) {
+        let fbits = self.b.ins().bitcast(types::I64, MemFlagsData::new(), n.f);
+        let bits = self.b.ins().select(n.float, fbits, n.i);
+        let float_tag = self.b.ins().iconst(types::I64, tag::FLOAT as i64);
+        let int_tag = self.b.ins().iconst(types::I64, tag::INT as i64);
+        let t = self.b.ins().select(n.float, float_tag, int_tag);
+        let flags = MemFlagsData::new().with_notrap().with_aligned();
+        self.b.ins().store(flags, t, out, 0);
+        self.b.ins().store(flags, bits, out, 8);
     }
 
     /// `v` as an integer: a value read deopts unless it is one (a float,

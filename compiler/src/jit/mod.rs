@@ -84,16 +84,25 @@ pub fn lambda_tier(e: &Expr, body: crate::ir::NodeId) -> Option<Arc<dyn vm::bc::
         Node::Attr(recv, name, _, _) if matches!(e[*recv], Node::Arg(1)) => {
             Some(Arc::new(FieldRead(Value::Str(name.clone()))))
         }
-        _ if is_condition(e, body) && bools_only(e, body) => {
-            let mut ir = e.clone();
-            ir.root = body;
-            Some(Arc::new(Condition {
-                ir,
-                tier: Tier::default(),
+        _ if is_condition(e, body) && bools_only(e, body) => Some(Arc::new(Lambda {
+            ir: sub(e, body),
+            tier: Tier::<Predicate>::default(),
+        })),
+        Node::Bin(crate::ir::BinOp::Add | crate::ir::BinOp::Sub | crate::ir::BinOp::Mul, ..) => {
+            Some(Arc::new(Lambda {
+                ir: sub(e, body),
+                tier: Tier::<Number>::default(),
             }))
         }
         _ => None,
     }
+}
+
+/// Expression `e` from node `root`.
+fn sub(e: &Expr, root: crate::ir::NodeId) -> Expr {
+    let mut ir = e.clone();
+    ir.root = root;
+    ir
 }
 
 /// `$.name` of a dict, read directly (a missing key, or `$` that is no
@@ -113,20 +122,44 @@ impl vm::bc::Fast for FieldRead {
     }
 }
 
-/// A condition lambda (`where($.age > 30)`) as machine code once hot.
-struct Condition {
-    ir: Expr,
-    tier: Tier<Predicate>,
+/// Code the JIT makes of an expression, run on one value.
+trait Jitted: Sized + Send + Sync {
+    fn compile(e: &Expr) -> Option<Self>;
+    fn eval(&self, v: &Value) -> Option<Value>;
 }
 
-impl vm::bc::Fast for Condition {
+impl Jitted for Predicate {
+    fn compile(e: &Expr) -> Option<Self> {
+        Predicate::compile(e).ok()
+    }
+    fn eval(&self, v: &Value) -> Option<Value> {
+        Predicate::eval(self, v).map(Value::Bool)
+    }
+}
+
+impl Jitted for Number {
+    fn compile(e: &Expr) -> Option<Self> {
+        Number::compile(e).ok()
+    }
+    fn eval(&self, v: &Value) -> Option<Value> {
+        Number::eval(self, v)
+    }
+}
+
+/// A lambda (`where($.age > 30)`, `select($.price * $.qty)`) as machine
+/// code once hot.
+struct Lambda<T> {
+    ir: Expr,
+    tier: Tier<T>,
+}
+
+impl<T: Jitted> vm::bc::Fast for Lambda<T> {
     fn call(&self, env: &runtime::Env, arg: &Value) -> Option<Value> {
         let o = env.options();
         if o.legacy {
             return None;
         }
-        let p = self.tier.get(o.jit, || Predicate::compile(&self.ir).ok())?;
-        p.eval(arg).map(Value::Bool)
+        self.tier.get(o.jit, || T::compile(&self.ir))?.eval(arg)
     }
 }
 
@@ -315,9 +348,9 @@ impl Native {
     }
 }
 
-/// The signature of a compiled predicate: `(item, keys, field helper) ->
-/// 0 false, 1 true, 2 ask the interpreter`.
-type PredicateFn = unsafe extern "C" fn(*const Scalar, *const Value, FieldFn) -> u64;
+/// The signature of a compiled expression: `(item, keys, field helper,
+/// out) -> status` (see [`codegen::Output`]).
+type ExprFn = unsafe extern "C" fn(*const Scalar, *const Value, FieldFn, *mut Scalar) -> u64;
 
 /// The helper compiled predicates read `value.key` with.
 type FieldFn = unsafe extern "C" fn(*const Value, *const Value, *mut Scalar) -> u8;
@@ -351,16 +384,58 @@ unsafe extern "C" fn field(value: *const Value, key: *const Value, out: *mut Sca
     }
 }
 
+/// An expression compiled to machine code, with the keys of the fields it
+/// reads.
+#[derive(Clone)]
+struct Compiled {
+    run: ExprFn,
+    keys: Arc<[Value]>,
+    _code: Arc<Code>,
+}
+
+impl Compiled {
+    fn new(e: &Expr, output: codegen::Output) -> Result<Compiled, Unsupported> {
+        let mut module = module()?;
+        let mut ctx = module.make_context();
+        let target = module.target_config();
+        ctx.func = Function::with_name_signature(
+            UserFuncName::user(0, 0),
+            codegen::expr_signature(target.default_call_conv),
+        );
+        let mut fctx = FunctionBuilderContext::new();
+        let names = codegen::build_expr(&mut ctx.func, &mut fctx, target, e, output)?;
+        let code = finish(&mut module, &mut ctx, "expression")?;
+        // SAFETY: `code` is the entry of the function just defined with
+        // `codegen::expr_signature` in the platform's calling convention:
+        // four 64-bit integers in, one out, which is `ExprFn` on a 64-bit
+        // target.
+        let run = unsafe { std::mem::transmute::<*const u8, ExprFn>(code) };
+        Ok(Compiled {
+            run,
+            keys: names.into_iter().map(Value::Str).collect(),
+            _code: Arc::new(Code {
+                module: Some(module),
+            }),
+        })
+    }
+
+    /// Runs the code for `$` = `v`; its status and what it wrote to `out`.
+    fn run(&self, v: &Value) -> (u64, Scalar) {
+        let s = Scalar::of(v, true);
+        let mut out = Scalar::EMPTY;
+        // SAFETY: `s` borrows from `v`, alive for the call; `keys` lives
+        // as long as `self`; `field` has the signature the code calls it
+        // with; `out` is a writable scalar.
+        let status = unsafe { (self.run)(&s, self.keys.as_ptr(), field, &mut out) };
+        (status, out)
+    }
+}
+
 /// A YAQL condition compiled to machine code: `$`, its fields (`$.x`),
 /// constants, integer arithmetic, comparisons, `in`, `and`/`or`/`not` and
 /// the type tests. Cheap to clone; `Send + Sync`.
 #[derive(Clone)]
-pub struct Predicate {
-    run: PredicateFn,
-    /// The field names it reads, as the keys it passes the helper.
-    keys: Arc<[Value]>,
-    _code: Arc<Code>,
-}
+pub struct Predicate(Compiled);
 
 impl std::fmt::Debug for Predicate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -380,40 +455,41 @@ impl Predicate {
                 "`and`/`or` return an operand that is not a condition".into(),
             ));
         }
-        let mut module = module()?;
-        let mut ctx = module.make_context();
-        let target = module.target_config();
-        ctx.func = Function::with_name_signature(
-            UserFuncName::user(0, 0),
-            codegen::predicate_signature(target.default_call_conv),
-        );
-        let names =
-            codegen::build_predicate(&mut ctx.func, &mut FunctionBuilderContext::new(), target, e)?;
-        let code = finish(&mut module, &mut ctx, "predicate")?;
-        // SAFETY: `code` is the entry of the function just defined with
-        // `codegen::predicate_signature` in the platform's calling
-        // convention: three 64-bit integers in, one out, which is
-        // `PredicateFn` on a 64-bit target.
-        let run = unsafe { std::mem::transmute::<*const u8, PredicateFn>(code) };
-        Ok(Predicate {
-            run,
-            keys: names.into_iter().map(Value::Str).collect(),
-            _code: Arc::new(Code {
-                module: Some(module),
-            }),
-        })
+        Compiled::new(e, codegen::Output::Condition).map(Predicate)
     }
 
     /// The condition's value for `$` = `v`; `None` when the compiled code
     /// cannot decide (the interpreter must).
     pub fn eval(&self, v: &Value) -> Option<bool> {
-        let s = Scalar::of(v, true);
-        // SAFETY: `s` borrows from `v`, alive for the call; `keys` lives
-        // as long as `self`; `field` has the signature the code calls it
-        // with.
-        match unsafe { (self.run)(&s, self.keys.as_ptr(), field) } {
+        match self.0.run(v).0 {
             0 => Some(false),
             1 => Some(true),
+            _ => None,
+        }
+    }
+}
+
+/// YAQL arithmetic (`$.price * $.qty`) compiled to machine code: `+`,
+/// `-`, `*` of ints and floats read from `$` and its fields, or constant.
+#[derive(Clone)]
+pub struct Number(Compiled);
+
+impl Number {
+    /// Compiles expression `e` (`+`, `-` or `*` at its root).
+    pub fn compile(e: &Expr) -> Result<Number, Unsupported> {
+        use crate::ir::{BinOp, Node};
+        if !matches!(e[e.root], Node::Bin(BinOp::Add | BinOp::Sub | BinOp::Mul, ..)) {
+            return Err(Unsupported("the JIT compiles arithmetic only".into()));
+        }
+        Compiled::new(e, codegen::Output::Number).map(Number)
+    }
+
+    /// The number for `$` = `v`; `None` when the compiled code cannot
+    /// decide (the interpreter must).
+    pub fn eval(&self, v: &Value) -> Option<Value> {
+        match self.0.run(v) {
+            (0, s) if s.tag == tag::INT => Some(Value::Int(s.bits as i64)),
+            (0, s) if s.tag == tag::FLOAT => Some(Value::Float(f64::from_bits(s.bits))),
             _ => None,
         }
     }
