@@ -453,22 +453,9 @@ impl Check {
     }
 }
 
-/// `props[key]` for a key from a class (interned when the class is
-/// built, as the JSON and YAML loaders intern keys): a small dict's entries
-/// are
-/// scanned for the interned key first (one sequential read, no hashing),
-/// then looked up by hash.
-pub(crate) fn entry<'a>(props: &'a Dict, key: &Value) -> Option<&'a Value> {
-    const SCAN: usize = 16;
-    if let (Value::Str(k), true) = (key, props.len() <= SCAN) {
-        let found = props
-            .iter()
-            .find(|(e, _)| matches!(e, Value::Str(e) if Arc::ptr_eq(e, k)));
-        if let Some((_, v)) = found {
-            return Some(v);
-        }
-    }
-    props.get(key)
+/// `d[key]` for an interned key (see [`runtime::value::get_interned`]).
+pub(crate) fn entry<'a>(d: &'a Dict, key: &Value) -> Option<&'a Value> {
+    runtime::value::get_interned(d, key)
 }
 
 /// True when the value or an extension method could intercept a chain's

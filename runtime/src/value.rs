@@ -584,6 +584,24 @@ impl From<Vec<Value>> for Value {
     }
 }
 
+/// `d[key]` where `key` is usually interned ([`intern`]), as are the
+/// keys the JSON and YAML loaders make and the names compiled code reads:
+/// a small dict's entries are scanned for the same string first (one
+/// sequential read of the entries, no hashing, no index table), then the
+/// key is looked up by hash.
+pub fn get_interned<'a>(d: &'a Dict, key: &Value) -> Option<&'a Value> {
+    const SCAN: usize = 16;
+    if let (Value::Str(k), true) = (key, d.len() <= SCAN) {
+        let found = d
+            .iter()
+            .find(|(e, _)| matches!(e, Value::Str(e) if Arc::ptr_eq(e, k)));
+        if let Some((_, v)) = found {
+            return Some(v);
+        }
+    }
+    d.get(key)
+}
+
 /// Returns a shared string for `s`: dictionary keys of input data and the
 /// attribute names of compiled expressions go through here, so that the
 /// same key is one allocation and attribute lookups can compare pointers.

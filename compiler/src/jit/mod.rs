@@ -116,7 +116,7 @@ impl vm::bc::Fast for FieldRead {
             return None;
         }
         match arg {
-            Value::Dict(d) => d.get(&self.0).cloned(),
+            Value::Dict(d) => runtime::value::get_interned(d, &self.0).cloned(),
             _ => None,
         }
     }
@@ -373,7 +373,7 @@ unsafe extern "C" fn field(value: *const Value, key: *const Value, out: *mut Sca
         }
     };
     match value {
-        Value::Dict(d) => match d.get(key) {
+        Value::Dict(d) => match runtime::value::get_interned(d, key) {
             Some(v) => {
                 *out = Scalar::of(v, true);
                 1
