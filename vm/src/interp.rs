@@ -167,20 +167,10 @@ pub fn run(env: &Env, chunk: &Chunk, ctx: &Arc<Frame>) -> Result<Value> {
                 // The emitter pushes the receiver, then the key constant.
                 let key = pop!();
                 let recv = pop!();
-                if let (Value::Dict(d), Value::Str(k)) = (&recv, &key) {
+                if let (Value::Dict(d), Value::Str(_)) = (&recv, &key) {
                     // Small dicts (most objects in data) are faster to scan
                     // than to hash.
-                    let hit = if d.len() <= 8 {
-                        d.iter().find_map(|(kk, v)| match kk {
-                            Value::Str(s) if Arc::ptr_eq(s, k) || s.as_str() == k.as_str() => {
-                                Some(v)
-                            }
-                            _ => None,
-                        })
-                    } else {
-                        d.get(&key)
-                    };
-                    if let Some(v) = hit {
+                    if let Some(v) = runtime::value::get_interned(d, &key) {
                         stack.push(v.clone());
                         continue;
                     }
