@@ -104,13 +104,20 @@ fn compiled_conditions_agree_with_the_interpreter() {
         "isString($.name) and $.name != ''",
         "$.x < 2.5 or $.y > -1",
         "$.name in [a, 1, true, null]",
+        "$.get(x, 0) > 1 and isList($.get(l)) and len($.l) >= 1 and $.l.all($ > 0)",
+        "$.get(name, '') = '' or isDict($.get(a))",
+        "$.l.any($ = 'x' or $ = null)",
+        "$.get(nope) = null and $.get(x) != null and len($) > 2",
         // Not compiled: `and` returns `$.flag` itself when it is falsy.
         "$.flag and $.x > 0",
     ];
     let rows = [
-        r#"{"x": 5, "y": 3, "name": "a", "flag": true, "a": {"b": 1}}"#,
-        r#"{"x": 1, "y": 1, "name": "b", "flag": false, "a": {}}"#,
-        r#"{"x": 2.5, "y": 0, "name": "", "flag": 0}"#,
+        r#"{"x": 5, "y": 3, "name": "a", "flag": true, "a": {"b": 1}, "l": [1, 2]}"#,
+        r#"{"x": 1, "y": 1, "name": "b", "flag": false, "a": {}, "l": [1, 0, "x"]}"#,
+        r#"{"x": 2.5, "y": 0, "name": "", "flag": 0, "l": [null, 2.5]}"#,
+        r#"{"x": 3, "l": [], "a": [1]}"#,
+        r#"{"x": 3, "l": {"k": 1}, "name": "q"}"#,
+        r#"{"x": 3, "l": "abc"}"#,
         r#"{"x": 9223372036854775807, "y": 9223372036854775807, "name": "c"}"#,
         r#"{"x": "5", "y": null, "name": 1, "flag": "yes"}"#,
         r#"{"x": true, "y": [1], "name": null}"#,

@@ -23,15 +23,31 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
 use super::{tag, Step, Unsupported};
 use crate::ir::{BinOp, Expr, Node, NodeId};
+use runtime::registry::Form;
 use runtime::Value;
 use std::sync::Arc;
 
 /// The library's type tests and the tags each is true for.
-pub(super) const TYPE_TESTS: [(&str, &[u64]); 4] = [
+pub(super) const TYPE_TESTS: [(&str, &[u64]); 6] = [
     ("isInteger", &[tag::INT, tag::BIGINT]),
     ("isNumber", &[tag::INT, tag::BIGINT, tag::FLOAT]),
     ("isString", &[tag::STR]),
     ("isBoolean", &[tag::BOOL]),
+    ("isList", &[tag::LIST]),
+    ("isDict", &[tag::DICT]),
+];
+
+/// The groups of the YAQL library's functions (see `stdlib::registry`):
+/// a call compiles only when every overload it could pick is one of them,
+/// not one a host or the engine added.
+const LIBRARY: [&str; 7] = [
+    "system",
+    "common",
+    "boolean",
+    "strings",
+    "math",
+    "collections",
+    "queries",
 ];
 
 /// The longest string constant compared inline (`$ = 'x'`, `in`).
@@ -96,7 +112,7 @@ pub(super) fn build(
     // intercept the contract's methods) goes to the interpreter.
     let scalar =
         g.b.ins()
-            .icmp_imm_s(IntCC::UnsignedLessThan, g.item.tag, tag::OTHER as i64);
+            .icmp_imm_s(IntCC::UnsignedLessThan, g.item.tag, tag::CONTAINER as i64);
     g.continue_if(scalar);
     for s in steps {
         g.step(s)?;
@@ -144,10 +160,11 @@ struct Item {
     val: Ssa,
 }
 
-/// The signature of an expression: `(item, keys, field, out) -> status`.
+/// The signature of an expression: `(item, keys, field, out, element) ->
+/// status`.
 pub(super) fn expr_signature(cc: CallConv) -> Signature {
     let mut s = Signature::new(cc);
-    for _ in 0..4 {
+    for _ in 0..5 {
         s.params.push(AbiParam::new(types::I64));
     }
     s.returns.push(AbiParam::new(types::I64));
@@ -200,6 +217,7 @@ pub(super) fn build_expr(
         fields: Some(Fields {
             keys: params[1],
             helper: params[2],
+            element: params[4],
             sig,
             names: Vec::new(),
         }),
@@ -231,6 +249,8 @@ pub(super) fn build_expr(
 struct Fields {
     keys: Ssa,
     helper: Ssa,
+    /// The helper reading a list's items (same signature as `helper`).
+    element: Ssa,
     sig: SigRef,
     names: Vec<Arc<String>>,
 }
@@ -362,6 +382,22 @@ impl Gen<'_> {
                 let (l, r) = (self.value(e, *l)?, self.value(e, *r)?);
                 self.compare_vals(*op, l, r)
             }
+            Node::Call(c)
+                if matches!(&*c.name, "all" | "any")
+                    && c.form == Form::Method
+                    && self.fields.is_some()
+                    && library(c)
+                    && c.named.is_empty() =>
+            {
+                let [recv, lambda] = e.list(c.pos) else {
+                    return Err(unsupported("this call of all() or any()"));
+                };
+                let (Val::Item(list), Node::Lambda(body)) = (self.value(e, *recv)?, &e[*lambda])
+                else {
+                    return Err(unsupported("all() or any() of anything but a value read"));
+                };
+                self.quantifier(e, list, *body, &*c.name == "all")
+            }
             Node::Call(c) => {
                 let args = e.list(c.pos);
                 let Some((_, tags)) = TYPE_TESTS.iter().find(|(n, _)| **n == *c.name) else {
@@ -408,9 +444,12 @@ impl Gen<'_> {
                 _ => Ok(Val::Const(v)),
             },
             Node::Attr(recv, name, _, _) if self.fields.is_some() => match self.value(e, *recv)? {
-                Val::Item(it) => Ok(Val::Item(self.field(it, name))),
+                Val::Item(it) => Ok(Val::Item(self.field(it, name, None))),
                 _ => Err(unsupported("a field of anything but a value read")),
             },
+            Node::Call(c) if self.fields.is_some() && library(c) && c.named.is_empty() => {
+                self.call_value(e, c)
+            }
             Node::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), l, r, _, _) => {
                 let (l, r) = (self.value(e, *l)?, self.value(e, *r)?);
                 let (l, r) = (self.int(l)?, self.int(r)?);
@@ -456,9 +495,19 @@ impl Gen<'_> {
                 Val::Item(it) => {
                     let ok = self.tag_in(it, &[tag::INT, tag::FLOAT]);
                     self.continue_if(ok);
-                    let float = self.b.ins().icmp_imm_s(IntCC::Equal, it.tag, tag::FLOAT as i64);
-                    let f = self.b.ins().bitcast(types::F64, MemFlagsData::new(), it.bits);
-                    Ok(Num { float, i: it.bits, f })
+                    let float = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::Equal, it.tag, tag::FLOAT as i64);
+                    let f = self
+                        .b
+                        .ins()
+                        .bitcast(types::F64, MemFlagsData::new(), it.bits);
+                    Ok(Num {
+                        float,
+                        i: it.bits,
+                        f,
+                    })
                 }
                 Val::Int(i) => Ok(int(self, i)),
                 Val::Const(_) => Err(unsupported("arithmetic on a constant other than a number")),
@@ -520,6 +569,41 @@ impl Gen<'_> {
         self.b.ins().store(flags, bits, out, 8);
     }
 
+    /// The value of a library call: `recv.get(key[, default])` of a dict
+    /// with a constant key and a scalar default; `len(v)` of a list or
+    /// dict.
+    fn call_value<'e>(&mut self, e: &'e Expr, c: &crate::ir::Call) -> Result<Val<'e>, Unsupported> {
+        let args = e.list(c.pos);
+        match (&*c.name, c.form, args) {
+            ("get", Form::Method, [recv, key, rest @ ..]) if rest.len() <= 1 => {
+                let Node::Const(Value::Str(name)) = &e[*key] else {
+                    return Err(unsupported("get() of anything but a constant key"));
+                };
+                let default = match rest.first().map(|&d| &e[d]) {
+                    None => &Value::Null,
+                    Some(Node::Const(
+                        v @ (Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_)),
+                    )) => v,
+                    Some(Node::Const(v @ Value::Str(s))) if s.is_empty() => v,
+                    Some(_) => return Err(unsupported("get() with this default")),
+                };
+                match self.value(e, *recv)? {
+                    Val::Item(it) => Ok(Val::Item(self.field(it, name, Some(default)))),
+                    _ => Err(unsupported("get() of anything but a value read")),
+                }
+            }
+            ("len", Form::Function, [arg]) => match self.value(e, *arg)? {
+                Val::Item(it) => {
+                    let ok = self.tag_in(it, &[tag::LIST, tag::DICT]);
+                    self.continue_if(ok);
+                    Ok(Val::Int(it.len))
+                }
+                _ => Err(unsupported("len() of anything but a value read")),
+            },
+            _ => Err(unsupported(&format!("function {}()", c.name))),
+        }
+    }
+
     /// `v` as an integer: a value read deopts unless it is one (a float,
     /// a big integer, a string take the interpreter's rules).
     fn int(&mut self, v: Val<'_>) -> Result<Ssa, Unsupported> {
@@ -542,7 +626,7 @@ impl Gen<'_> {
 
     /// Reads field `name` of `it` through the helper; a value that is not
     /// a dict deopts.
-    fn field(&mut self, it: Item, name: &Arc<String>) -> Item {
+    fn field(&mut self, it: Item, name: &Arc<String>, default: Option<&Value>) -> Item {
         let f = self.fields.as_mut().expect("checked by the caller");
         let k = match f.names.iter().position(|n| n == name) {
             Some(k) => k,
@@ -564,9 +648,99 @@ impl Gen<'_> {
             .ins()
             .iadd_imm_s(keys, (k * std::mem::size_of::<Value>()) as i64);
         let call = self.b.ins().call_indirect(sig, helper, &[it.val, key, out]);
-        let found = self.b.inst_results(call)[0];
-        self.continue_if(found);
+        let r = self.b.inst_results(call)[0];
+        match default {
+            // `$.name`: a missing key is the interpreter's `KeyError`.
+            None => {
+                let found = self.b.ins().icmp_imm_s(IntCC::Equal, r, 1);
+                self.continue_if(found);
+            }
+            // `$.get(name, default)`.
+            Some(d) => {
+                let dict = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+                self.continue_if(dict);
+                let missing = self.b.create_block();
+                let join = self.b.create_block();
+                let found = self.b.ins().icmp_imm_s(IntCC::Equal, r, 1);
+                self.b.ins().brif(found, join, &[], missing, &[]);
+                self.b.switch_to_block(missing);
+                let s = super::Scalar::of(d, false);
+                let flags = MemFlagsData::new().with_notrap().with_aligned();
+                for (k, x) in [s.tag, s.bits, 0, 0, 0].into_iter().enumerate() {
+                    let x = self.b.ins().iconst(types::I64, x as i64);
+                    self.b.ins().store(flags, x, out, 8 * k as i32);
+                }
+                self.b.ins().jump(join, &[]);
+                self.b.switch_to_block(join);
+            }
+        }
         load(&mut self.b, out)
+    }
+
+    /// `recv.all(body)` (`all_ = true`) or `recv.any(body)` over a list:
+    /// the body is compiled with `$` each item in turn.
+    fn quantifier(
+        &mut self,
+        e: &Expr,
+        list: Item,
+        body: NodeId,
+        all_: bool,
+    ) -> Result<Ssa, Unsupported> {
+        let is_list = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, list.tag, tag::LIST as i64);
+        self.continue_if(is_list);
+        let element = self.fields.as_ref().expect("checked by the caller").element;
+        let sig = self.fields.as_ref().expect("checked by the caller").sig;
+        let head = self.b.create_block();
+        let step = self.b.create_block();
+        let exit = self.b.create_block();
+        let i = self.b.append_block_param(head, types::I64);
+        let res = self.b.append_block_param(exit, types::I8);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(head, &[zero.into()]);
+
+        self.b.switch_to_block(head);
+        let done = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, i, list.len);
+        // Past the end: `all` holds, `any` does not.
+        let end = self.b.ins().iconst(types::I8, all_ as i64);
+        self.b.ins().brif(done, exit, &[end.into()], step, &[]);
+
+        self.b.switch_to_block(step);
+        let size = std::mem::size_of::<super::Scalar>() as u32;
+        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            size,
+            3,
+        ));
+        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        let call = self
+            .b
+            .ins()
+            .call_indirect(sig, element, &[list.val, i, out]);
+        let got = self.b.inst_results(call)[0];
+        self.continue_if(got);
+        let outer = std::mem::replace(&mut self.item, load(&mut self.b, out));
+        let r = self.cond(e, body);
+        self.item = outer;
+        let r = r?;
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        let decided = self.b.ins().iconst(types::I8, !all_ as i64);
+        if all_ {
+            self.b
+                .ins()
+                .brif(r, head, &[next.into()], exit, &[decided.into()]);
+        } else {
+            self.b
+                .ins()
+                .brif(r, exit, &[decided.into()], head, &[next.into()]);
+        }
+        self.b.switch_to_block(exit);
+        Ok(res)
     }
 
     /// `l <op> r` for a comparison operator.
@@ -762,10 +936,16 @@ fn is_scalar(v: &Value) -> bool {
     )
 }
 
-/// True for a call resolved to one overload when compiled: the library's
-/// function, not one a host could have added beside it.
+/// True for a call resolved, when compiled, to the YAQL library's
+/// overloads only ([`LIBRARY`]).
 fn library(c: &crate::ir::Call) -> bool {
-    c.set.as_ref().is_some_and(|s| s.overloads.len() == 1)
+    c.set.as_ref().is_some_and(|s| {
+        !s.overloads.is_empty()
+            && s.overloads.iter().all(|o| {
+                o.id.split_once('.')
+                    .is_some_and(|(g, _)| LIBRARY.contains(&g))
+            })
+    })
 }
 
 /// The integer condition of a comparison operator.

@@ -1,23 +1,31 @@
-//! The Cranelift tier: contract chains compiled to machine code.
+//! The Cranelift tier: contracts, conditions and arithmetic compiled to
+//! machine code.
 //!
-//! A chain of the plain contract steps (`$.notNull().int().check(isInteger($)
-//! and $ > 0)`) is compiled to a loop over values that are passed as
-//! [`Scalar`]s: a tag and the value's bits, or a string's pointer and length.
-//! The loop returns the index of the first value it cannot show to pass:
-//! every step and every operation guards on the tag, and a value of a kind
-//! the code was not compiled for (a float where the contract compares
-//! integers, a list, an object, a coercion that would change the value) or
-//! a value that fails a step leaves the loop there. The caller hands that
-//! value to the interpreter, which coerces it or reports the violation in
-//! its own words, and resumes the native loop after it. The native code
-//! thus only ever answers "passes, unchanged" — never a wrong answer, and
-//! never an error message of its own.
+//! Three kinds of code, all guarded the same way:
+//! - a contract chain (`$.notNull().int().check(isInteger($) and $ > 0)`,
+//!   [`Native`]) becomes a loop over values passed as [`Scalar`]s (a tag
+//!   and the value's bits, or a string's pointer and length) that returns
+//!   the index of the first value it cannot show to pass;
+//! - a condition ([`Predicate`]: a whole expression, or a lambda such as
+//!   `where($.age > 30)`) answers true, false or "ask the interpreter";
+//! - arithmetic ([`Number`]: `select($.price * $.qty)`) answers an int, a
+//!   float or "ask the interpreter".
+//!
+//! Every step and operation guards on the tags of its operands: a value of
+//! a kind the code was not compiled for (a float where a contract compares
+//! integers, a list, an object, a missing field, an integer overflow, a
+//! coercion that would change the value), or a value that fails a contract,
+//! leaves the code ("deopt"), and the interpreter takes that value over —
+//! coercing it, raising the reference's error or reporting the violation in
+//! its own words. The machine code never gives a wrong answer and never an
+//! error message of its own. [`Tier`] decides when code is made ([`Mode`]).
 //!
 //! What compiles (anything else is [`Unsupported`] and stays interpreted):
-//! the steps `notNull()`, `int()`, `string()`, `bool()` and `check(p)`
-//! where `p` is built from `$`, scalar constants, `and`, `or`, `not`,
-//! comparisons of `$` with a constant, `$ in` a list of constants, and the
-//! type tests `isInteger`, `isNumber`, `isString`, `isBoolean`.
+//! `$`, its fields (`$.a.b`, read through a helper), scalar constants,
+//! `+ - *` on numbers, `and`, `or`, `not`, comparisons, `in` a list of
+//! constants, and the type tests `isInteger`, `isNumber`, `isString`,
+//! `isBoolean`; the contract steps `notNull()`, `int()`, `string()`,
+//! `bool()` and `check(p)` with `p` built from those.
 
 mod codegen;
 
@@ -164,7 +172,7 @@ impl<T: Jitted> vm::bc::Fast for Lambda<T> {
 }
 
 /// The tags of [`Scalar::tag`], in the order the guards rely on: every
-/// tag below [`tag::OTHER`] is a scalar.
+/// tag below [`tag::CONTAINER`] is a scalar.
 mod tag {
     pub const NULL: u64 = 0;
     pub const BOOL: u64 = 1;
@@ -172,11 +180,16 @@ mod tag {
     pub const FLOAT: u64 = 3;
     pub const STR: u64 = 4;
     pub const BIGINT: u64 = 5;
-    pub const OTHER: u64 = 6;
+    pub const LIST: u64 = 6;
+    pub const DICT: u64 = 7;
+    pub const OTHER: u64 = 8;
+    /// The first tag that is no scalar.
+    pub const CONTAINER: u64 = LIST;
 }
 
 /// A value as compiled code reads it. `bits` holds a boolean, an integer
-/// or a double's bits; `ptr`/`len` a string's UTF-8 bytes; `val` the value
+/// or a double's bits; `ptr`/`len` a string's UTF-8 bytes (`len` a list's
+/// or dict's length); `val` the value
 /// itself (for the field helper) — all borrowed for the duration of one
 /// call.
 #[repr(C)]
@@ -217,11 +230,22 @@ impl Scalar {
                     val: v,
                 }
             }
+            Value::List(l) => return Scalar::container(tag::LIST, l.len(), v),
+            Value::Dict(d) => return Scalar::container(tag::DICT, d.len(), v),
             _ => (tag::OTHER, 0),
         };
         Scalar {
             tag,
             bits,
+            val: v,
+            ..Scalar::EMPTY
+        }
+    }
+
+    fn container(tag: u64, len: usize, v: &Value) -> Scalar {
+        Scalar {
+            tag,
+            len,
             val: v,
             ..Scalar::EMPTY
         }
@@ -349,14 +373,46 @@ impl Native {
 }
 
 /// The signature of a compiled expression: `(item, keys, field helper,
-/// out) -> status` (see [`codegen::Output`]).
-type ExprFn = unsafe extern "C" fn(*const Scalar, *const Value, FieldFn, *mut Scalar) -> u64;
+/// out, element helper) -> status` (see [`codegen::Output`]).
+type ExprFn =
+    unsafe extern "C" fn(*const Scalar, *const Value, FieldFn, *mut Scalar, ElementFn) -> u64;
+
+/// The helper compiled code reads a list's items with.
+type ElementFn = unsafe extern "C" fn(*const Value, u64, *mut Scalar) -> u8;
+
+/// Reads item `i` of list `list` into `out`; 0 when `list` is no list or
+/// `i` is past its end, for the code to deopt.
+///
+/// # Safety
+/// As for [`field`].
+unsafe extern "C" fn element(list: *const Value, i: u64, out: *mut Scalar) -> u8 {
+    // SAFETY: the compiled code passes the `val` of a scalar made from a
+    // live value (or null, refused here) and a stack slot of a scalar's
+    // size.
+    let (list, out) = unsafe {
+        match list.as_ref() {
+            Some(v) => (v, &mut *out),
+            None => return 0,
+        }
+    };
+    match list {
+        Value::List(l) => match l.get(i as usize) {
+            Some(v) => {
+                *out = Scalar::of(v, true);
+                1
+            }
+            None => 0,
+        },
+        _ => 0,
+    }
+}
 
 /// The helper compiled predicates read `value.key` with.
 type FieldFn = unsafe extern "C" fn(*const Value, *const Value, *mut Scalar) -> u8;
 
-/// Reads field `key` of `value` into `out`; 0 when `value` is not a dict
-/// or has no such key (YAQL raises `KeyError`), for the code to deopt.
+/// Reads field `key` of `value` into `out`: 1; 2 when the dict has no
+/// such key (the code deopts or takes `get()`'s default); 0 when `value`
+/// is no dict, for the code to deopt.
 ///
 /// # Safety
 /// `value` and `key` point to live values and `out` to a writable
@@ -378,7 +434,7 @@ unsafe extern "C" fn field(value: *const Value, key: *const Value, out: *mut Sca
                 *out = Scalar::of(v, true);
                 1
             }
-            None => 0,
+            None => 2,
         },
         _ => 0,
     }
@@ -426,7 +482,7 @@ impl Compiled {
         // SAFETY: `s` borrows from `v`, alive for the call; `keys` lives
         // as long as `self`; `field` has the signature the code calls it
         // with; `out` is a writable scalar.
-        let status = unsafe { (self.run)(&s, self.keys.as_ptr(), field, &mut out) };
+        let status = unsafe { (self.run)(&s, self.keys.as_ptr(), field, &mut out, element) };
         (status, out)
     }
 }
@@ -478,7 +534,10 @@ impl Number {
     /// Compiles expression `e` (`+`, `-` or `*` at its root).
     pub fn compile(e: &Expr) -> Result<Number, Unsupported> {
         use crate::ir::{BinOp, Node};
-        if !matches!(e[e.root], Node::Bin(BinOp::Add | BinOp::Sub | BinOp::Mul, ..)) {
+        if !matches!(
+            e[e.root],
+            Node::Bin(BinOp::Add | BinOp::Sub | BinOp::Mul, ..)
+        ) {
             return Err(Unsupported("the JIT compiles arithmetic only".into()));
         }
         Compiled::new(e, codegen::Output::Number).map(Number)
@@ -501,7 +560,10 @@ fn is_condition(e: &Expr, id: crate::ir::NodeId) -> bool {
     e.ty(id) == crate::ir::Type::Bool
         || match &e[id] {
             Node::And(..) | Node::Or(..) | Node::Not(_) => true,
-            Node::Call(c) => codegen::TYPE_TESTS.iter().any(|(n, _)| **n == *c.name),
+            Node::Call(c) => {
+                matches!(&*c.name, "all" | "any")
+                    || codegen::TYPE_TESTS.iter().any(|(n, _)| **n == *c.name)
+            }
             _ => false,
         }
 }

@@ -15,10 +15,12 @@ fn stub(_: &Cx, _: Args) -> RtResult<Value> {
 /// bodies do not matter here: compiled code never calls them).
 fn registry() -> Registry {
     let mut r = Registry::new();
+    r.group("common");
     for name in ["isInteger", "isNumber", "isString", "isBoolean", "len"] {
         r.function(name, vec![p("value", Ty::Any).nullable()], stub);
     }
     r.function("list", vec![var("args", Ty::Any).nullable()], stub);
+    r.method("get", vec![p("d", Ty::Any), p("key", Ty::Any)], stub);
     r
 }
 
@@ -208,7 +210,8 @@ fn predicates_are_conditions() {
         ("$.x + 1", "conditions only"),
         ("$.x and $.y", "not a condition"),
         ("$.x > 1 and $.y", "not a condition"),
-        ("$.x.len() > 1", "this kind of expression"),
+        ("$.x.len() > 1", "function len()"),
+        ("$.x.get($.y) = 1", "get() of anything but a constant key"),
     ] {
         let e = Predicate::compile(predicate(src).ir()).unwrap_err();
         assert!(e.0.contains(why), "{src}: {e}");
