@@ -235,7 +235,7 @@ fn workloads(c: &mut Criterion) {
         .collect();
     let irs: Vec<_> = asts
         .iter()
-        .map(|a| compiler::lower::Lowerer::new(reg).lower(a).unwrap())
+        .map(|a| std::sync::Arc::new(compiler::lower::Lowerer::new(reg).lower(a).unwrap()))
         .collect();
     let mut g = c.benchmark_group("W6_parse_1k_exprs");
     g.throughput(criterion::Throughput::Elements(w6.len() as u64));

@@ -51,7 +51,8 @@ const NAME_STRS: [&str; 14] = [
 
 /// Builds chunks: the one of an expression and those of its lambdas.
 pub struct Emitter<'a> {
-    ir: &'a ir::Expr,
+    /// Shared with the lambdas' fast tiers ([`crate::jit::lambda_tier`]).
+    ir: &'a Arc<ir::Expr>,
     /// Buffers by lambda nesting level; `levels[depth]` is in use.
     levels: Vec<Bufs>,
     depth: usize,
@@ -67,7 +68,7 @@ fn take<T>(v: &mut Vec<T>) -> Vec<T> {
 
 impl Emitter<'_> {
     /// Compiles an expression into a chunk ending with `Return`.
-    pub fn chunk(ir: &ir::Expr) -> Chunk {
+    pub fn chunk(ir: &Arc<ir::Expr>) -> Chunk {
         let mut e = Emitter {
             ir,
             levels: POOL.try_with(|p| p.take()).unwrap_or_default(),

@@ -39,7 +39,7 @@ pub struct CompileOptions {
 /// A compiled expression: compile once, evaluate many times.
 pub struct Program {
     src: Arc<str>,
-    ir: ir::Expr,
+    ir: Arc<ir::Expr>,
     chunk: Arc<Chunk>,
     /// The expression as machine code (see [`Program::native`]).
     native: jit::Tier<jit::Predicate>,
@@ -66,7 +66,7 @@ pub fn compile_parsed(
     reg: &Registry,
     opts: CompileOptions,
 ) -> Result<Program, Error> {
-    let ir = lower::Lowerer::new(reg).legacy(opts.legacy).lower(ast)?;
+    let ir = Arc::new(lower::Lowerer::new(reg).legacy(opts.legacy).lower(ast)?);
     let chunk = emit::Emitter::chunk(&ir);
     Ok(Program {
         src: src.into(),

@@ -86,31 +86,26 @@ impl<T> Tier<T> {
 
 /// The fast tier of a lambda whose body is node `body` of `e`, when there
 /// is one: a field read (`$.name`) or a condition the JIT compiles.
-pub fn lambda_tier(e: &Expr, body: crate::ir::NodeId) -> Option<Arc<dyn vm::bc::Fast>> {
+pub fn lambda_tier(e: &Arc<Expr>, body: crate::ir::NodeId) -> Option<Arc<dyn vm::bc::Fast>> {
     use crate::ir::Node;
     match &e[body] {
         Node::Attr(recv, name, _, _) if matches!(e[*recv], Node::Arg(1)) => {
             Some(Arc::new(FieldRead(Value::Str(name.clone()))))
         }
         _ if is_condition(e, body) && bools_only(e, body) => Some(Arc::new(Lambda {
-            ir: sub(e, body),
+            ir: e.clone(),
+            body,
             tier: Tier::<Predicate>::default(),
         })),
         Node::Bin(crate::ir::BinOp::Add | crate::ir::BinOp::Sub | crate::ir::BinOp::Mul, ..) => {
             Some(Arc::new(Lambda {
-                ir: sub(e, body),
+                ir: e.clone(),
+                body,
                 tier: Tier::<Number>::default(),
             }))
         }
         _ => None,
     }
-}
-
-/// Expression `e` from node `root`.
-fn sub(e: &Expr, root: crate::ir::NodeId) -> Expr {
-    let mut ir = e.clone();
-    ir.root = root;
-    ir
 }
 
 /// `$.name` of a dict, read directly (a missing key, or `$` that is no
@@ -157,7 +152,9 @@ impl Jitted for Number {
 /// A lambda (`where($.age > 30)`, `select($.price * $.qty)`) as machine
 /// code once hot.
 struct Lambda<T> {
-    ir: Expr,
+    /// The expression the lambda is part of, and its body's node.
+    ir: Arc<Expr>,
+    body: crate::ir::NodeId,
     tier: Tier<T>,
 }
 
@@ -167,7 +164,12 @@ impl<T: Jitted> vm::bc::Fast for Lambda<T> {
         if o.legacy {
             return None;
         }
-        self.tier.get(o.jit, || T::compile(&self.ir))?.eval(arg)
+        let compile = || {
+            let mut ir = (*self.ir).clone();
+            ir.root = self.body;
+            T::compile(&ir)
+        };
+        self.tier.get(o.jit, compile)?.eval(arg)
     }
 }
 
