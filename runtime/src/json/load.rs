@@ -44,6 +44,9 @@ const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 /// Parses tagged JSON text (see [`super::from_tagged_str`]).
 pub(super) fn from_str(s: &str) -> Result<Value> {
     let mut scratch = Scratch::default();
+    // A small document (one object of a streamed model) has too few
+    // repeated keys to pay for a cache of its own.
+    scratch.keys.direct = s.len() < Keys::WORTH_IT;
     let mut de = serde_json::Deserializer::from_str(s);
     let loaded = Load(&mut scratch)
         .deserialize(&mut de)
@@ -66,18 +69,28 @@ struct Scratch {
 /// in the intern table. (A key too long for that table is then shared within
 /// the parse only.) Bounded, as that table is.
 #[derive(Default)]
-struct Keys(FxHashMap<Box<str>, Arc<String>>);
+struct Keys {
+    seen: FxHashMap<Box<str>, Arc<String>>,
+    /// Ask the intern table directly (a small document).
+    direct: bool,
+}
 
 impl Keys {
     const MAX_ENTRIES: usize = 1 << 12;
 
+    /// The text length from which a parse keeps its own key cache.
+    const WORTH_IT: usize = 16 << 10;
+
     fn get(&mut self, s: &str) -> Arc<String> {
-        if let Some(k) = self.0.get(s) {
+        if self.direct {
+            return intern(s);
+        }
+        if let Some(k) = self.seen.get(s) {
             return k.clone();
         }
         let k = intern(s);
-        if self.0.len() < Self::MAX_ENTRIES {
-            self.0.insert(s.into(), k.clone());
+        if self.seen.len() < Self::MAX_ENTRIES {
+            self.seen.insert(s.into(), k.clone());
         }
         k
     }
