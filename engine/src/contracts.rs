@@ -453,11 +453,6 @@ impl Check {
     }
 }
 
-/// `d[key]` for an interned key (see [`runtime::value::get_interned`]).
-pub(crate) fn entry<'a>(d: &'a Dict, key: &Value) -> Option<&'a Value> {
-    runtime::value::get_interned(d, key)
-}
-
 /// True when the value or an extension method could intercept a chain's
 /// methods: the whole chain then runs as YAQL.
 fn intercepted(ex: &Executor, steps: &[Step], v: &Value) -> bool {
@@ -552,7 +547,7 @@ impl Check {
                     _ => return false,
                 };
                 items.iter().all(|(k, c)| match k {
-                    DictKey::Const(key) => c.holds(ex, entry(d, key).unwrap_or(&Value::Null)),
+                    DictKey::Const(key) => c.holds(ex, runtime::value::get_interned(d, key).unwrap_or(&Value::Null)),
                     DictKey::Expr(kc) => d.iter().all(|(rk, rv)| {
                         items
                             .iter()

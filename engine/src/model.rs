@@ -370,7 +370,7 @@ fn all_hold(ex: &Executor, class: &Arc<Class>, props: &Dict) -> bool {
             return false;
         }
         let runtime = p.usage == PropertyUsage::Runtime;
-        let given = crate::contracts::entry(props, &p.key);
+        let given = runtime::value::get_interned(props, &p.key);
         match given {
             Some(v) if !runtime => p.contract.holds(ex, v),
             None if runtime && !p.has_default => true,
