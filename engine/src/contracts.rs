@@ -547,7 +547,10 @@ impl Check {
                     _ => return false,
                 };
                 items.iter().all(|(k, c)| match k {
-                    DictKey::Const(key) => c.holds(ex, runtime::value::get_interned(d, key).unwrap_or(&Value::Null)),
+                    DictKey::Const(key) => c.holds(
+                        ex,
+                        runtime::value::get_interned(d, key).unwrap_or(&Value::Null),
+                    ),
                     DictKey::Expr(kc) => d.iter().all(|(rk, rv)| {
                         items
                             .iter()
