@@ -359,9 +359,9 @@ impl Check {
                 at_contract(r.and_then(|r| stdlib::finalize(env, r)), path, pos)
             }
             Check::List(c, min, max) => {
-                if let (Value::List(l), Some(n)) = (&v, c.native_items(ex)) {
+                if let (Value::List(l), Some(q)) = (&v, c.quick_items(ex)) {
                     if l.len() >= *min && max.is_none_or(|m| l.len() <= m) {
-                        return c.check_items(ex, env, ctx, l, n, owner, path);
+                        return c.check_items(ex, env, ctx, l, q, owner, path);
                     }
                 }
                 let owned: Vec<Value>;
@@ -453,6 +453,46 @@ impl Check {
     }
 }
 
+/// A quick way to pass a list's items (see [`Check::quick_items`]).
+#[derive(Clone, Copy)]
+enum Quick<'a> {
+    /// The item chain's machine code.
+    Native(&'a Native),
+    /// A chain of `class()` and `notNull()` over ids of a streamed model:
+    /// an id passes when the index knows it and its class is the one the
+    /// contract wants (once the interpreter has resolved that name).
+    Ids(&'a [Step], &'a crate::stream::Index),
+}
+
+impl Quick<'_> {
+    /// The index of the first item not shown to pass unchanged.
+    fn first_failing(self, items: &[Value]) -> usize {
+        match self {
+            Quick::Native(n) => n.first_failing(items),
+            Quick::Ids(steps, index) => items
+                .iter()
+                .position(|x| !id_passes(steps, index, x))
+                .unwrap_or(items.len()),
+        }
+    }
+}
+
+/// True when `v` is the id of an object of the streamed model whose class
+/// every `class()` step wants.
+fn id_passes(steps: &[Step], index: &crate::stream::Index, v: &Value) -> bool {
+    let Value::Str(id) = v else {
+        return false;
+    };
+    let Some(class) = index.class_of(id) else {
+        return false;
+    };
+    steps.iter().all(|s| match s {
+        Step::NotNull => true,
+        Step::Class(_, resolved) => resolved.get().is_some_and(|want| class.is_a(want)),
+        _ => false,
+    })
+}
+
 /// True when the value or an extension method could intercept a chain's
 /// methods: the whole chain then runs as YAQL.
 fn intercepted(ex: &Executor, steps: &[Step], v: &Value) -> bool {
@@ -463,36 +503,46 @@ fn intercepted(ex: &Executor, steps: &[Step], v: &Value) -> bool {
 }
 
 impl Check {
-    /// The machine code that checks a list's items, when this is an item
-    /// contract compiled by now (and no extension method intercepts it).
-    fn native_items(&self, ex: &Executor) -> Option<&Native> {
-        match self {
-            Check::Chain { steps, tier, .. } if !intercepted(ex, steps, &Value::Null) => {
-                tier.get(ex.catalog().jit(), || native_of(steps))
-            }
+    /// What passes a list's items quickly, when this is an item contract
+    /// with machine code by now, or a `class()` chain over the ids of a
+    /// streamed model (and no extension method intercepts it).
+    fn quick_items<'a>(&'a self, ex: &'a Executor) -> Option<Quick<'a>> {
+        let Check::Chain { steps, tier, .. } = self else {
+            return None;
+        };
+        if intercepted(ex, steps, &Value::Null) {
+            return None;
+        }
+        if let Some(n) = tier.get(ex.catalog().jit(), || native_of(steps)) {
+            return Some(Quick::Native(n));
+        }
+        let classes_only = steps
+            .iter()
+            .all(|s| matches!(s, Step::Class(..) | Step::NotNull));
+        match ex.foreign() {
+            Some(index) if classes_only => Some(Quick::Ids(steps, index)),
             _ => None,
         }
     }
 
-    /// Checks the items of `l` with this chain's machine code `n`: the
-    /// items it passes stay as they are; from the first it cannot pass,
-    /// the interpreter checks that one item (coercing it or reporting the
-    /// violation) and the machine code goes on after it. The list itself
-    /// is returned when nothing changed.
+    /// Checks the items of `l` with `quick`: the items it passes stay as
+    /// they are; from the first it cannot pass, the interpreter checks
+    /// that one item (coercing it or reporting the violation) and `quick`
+    /// goes on after it. The list itself is returned when nothing changed.
     fn check_items(
         &self,
         ex: &Executor,
         env: &Env,
         ctx: &Arc<Frame>,
         l: &Arc<Vec<Value>>,
-        n: &Native,
+        quick: Quick<'_>,
         owner: Option<&Arc<ObjRef>>,
         path: At<'_>,
     ) -> Result<Value> {
         let mut out: Option<Vec<Value>> = None;
         let mut i = 0;
         while i < l.len() {
-            let stop = i + n.first_failing(&l[i..]);
+            let stop = i + quick.first_failing(&l[i..]);
             if let Some(o) = &mut out {
                 o.extend_from_slice(&l[i..stop]);
             }
@@ -531,8 +581,8 @@ impl Check {
                 if items.len() < *min || max.is_some_and(|m| items.len() > m) {
                     return false;
                 }
-                match c.native_items(ex) {
-                    Some(n) => n.first_failing(items) == items.len(),
+                match c.quick_items(ex) {
+                    Some(q) => q.first_failing(items) == items.len(),
                     None => items.iter().all(|x| c.holds(ex, x)),
                 }
             }
