@@ -82,19 +82,34 @@ fn tagged_json_roundtrip() {
     }
 }
 
-/// Conditions the JIT compiles give what the interpreter gives, for values
-/// of every kind in the fields they read (the machine code decides what it
-/// can and hands the rest to the interpreter).
-#[test]
-fn compiled_conditions_agree_with_the_interpreter() {
-    use muranopl::jit::Mode;
+/// Engines with the JIT off and forced on.
+fn jit_off_and_on() -> (Engine, Engine) {
     let with = |jit| {
         Engine::new(Options {
             jit,
             ..Options::default()
         })
     };
-    let (off, on) = (with(Mode::Off), with(Mode::Always));
+    (
+        with(muranopl::jit::Mode::Off),
+        with(muranopl::jit::Mode::Always),
+    )
+}
+
+/// A result as the tests compare it: its JSON, or its error.
+fn show(r: Result<muranopl::Value, muranopl::Error>) -> String {
+    match r {
+        Ok(v) => json::to_tagged_string(&v),
+        Err(e) => format!("{}: {}", e.kind(), e.message()),
+    }
+}
+
+/// Conditions the JIT compiles give what the interpreter gives, for values
+/// of every kind in the fields they read (the machine code decides what it
+/// can and hands the rest to the interpreter).
+#[test]
+fn compiled_conditions_agree_with_the_interpreter() {
+    let (off, on) = jit_off_and_on();
     let exprs = [
         "$.x + $.y * 2 > 10 and $.name in list(a, b, c)",
         "$.x > $.y or not ($.name = 'b')",
@@ -130,17 +145,13 @@ fn compiled_conditions_agree_with_the_interpreter() {
     for e in exprs {
         let p_off = off.compile(e).unwrap();
         let p_on = on.compile(e).unwrap();
-        let compiled = p_on.native(Mode::Always).is_some();
+        let compiled = p_on.native(muranopl::jit::Mode::Always).is_some();
         assert_eq!(compiled, !e.starts_with("$.flag"), "{e}");
         for r in rows {
             let data = json::from_tagged_str(r).unwrap();
-            let show = |x: Result<muranopl::Value, muranopl::Error>| match x {
-                Ok(v) => json::to_tagged_string(&v),
-                Err(e) => format!("{}: {}", e.kind(), e.message()),
-            };
             let want = show(off.eval(&p_off, data.clone()));
             native += usize::from(
-                p_on.native(Mode::Always)
+                p_on.native(muranopl::jit::Mode::Always)
                     .and_then(|p| p.eval(&data))
                     .is_some(),
             );
@@ -157,14 +168,7 @@ fn compiled_conditions_agree_with_the_interpreter() {
 /// `select`) give what the interpreter gives, errors included.
 #[test]
 fn fast_lambdas_agree_with_the_interpreter() {
-    use muranopl::jit::Mode;
-    let with = |jit| {
-        Engine::new(Options {
-            jit,
-            ..Options::default()
-        })
-    };
-    let (off, on) = (with(Mode::Off), with(Mode::Always));
+    let (off, on) = jit_off_and_on();
     let data = [
         r#"[{"age": 31, "name": "a"}, {"age": 30, "name": "b"}, {"age": 40.5, "name": "c"}]"#,
         r#"[{"age": 31, "name": "a"}, {"age": "x", "name": "b"}]"#,
@@ -188,10 +192,6 @@ fn fast_lambdas_agree_with_the_interpreter() {
         let (p_off, p_on) = (off.compile(e).unwrap(), on.compile(e).unwrap());
         for d in data {
             let v = json::from_tagged_str(d).unwrap();
-            let show = |x: Result<muranopl::Value, muranopl::Error>| match x {
-                Ok(v) => json::to_tagged_string(&v),
-                Err(e) => format!("{}: {}", e.kind(), e.message()),
-            };
             assert_eq!(
                 show(on.eval(&p_on, v.clone())),
                 show(off.eval(&p_off, v)),

@@ -304,6 +304,14 @@ struct Gen<'f> {
 }
 
 impl Gen<'_> {
+    /// The address of a new stack slot for one scalar (a helper's `out`).
+    fn scalar_slot(&mut self) -> Ssa {
+        let size = std::mem::size_of::<super::Scalar>() as u32;
+        let data = StackSlotData::new(StackSlotKind::ExplicitSlot, size, 3);
+        let slot = self.b.create_sized_stack_slot(data);
+        self.b.ins().stack_addr(types::I64, slot, 0)
+    }
+
     /// Goes on in a new block when `c` holds, else to the deopt block.
     fn continue_if(&mut self, c: Ssa) {
         let next = self.b.create_block();
@@ -636,13 +644,7 @@ impl Gen<'_> {
             }
         };
         let (keys, helper, sig) = (f.keys, f.helper, f.sig);
-        let size = std::mem::size_of::<super::Scalar>() as u32;
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            size,
-            3,
-        ));
-        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        let out = self.scalar_slot();
         let key = self
             .b
             .ins()
@@ -711,13 +713,7 @@ impl Gen<'_> {
         self.b.ins().brif(done, exit, &[end.into()], step, &[]);
 
         self.b.switch_to_block(step);
-        let size = std::mem::size_of::<super::Scalar>() as u32;
-        let slot = self.b.create_sized_stack_slot(StackSlotData::new(
-            StackSlotKind::ExplicitSlot,
-            size,
-            3,
-        ));
-        let out = self.b.ins().stack_addr(types::I64, slot, 0);
+        let out = self.scalar_slot();
         let call = self
             .b
             .ins()
