@@ -50,6 +50,12 @@ const LIBRARY: [&str; 7] = [
     "queries",
 ];
 
+/// How many tag dispatches a function may make. Compile time grows faster
+/// than the code: a hostile `$ in [0, 1, ..., 20000]` would take seconds
+/// to compile and milliseconds to interpret, so a bigger function stays
+/// interpreted.
+const BUDGET: u32 = 256;
+
 /// The longest string constant compared inline (`$ = 'x'`, `in`).
 const MAX_STR_CONST: usize = 64;
 
@@ -107,6 +113,7 @@ pub(super) fn build(
         item,
         fields: None,
         reads_strings: false,
+        budget: BUDGET,
     };
     // Only scalars run here: a container or an object (whose class could
     // intercept the contract's methods) goes to the interpreter.
@@ -129,6 +136,7 @@ pub(super) fn build(
     g.b.switch_to_block(done);
     g.b.ins().return_(&[n]);
     g.b.seal_all_blocks();
+    g.within_budget()?;
     let reads_strings = g.reads_strings;
     g.b.finalize(target);
     Ok(reads_strings)
@@ -222,6 +230,7 @@ pub(super) fn build_expr(
             names: Vec::new(),
         }),
         reads_strings: true,
+        budget: BUDGET,
     };
     let r = match output {
         Output::Condition => {
@@ -239,6 +248,7 @@ pub(super) fn build_expr(
     let two = g.b.ins().iconst(types::I64, 2);
     g.b.ins().return_(&[two]);
     g.b.seal_all_blocks();
+    g.within_budget()?;
     let names = g.fields.take().map(|f| f.names).unwrap_or_default();
     g.b.finalize(target);
     Ok(names)
@@ -301,9 +311,20 @@ struct Gen<'f> {
     fields: Option<Fields>,
     /// Some code reads a string's bytes or length.
     reads_strings: bool,
+    /// Tag dispatches and string comparisons left before the function is
+    /// too big to be worth compiling (see [`BUDGET`]).
+    budget: u32,
 }
 
 impl Gen<'_> {
+    /// `Err` when the function grew past [`BUDGET`].
+    fn within_budget(&self) -> Result<(), Unsupported> {
+        if self.budget == 0 {
+            return Err(unsupported("a function this big"));
+        }
+        Ok(())
+    }
+
     /// The address of a new stack slot for one scalar (a helper's `out`).
     fn scalar_slot(&mut self) -> Ssa {
         let size = std::mem::size_of::<super::Scalar>() as u32;
@@ -798,6 +819,9 @@ impl Gen<'_> {
                 _ => Err(unsupported("`in` over anything but a list of constants")),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        if consts.len() >= self.budget as usize {
+            return Err(unsupported("a function this big"));
+        }
         let join = self.b.create_block();
         let res = self.b.append_block_param(join, types::I8);
         for c in consts {
@@ -829,6 +853,7 @@ impl Gen<'_> {
     /// Dispatches on the tag: each listed tag computes its arm; any other
     /// tag deopts.
     fn by_tag(&mut self, it: Item, arms: &[(u64, Arm<'_>)]) -> Ssa {
+        self.budget = self.budget.saturating_sub(1);
         let join = self.b.create_block();
         let res = self.b.append_block_param(join, types::I8);
         for (t, arm) in arms {

@@ -152,6 +152,16 @@ fn what_does_not_compile_says_why() {
         ("$ in 'abc'", "a list of constants"),
         ("$.x", "this kind of expression"),
         ("$ < 'b'", "an ordering of anything but numbers"),
+        (
+            &*format!(
+                "$ in [{}]",
+                (0..300)
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            "a function this big",
+        ),
     ] {
         let e = chain(&[], Some(src)).unwrap_err();
         assert!(e.0.contains(why), "{src}: {e}");
