@@ -27,6 +27,47 @@ fn yaql_prints_json_and_reports_errors_with_a_caret() {
     assert_eq!(o.status.code(), Some(2), "usage error");
 }
 
+/// `--jit` on every command: the same answers off and always; a mode that
+/// does not exist is a usage error, from the flag or from `MURANOPL_JIT`.
+#[test]
+fn the_jit_switch_changes_no_answer() {
+    let query = [
+        "$.where($.age > 30).select($.name)",
+        "--data",
+        "examples/people.json",
+    ];
+    let mut seen = Vec::new();
+    for mode in ["off", "auto", "always"] {
+        let mut args = vec!["--jit", mode, "yaql"];
+        args.extend(query);
+        let o = muranopl(&args);
+        assert_eq!(o.status.code(), Some(0), "{mode}");
+        seen.push(stdout(&o));
+    }
+    assert!(
+        seen.iter().all(|s| s.trim() == r#"["alice", "carol"]"#),
+        "{seen:?}"
+    );
+    let o = muranopl(&["yaql", "1", "--jit", "sometimes"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown JIT mode 'sometimes'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_muranopl"))
+        .args(["yaql", "1"])
+        .env("MURANOPL_JIT", "fast")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("MURANOPL_JIT: unknown JIT mode 'fast'"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn validate_reports_paths_and_contract_positions() {
     let dir = std::env::temp_dir().join(format!("muranopl-cli-{}", std::process::id()));
