@@ -8,7 +8,6 @@
 //! the VM asks it to resolve and run a call.
 
 use crate::error::ErrorKind;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use smallvec::SmallVec;
@@ -394,7 +393,7 @@ pub enum ArgIn {
 /// The registry of all functions.
 #[derive(Default, Clone)]
 pub struct Registry {
-    sets: HashMap<Arc<str>, Arc<OverloadSet>>,
+    sets: rustc_hash::FxHashMap<Arc<str>, Arc<OverloadSet>>,
     /// yaql 0.2 mode: every function can also be called as a method and
     /// every method as a function.
     any_form: bool,
