@@ -390,3 +390,67 @@ fn unknown_declaration_keys_are_warnings() {
     let ex = Executor::new(vec![pkg]);
     assert_eq!(ex.class("W").unwrap().props.len(), 1);
 }
+
+/// List contracts read as murano's `Contract._map_list`
+/// (murano/dsl/contracts/contracts.py): the items before the trailing
+/// length bounds are item contracts by position, the last applying to
+/// every item after it; a short list is "must not be less than", a list
+/// outside both bounds "is not within [min..max] range".
+const LISTS: &str = r#"
+Name: Test
+Methods:
+  pair:
+    Arguments:
+      - v:
+          Contract: [$.int(), $.string()]
+    Body:
+      - Return: $v
+  bounded:
+    Arguments:
+      - v:
+          Contract: [$.int(), 2, 3]
+    Body:
+      - Return: $v
+  atLeast:
+    Arguments:
+      - v:
+          Contract: [$.string(), 2]
+    Body:
+      - Return: $v
+  test:
+    Scope: Public
+    Body:
+      - $a: $this.pair(list('1', 2, 3))
+      - $b: $this.bounded(list('4', 5))
+      - Return: list($a, $b)
+  tooShort:
+    Scope: Public
+    Body:
+      - Return: $this.atLeast(list(a))
+  tooLong:
+    Scope: Public
+    Body:
+      - Return: $this.bounded(list(1, 2, 3, 4))
+  badSecond:
+    Scope: Public
+    Body:
+      - Return: $this.pair(list(1, [2]))
+"#;
+
+#[test]
+fn list_contracts_check_items_by_position() {
+    let (_, r) = run(LISTS, "test");
+    let v = r.unwrap();
+    // Lists come back as tuples, as `_map_list` returns them.
+    assert_eq!(runtime::pyrepr::to_str(&v), "((1, '2', '3'), (4, 5))");
+    for (method, msg) in [
+        ("tooShort", "Array length 1 must not be less than 2"),
+        ("tooLong", "Array length 4 is not within [2..3] range"),
+        ("badSecond", "[1]: Value (2,) violates string() contract"),
+    ] {
+        let (_, r) = run(LISTS, method);
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), "ContractViolationException", "{method}");
+        assert!(e.message().contains(msg), "{method}: {}", e.message());
+    }
+}

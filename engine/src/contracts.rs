@@ -73,8 +73,9 @@ enum Check {
     },
     /// A constant: the value itself is used.
     Const(Value),
-    /// `[c]`, `[c, min]`, `[c, min, max]`.
-    List(Box<Check>, usize, Option<usize>),
+    /// `[c]`, `[c, min]`, `[c, min, max]`, `[c0, c1, ...]`: item `i`
+    /// checked by contract `i`, or the last one past the end.
+    List(Vec<Check>, i64, Option<i64>),
     /// `{key: c, $.keyContract(): c}`.
     Dict(Vec<(DictKey, Check)>),
 }
@@ -256,8 +257,11 @@ impl Check {
                 }
             }
             ContractKind::Expr(expr) => Check::Expr(programs[expr.id.index()].clone(), pos()),
-            ContractKind::List { item, min, max, .. } => Check::List(
-                Box::new(Check::of(item, programs, compile_part)),
+            ContractKind::List { items, min, max } => Check::List(
+                items
+                    .iter()
+                    .map(|c| Check::of(c, programs, compile_part))
+                    .collect(),
                 *min,
                 *max,
             ),
@@ -358,10 +362,12 @@ impl Check {
                 };
                 at_contract(r.and_then(|r| stdlib::finalize(env, r)), path, pos)
             }
-            Check::List(c, min, max) => {
-                if let (Value::List(l), Some(q)) = (&v, c.quick_items(ex)) {
-                    if l.len() >= *min && max.is_none_or(|m| l.len() <= m) {
-                        return c.check_items(ex, env, ctx, l, q, owner, path);
+            Check::List(cs, min, max) => {
+                if let (Value::List(l), [c]) = (&v, &cs[..]) {
+                    if let Some(q) = c.quick_items(ex) {
+                        if length_error(l.len(), *min, *max).is_none() {
+                            return c.check_items(ex, env, ctx, l, q, owner, path);
+                        }
                     }
                 }
                 let owned: Vec<Value>;
@@ -385,17 +391,15 @@ impl Check {
                     }
                     other => std::slice::from_ref(other),
                 };
-                if items.len() < *min || max.is_some_and(|m| items.len() > m) {
-                    return Err(violation(format!(
-                        "{}: list length {} is not within [{}, {}]",
-                        path.render(),
-                        items.len(),
-                        min,
-                        max.map_or("inf".to_string(), |m| m.to_string())
-                    )));
+                if let Some(e) = length_error(items.len(), *min, *max) {
+                    return Err(violation(match path {
+                        At::Top => e,
+                        p => format!("{}: {e}", p.render()),
+                    }));
                 }
                 let mut out = Vec::with_capacity(items.len());
                 for (i, it) in items.iter().enumerate() {
+                    let c = item_contract(cs, i);
                     out.push(c.check_at(ex, env, ctx, it.clone(), owner, At::Index(&path, i))?);
                 }
                 Ok(Value::list(out))
@@ -450,6 +454,25 @@ impl Check {
                 Ok(Value::dict(out))
             }
         }
+    }
+}
+
+/// The contract of item `i` of a list: by position, the last one past the
+/// end (murano's `Contract._map_list`, murano/dsl/contracts/contracts.py).
+fn item_contract(cs: &[Check], i: usize) -> &Check {
+    &cs[i.min(cs.len() - 1)]
+}
+
+/// The violation a list of `len` items is for bounds `min..=max`, in
+/// murano's words (`Contract._map_list`): a negative bound bounds nothing.
+fn length_error(len: usize, min: i64, max: Option<i64>) -> Option<String> {
+    let len_i = i64::try_from(len).unwrap_or(i64::MAX);
+    match max {
+        Some(m) if m >= 0 && !(min <= len_i && len_i <= m) => Some(format!(
+            "Array length {len} is not within [{min}..{m}] range"
+        )),
+        _ if len_i < min => Some(format!("Array length {len} must not be less than {min}")),
+        _ => None,
     }
 }
 
@@ -572,18 +595,21 @@ impl Check {
                         .get(ex.catalog().jit(), || native_of(steps))
                         .is_some_and(|n| n.passes(v))
             }
-            Check::List(c, min, max) => {
+            Check::List(cs, min, max) => {
                 let items: &[Value] = match v {
                     Value::Null => &[],
                     Value::List(l) => l,
                     _ => return false,
                 };
-                if items.len() < *min || max.is_some_and(|m| items.len() > m) {
+                if length_error(items.len(), *min, *max).is_some() {
                     return false;
                 }
-                match c.quick_items(ex) {
-                    Some(q) => q.first_failing(items) == items.len(),
-                    None => items.iter().all(|x| c.holds(ex, x)),
+                match (&cs[..], cs[0].quick_items(ex)) {
+                    ([_], Some(q)) => q.first_failing(items) == items.len(),
+                    _ => items
+                        .iter()
+                        .enumerate()
+                        .all(|(i, x)| item_contract(cs, i).holds(ex, x)),
                 }
             }
             Check::Dict(items) => {
@@ -618,7 +644,7 @@ impl Check {
             Check::Chain { steps, tier, .. } => {
                 tier.now(|| native_of(steps));
             }
-            Check::List(c, ..) => c.compile_chains(),
+            Check::List(cs, ..) => cs.iter().for_each(Check::compile_chains),
             Check::Dict(items) => {
                 for (k, c) in items {
                     if let DictKey::Expr(kc) = k {
@@ -636,7 +662,11 @@ impl Check {
 fn reach(c: &ir::Contract, reg: &Registry, names: &mut Vec<Arc<str>>) -> Reach {
     match &c.kind {
         ContractKind::Any | ContractKind::Const(_) => Reach::Value,
-        ContractKind::List { item, .. } => reach(item, reg, names),
+        ContractKind::List { items, .. } => items
+            .iter()
+            .map(|c| reach(c, reg, names))
+            .max()
+            .unwrap_or(Reach::Value),
         ContractKind::Dict(items) => items
             .iter()
             .map(|(k, v)| {
@@ -1259,12 +1289,12 @@ mod tests {
     /// The checker's forms are the IR's.
     #[test]
     fn checkers_follow_the_ir_forms() {
-        let c = contract("[$.int(), 1, 2, 3]").unwrap();
-        let Check::List(item, 1, Some(2)) = &c.check else {
+        let c = contract("[$.int(), 1, 2]").unwrap();
+        let Check::List(items, 1, Some(2)) = &c.check else {
             panic!("not a list of 1..2")
         };
         assert!(
-            matches!(**item, Check::Chain { ref steps, ref whole, ref pos, .. }
+            matches!(items[..], [Check::Chain { ref steps, ref whole, ref pos, .. }]
             if matches!(steps[..], [Step::Int])
                 && whole.source() == "$.int()" && &**pos == "T.yaml:4:16")
         );

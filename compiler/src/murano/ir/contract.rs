@@ -4,11 +4,13 @@
 //!
 //! * null, and an expression that is just `$`: anything ([`ContractKind::Any`]);
 //! * another constant: that value ([`ContractKind::Const`]);
-//! * a list: `[]` is a list of anything; otherwise the first item that is
-//!   not an integer following another item is the element contract, and
-//!   the integers after it are the minimum and maximum length
-//!   (`[$.string(), 1, 5]`); further items are ignored, as the engine
-//!   ignores them ([`ContractKind::List`]);
+//! * a list: `[]` is a list of anything; otherwise a last integer is the
+//!   minimum length and, with an integer before it, those two are the
+//!   minimum and maximum (`[$.string(), 1, 5]`); the items before them are
+//!   the contracts of the list's items by position, the last one applying
+//!   to every item after (`[$.int(), $.string()]`), as murano's
+//!   `Contract._map_list` (murano/dsl/contracts/contracts.py) reads them
+//!   ([`ContractKind::List`]);
 //! * a dict: constant keys are required keys, expression keys are key
 //!   contracts for the other keys ([`ContractKind::Dict`]);
 //! * an expression: a chain of coercions applied to `$`
@@ -40,18 +42,15 @@ pub enum ContractKind {
     Any,
     /// A constant: the value must be null or equal to it, and becomes it.
     Const(Value),
-    /// A list whose elements satisfy `item`, of length `min..=max`.
+    /// A list whose item `i` satisfies `items[i]` (the last of `items`
+    /// past their end), of length `min..=max`.
     List {
-        /// The element contract.
-        item: Box<Contract>,
-        /// Minimum length (a negative bound wraps, as the engine's
-        /// `as usize` does).
-        min: usize,
-        /// Maximum length, when given.
-        max: Option<usize>,
-        /// Items after the element contract and the bounds, which the
-        /// engine ignores (kept so that nothing written is lost).
-        ignored: Vec<Template>,
+        /// The item contracts by position (never empty).
+        items: Vec<Contract>,
+        /// Minimum length (a negative one bounds nothing).
+        min: i64,
+        /// Maximum length, when given (a negative one bounds nothing).
+        max: Option<i64>,
     },
     /// A dict: required constant keys and key contracts, in order. An
     /// empty dict accepts any dict.
@@ -163,7 +162,8 @@ impl Contract {
             ContractKind::Chain { expr, .. } | ContractKind::Expr(expr) => {
                 calls_method(&expr.ast, "template")
             }
-            ContractKind::List { item, .. } => item.is_template(),
+            // As before positional item contracts: the first item decides.
+            ContractKind::List { items, .. } => items[0].is_template(),
             _ => false,
         }
     }
@@ -172,7 +172,11 @@ impl Contract {
     pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Yaql)) {
         match &self.kind {
             ContractKind::Any | ContractKind::Const(_) => {}
-            ContractKind::List { item, .. } => item.for_each_expr(f),
+            ContractKind::List { items, .. } => {
+                for c in items {
+                    c.for_each_expr(f);
+                }
+            }
             ContractKind::Dict(items) => {
                 for (k, v) in items {
                     if let DictKey::Contract(c) = k {
@@ -231,38 +235,33 @@ fn contract(ex: &mut Exprs<'_>, t: &Template) -> Result<Contract, Error> {
         }
         TemplateKind::Value(Value::Null) => ContractKind::Any,
         TemplateKind::Value(v) => ContractKind::Const(v.clone()),
-        TemplateKind::List(items) if items.is_empty() => ContractKind::List {
-            item: Box::new(Contract {
-                kind: ContractKind::Any,
-                pos: t.pos.clone(),
-            }),
-            min: 0,
-            max: None,
-            ignored: Vec::new(),
-        },
-        TemplateKind::List(items) => {
-            let mut bounds = Vec::new();
-            let mut inner: Vec<&Template> = Vec::new();
-            let mut ignored = Vec::new();
-            for it in items {
-                match &it.kind {
-                    TemplateKind::Value(Value::Int(n)) if !inner.is_empty() => {
-                        if bounds.len() < 2 {
-                            bounds.push(*n as usize);
-                        } else {
-                            ignored.push(it.clone());
-                        }
-                    }
-                    _ if inner.is_empty() => inner.push(it),
-                    _ => ignored.push(it.clone()),
+        TemplateKind::List(spec) => {
+            // Python's `isinstance(x, int)`, which takes booleans too.
+            let int = |t: &Template| match t.kind {
+                TemplateKind::Value(Value::Int(n)) => Some(n),
+                TemplateKind::Value(Value::Bool(b)) => Some(b as i64),
+                _ => None,
+            };
+            let (mut min, mut max, mut shift) = (0, None, 0);
+            if let Some(n) = spec.last().and_then(int) {
+                (min, shift) = (n, 1);
+                if let Some(m) = spec.len().checked_sub(2).and_then(|i| int(&spec[i])) {
+                    (min, max, shift) = (m, Some(n), 2);
                 }
             }
-            ContractKind::List {
-                item: Box::new(contract(ex, inner[0])?),
-                min: bounds.first().copied().unwrap_or(0),
-                max: bounds.get(1).copied(),
-                ignored,
+            let mut items = spec[..spec.len() - shift]
+                .iter()
+                .map(|it| contract(ex, it))
+                .collect::<Result<Vec<_>, _>>()?;
+            if items.is_empty() {
+                // `[]`, or bounds alone (where murano would fail on an
+                // item with an IndexError): any item.
+                items.push(Contract {
+                    kind: ContractKind::Any,
+                    pos: t.pos.clone(),
+                });
             }
+            ContractKind::List { items, min, max }
         }
         TemplateKind::Dict(items) => {
             let mut out = Vec::new();
@@ -390,30 +389,6 @@ fn link(name: &str, args: &[Arg], legacy: bool) -> LinkKind {
 
 // ---- printing ---------------------------------------------------------------
 
-/// A short text of a template (for ignored list items).
-fn template_text(t: &Template) -> String {
-    match &t.kind {
-        TemplateKind::Value(v) => format!("{v:?}"),
-        TemplateKind::Expr { src, .. } => format!("`{src}`"),
-        TemplateKind::List(items) => format!(
-            "[{}]",
-            items
-                .iter()
-                .map(template_text)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        TemplateKind::Dict(items) => format!(
-            "{{{}}}",
-            items
-                .iter()
-                .map(|(k, v)| format!("{}: {}", template_text(k), template_text(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
-
 fn arg_text(src: &str, a: &Arg) -> String {
     match a {
         Arg::Pos(e) => slice(src, e.span).to_string(),
@@ -466,28 +441,15 @@ fn write_contract(f: &mut fmt::Formatter<'_>, c: &Contract, ind: usize) -> fmt::
             write!(f, "chain {expr}: {}", l.join(" -> "))?;
         }
         ContractKind::Expr(y) => write!(f, "expr {y}")?,
-        ContractKind::List {
-            item,
-            min,
-            max,
-            ignored,
-        } => {
+        ContractKind::List { items, min, max } => {
             write!(f, "list {min}..")?;
             if let Some(m) = max {
                 write!(f, "{m}")?;
             }
             writeln!(f, " @{}:{}", c.pos.line, c.pos.col)?;
-            pad(f, ind + 1)?;
-            write_contract(f, item, ind + 1)?;
-            for t in ignored {
+            for item in items {
                 pad(f, ind + 1)?;
-                writeln!(
-                    f,
-                    "ignored {} @{}:{}",
-                    template_text(t),
-                    t.pos.line,
-                    t.pos.col
-                )?;
+                write_contract(f, item, ind + 1)?;
             }
             return Ok(());
         }

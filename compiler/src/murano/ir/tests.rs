@@ -433,33 +433,41 @@ fn legacy_keyword_arguments_bind_by_name() {
     ));
 }
 
+/// As murano's `Contract._map_list` (murano/dsl/contracts/contracts.py)
+/// reads a list spec: a last integer is the minimum length, an integer
+/// before it makes the two the minimum and maximum, and the items before
+/// them are item contracts by position.
 #[test]
-fn list_contracts_follow_the_engine_rules() {
+fn list_contracts_follow_the_reference_rules() {
     let list = |src: &str| match contract(src).kind {
-        ContractKind::List {
-            item,
+        ContractKind::List { items, min, max } => (
+            items.iter().map(|c| c.to_string()).collect::<String>(),
             min,
             max,
-            ignored,
-        } => (item.to_string(), min, max, ignored.len()),
+        ),
         k => panic!("{src}: {k:?}"),
     };
     assert_eq!(
         list("[$.string(), 1, 5]"),
-        ("chain e0`$.string()`: string @4:16\n".into(), 1, Some(5), 0)
+        ("chain e0`$.string()`: string @4:16\n".into(), 1, Some(5))
     );
-    assert_eq!(list("[]"), ("any @4:15\n".into(), 0, None, 0));
-    // An integer before the element contract is the element contract.
-    assert_eq!(list("[1, 2, 3]"), ("const 1 @4:16\n".into(), 2, Some(3), 0));
-    // Extra items are kept but ignored; a negative bound wraps.
+    assert_eq!(list("[]"), ("any @4:15\n".into(), 0, None));
+    assert_eq!(list("[1, 2, 3]"), ("const 1 @4:16\n".into(), 2, Some(3)));
+    // Item contracts by position; an integer not at the end is one.
     assert_eq!(
         list("[$.int(), $.string(), 0, 3, 7]"),
-        ("chain e0`$.int()`: int @4:16\n".into(), 0, Some(3), 2)
+        (
+            "chain e0`$.int()`: int @4:16\nchain e1`$.string()`: string @4:25\nconst 0 @4:37\n"
+                .into(),
+            3,
+            Some(7)
+        )
     );
-    assert_eq!(list("[$.int(), -1]").1, usize::MAX);
-    // Only integers are bounds.
+    assert_eq!(list("[$.int(), -1]").1, -1);
+    // Booleans are integers to Python; floats are not bounds.
+    assert_eq!(list("[$.int(), true]").1, 1);
     assert_eq!(list("[$.int(), 1.5, 2]").1, 2);
-    assert_eq!(list("[$.int(), 1.5, 2]").3, 1);
+    assert_eq!(list("[$.int(), 1.5, 2]").0.lines().count(), 2);
 }
 
 #[test]

@@ -243,7 +243,10 @@ impl Verifier {
         pos_ok(&c.pos)?;
         match &c.kind {
             ContractKind::Any | ContractKind::Const(_) => Ok(()),
-            ContractKind::List { item, .. } => self.contract(item),
+            ContractKind::List { items, .. } if items.is_empty() => {
+                Err("a list contract without item contracts".into())
+            }
+            ContractKind::List { items, .. } => items.iter().try_for_each(|c| self.contract(c)),
             ContractKind::Dict(items) => items.iter().try_for_each(|(k, v)| {
                 if let DictKey::Contract(k) = k {
                     if !matches!(
