@@ -280,6 +280,19 @@ fn logger_formats_messages_and_config_is_reserved_to_the_core_library() {
     assert_eq!(log[1], "WARNING app: bad {0}");
 }
 
+/// The Logger's own parameters are positional-only, as murano's
+/// `io.murano.system.Logger` declares them (`__message`, `__exc`,
+/// murano/engine/system/logger.py): `message =>`, `exc =>`, `args =>`
+/// reach the format string (issue 12 item 6).
+#[test]
+fn logger_keywords_named_like_its_parameters_reach_the_format() {
+    let src = "Name: Test\nMethods:\n  test:\n    Scope: Public\n    Body:\n      - $log: logger(app)\n      - $log.info('{message}', message => hi)\n      - $log.debug('{args}/{kwargs}', args => 1, kwargs => 2)\n      - $log.error('{exc} {0}', 7, exc => e)\n";
+    let (ex, r) = run(src, "test");
+    r.unwrap();
+    let log = ex.take_log();
+    assert_eq!(log, ["INFO app: hi", "DEBUG app: 1/2", "ERROR app: e 7"]);
+}
+
 fn versioned(name: &str, version: &str, requires: &[(&str, &str)], src: &str) -> Package {
     let mut p = Package::new(
         name,
