@@ -467,3 +467,28 @@ fn list_contracts_check_items_by_position() {
         assert!(e.message().contains(msg), "{method}: {}", e.message());
     }
 }
+
+/// A statement must be a YAQL expression, an assignment or a block
+/// construct: murano's `parse_expression` (murano/dsl/expressions.py)
+/// raises `SyntaxError` "Syntax is incorrect in expression" for anything
+/// else, when the class is loaded (issue 12 item 2).
+#[test]
+fn statements_that_are_no_statement_are_syntax_errors() {
+    for (body, line) in [
+        ("      - Retrun: 1\n", 6),
+        ("      - hello world\n", 6),
+        ("      - If: true\n        Then: Break\n", 7),
+        ("      - 42\n", 6),
+    ] {
+        let src = format!("Name: Bad\nMethods:\n  m:\n    Body:\n      - $x: 1\n{body}");
+        let e = load_error(&src);
+        assert_eq!(e.kind(), "SyntaxError", "{body}");
+        assert!(
+            e.message().contains("Syntax is incorrect in expression"),
+            "{body}: {}",
+            e.message()
+        );
+        let at = e.location().map(|l| l.line);
+        assert_eq!(at, Some(line), "{body}: {e:?}");
+    }
+}

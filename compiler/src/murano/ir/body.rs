@@ -313,6 +313,36 @@ const KEYWORDS: &[&str] = &[
     "Try", "Throw", "Rethrow", "Do",
 ];
 
+/// A statement that is neither a YAQL expression, an assignment nor a
+/// block construct, rejected as murano's `parse_expression` rejects it
+/// (murano/dsl/expressions.py: `SyntaxError`, "Syntax is incorrect in
+/// expression").
+fn incorrect(node: &Node) -> Error {
+    node.pos.error(
+        "SyntaxError",
+        format!("Syntax is incorrect in expression: {}", describe(node)),
+    )
+}
+
+/// A statement as Python would print it, roughly: a scalar's text, a
+/// list's or dict's items.
+fn describe(node: &Node) -> String {
+    match &node.kind {
+        NodeKind::Scalar { value, .. } => value.clone(),
+        NodeKind::Seq(items) => {
+            let items: Vec<String> = items.iter().map(describe).collect();
+            format!("[{}]", items.join(", "))
+        }
+        NodeKind::Map(entries) => {
+            let items: Vec<String> = entries
+                .iter()
+                .map(|(k, v)| format!("{}: {}", describe(k), describe(v)))
+                .collect();
+            format!("{{{}}}", items.join(", "))
+        }
+    }
+}
+
 fn syntax(node: &Node, msg: impl fmt::Display) -> Error {
     node.pos.error("DslSyntaxError", msg)
 }
@@ -367,7 +397,13 @@ impl Front<'_> {
 
     fn stmt_kind(&mut self, node: &Node) -> Result<StmtKind, Error> {
         let Some(map) = node.as_map() else {
-            return Ok(StmtKind::Expr(self.tmpl(node)?));
+            // Only a YAQL expression is a statement on its own: a plain
+            // string (`- Break`, `Then: Break`), a number or a list is not.
+            let t = self.tmpl(node)?;
+            if !matches!(t.kind, super::TmplKind::Expr(_)) {
+                return Err(incorrect(node));
+            }
+            return Ok(StmtKind::Expr(t));
         };
         if let [(k, v)] = map {
             if let Some(key) = k.as_scalar() {
@@ -534,8 +570,11 @@ impl Front<'_> {
             check_keys(&["Do"])?;
             return Ok(StmtKind::Do(self.block(must("Do"))?));
         }
-        // A plain dict used as an expression statement.
-        Ok(StmtKind::Expr(self.tmpl(node)?))
+        // No block keyword and no destination (`- Retrun: 1`). Reading it
+        // as data first reports what YAML cannot construct (an unhashable
+        // key), as PyYAML would before murano sees the statement.
+        self.tmpl(node)?;
+        Err(incorrect(node))
     }
 
     fn catch(&mut self, it: &Node) -> Result<Catch, Error> {

@@ -75,7 +75,7 @@ fn malformed_statements_fail_as_the_engine_fails() {
             syntax,
             "T.yaml:7:9: unexpected key 'Else' in statement",
         ),
-        ("- Match: {1: x}", syntax, "T.yaml:5:9: Match needs Value"),
+        ("- Match: {1: $x}", syntax, "T.yaml:5:9: Match needs Value"),
         (
             "- Match: [1]\n  Value: 2",
             syntax,
@@ -171,9 +171,7 @@ fn the_first_error_in_reading_order_wins() {
 
 #[test]
 fn statement_forms_and_positions() {
-    let b = lower(
-        "- trace(1)\n- $x: 1\n- Return:\n- If: $a\n  Then: [x]\n- {a: 1, b: 2}\n- foo: bar\n- 42",
-    );
+    let b = lower("- trace(1)\n- $x: 1\n- Return:\n- If: $a\n  Then: [$x]");
     let kinds: Vec<String> = b
         .stmts
         .iter()
@@ -185,12 +183,24 @@ fn statement_forms_and_positions() {
             "T.yaml:5:9 expr e0`trace(1)` @5:9",
             "T.yaml:6:9 assign $x = 1 @6:9",
             "T.yaml:7:9 return @7:9",
-            "T.yaml:8:9 if e1`$a` @8:9\n  expr \"x\" @9:16",
-            "T.yaml:10:9 expr {\"a\": 1, \"b\": 2} @10:9",
-            "T.yaml:11:9 expr {\"foo\": \"bar\"} @11:9",
-            "T.yaml:12:9 expr 42 @12:9",
+            "T.yaml:8:9 if e1`$a` @8:9\n  expr e2`$x` @9:16",
         ]
     );
+    // A plain string, a number, a dict of no keyword: syntax errors
+    // (murano/dsl/expressions.py `parse_expression`).
+    for (body, at) in [
+        ("- {a: 1, b: 2}", "5:9"),
+        ("- foo: bar", "5:9"),
+        ("- 42", "5:9"),
+        ("- If: $a\n  Then: [x]", "6:16"),
+    ] {
+        let (kind, msg) = lower_err(body);
+        assert_eq!(kind, "SyntaxError", "{body}");
+        assert!(
+            msg.starts_with(&format!("T.yaml:{at}: Syntax is incorrect")),
+            "{body}: {msg}"
+        );
+    }
     // A body that is one statement, or null.
     let node = method_body(
         "Name: T\nMethods:\n  m:\n    Body:\n      Return: 5\n",
@@ -238,7 +248,7 @@ fn loops_and_clauses_decide_break_continue_and_rethrow() {
 #[test]
 fn catch_clauses_read_with_as_and_do_as_the_engine_does() {
     let b = lower(
-        "- Try: [x]\n  Catch:\n    - With: [ns:A, B, [C]]\n      As: $$e\n    - With:\n    - With: ''\n    - just a scalar",
+        "- Try: [$x]\n  Catch:\n    - With: [ns:A, B, [C]]\n      As: $$e\n    - With:\n    - With: ''\n    - just a scalar",
     );
     let StmtKind::Try { catches, .. } = &b.stmts[0].kind else {
         panic!()
@@ -330,12 +340,15 @@ fn destinations_follow_the_engine_rules() {
     };
     assert_eq!((base.src.as_ref(), name.as_ref()), (":T", "p"));
     assert_eq!(base.role, Role::DestBase);
-    // Not assignments: no `$` or `.`, a keyword, or more than one key.
+    // Not assignments (no `$` or `.`, or more than one key), nor block
+    // constructs: syntax errors, as murano's `parse_expression`
+    // (murano/dsl/expressions.py) raises.
     for body in ["- foo: 1", "- $x: 1\n  $y: 2", "- :T: 1"] {
-        let b = lower(body);
+        let (kind, msg) = lower_err(body);
+        assert_eq!(kind, "SyntaxError", "{body}");
         assert!(
-            !matches!(b.stmts[0].kind, StmtKind::Assign { .. }),
-            "{body}: {b}"
+            msg.starts_with("T.yaml:5:9: Syntax is incorrect"),
+            "{body}: {msg}"
         );
     }
 }
