@@ -492,3 +492,71 @@ fn statements_that_are_no_statement_are_syntax_errors() {
         assert_eq!(at, Some(line), "{body}: {e:?}");
     }
 }
+
+/// The contract functions as murano's (murano/dsl/contracts/basic.py,
+/// check.py): `check()` asks its predicate about null too, `bool()` is
+/// Python's truth (`'false'` is true), `string()` gives an object's id and
+/// refuses a float (issue 12 item 4).
+const COERCIONS: &str = r#"
+Name: Test
+Methods:
+  positive:
+    Arguments:
+      - v:
+          Contract: $.int().check($ > 0)
+    Body:
+      - Return: $v
+  positives:
+    Arguments:
+      - v:
+          Contract: [$.int().check($ > 0)]
+    Body:
+      - Return: $v
+  flag:
+    Arguments:
+      - v:
+          Contract: $.bool()
+    Body:
+      - Return: $v
+  text:
+    Arguments:
+      - v:
+          Contract: $.string()
+    Body:
+      - Return: $v
+  nullCheck:
+    Scope: Public
+    Body:
+      - Return: $this.positive(null)
+  nullItem:
+    Scope: Public
+    Body:
+      - Return: $this.positives(list(1, null))
+  coerced:
+    Scope: Public
+    Body:
+      - Return: list($this.flag('false'), $this.flag(''), $this.text($this), $this.text(true))
+  floatText:
+    Scope: Public
+    Body:
+      - Return: $this.text(1.5)
+"#;
+
+#[test]
+fn contract_functions_coerce_as_the_reference_does() {
+    let (_, r) = run(COERCIONS, "coerced");
+    assert_eq!(
+        runtime::pyrepr::to_str(&r.unwrap()),
+        "(True, False, 'root', 'True')"
+    );
+    for (method, msg) in [
+        ("nullCheck", "Value None doesn't match predicate"),
+        ("nullItem", "[1]: Value None doesn't match predicate"),
+        ("floatText", "Value 1.5 violates string() contract"),
+    ] {
+        let (_, r) = run(COERCIONS, method);
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), "ContractViolationException", "{method}");
+        assert!(e.message().contains(msg), "{method}: {}", e.message());
+    }
+}

@@ -826,9 +826,6 @@ fn run_steps(
             Step::Bool => coerce_bool(&v)?,
             Step::NotNull => not_null(v)?,
             Step::Check(p) => {
-                if v.is_null() {
-                    continue;
-                }
                 // The predicate's machine code decides most values
                 // (a violation included) without a context.
                 let native = p.native(env.options().jit).and_then(|n| n.eval(&v));
@@ -875,10 +872,12 @@ fn new_object_owner(ctx: &Arc<Frame>) -> Option<Arc<ObjRef>> {
     Scope::find(ctx, |s| s.owner.clone())
 }
 
+/// A value in a violation, as murano's `helpers.format_scalar` prints it
+/// (a string quoted, anything else as Python's `str()`: `None`, `True`).
 fn fmt_scalar(v: &Value) -> String {
     match v {
         Value::Str(s) => format!("'{s}'"),
-        other => runtime::pyrepr::to_str(other),
+        other => runtime::pyrepr::repr(other),
     }
 }
 
@@ -910,14 +909,16 @@ fn c_string(_: &Cx, a: Args) -> Result<Value> {
     coerce_string(a.get(0))
 }
 
+/// As murano's `String.transform` (murano/dsl/contracts/basic.py):
+/// strings stay, integers (booleans are integers to Python) are printed,
+/// an object becomes its id; anything else (a float included) violates.
 fn coerce_string(v: &Value) -> Result<Value> {
     match v {
         Value::Null => Ok(Value::Null),
         Value::Str(_) => Ok(v.clone()),
         Value::Bool(b) => Ok(Value::str(if *b { "True" } else { "False" })),
-        Value::Int(_) | Value::BigInt(_) | Value::Float(_) => {
-            Ok(Value::str(runtime::pyrepr::to_str(v)))
-        }
+        Value::Int(_) | Value::BigInt(_) => Ok(Value::str(runtime::pyrepr::to_str(v))),
+        Value::Object(o) => Ok(Value::str(&*o.id)),
         _ => Err(violation(format!(
             "Value {} violates string() contract",
             runtime::pyrepr::repr(v)
@@ -930,17 +931,12 @@ fn c_bool(_: &Cx, a: Args) -> Result<Value> {
     coerce_bool(a.get(0))
 }
 
+/// As murano's `Bool.transform` (murano/dsl/contracts/basic.py): null
+/// stays, anything else is its Python truth (`"false"` is true).
 fn coerce_bool(v: &Value) -> Result<Value> {
     match v {
         Value::Null => Ok(Value::Null),
-        Value::Bool(_) => Ok(v.clone()),
-        Value::Str(s) if s.to_lowercase() == "false" => Ok(Value::Bool(false)),
-        Value::Str(s) if s.to_lowercase() == "true" => Ok(Value::Bool(true)),
-        Value::Int(_) | Value::Float(_) | Value::Str(_) => Ok(Value::Bool(v.truthy())),
-        _ => Err(violation(format!(
-            "Value {} violates bool() contract",
-            runtime::pyrepr::repr(v)
-        ))),
+        other => Ok(Value::Bool(other.truthy())),
     }
 }
 
@@ -959,21 +955,19 @@ fn not_null(v: Value) -> Result<Value> {
 /// `$.check(predicate[, message])`.
 fn c_check(cx: &Cx, a: Args) -> Result<Value> {
     let v = a.get(0).clone();
-    if v.is_null() {
-        return Ok(v);
-    }
     let ok = cx.call(a.get(1), std::slice::from_ref(&v))?;
     check_result(v, ok.truthy(), a.get(2))
 }
 
 /// `check()`'s verdict on `v`: the value, or a violation with `message`
-/// (null: the default message).
+/// (null: the default message, murano's `Check.validate` in
+/// murano/dsl/contracts/check.py, which asks the predicate about null too).
 fn check_result(v: Value, ok: bool, message: &Value) -> Result<Value> {
     if ok {
         return Ok(v);
     }
     let msg = match message {
-        Value::Null => format!("Value {} violates check() contract", fmt_scalar(&v)),
+        Value::Null => format!("Value {} doesn't match predicate", fmt_scalar(&v)),
         m => runtime::pyrepr::to_str(m),
     };
     Err(violation(msg))
@@ -1531,7 +1525,7 @@ mod tests {
         let e = check("[1, 2, 0, 3]").unwrap_err();
         assert!(
             e.message()
-                .starts_with("[2]: Value 0 violates check() contract (contract at T.yaml:4:16)"),
+                .starts_with("[2]: Value 0 doesn't match predicate (contract at T.yaml:4:16)"),
             "{}",
             e.message()
         );

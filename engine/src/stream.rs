@@ -1162,7 +1162,7 @@ mod tests {
         ];
         let first = ordinary(&catalog, &models[0]).1.join("\n");
         for kind in [
-            "check()",
+            "doesn't match predicate",
             "int()",
             "notNull()",
             "not compatible with requested",

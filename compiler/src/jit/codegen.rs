@@ -373,19 +373,10 @@ impl Gen<'_> {
                 let ok = self.tag_in(self.item, &[tag::NULL, tag::BOOL]);
                 self.continue_if(ok);
             }
-            // `check()` lets null through without asking its predicate.
+            // `check()` asks its predicate about null too.
             Step::Check(e) => {
-                let after = self.b.create_block();
-                let test = self.b.create_block();
-                let null = self
-                    .b
-                    .ins()
-                    .icmp_imm_s(IntCC::Equal, self.item.tag, tag::NULL as i64);
-                self.b.ins().brif(null, after, &[], test, &[]);
-                self.b.switch_to_block(test);
                 let ok = self.cond(e, e.root)?;
-                self.b.ins().brif(ok, after, &[], self.deopt, &[]);
-                self.b.switch_to_block(after);
+                self.continue_if(ok);
             }
         }
         Ok(())
