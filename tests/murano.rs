@@ -450,22 +450,31 @@ Methods:
       - Return: $this.pair(list(1, [2]))
 "#;
 
+/// Each method of `classes` fails with a contract violation whose message
+/// contains the text given.
+fn assert_violations(classes: &str, cases: &[(&str, &str)]) {
+    for (method, msg) in cases {
+        let (_, r) = run(classes, method);
+        let e = r.unwrap_err();
+        assert_eq!(e.kind(), "ContractViolationException", "{method}");
+        assert!(e.message().contains(msg), "{method}: {}", e.message());
+    }
+}
+
 #[test]
 fn list_contracts_check_items_by_position() {
     let (_, r) = run(LISTS, "test");
     let v = r.unwrap();
     // Lists come back as tuples, as `_map_list` returns them.
     assert_eq!(runtime::pyrepr::to_str(&v), "((1, '2', '3'), (4, 5))");
-    for (method, msg) in [
-        ("tooShort", "Array length 1 must not be less than 2"),
-        ("tooLong", "Array length 4 is not within [2..3] range"),
-        ("badSecond", "[1]: Value (2,) violates string() contract"),
-    ] {
-        let (_, r) = run(LISTS, method);
-        let e = r.unwrap_err();
-        assert_eq!(e.kind(), "ContractViolationException", "{method}");
-        assert!(e.message().contains(msg), "{method}: {}", e.message());
-    }
+    assert_violations(
+        LISTS,
+        &[
+            ("tooShort", "Array length 1 must not be less than 2"),
+            ("tooLong", "Array length 4 is not within [2..3] range"),
+            ("badSecond", "[1]: Value (2,) violates string() contract"),
+        ],
+    );
 }
 
 /// A statement must be a YAQL expression, an assignment or a block
@@ -549,14 +558,12 @@ fn contract_functions_coerce_as_the_reference_does() {
         runtime::pyrepr::to_str(&r.unwrap()),
         "(True, False, 'root', 'True')"
     );
-    for (method, msg) in [
-        ("nullCheck", "Value None doesn't match predicate"),
-        ("nullItem", "[1]: Value None doesn't match predicate"),
-        ("floatText", "Value 1.5 violates string() contract"),
-    ] {
-        let (_, r) = run(COERCIONS, method);
-        let e = r.unwrap_err();
-        assert_eq!(e.kind(), "ContractViolationException", "{method}");
-        assert!(e.message().contains(msg), "{method}: {}", e.message());
-    }
+    assert_violations(
+        COERCIONS,
+        &[
+            ("nullCheck", "Value None doesn't match predicate"),
+            ("nullItem", "[1]: Value None doesn't match predicate"),
+            ("floatText", "Value 1.5 violates string() contract"),
+        ],
+    );
 }
