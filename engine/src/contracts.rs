@@ -363,11 +363,9 @@ impl Check {
                 at_contract(r.and_then(|r| stdlib::finalize(env, r)), path, pos)
             }
             Check::List(cs, min, max) => {
-                if let (Value::List(l), [c]) = (&v, &cs[..]) {
-                    if let Some(q) = c.quick_items(ex) {
-                        if length_error(l.len(), *min, *max).is_none() {
-                            return c.check_items(ex, env, ctx, l, q, owner, path);
-                        }
+                if let (Value::List(l), Some(q)) = (&v, quick_list(cs, ex)) {
+                    if length_error(l.len(), *min, *max).is_none() {
+                        return cs[0].check_items(ex, env, ctx, l, q, owner, path);
                     }
                 }
                 let owned: Vec<Value>;
@@ -461,6 +459,15 @@ impl Check {
 /// end (murano's `Contract._map_list`, murano/dsl/contracts/contracts.py).
 fn item_contract(cs: &[Check], i: usize) -> &Check {
     &cs[i.min(cs.len() - 1)]
+}
+
+/// The quick way to pass the items of a list with item contracts `cs`:
+/// only one contract for every item has one.
+fn quick_list<'a>(cs: &'a [Check], ex: &'a Executor) -> Option<Quick<'a>> {
+    match cs {
+        [c] => c.quick_items(ex),
+        _ => None,
+    }
 }
 
 /// The violation a list of `len` items is for bounds `min..=max`, in
@@ -604,9 +611,9 @@ impl Check {
                 if length_error(items.len(), *min, *max).is_some() {
                     return false;
                 }
-                match (&cs[..], cs[0].quick_items(ex)) {
-                    ([_], Some(q)) => q.first_failing(items) == items.len(),
-                    _ => items
+                match quick_list(cs, ex) {
+                    Some(q) => q.first_failing(items) == items.len(),
+                    None => items
                         .iter()
                         .enumerate()
                         .all(|(i, x)| item_contract(cs, i).holds(ex, x)),

@@ -34,15 +34,18 @@ pub use value::{Closure, Dict, Invoke, Set, Value};
 pub enum JitMode {
     /// Never: everything is interpreted.
     Off = 0,
-    /// Contracts once they have been used [`JitMode::HOT`] times.
+    /// Contracts, expressions and lambdas once they have been used
+    /// [`JitMode::HOT`] times.
     #[default]
     Auto = 1,
-    /// Contracts as their class is compiled.
+    /// Contracts as their class is compiled; expressions and lambdas at
+    /// their first use.
     Always = 2,
 }
 
 impl JitMode {
-    /// Uses of a contract after which [`JitMode::Auto`] compiles it.
+    /// Uses of a contract, expression or lambda after which
+    /// [`JitMode::Auto`] compiles it.
     pub const HOT: u32 = 64;
 
     /// The environment variable the harness and the CLI read.
@@ -56,8 +59,8 @@ impl JitMode {
         }
     }
 
-    /// True when a contract about to be used for the `uses + 1`th time
-    /// should be compiled first.
+    /// True when code about to be used for the `uses + 1`th time should
+    /// be compiled first.
     pub fn compiles_at(self, uses: u32) -> bool {
         match self {
             JitMode::Off => false,
