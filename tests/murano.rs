@@ -567,3 +567,78 @@ fn contract_functions_coerce_as_the_reference_does() {
         ],
     );
 }
+
+/// A diamond: `Test` extends `Left` and `Right`, both extend `Base`.
+const DIAMOND: &str = r#"
+Name: Base
+Methods:
+  who:
+    Body:
+      - trace('Base::who')
+      - Return: base
+---
+Name: Left
+Extends: Base
+---
+Name: Right
+Extends: Base
+Methods:
+  who:
+    Body:
+      - trace('Right::who')
+      - Return: right
+---
+Name: Test
+Extends: [Left, Right]
+Methods:
+  superAll:
+    Scope: Public
+    Body:
+      - Return: super($, $.who())
+  psuperAll:
+    Scope: Public
+    Body:
+      - Return: psuper($, $.who())
+  views:
+    Scope: Public
+    Body:
+      - Return: super($).select($.who())
+  casts:
+    Scope: Public
+    Body:
+      - Return: list(cast($, Left).who(), cast($, Base).who(), $.who())
+  badCast:
+    Scope: Public
+    Body:
+      - Return: cast($, Other)
+---
+Name: Other
+"#;
+
+/// `super` and `psuper` evaluate their expression with `$` as the object
+/// viewed as every parent in declaration order, and `super($)` gives the
+/// views themselves, as murano's `super_` and `psuper`
+/// (murano/dsl/yaql_functions.py) map over `cast_type.parents(...)`. A
+/// view dispatches along its own class's MRO: `Left` has no `who`, so
+/// `Base`'s runs (murano/tests/unit/dsl/test_multiple_inheritance.py,
+/// `test_super`). `cast` picks the one ancestor of that name
+/// (murano/dsl/helpers.py `cast`), else `NoClassFound`.
+#[test]
+fn super_and_cast_walk_every_parent_of_a_diamond() {
+    let answer = |method: &str| {
+        let (ex, r) = run(DIAMOND, method);
+        (runtime::pyrepr::to_str(&r.unwrap()), traces(&ex))
+    };
+    let (v, t) = answer("superAll");
+    assert_eq!(v, "('base', 'right')");
+    assert_eq!(t, ["Base::who", "Right::who"]);
+    let (v, t) = answer("psuperAll");
+    assert_eq!(v, "('base', 'right')");
+    assert_eq!(t.len(), 2);
+    assert_eq!(answer("views").0, "('base', 'right')");
+    let (v, t) = answer("casts");
+    assert_eq!(v, "('base', 'base', 'right')");
+    assert_eq!(t, ["Base::who", "Base::who", "Right::who"]);
+    let (_, r) = run(DIAMOND, "badCast");
+    assert_eq!(r.unwrap_err().kind(), "NoClassFound");
+}

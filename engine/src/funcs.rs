@@ -248,65 +248,113 @@ fn current_class(cx: &Cx, ex: &Executor) -> Result<Arc<crate::Class>> {
     })
 }
 
-/// `cast(obj, type)` / `obj.cast(type)`: a view of the object as one of its
-/// classes.
+/// `cast(obj, type[, versionSpec])` / `obj.cast(type)`: a view of the
+/// object as one of its classes. As murano's `helpers.cast`
+/// (murano/dsl/helpers.py): the candidates are the object's ancestors of
+/// that name; with several (versions of one class in a diamond), the
+/// version spec, else the running class's package requirement, chooses;
+/// none left is `NoClassFound`, more than one `AmbiguousClassName`.
 fn cast(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
     let o = obj(a.get(0))?;
     let want = resolve_class_name(cx, &ex, a.get(1))?;
-    // The ancestor itself, so that the view keeps the object's version of
-    // it when several are loaded.
     let class = ex.class_of(o)?;
-    let Some(target) = class.mro().find(|c| *c.name == *want || *c.key == *want) else {
-        return Err(Error::new(
-            ErrorKind::NoClassFound,
-            format!("Object of class {} cannot be cast to {want}", class.name),
-        ));
-    };
-    Ok(Value::Object(ex.view(o, &target.key)))
-}
-
-/// `super(obj, expr)` / `obj.super(expr)`: evaluates `expr` with `$` as the
-/// object viewed as the parent of the current method's class.
-fn super_(cx: &Cx, a: Args) -> Result<Value> {
-    parent_views(cx, a, false)
-}
-
-/// `psuper(obj, expr)`: like `super` for every parent (results as a list).
-fn psuper(cx: &Cx, a: Args) -> Result<Value> {
-    parent_views(cx, a, true)
-}
-
-fn parent_views(cx: &Cx, a: Args, all: bool) -> Result<Value> {
-    let ex = executor(cx)?;
-    let o = obj(a.get(0))?;
-    let cur = current_class(cx, &ex)?;
-    let mut out = Vec::new();
-    for p in &cur.parents {
-        let view = Value::Object(ex.view(o, &p.key));
-        out.push(cx.call(a.get(1), &[view])?);
-        if !all {
-            break;
-        }
+    let mut found: Vec<&crate::Class> = class
+        .mro()
+        .filter(|c| *c.name == *want || *c.key == *want)
+        .collect();
+    if found.len() > 1 {
+        let spec = match a.get(2) {
+            Value::Null => None,
+            v => Some(
+                crate::version::VersionSpec::parse(Some(&runtime::pyrepr::to_str(v)))
+                    .map_err(|e| Error::new(ErrorKind::ValueError, e))?,
+            ),
+        };
+        let cur = ex.ctx_class(cx.ctx);
+        found.retain(|c| {
+            let Ok(v) = crate::version::parse_version(&c.package.version) else {
+                return true;
+            };
+            match (&spec, &cur) {
+                (Some(s), _) => s.matches(&v),
+                (None, Some(cur)) => cur
+                    .package
+                    .requires
+                    .iter()
+                    .filter(|(name, _)| *name == *c.package.name)
+                    .all(|(_, s)| s.matches(&v)),
+                (None, None) => true,
+            }
+        });
     }
-    Ok(if all {
-        Value::list(out)
-    } else {
-        out.pop().unwrap_or(Value::Null)
-    })
+    match found.as_slice() {
+        [target] => Ok(Value::Object(ex.view(o, &target.key))),
+        [] => Err(Error::new(
+            ErrorKind::NoClassFound,
+            format!("Class \"{want}\" is not found in "),
+        )),
+        _ => Err(Error::new(
+            ErrorKind::AmbiguousClassName,
+            format!("Found more that one version of class \"{want}\""),
+        )),
+    }
 }
 
-/// `collection.pselect(selector)`: `select` whose branches would run as
-/// green threads; here they run in order.
+/// `super(obj, expr)` / `obj.super(expr)`: `expr` evaluated with `$` as
+/// the object viewed as each parent of the running method's class, in
+/// declaration order (murano's
+/// `super_` in murano/dsl/yaql_functions.py maps the lambda over every
+/// parent, not only the first).
+fn super_(cx: &Cx, a: Args) -> Result<Value> {
+    let views = parent_views(cx, a.get(0))?;
+    let out = views
+        .into_iter()
+        .map(|v| cx.call(a.get(1), &[v]))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Value::list(out))
+}
+
+/// `psuper(obj, expr)`: `super` whose evaluations run as green threads
+/// (murano's `psuper` is `parallel_select` over the parent views).
+fn psuper(cx: &Cx, a: Args) -> Result<Value> {
+    let views = parent_views(cx, a.get(0))?;
+    parallel_select(cx, views, a.get(1))
+}
+
+/// `super(obj)` / `psuper(obj)`: the views themselves.
+fn super_views(cx: &Cx, a: Args) -> Result<Value> {
+    Ok(Value::list(parent_views(cx, a.get(0))?))
+}
+
+fn parent_views(cx: &Cx, o: &Value) -> Result<Vec<Value>> {
+    let ex = executor(cx)?;
+    let o = obj(o)?;
+    let cur = current_class(cx, &ex)?;
+    Ok(cur
+        .parents
+        .iter()
+        .map(|p| Value::Object(ex.view(o, &p.key)))
+        .collect())
+}
+
+/// `collection.pselect(selector)`: `select` whose branches run as green
+/// threads.
 fn pselect(cx: &Cx, a: Args) -> Result<Value> {
     let items: Vec<Value> = cx.to_vec(a.get(0))?;
+    parallel_select(cx, items, a.get(1))
+}
+
+/// Runs `f` on every item as a green thread of its own; the results in the
+/// items' order, or the first error.
+fn parallel_select(cx: &Cx, items: Vec<Value>, f: &Value) -> Result<Value> {
     let ex = executor(cx)?;
     // Each green thread runs as code of the calling class (private
     // properties), as the caller does.
     let caller = ex.caller();
     let mut tasks: Vec<Box<dyn FnOnce() -> Result<Value>>> = Vec::new();
     for x in items {
-        let f = a.get(1).clone();
+        let f = f.clone();
         let env = cx.env.clone();
         let (ex, caller) = (ex.clone(), caller.clone());
         tasks.push(Box::new(move || {
@@ -523,7 +571,11 @@ pub fn register(r: &mut Registry) {
     );
     r.function(
         "cast",
-        vec![p("obj", Ty::Check(is_object)), p("type", Ty::Any)],
+        vec![
+            p("obj", Ty::Check(is_object)),
+            p("type", Ty::Any),
+            p("versionSpec", Ty::Any).opt(),
+        ],
         cast,
     );
     r.function(
@@ -542,6 +594,9 @@ pub fn register(r: &mut Registry) {
         ],
         psuper,
     );
+    for name in ["super", "psuper"] {
+        r.function(name, vec![p("obj", Ty::Check(is_object))], super_views);
+    }
     r.method(
         "super",
         vec![
