@@ -642,3 +642,54 @@ fn super_and_cast_walk_every_parent_of_a_diamond() {
     let (_, r) = run(DIAMOND, "badCast");
     assert_eq!(r.unwrap_err().kind(), "NoClassFound");
 }
+
+const EXTENSIONS: &str = r#"
+Name: Test
+Methods:
+  double:
+    Usage: Extension
+    Arguments:
+      - n:
+          Contract: $.int().notNull()
+    Body:
+      - Return: $n * 2
+  describe:
+    Usage: Extension
+    Arguments:
+      - obj:
+          Contract: $.class(Test).notNull()
+      - suffix:
+          Contract: $.string()
+    Body:
+      - Return: id($obj) + $suffix
+  onInstance:
+    Scope: Public
+    Body:
+      - Return: list($this.describe('!'), :Test.describe($this, '?'), 21.double())
+  refused:
+    Scope: Public
+    Body:
+      - Return: $this.double()
+"#;
+
+/// An extension method called on an object, even one of its own class,
+/// takes the object as its first argument, and an object its first
+/// contract refuses matches no method (murano's
+/// `_build_mpl_stub_function_definitions` gives extension methods an
+/// extension stub and a static stub only: murano/dsl/yaql_integration.py).
+#[test]
+fn extension_methods_on_an_instance_take_it_as_first_argument() {
+    let (_, r) = run(EXTENSIONS, "onInstance");
+    assert_eq!(
+        runtime::pyrepr::to_str(&r.unwrap()),
+        "('root!', 'root?', 42)"
+    );
+    let (_, r) = run(EXTENSIONS, "refused");
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), "NoMatchingMethodException");
+    assert!(
+        e.message().contains("No method \"double\""),
+        "{}",
+        e.message()
+    );
+}

@@ -1510,6 +1510,44 @@ impl Executor {
         r
     }
 
+    /// Calls extension method `m` of `class` on `receiver`, which becomes
+    /// its first argument. As murano's extension stub checks that argument
+    /// to choose the overload (`ContractedValue(..., with_check=True)` in
+    /// murano/dsl/yaql_integration.py), a receiver its contract refuses
+    /// makes no method match: `NoMatchingMethodException`.
+    fn extend(
+        &self,
+        receiver: &Value,
+        class: &Arc<Class>,
+        m: &Arc<Method>,
+        mut pos: Vec<Value>,
+        named: Vec<(Arc<str>, Value)>,
+    ) -> Result<Value> {
+        let t = Value::Type(class.type_ref.clone());
+        if let Some(first) = m.args.iter().find(|a| a.usage == ArgUsage::Standard) {
+            let env = self.env(class.package.legacy);
+            let ctx = self.class_ctx(class, t.clone());
+            match first
+                .contract
+                .check(self, env, &ctx, receiver.clone(), None, &first.name)
+            {
+                Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
+                    return Err(Error::new(
+                        ErrorKind::NoMatchingMethodException,
+                        format!(
+                            "No method \"{}\" for receiver {} matches supplied arguments",
+                            m.name,
+                            runtime::pyrepr::to_str(receiver)
+                        ),
+                    ));
+                }
+                r => drop(r?),
+            }
+        }
+        pos.insert(0, receiver.clone());
+        self.invoke(&t, class, m, pos, named)
+    }
+
     /// The keys a method call locks on (`Synchronize` meta: `onThis`,
     /// default true for instance methods, and `onArgs`).
     fn lock_keys(&self, method: &Method, this: &Value, vars: &[(Arc<str>, Value)]) -> Vec<String> {
@@ -1811,7 +1849,17 @@ impl Host for Executor {
                         format!("Method {name} of {} is not static", class.name),
                     )));
                 }
-                return Some(args().and_then(|(p, n)| self.invoke(receiver, class, &m, p, n)));
+                // An extension method of the object's own class is still
+                // an extension: the object is its first argument (murano's
+                // `_create_extension_mpl_stub` in murano/dsl/yaql_integration.py).
+                if !(m.usage == MethodUsage::Extension && matches!(receiver, Value::Object(_))) {
+                    return Some(args().and_then(|(p, n)| self.invoke(receiver, class, &m, p, n)));
+                }
+                let eclass = match self.class(&m.class) {
+                    Ok(c) => c,
+                    Err(e) => return Some(Err(e)),
+                };
+                return Some(args().and_then(|(p, n)| self.extend(receiver, &eclass, &m, p, n)));
             }
         }
         // Extension methods visible from the calling class.
@@ -1822,11 +1870,7 @@ impl Host for Executor {
             .ctx_class(cx.ctx)
             .and_then(|caller| self.find_extension(&caller, name));
         let (eclass, m) = ext?;
-        Some(args().and_then(|(mut p, n)| {
-            p.insert(0, receiver.clone());
-            let t = Value::Type(eclass.type_ref.clone());
-            self.invoke(&t, &eclass, &m, p, n)
-        }))
+        Some(args().and_then(|(p, n)| self.extend(receiver, &eclass, &m, p, n)))
     }
 }
 
