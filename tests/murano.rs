@@ -693,3 +693,46 @@ fn extension_methods_on_an_instance_take_it_as_first_argument() {
         e.message()
     );
 }
+
+const STACK: &str = r#"
+Name: Test
+Methods:
+  fail:
+    Body:
+      - $x: 1
+      - Throw: oops
+        Message: failed here
+  test:
+    Scope: Public
+    Body:
+      - $log: logger(app)
+      - Try:
+          - $this.fail()
+        Catch:
+          - As: e
+            Do:
+              - $log.exception($e, 'caught {0}', $e.message)
+              - Return: $e.stackTrace.frames.select(
+                  [$.typeName, $.methodName, $.location.line, $.instruction])
+"#;
+
+/// A caught exception's `stackTrace` is an `io.murano.StackTrace` whose
+/// frames run from the outermost method to the statement that threw
+/// (murano/dsl/principal_objects/stack_trace.py, `compose_stack_frame`);
+/// `$log.exception` writes the message, then the trace as
+/// `StackTrace.toString()` formats it (murano/engine/system/logger.py).
+#[test]
+fn caught_exceptions_carry_a_stack_trace_the_logger_writes() {
+    let (ex, r) = run(STACK, "test");
+    assert_eq!(
+        runtime::pyrepr::to_str(&r.unwrap()),
+        "(('Test', 'test', 14, '$this.fail()'), ('Test', 'fail', 7, 'block construct'))"
+    );
+    let log = ex.take_log();
+    assert_eq!(
+        log,
+        ["ERROR app: caught failed here\n\
+          File \"Test.yaml\", line 14:13 in method test of type Test\n    $this.fail()\n\
+          File \"Test.yaml\", line 7:9 in method fail of type Test\n    block construct"]
+    );
+}

@@ -159,6 +159,8 @@ struct Activation<'a> {
     ex: &'a Executor,
     env: &'a Env,
     class: &'a Arc<Class>,
+    /// The running method's name (for stack traces).
+    method: Arc<str>,
     this: Value,
     vars: Vec<(Arc<str>, Value)>,
     frame: Option<Arc<Frame>>,
@@ -446,6 +448,7 @@ fn run_method_inner(
         ex,
         env,
         class,
+        method: method.name.clone(),
         this,
         vars,
         frame: None,
@@ -454,7 +457,7 @@ fn run_method_inner(
     match act.run(code) {
         Ok(Flow::Return(v)) => Ok(v),
         Ok(Flow::Next) => Ok(Value::Null),
-        Err(e) => Err(e.push_frame(format!("{}::{}", class.name, method.name))),
+        Err(e) => Err(e.leave_method(class.name.clone(), method.name.clone())),
     }
 }
 
@@ -464,8 +467,8 @@ fn run_method_inner(
 /// statement's position joins the MuranoPL trace and, unless the error has
 /// a location already (from a statement further in), becomes its location.
 fn leaving(e: Error, code: &Code, pc: u32) -> Error {
-    let pos = &code.pos[pc as usize];
-    e.push_frame(pos.to_string()).with_location(pos.location())
+    let pc = pc as usize;
+    e.leave_statement(code.pos[pc].location(), code.texts[pc].clone())
 }
 
 /// Completion pending while a `Finally` block runs.
@@ -670,6 +673,7 @@ impl Activation<'_> {
                     let ex = self.ex.arc();
                     let env = self.env.clone();
                     let class = self.class.clone();
+                    let method = self.method.clone();
                     let this = self.this.clone();
                     let vars = self.vars.clone();
                     tasks.push(Box::new(move || {
@@ -677,6 +681,7 @@ impl Activation<'_> {
                             ex: &ex,
                             env: &env,
                             class: &class,
+                            method,
                             this,
                             vars,
                             frame: None,
@@ -713,7 +718,10 @@ impl Activation<'_> {
                 match hit {
                     Some(c) => {
                         if let Some(a) = &c.as_ {
-                            let obj = self.ex.exception_object(&e, &names)?;
+                            let at = e
+                                .clone()
+                                .leave_method(self.class.name.clone(), self.method.clone());
+                            let obj = self.ex.exception_object(&at, &names)?;
                             self.set_var(a, obj);
                         }
                         Step2::Goto(c.target)

@@ -409,16 +409,24 @@ fn log_message(cx: &Cx, a: Args) -> Result<Value> {
             &named,
         ) {
             Ok(v) => text = runtime::pyrepr::to_str(&v),
-            Err(e) => ex.log(
+            // murano's `_format_without_exceptions` warns about an index or
+            // key the format names but is not given, and logs the message
+            // unformatted.
+            Err(e) if matches!(e.kind(), "IndexError" | "KeyError") => ex.log(
                 "warning",
                 &logger,
-                &format!("cannot format log message: {e}"),
+                &format!("Can not format string: {text}"),
             ),
+            Err(e) => return Err(e),
         }
     }
+    // `exception`: the message, then the exception's stack trace
+    // (murano/engine/system/logger.py joins them with a newline).
     if let Value::Object(exc) = a.get(5) {
-        if let Ok(Value::Str(m)) = ex.get_property(exc, "message", true) {
-            text.push_str(&format!(": {m}"));
+        if let Value::Object(trace) = ex.get_property(exc, "stackTrace", true)? {
+            let t = ex.call(&Value::Object(trace), "toString", vec![], vec![], false)?;
+            text.push('\n');
+            text.push_str(&runtime::pyrepr::to_str(&t.unwrap_or(Value::Null)));
         }
     }
     ex.log(&level, &logger, &text);

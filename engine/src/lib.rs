@@ -1355,12 +1355,65 @@ impl Executor {
         Ok(Value::Object(r))
     }
 
-    /// The exception object a `Catch` with `As` binds for an error.
+    /// The exception object a `Catch` with `As` binds for an error, its
+    /// `stackTrace` an `io.murano.StackTrace` of the frames the error left
+    /// (set once: a rethrown exception keeps the trace of its first catch).
     pub fn exception_object(&self, e: &Error, names: &[String]) -> Result<Value> {
-        if let Some(v @ Value::Object(_)) = e.data() {
-            return Ok(v.clone());
+        let obj = match e.data() {
+            Some(v @ Value::Object(_)) => v.clone(),
+            _ => self.exception(names, e.message(), Value::dict(Dict::default()), None)?,
+        };
+        let Value::Object(r) = &obj else {
+            unreachable!("exception objects are objects")
+        };
+        if self.get_property(r, "stackTrace", true)?.is_null() {
+            let trace = self.stack_trace(e)?;
+            self.with_obj(r, |o| {
+                o.props.insert(Value::str("stackTrace"), trace);
+            })?;
         }
-        self.exception(names, e.message(), Value::dict(Dict::default()), None)
+        Ok(obj)
+    }
+
+    /// An `io.murano.StackTrace` of the error's frames, outermost first,
+    /// each a dict as murano's `compose_stack_frame`
+    /// (murano/dsl/principal_objects/stack_trace.py) makes it:
+    /// `instruction`, `location` (`file`, `line`, `column`), `methodName`,
+    /// `typeName`.
+    fn stack_trace(&self, e: &Error) -> Result<Value> {
+        let frames = e
+            .stack_frames()
+            .into_iter()
+            .map(|f| {
+                let mut d = Dict::default();
+                let (instr, loc) = match f.statement {
+                    Some((at, text)) => {
+                        let mut l = Dict::default();
+                        l.insert(Value::str("file"), Value::str(&*at.file));
+                        l.insert(Value::str("line"), Value::Int(at.line.into()));
+                        l.insert(Value::str("column"), Value::Int(at.col.into()));
+                        (Value::str(&*text), Value::dict(l))
+                    }
+                    None => (Value::Null, Value::Null),
+                };
+                let (ty, m) = match f.method {
+                    Some((t, m)) => (Value::str(&*t), Value::str(&*m)),
+                    None => (Value::Null, Value::Null),
+                };
+                d.insert(Value::str("instruction"), instr);
+                d.insert(Value::str("location"), loc);
+                d.insert(Value::str("methodName"), m);
+                d.insert(Value::str("typeName"), ty);
+                Value::dict(d)
+            })
+            .collect();
+        let class = self.class("io.murano.StackTrace")?;
+        let r = self.create(&class, None, None);
+        self.with_obj(&r, |o| {
+            o.props.insert(Value::str("frames"), Value::list(frames));
+            o.initialized = true;
+        })?;
+        Ok(Value::Object(r))
     }
 
     // ---- methods ------------------------------------------------------

@@ -232,8 +232,50 @@ struct Inner {
     message: String,
     span: Option<Span>,
     data: Option<crate::Value>,
-    trace: Vec<String>,
+    trace: Vec<TraceEntry>,
     location: Option<Location>,
+}
+
+/// One entry of an error's MuranoPL stack trace, innermost first: each
+/// statement the error left, then the method it left that statement of.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceEntry {
+    /// A statement: where it is and its text (the YAQL expression, or
+    /// `block construct` for a block, as murano's `InstructionStub` titles
+    /// macros).
+    Statement {
+        /// Its position.
+        at: Location,
+        /// Its text.
+        instruction: Arc<str>,
+    },
+    /// A method: its declaring type and name.
+    Method {
+        /// The declaring type.
+        type_name: Arc<str>,
+        /// The method.
+        method: Arc<str>,
+    },
+}
+
+impl fmt::Display for TraceEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceEntry::Statement { at, .. } => at.fmt(f),
+            TraceEntry::Method { type_name, method } => write!(f, "{type_name}::{method}"),
+        }
+    }
+}
+
+/// A frame as murano's `io.murano.StackTrace` holds it: the statement
+/// running in a method (murano/dsl/principal_objects/stack_trace.py,
+/// `compose_stack_frame`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StackFrame {
+    /// The statement's position and text, when the error left one.
+    pub statement: Option<(Location, Arc<str>)>,
+    /// The method's declaring type and name, when known.
+    pub method: Option<(Arc<str>, Arc<str>)>,
 }
 
 /// Where in a file an error arose: the file as the loader was given it,
@@ -283,14 +325,58 @@ impl Error {
     pub fn data(&self) -> Option<&crate::Value> {
         self.0.data.as_ref()
     }
-    /// Appends a MuranoPL stack frame (`file:line:col` and method).
-    pub fn push_frame(mut self, frame: String) -> Error {
-        self.0.trace.push(frame);
+    /// Records that the error left a statement; its position becomes the
+    /// error's location unless one is set already.
+    pub fn leave_statement(mut self, at: Location, instruction: Arc<str>) -> Error {
+        if self.0.location.is_none() {
+            self.0.location = Some(at.clone());
+        }
+        self.0.trace.push(TraceEntry::Statement { at, instruction });
         self
     }
-    /// The MuranoPL stack trace, innermost frame first.
-    pub fn trace(&self) -> &[String] {
+    /// Records that the error left a method.
+    pub fn leave_method(mut self, type_name: Arc<str>, method: Arc<str>) -> Error {
+        self.0.trace.push(TraceEntry::Method { type_name, method });
+        self
+    }
+    /// The MuranoPL stack trace as text (`file:line:col` of statements,
+    /// `Type::method` of methods), innermost entry first.
+    pub fn trace(&self) -> Vec<String> {
+        self.0.trace.iter().map(ToString::to_string).collect()
+    }
+    /// The MuranoPL stack trace, innermost entry first.
+    pub fn trace_entries(&self) -> &[TraceEntry] {
         &self.0.trace
+    }
+    /// The trace as frames, outermost first as murano's `StackTrace`
+    /// lists them: each method with the statement it was running.
+    pub fn stack_frames(&self) -> Vec<StackFrame> {
+        let mut frames = Vec::new();
+        let mut statement = None;
+        for e in &self.0.trace {
+            match e {
+                TraceEntry::Statement { at, instruction } => {
+                    if let Some(s) = statement.replace((at.clone(), instruction.clone())) {
+                        frames.push(StackFrame {
+                            statement: Some(s),
+                            method: None,
+                        });
+                    }
+                }
+                TraceEntry::Method { type_name, method } => frames.push(StackFrame {
+                    statement: statement.take(),
+                    method: Some((type_name.clone(), method.clone())),
+                }),
+            }
+        }
+        if let Some(s) = statement {
+            frames.push(StackFrame {
+                statement: Some(s),
+                method: None,
+            });
+        }
+        frames.reverse();
+        frames
     }
     /// The name of the error kind (the reference's exception class).
     pub fn kind(&self) -> &str {
@@ -347,7 +433,7 @@ impl Error {
         if let Some(src) = src {
             self.caret(src, &mut out);
         }
-        for frame in self.trace() {
+        for frame in &self.0.trace {
             out.push_str(&format!("\n  at {frame}"));
         }
         out
@@ -454,13 +540,18 @@ mod tests {
             col: 9,
         };
         let e = Error::new(ErrorKind::DslSyntaxError, "bad statement")
-            .with_location(loc.clone())
-            .push_frame("Classes/App.yaml:7:9 in App.deploy".into());
+            .leave_statement(loc.clone(), "$.x()".into())
+            .leave_method("App".into(), "deploy".into());
         assert_eq!(e.location(), Some(&loc));
         assert_eq!(
             e.report(None),
-            "DslSyntaxError: bad statement\n  --> Classes/App.yaml:7:9\n  at Classes/App.yaml:7:9 in App.deploy"
+            "DslSyntaxError: bad statement\n  --> Classes/App.yaml:7:9\n  at Classes/App.yaml:7:9\n  at App::deploy"
         );
+        // As frames: each method with the statement it was running.
+        let frames = e.stack_frames();
+        assert_eq!(frames.len(), 1);
+        assert_eq!(frames[0].statement, Some((loc.clone(), "$.x()".into())));
+        assert_eq!(frames[0].method, Some(("App".into(), "deploy".into())));
         // A message that already names the place is not repeated.
         let e =
             Error::new(ErrorKind::DslSyntaxError, "Classes/App.yaml:7:9: bad").with_location(loc);

@@ -23,7 +23,7 @@ pub mod value;
 use std::sync::Arc;
 
 pub use ctx::Frame;
-pub use error::{Error, ErrorKind, Location, Result, Span};
+pub use error::{Error, ErrorKind, Location, Result, Span, StackFrame, TraceEntry};
 pub use registry::Registry;
 pub use value::{Closure, Dict, Invoke, Set, Value};
 

@@ -165,6 +165,8 @@ pub struct Code {
     pub ops: Vec<SOp>,
     /// The position of each instruction's statement.
     pub pos: Vec<Pos>,
+    /// The text of each instruction's statement (for stack traces).
+    pub texts: Vec<Arc<str>>,
     /// The handler table, innermost first.
     pub handlers: Vec<Handler>,
     /// Template operands (`expr`, `cond`, `limit`).
@@ -283,6 +285,15 @@ impl Emitter {
     fn emit(&mut self, op: SOp, s: &Stmt) -> usize {
         self.code.ops.push(op);
         self.code.pos.push(s.pos.clone());
+        let text = match self.code.texts.last() {
+            Some(t)
+                if self.code.pos.len() > 1 && self.code.pos[self.code.pos.len() - 2] == s.pos =>
+            {
+                t.clone()
+            }
+            _ => Arc::from(instruction(s)),
+        };
+        self.code.texts.push(text);
         self.code.ops.len() - 1
     }
 
@@ -559,11 +570,42 @@ fn is_name(s: &str) -> bool {
         && cs.all(|c| c.is_alphanumeric() || c == '_')
 }
 
+/// A statement's text as murano's stack traces show it: an expression's
+/// source, `destination: value` for an assignment, and `block construct`
+/// for a block (murano/dsl/expressions.py titles macros so).
+fn instruction(s: &Stmt) -> String {
+    match &s.kind {
+        StmtKind::Expr(t) => tmpl_text(t),
+        StmtKind::Assign { dest, value } => format!("{}: {}", dest.src, tmpl_text(value)),
+        _ => "block construct".to_string(),
+    }
+}
+
+/// A template's text: its expressions' sources within its data.
+fn tmpl_text(t: &Tmpl) -> String {
+    match &t.kind {
+        TmplKind::Const(v) => runtime::pyrepr::to_str(v),
+        TmplKind::Expr(y) => y.src.to_string(),
+        TmplKind::List(l) => format!(
+            "[{}]",
+            l.iter().map(tmpl_text).collect::<Vec<_>>().join(", ")
+        ),
+        TmplKind::Dict(d) => format!(
+            "{{{}}}",
+            d.iter()
+                .map(|(k, v)| format!("{}: {}", tmpl_text(k), tmpl_text(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 impl Code {
     fn new(programs: Arc<[Program]>) -> Code {
         Code {
             ops: Vec::new(),
             pos: Vec::new(),
+            texts: Vec::new(),
             handlers: Vec::new(),
             operands: Vec::new(),
             programs,
