@@ -736,3 +736,162 @@ fn caught_exceptions_carry_a_stack_trace_the_logger_writes() {
           File \"Test.yaml\", line 7:9 in method fail of type Test\n    block construct"]
     );
 }
+
+const SHARED: &str = r#"
+Name: Test
+Properties:
+  a:
+    Contract: $.class(Node)
+    Usage: Runtime
+  b:
+    Contract: $.class(Node)
+    Usage: Runtime
+Methods:
+  .init:
+    Body:
+      - $.a: new(Node, name => a)
+      - $.b: new(Node, name => b)
+  sameMethod:
+    Scope: Public
+    Body:
+      - Parallel:
+          - $.a.work(1)
+          - $.a.work(2)
+          - $.b.work(3)
+  crossed:
+    Scope: Public
+    Body:
+      - Parallel:
+          - $.a.visit($.b)
+          - $.b.visit($.a)
+  reentered:
+    Scope: Public
+    Body:
+      - $.a.spawn()
+  mixed:
+    Scope: Public
+    Body:
+      - Parallel:
+          - $.a.work(1)
+          - $.b.work(2)
+          - $.a.visit($.b)
+          - list(1, 2).pselect($this.a.work($))
+          - $.b.work(3)
+      - Return: done
+---
+Name: Node
+Properties:
+  name:
+    Contract: $.string()
+Methods:
+  work:
+    Arguments:
+      - n:
+          Contract: $.int()
+    Body:
+      - trace(format('enter work {0}', $.name))
+      - sleep(1)
+      - trace(format('exit work {0}', $.name))
+  visit:
+    Arguments:
+      - peer:
+          Contract: $.class(Node)
+    Body:
+      - trace(format('enter visit {0}', $.name))
+      - sleep(1)
+      - If: $peer != null
+        Then:
+          - $peer.visit(null)
+      - trace(format('exit visit {0}', $.name))
+  spawn:
+    Body:
+      - Parallel:
+          - $.spawn()
+"#;
+
+fn run_with_seed(method: &str, seed: Option<u64>) -> (Vec<String>, Result<Value, runtime::Error>) {
+    let pkg = Package::new(
+        "tests",
+        "0.0.0",
+        "1.4",
+        &[("Test.yaml".to_string(), SHARED.to_string())],
+    )
+    .expect("classes parse");
+    let ex = Executor::new(vec![pkg]);
+    ex.set_schedule_seed(seed);
+    let m = json::from_tagged_str(r#"{"Objects": {"?": {"id": "root", "type": "Test"}}}"#).unwrap();
+    let root = model::load_model(&ex, &m).unwrap().unwrap();
+    let r = ex
+        .call(&Value::Object(root), method, vec![], vec![], true)
+        .map(|v| v.unwrap_or(Value::Null));
+    (traces(&ex), r)
+}
+
+/// No two green threads are ever inside one method of one object at once:
+/// every `enter M X` is followed by `exit M X` before the next `enter M X`.
+fn assert_serialized(traces: &[String]) {
+    let mut inside: Vec<&str> = Vec::new();
+    for t in traces {
+        if let Some(n) = t.strip_prefix("enter ") {
+            assert!(!inside.contains(&n), "two threads inside {n}: {traces:?}");
+            inside.push(n);
+        } else if let Some(n) = t.strip_prefix("exit ") {
+            inside.retain(|x| *x != n);
+        }
+    }
+}
+
+/// A method holds a lock on its object while it runs, so a second green
+/// thread calling the same method of the same object waits for the first
+/// (murano/dsl/executor.py, `_acquire_method_lock`), and threads that end
+/// up waiting on each other end in a `DeadlockError` naming them rather
+/// than spinning (issue 12 item 1).
+#[test]
+fn green_threads_wait_for_method_locks_and_deadlocks_end_in_an_error() {
+    let (t, r) = run_with_seed("sameMethod", None);
+    r.unwrap();
+    // The second call on `a` enters as soon as the first leaves.
+    assert_eq!(
+        t,
+        [
+            "enter work a",
+            "enter work b",
+            "exit work a",
+            "enter work a",
+            "exit work b",
+            "exit work a"
+        ]
+    );
+    assert_serialized(&t);
+
+    let (_, r) = run_with_seed("crossed", None);
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), "DeadlockError");
+    assert!(
+        e.message()
+            .starts_with("every green thread waits on another: T"),
+        "{}",
+        e.message()
+    );
+    assert!(e.message().contains("waits for visit#"), "{}", e.message());
+    assert!(e.message().contains("held by T"), "{}", e.message());
+
+    // The thread that holds `spawn` waits for its own Parallel branch,
+    // which waits for `spawn`.
+    let (_, r) = run_with_seed("reentered", None);
+    assert_eq!(r.unwrap_err().kind(), "DeadlockError");
+}
+
+/// Fifty seeded random schedules of branches sharing objects: each ends,
+/// with a result or a deadlock, and keeps the objects' methods serialized.
+#[test]
+fn random_schedules_of_shared_objects_all_end() {
+    for seed in 0..50 {
+        let (t, r) = run_with_seed("mixed", Some(seed));
+        match r {
+            Ok(v) => assert_eq!(runtime::pyrepr::to_str(&v), "done"),
+            Err(e) => assert_eq!(e.kind(), "DeadlockError", "seed {seed}: {e:?}"),
+        }
+        assert_serialized(&t);
+    }
+}

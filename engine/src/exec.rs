@@ -693,7 +693,7 @@ impl Activation<'_> {
                     }));
                 }
                 let mut first_err = None;
-                for r in vm::coro::run(tasks, limit) {
+                for r in self.ex.run_green(tasks, limit) {
                     if let Err(e) = r {
                         first_err.get_or_insert(e);
                     }

@@ -368,7 +368,7 @@ fn parallel_select(cx: &Cx, items: Vec<Value>, f: &Value) -> Result<Value> {
         }));
     }
     let mut out = Vec::new();
-    for r in vm::coro::run(tasks, 0) {
+    for r in ex.run_green(tasks, 0) {
         out.push(r?);
     }
     Ok(Value::list(out))

@@ -369,6 +369,9 @@ struct State {
     /// JSON paths of loaded objects (validation mode), by slot.
     paths: HashMap<u32, String>,
     locks: HashMap<String, (u64, u32)>,
+    /// Draws the order of green threads due at the same time (`None`:
+    /// FIFO); see [`Executor::set_schedule_seed`].
+    schedule_seed: Option<u64>,
     log: Vec<String>,
     engine_config: HashMap<String, Value>,
     aliases: Vec<(String, Arc<ObjRef>)>,
@@ -818,6 +821,7 @@ impl Executor {
                 violations: None,
                 paths: HashMap::new(),
                 locks: HashMap::new(),
+                schedule_seed: None,
                 log: Vec::new(),
                 engine_config: HashMap::new(),
                 aliases: Vec::new(),
@@ -1553,14 +1557,41 @@ impl Executor {
             return r;
         }
         let keys = self.lock_keys(method, &this_v, &vars);
-        for k in &keys {
-            self.acquire(k);
+        for (i, k) in keys.iter().enumerate() {
+            if let Err(e) = self.acquire(k) {
+                keys[..i].iter().rev().for_each(|k| self.release(k));
+                return Err(e);
+            }
         }
         let r = exec::run_method(self, &env, &decl_class, method, this_v, vars);
         for k in keys.iter().rev() {
             self.release(k);
         }
         r
+    }
+
+    /// Makes green threads due at the same time run in an order drawn from
+    /// `seed` (each `Parallel` and `pselect` draws its own from the
+    /// sequence) instead of FIFO order: a way to test many schedules.
+    pub fn set_schedule_seed(&self, seed: Option<u64>) {
+        self.lock().schedule_seed = seed;
+    }
+
+    /// Runs `tasks` as green threads (at most `limit` at a time, `0`: no
+    /// limit) under this execution's schedule; results in task order.
+    pub fn run_green<T: 'static>(
+        &self,
+        tasks: Vec<Box<dyn FnOnce() -> T>>,
+        limit: usize,
+    ) -> Vec<T> {
+        let seed = self.lock().schedule_seed.as_mut().map(|s| {
+            // The next draw of a 64-bit LCG (Knuth's MMIX constants).
+            *s = s
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            *s
+        });
+        vm::coro::run_seeded(tasks, limit, seed)
     }
 
     /// Calls extension method `m` of `class` on `receiver`, which becomes
@@ -1649,22 +1680,26 @@ impl Executor {
         vec![k]
     }
 
-    fn acquire(&self, key: &str) {
+    /// Takes the lock `key` for the running green thread (re-entrant, as
+    /// murano's `_acquire_method_lock` in murano/dsl/executor.py lets the
+    /// thread that holds a method lock call it again); another thread's
+    /// lock parks this one until it is released. A deadlock fails with
+    /// `DeadlockError` naming the waiting threads.
+    fn acquire(&self, key: &str) -> Result<()> {
         let me = vm::coro::current_id();
         loop {
-            {
+            let holder = {
                 let mut st = self.lock();
                 let e = st.locks.entry(key.to_string()).or_insert((me, 0));
                 if e.1 == 0 || e.0 == me {
                     e.0 = me;
                     e.1 += 1;
-                    return;
+                    return Ok(());
                 }
-            }
-            if !vm::coro::in_green_thread() {
-                return;
-            }
-            vm::coro::yield_now();
+                e.0
+            };
+            vm::coro::park(format!("waits for {key} held by T{holder}"))
+                .map_err(|msg| Error::new(ErrorKind::DeadlockError, msg))?;
         }
     }
 
@@ -1672,6 +1707,10 @@ impl Executor {
         let mut st = self.lock();
         if let Some(e) = st.locks.get_mut(key) {
             e.1 = e.1.saturating_sub(1);
+            if e.1 == 0 {
+                st.locks.remove(key);
+                vm::coro::unpark_all();
+            }
         }
     }
 

@@ -147,6 +147,7 @@ error_kinds! {
         JsonPointerException,
         // Limits and internal failures
         ExecutionLimitExceeded,
+        DeadlockError,
         InternalError,
 }
 

@@ -7,7 +7,7 @@
 //! reach the running coroutine's yielder is confined to this module.
 #![allow(unsafe_code)]
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
 use corosensei::stack::DefaultStack;
@@ -29,6 +29,37 @@ thread_local! {
     static CLOCK: Cell<f64> = const { Cell::new(0.0) };
     /// The wake-up time the running green thread asked for when it yielded.
     static WAKE: Cell<f64> = const { Cell::new(0.0) };
+    /// Why the running green thread parks, set by `park` for the scheduler.
+    static PARKING: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Bumped by `unpark_all`: threads parked before it may run again.
+    static EPOCH: Cell<u64> = const { Cell::new(0) };
+    /// Set by a scheduler that found all its threads parked, for the
+    /// parked thread it resumes: the deadlock's description.
+    static DEADLOCK: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Parks the running green thread until another one calls [`unpark_all`]
+/// (it released what this one waits for). `reason` says what it waits for.
+/// When every green thread of the schedulers on this OS thread is parked,
+/// none can ever run: `park` then fails with a description of the
+/// deadlock naming each waiting thread and its reason. Outside green
+/// threads it fails at once (nothing could unpark the caller).
+pub fn park(reason: String) -> Result<(), String> {
+    if !in_green_thread() {
+        return Err(format!("T{} {reason}", current_id()));
+    }
+    PARKING.with(|p| *p.borrow_mut() = Some(format!("T{} {reason}", current_id())));
+    yield_now();
+    match DEADLOCK.with(|d| d.borrow_mut().take()) {
+        Some(msg) => Err(msg),
+        None => Ok(()),
+    }
+}
+
+/// Lets every parked green thread run again (each re-checks what it waits
+/// for).
+pub fn unpark_all() {
+    EPOCH.with(|e| e.set(e.get() + 1));
 }
 
 /// The virtual clock (seconds since the first green thread started).
@@ -93,11 +124,78 @@ struct Thread<T> {
     /// The evaluation depth of this thread while it is switched out.
     depth: u32,
     yielder: std::rc::Rc<Cell<*const Yielder<(), ()>>>,
+    /// Why it is parked, and the [`EPOCH`] it parked in.
+    parked: Option<(String, u64)>,
+}
+
+impl<T> Thread<T> {
+    fn runnable(&self) -> bool {
+        match &self.parked {
+            None => true,
+            Some((_, epoch)) => *epoch != EPOCH.with(|e| e.get()),
+        }
+    }
 }
 
 /// Runs `tasks` as green threads, at most `limit` at a time (`0` = no
 /// limit), and returns their results in task order.
 pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Vec<T> {
+    run_seeded(tasks, limit, None)
+}
+
+/// Chooses which of the threads due first runs next: the first in FIFO
+/// order, or one drawn from a seeded generator (to test many schedules).
+struct Picker(Option<u64>);
+
+impl Picker {
+    fn pick(&mut self, due: usize) -> usize {
+        match &mut self.0 {
+            None => 0,
+            Some(x) => {
+                // xorshift64*
+                *x ^= *x >> 12;
+                *x ^= *x << 25;
+                *x ^= *x >> 27;
+                (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % due
+            }
+        }
+    }
+}
+
+/// The index of the thread to run next: among the runnable threads due
+/// first, the one `picker` chooses; `None` when none is runnable.
+fn next_thread<T>(ready: &VecDeque<Thread<T>>, picker: &mut Picker) -> Option<usize> {
+    let first = ready
+        .iter()
+        .filter(|t| t.runnable())
+        .map(|t| t.wake)
+        .min_by(f64::total_cmp)?;
+    let due: Vec<usize> = (0..ready.len())
+        .filter(|&i| ready[i].runnable() && ready[i].wake == first)
+        .collect();
+    Some(due[picker.pick(due.len())])
+}
+
+/// What to do when every thread of a scheduler is parked. Inside an outer
+/// green thread, that thread parks in its own scheduler (a thread there
+/// may release what these wait for); `Ok` when it was unparked. Otherwise
+/// no thread can ever run again: the deadlock's description.
+fn all_parked<T>(ready: &VecDeque<Thread<T>>) -> Result<(), String> {
+    let waits: Vec<&str> = ready
+        .iter()
+        .filter_map(|t| t.parked.as_ref().map(|p| p.0.as_str()))
+        .collect();
+    let waits = waits.join("; ");
+    if in_green_thread() {
+        return park(format!("runs green threads that wait: {waits}"));
+    }
+    Err(format!("every green thread waits on another: {waits}"))
+}
+
+/// [`run`], with the threads due at the same time taken in an order drawn
+/// from `seed` instead of FIFO order (`None`: FIFO).
+pub fn run_seeded<T: 'static>(tasks: Vec<Task<T>>, limit: usize, seed: Option<u64>) -> Vec<T> {
+    let mut picker = Picker(seed.map(|s| s | 1));
     let n = tasks.len();
     let limit = if limit == 0 { n.max(1) } else { limit };
     let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
@@ -128,19 +226,28 @@ pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Vec<T> {
                 index,
                 co,
                 yielder: cell,
+                parked: None,
             });
         }
-        // The thread due first (FIFO among equals) runs next; the virtual
-        // clock jumps to its wake-up time.
-        let Some(next) = ready
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.wake.total_cmp(&b.1.wake).then(a.0.cmp(&b.0)))
-            .map(|(i, _)| i)
-        else {
+        if ready.is_empty() {
             break;
+        }
+        // The runnable thread due first (FIFO among equals, unless seeded)
+        // runs next; the virtual clock jumps to its wake-up time. With
+        // every thread parked, a deadlock resumes the first parked thread
+        // with its description, so that its `park` fails.
+        let next = match next_thread(&ready, &mut picker) {
+            Some(i) => i,
+            None => match all_parked(&ready) {
+                Ok(()) => continue,
+                Err(msg) => {
+                    DEADLOCK.with(|d| *d.borrow_mut() = Some(msg));
+                    0
+                }
+            },
         };
         let mut t = ready.remove(next).expect("ready thread");
+        t.parked = None;
         if t.wake > now() {
             CLOCK.with(|c| c.set(t.wake));
         }
@@ -155,6 +262,9 @@ pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Vec<T> {
         match r {
             CoroutineResult::Yield(()) => {
                 t.wake = WAKE.with(|w| w.get());
+                t.parked = PARKING
+                    .with(|p| p.borrow_mut().take())
+                    .map(|r| (r, EPOCH.with(|e| e.get())));
                 ready.push_back(t)
             }
             CoroutineResult::Return(v) => results[t.index] = Some(v),
@@ -228,5 +338,66 @@ mod tests {
             ]
         );
         assert!(!in_green_thread());
+    }
+
+    #[test]
+    fn parked_threads_wait_for_unpark_and_a_full_deadlock_fails_their_park() {
+        let open = Rc::new(Cell::new(false));
+        let log = Rc::new(RefCell::new(Vec::new()));
+        let (o1, l1) = (open.clone(), log.clone());
+        let waiter: Task<Result<(), String>> = Box::new(move || {
+            while !o1.get() {
+                park("waits for the gate".into())?;
+            }
+            l1.borrow_mut().push("through");
+            Ok(())
+        });
+        let (o2, l2) = (open.clone(), log.clone());
+        let opener: Task<Result<(), String>> = Box::new(move || {
+            sleep(3.0);
+            l2.borrow_mut().push("open");
+            o2.set(true);
+            unpark_all();
+            Ok(())
+        });
+        let r = run(vec![waiter, opener], 0);
+        assert_eq!(r, vec![Ok(()), Ok(())]);
+        assert_eq!(*log.borrow(), vec!["open", "through"]);
+
+        // Both wait for a gate nobody opens: each `park` fails in turn,
+        // naming every waiting thread.
+        let stuck = |name: &'static str| -> Task<Result<(), String>> {
+            Box::new(move || park(format!("waits for {name}")))
+        };
+        let r = run(vec![stuck("x"), stuck("y")], 0);
+        let e = r[0].clone().unwrap_err();
+        assert!(
+            e.starts_with("every green thread waits on another: T"),
+            "{e}"
+        );
+        assert!(
+            e.contains("waits for x") && e.contains("waits for y"),
+            "{e}"
+        );
+        assert!(r[1].is_err());
+    }
+
+    #[test]
+    fn a_seed_reorders_threads_due_together_and_replays() {
+        let order = |seed| {
+            let log = Rc::new(RefCell::new(Vec::new()));
+            let tasks: Vec<Task<()>> = (0..6)
+                .map(|i| {
+                    let log = log.clone();
+                    Box::new(move || log.borrow_mut().push(i)) as Task<()>
+                })
+                .collect();
+            run_seeded(tasks, 0, seed);
+            let v = log.borrow().clone();
+            v
+        };
+        assert_eq!(order(None), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(order(Some(7)), order(Some(7)));
+        assert!((1..20).any(|s| order(Some(s)) != order(None)));
     }
 }
