@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use engine::serialize;
 use runtime::Value;
 
-use crate::session::{load_formats, Catalogue, Session};
+use crate::session::{load_formats_for, Catalogue, Session};
 
 /// The options of `muranopl run`.
 pub struct RunArgs {
@@ -48,7 +48,12 @@ fn print_error(e: &runtime::Error) {
 
 /// Runs `muranopl run`; returns the exit status.
 pub fn run(a: RunArgs) -> i32 {
-    let formats = match load_formats(&a.packages, &a.libs) {
+    // The model's objects may ask for classes of packages the application
+    // does not require: those load from the search path too.
+    let model = std::fs::read_to_string(&a.model)
+        .ok()
+        .and_then(|t| runtime::json::from_tagged_str(&t).ok());
+    let formats = match load_formats_for(&a.packages, &a.libs, model.as_ref()) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");

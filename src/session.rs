@@ -139,6 +139,17 @@ pub fn load_formats(
     paths: &[PathBuf],
     libs: &[PathBuf],
 ) -> Result<Vec<Arc<dyn PackageFormat>>, String> {
+    load_formats_for(paths, libs, None)
+}
+
+/// [`load_formats`], plus the packages of the search path that provide
+/// the classes an object model's objects ask for (see
+/// [`PackageLoader::model_packages`]).
+pub fn load_formats_for(
+    paths: &[PathBuf],
+    libs: &[PathBuf],
+    model: Option<&Value>,
+) -> Result<Vec<Arc<dyn PackageFormat>>, String> {
     let reg = FormatRegistry::builtin();
     let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
     let mut all: Vec<Arc<dyn PackageFormat>> = Vec::new();
@@ -162,6 +173,14 @@ pub fn load_formats(
         let deps = loader.resolve(root).map_err(|e| e.message().to_string())?;
         for d in deps {
             push(d, &mut all);
+        }
+    }
+    if let Some(model) = model {
+        let more = loader
+            .model_packages(model, &all)
+            .map_err(|e| e.message().to_string())?;
+        for p in more {
+            push(p, &mut all);
         }
     }
     Ok(all)

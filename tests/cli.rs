@@ -502,3 +502,84 @@ fn a_large_model_streams_with_the_report_of_the_ordinary_load_on_any_thread_coun
     assert!(want[0].contains("servers[6000].port") && want[4].contains("servers[29999].tags"));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Writes a one-class package `name` at `version` under `dir` whose class
+/// `name` has `body` (YAML after `Name:`).
+fn write_package(dir: &std::path::Path, name: &str, version: &str, require: &str, body: &str) {
+    let pkg = dir.join(format!("{name}-{version}"));
+    std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        format!(
+            "Format: 1.4\nType: Application\nFullName: {name}\nVersion: {version}\n\
+             Classes:\n  {name}: C.yaml\nRequire: {{{require}}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Classes/C.yaml"),
+        format!("Namespaces: {{std: io.murano, =: ex}}\nName: {name}\n{body}"),
+    )
+    .unwrap();
+}
+
+/// A model's objects find their classes across the whole search path (as
+/// murano's `load_class_package` does, murano/engine/package_loader.py),
+/// not only in the application's requirements; a nested object without
+/// `classVersion` takes the version its owner's package requires, and a
+/// `classVersion` loads the matching version from the search path.
+#[test]
+fn model_types_load_from_the_search_path_at_their_owners_version() {
+    let dir = std::env::temp_dir().join(format!("muranopl-mtypes-{}", std::process::id()));
+    let lib = dir.join("lib");
+    let say = |v: &str| format!("Methods:\n  say:\n    Body:\n      - Return: '{v}'\n");
+    write_package(&lib, "ex.Part", "1.0.0", "", &say("part 1"));
+    write_package(&lib, "ex.Part", "2.0.0", "", &say("part 2"));
+    write_package(
+        &lib,
+        "ex.Holder",
+        "1.0.0",
+        "ex.Part: '1'",
+        &format!(
+            "Extends: std:Application\nProperties:\n  part:\n    Contract: $.class(Part)\n{}",
+            "Methods:\n  deploy:\n    Body:\n      - logger(t).info($.part.say())\n"
+        ),
+    );
+    write_package(&dir, "ex.App", "1.0.0", "", &format!(
+        "Extends: std:Application\nProperties:\n  holder:\n    Contract: $.class(std:Application)\n  extra:\n    Contract: $.class(std:Object)\n{}",
+        "Methods:\n  deploy:\n    Body:\n      - $.holder.deploy()\n      - logger(t).info($.extra.say())\n"
+    ));
+    let model = dir.join("m.json");
+    std::fs::write(
+        &model,
+        r#"{"?": {"type": "ex.App", "id": "a"},
+            "extra": {"?": {"type": "ex.Part", "id": "p2", "classVersion": "2"}},
+            "holder": {"?": {"type": "ex.Holder", "id": "h"},
+                       "part": {"?": {"type": "ex.Part", "id": "p1"}}}}"#,
+    )
+    .unwrap();
+    let record = dir.join("record.json");
+    let o = muranopl(&[
+        "run",
+        dir.join("ex.App-1.0.0").to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "-L",
+        lib.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rec = read_json(&record);
+    let log: Vec<&str> = rec["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t.as_str())
+        .filter(|t| t.starts_with("INFO t:"))
+        .collect();
+    // `extra` loads first, so `ex.Part` 2.0.0 is the first provider; the
+    // holder's part is still the 1.x its package requires.
+    assert_eq!(log, ["INFO t: part 1", "INFO t: part 2"], "{rec}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -35,7 +35,12 @@ pub(crate) fn parse_def(
 ) -> Option<Def> {
     let Value::Dict(d) = v else { return None };
     if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
-        let ty = def_type(h)?;
+        // Without a version or package, a nested object's type is the
+        // version its owner's package requires.
+        let ty = match (def_type(h)?, resolver) {
+            (t, Some(c)) if !t.contains(['/', '@']) => ex.key_from(&t, Some(&c.package)),
+            (t, _) => t,
+        };
         let mut props = (**d).clone();
         props.shift_remove(&Value::str("?"));
         return Some(Def {

@@ -1574,7 +1574,28 @@ impl PackageLoader {
     /// discovery order. For each package it picks the fewest versions that
     /// satisfy every spec on it (highest versions preferred); a requirement
     /// nothing satisfies is an error naming the chain that needs it.
+    ///
+    /// A version dropped as redundant may have pulled in packages of its
+    /// own; the resolution is then run again without it, until every
+    /// version chosen is kept.
     pub fn resolve(&self, root: &Arc<dyn PackageFormat>) -> Result<Vec<Arc<dyn PackageFormat>>> {
+        let mut banned: Vec<(String, Version)> = Vec::new();
+        loop {
+            let (keep, dropped) = self.resolve_without(root, &banned)?;
+            if dropped.is_empty() {
+                return Ok(keep.into_iter().map(|f| f.package).collect());
+            }
+            banned.extend(dropped.into_iter().map(|f| (f.name, f.version)));
+        }
+    }
+
+    /// One resolution that does not choose the `banned` versions: the
+    /// versions kept, and those chosen on the way but made redundant.
+    fn resolve_without(
+        &self,
+        root: &Arc<dyn PackageFormat>,
+        banned: &[(String, Version)],
+    ) -> Result<(Vec<Found>, Vec<Found>)> {
         // (package name) -> specs and who asked.
         let mut chosen: Vec<Found> = Vec::new();
         let mut queue: Vec<(String, Arc<dyn PackageFormat>)> =
@@ -1615,6 +1636,7 @@ impl PackageLoader {
                 let best = cands
                     .iter()
                     .filter(|f| spec.matches(&f.version))
+                    .filter(|f| !banned.iter().any(|(n, v)| *n == f.name && *v == f.version))
                     .max_by_key(|f| {
                         (
                             all.iter().filter(|(s, _)| s.matches(&f.version)).count(),
@@ -1665,7 +1687,15 @@ impl PackageLoader {
             }
             keep.extend(picked.into_iter().cloned());
         }
-        Ok(keep.into_iter().map(|f| f.package).collect())
+        let dropped = chosen
+            .into_iter()
+            .filter(|c| {
+                !keep
+                    .iter()
+                    .any(|k| k.name == c.name && k.version == c.version)
+            })
+            .collect();
+        Ok((keep, dropped))
     }
 }
 
@@ -1970,7 +2000,7 @@ fn version_text(v: &Value) -> Option<String> {
 /// executor reports) are not checked here.
 pub fn check_model_versions(model: &Value, packages: &[Arc<dyn PackageFormat>]) -> Result<()> {
     let mut errors = Vec::new();
-    walk_model(model, packages, &mut errors);
+    for_each_header(model, &mut |h| check_header(h, packages, &mut errors));
     if errors.is_empty() {
         Ok(())
     } else {
@@ -1994,31 +2024,18 @@ pub fn check_model_file(
         .map_err(|e| format!("{}: {}", path.display(), e.message()))
 }
 
-fn walk_model(v: &Value, packages: &[Arc<dyn PackageFormat>], errors: &mut Vec<String>) {
-    match v {
-        Value::List(items) => {
-            for i in items.iter() {
-                walk_model(i, packages, errors);
-            }
-        }
-        Value::Dict(d) => {
-            if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
-                check_header(h, packages, errors);
-            }
-            for (k, x) in d.iter() {
-                if k.as_str() != Some("?") {
-                    walk_model(x, packages, errors);
-                }
-            }
-        }
-        _ => {}
-    }
+/// What an object header (`?`) asks for: the class, the version in its
+/// `type` string, its `classVersion`, and the package (`@pkg` or
+/// `package`).
+struct HeaderType {
+    class: String,
+    type_ver: Option<String>,
+    class_ver: Option<String>,
+    pkg: Option<String>,
 }
 
-fn check_header(h: &Dict, packages: &[Arc<dyn PackageFormat>], errors: &mut Vec<String>) {
-    let Some(t) = h.get(&Value::str("type")).and_then(|t| t.as_str()) else {
-        return;
-    };
+fn header_type(h: &Dict) -> Option<HeaderType> {
+    let t = h.get(&Value::str("type")).and_then(|t| t.as_str())?;
     let (class, type_ver, type_pkg) = parse_type_string(t);
     let class_ver = h.get(&Value::str("classVersion")).and_then(version_text);
     let pkg = type_pkg.or_else(|| {
@@ -2027,6 +2044,101 @@ fn check_header(h: &Dict, packages: &[Arc<dyn PackageFormat>], errors: &mut Vec<
             .map(|p| p.trim().to_string())
             .filter(|p| !p.is_empty())
     });
+    Some(HeaderType {
+        class,
+        type_ver,
+        class_ver,
+        pkg,
+    })
+}
+
+/// Calls `f` on every object header (`?`) of a model.
+fn for_each_header(v: &Value, f: &mut dyn FnMut(&Dict)) {
+    match v {
+        Value::List(items) => items.iter().for_each(|i| for_each_header(i, f)),
+        Value::Dict(d) => {
+            if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
+                f(h);
+            }
+            for (k, x) in d.iter() {
+                if k.as_str() != Some("?") {
+                    for_each_header(x, f);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+impl HeaderType {
+    /// True when `p` can provide the object's class.
+    fn provided_by(&self, p: &dyn PackageFormat) -> bool {
+        let versions = [&self.type_ver, &self.class_ver];
+        self.pkg.as_deref().is_none_or(|n| p.full_name() == n)
+            && p.classes().iter().any(|c| *c == self.class)
+            && versions.iter().all(|v| match v {
+                None => true,
+                Some(v) => VersionSpec::parse(Some(v)).is_ok_and(|s| s.matches(p.version())),
+            })
+    }
+}
+
+impl PackageLoader {
+    /// The packages of the search path an object model needs beyond
+    /// `loaded`: for each object whose class (at the version and from the
+    /// package its header asks for) no loaded package provides, the
+    /// highest version on the search path that does, with what it
+    /// requires. The reference loads model types from the whole catalogue
+    /// (`load_class_package` in murano/engine/package_loader.py), not only
+    /// from the application's requirements.
+    pub fn model_packages(
+        &self,
+        model: &Value,
+        loaded: &[Arc<dyn PackageFormat>],
+    ) -> Result<Vec<Arc<dyn PackageFormat>>> {
+        let mut wanted: Vec<HeaderType> = Vec::new();
+        for_each_header(model, &mut |h| wanted.extend(header_type(h)));
+        let mut out: Vec<Arc<dyn PackageFormat>> = Vec::new();
+        for w in wanted {
+            if w.pkg.as_deref() == Some(CORE_PACKAGE)
+                || loaded.iter().chain(&out).any(|p| w.provided_by(&**p))
+            {
+                continue;
+            }
+            // `found` lists each package's versions highest first.
+            let Some(f) = self
+                .found
+                .values()
+                .flatten()
+                .filter(|f| w.provided_by(&*f.package))
+                .max_by(|a, b| a.version.cmp(&b.version))
+            else {
+                continue;
+            };
+            out.push(f.package.clone());
+            for d in self.resolve(&f.package)? {
+                let have = |p: &Arc<dyn PackageFormat>| {
+                    p.full_name() == d.full_name() && p.version() == d.version()
+                };
+                if !loaded.iter().chain(&out).any(have) {
+                    out.push(d);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn check_header(h: &Dict, packages: &[Arc<dyn PackageFormat>], errors: &mut Vec<String>) {
+    let Some(HeaderType {
+        class,
+        type_ver,
+        class_ver,
+        pkg,
+    }) = header_type(h)
+    else {
+        return;
+    };
     let id = h
         .get(&Value::str("id"))
         .and_then(|i| i.as_str())
@@ -2441,6 +2553,20 @@ mod tests {
         assert_eq!(
             names(&l.resolve(&root).unwrap()),
             ["lib/1.5.0", "mid/1.0.0", "old/1.0.0"]
+        );
+        // A version chosen first and dropped as redundant leaves nothing
+        // behind: `lib 2.1.0` would need `extra`, but `exact` pins 2.0.0,
+        // which satisfies `>=2` too.
+        let l2 = loader(&[
+            fake("lib", "2.0.0", &[]),
+            fake("lib", "2.1.0", &[("extra", "1")]),
+            fake("extra", "1.0.0", &[]),
+            fake("exact", "1.0.0", &[("lib", "==2.0.0")]),
+        ]);
+        let root = fake("app", "1.0.0", &[("lib", ">=2"), ("exact", "1")]);
+        assert_eq!(
+            names(&l2.resolve(&root).unwrap()),
+            ["exact/1.0.0", "lib/2.0.0"]
         );
         // Incompatible specs: side by side.
         let root = fake("app", "1.0.0", &[("old", "1"), ("new", "1")]);
