@@ -895,3 +895,15 @@ fn random_schedules_of_shared_objects_all_end() {
         assert_serialized(&t);
     }
 }
+
+/// Assignments inside any block, `Parallel` branches included, land in the
+/// method's variables, and a branch reads what another assigned before it
+/// (murano/dsl/lhs_expression.py `set_data` walks up to the method's
+/// variable scope; murano/tests/unit/dsl/test_macros.py,
+/// `test_scope_within_macro`).
+#[test]
+fn parallel_branches_share_the_method_variables() {
+    let src = "Name: Test\nMethods:\n  test:\n    Scope: Public\n    Body:\n      - $x: 1\n      - Parallel:\n          - $x: $x * 10\n          - Do:\n              - sleep(1)\n              - $x: $x + 2\n              - $y: $x\n      - Return: [$x, $y]\n";
+    let (_, r) = run(src, "test");
+    assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "(12, 12)");
+}

@@ -162,14 +162,94 @@ struct Activation<'a> {
     /// The running method's name (for stack traces).
     method: Arc<str>,
     this: Value,
-    vars: Vec<(Arc<str>, Value)>,
+    vars: Vars,
     frame: Option<Arc<Frame>>,
+}
+
+type VarList = Vec<(Arc<str>, Value)>;
+
+/// A method's local variables: its own, or, in its `Parallel` branches,
+/// the method's, which every branch reads and assigns as it runs (murano's
+/// `set_data`, murano/dsl/lhs_expression.py, assigns in the method's
+/// variable scope from inside any block).
+enum Vars {
+    Own(VarList),
+    /// The shared variables and the version the cached frame holds.
+    Shared(std::rc::Rc<SharedVars>, u64),
+}
+
+/// Variables shared by `Parallel` branches; `version` counts assignments.
+struct SharedVars {
+    vars: std::cell::RefCell<VarList>,
+    version: std::cell::Cell<u64>,
+}
+
+impl Vars {
+    /// True when a frame built at the last [`Vars::seen`] is up to date.
+    fn fresh(&self) -> bool {
+        match self {
+            Vars::Own(_) => true,
+            Vars::Shared(s, seen) => s.version.get() == *seen,
+        }
+    }
+
+    fn seen(&mut self) {
+        if let Vars::Shared(s, seen) = self {
+            *seen = s.version.get();
+        }
+    }
+
+    fn each(&self, f: &mut dyn FnMut(&Arc<str>, &Value)) {
+        match self {
+            Vars::Own(v) => v.iter().for_each(|(k, x)| f(k, x)),
+            Vars::Shared(s, _) => s.vars.borrow().iter().for_each(|(k, x)| f(k, x)),
+        }
+    }
+
+    fn set(&mut self, name: &Arc<str>, v: Value) {
+        let set_in = |vars: &mut VarList| match vars.iter_mut().find(|(k, _)| k == name) {
+            Some(slot) => slot.1 = v,
+            None => vars.push((name.clone(), v)),
+        };
+        match self {
+            Vars::Own(vars) => set_in(vars),
+            Vars::Shared(s, _) => {
+                set_in(&mut s.vars.borrow_mut());
+                s.version.set(s.version.get() + 1);
+            }
+        }
+    }
+
+    /// The variables as branches share them; `true` when they were this
+    /// activation's own until now (see [`Vars::unshare`]).
+    fn share(&mut self) -> (std::rc::Rc<SharedVars>, bool) {
+        match self {
+            Vars::Shared(s, _) => (s.clone(), false),
+            Vars::Own(v) => {
+                let s = std::rc::Rc::new(SharedVars {
+                    vars: std::cell::RefCell::new(std::mem::take(v)),
+                    version: std::cell::Cell::new(0),
+                });
+                *self = Vars::Shared(s.clone(), u64::MAX);
+                (s, true)
+            }
+        }
+    }
+
+    /// Takes the variables back once the branches are done.
+    fn unshare(&mut self) {
+        if let Vars::Shared(s, _) = self {
+            *self = Vars::Own(s.vars.take());
+        }
+    }
 }
 
 impl Activation<'_> {
     fn ctx(&mut self) -> Arc<Frame> {
         if let Some(f) = &self.frame {
-            return f.clone();
+            if self.vars.fresh() {
+                return f.clone();
+            }
         }
         let mut f = Frame::default();
         f.args.push(self.this.clone());
@@ -181,9 +261,9 @@ impl Activation<'_> {
             }
             .into_frame_scope(),
         );
-        for (k, v) in &self.vars {
-            f.vars.push((k.clone(), v.clone()));
-        }
+        self.vars
+            .each(&mut |k, v| f.vars.push((k.clone(), v.clone())));
+        self.vars.seen();
         let f = Arc::new(f);
         self.frame = Some(f.clone());
         f
@@ -207,11 +287,7 @@ impl Activation<'_> {
 
     fn set_var(&mut self, name: &Arc<str>, v: Value) {
         self.frame = None;
-        if let Some(slot) = self.vars.iter_mut().find(|(k, _)| k == name) {
-            slot.1 = v;
-        } else {
-            self.vars.push((name.clone(), v));
-        }
+        self.vars.set(name, v);
     }
 
     fn get_var(&mut self, name: &str) -> Value {
@@ -450,7 +526,7 @@ fn run_method_inner(
         class,
         method: method.name.clone(),
         this,
-        vars,
+        vars: Vars::Own(vars),
         frame: None,
     };
     let code = method.body.code();
@@ -668,6 +744,8 @@ impl Activation<'_> {
                     self.eval(code, limit)?.as_i64().unwrap_or(0).max(0) as usize
                 };
                 let mut tasks: Vec<Box<dyn FnOnce() -> Result<Flow>>> = Vec::new();
+                let (shared, own) = self.vars.share();
+                self.frame = None;
                 for i in first..first + count {
                     let sub = code.subs[i as usize].clone();
                     let ex = self.ex.arc();
@@ -675,7 +753,7 @@ impl Activation<'_> {
                     let class = self.class.clone();
                     let method = self.method.clone();
                     let this = self.this.clone();
-                    let vars = self.vars.clone();
+                    let vars = Vars::Shared(shared.clone(), u64::MAX);
                     tasks.push(Box::new(move || {
                         let mut act = Activation {
                             ex: &ex,
@@ -697,6 +775,10 @@ impl Activation<'_> {
                     if let Err(e) = r {
                         first_err.get_or_insert(e);
                     }
+                }
+                drop(shared);
+                if own {
+                    self.vars.unshare();
                 }
                 match first_err {
                     Some(e) => return Err(e),
