@@ -907,3 +907,53 @@ fn parallel_branches_share_the_method_variables() {
     let (_, r) = run(src, "test");
     assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "(12, 12)");
 }
+
+const PRIVATE: &str = r#"
+Name: Test
+Methods:
+  ownUnset:
+    Scope: Public
+    Body:
+      - Return: $.nope
+  nestedAssign:
+    Scope: Public
+    Body:
+      - $.fresh.bar: 1
+      - Return: $.fresh
+  otherClass:
+    Scope: Public
+    Body:
+      - $o: new(Other)
+      - $o.setSecret()
+      - Return: $o.secret
+---
+Name: Other
+Methods:
+  setSecret:
+    Body:
+      - $.secret: 42
+"#;
+
+/// Undeclared ("private") properties as murano's
+/// `MuranoObject.get_property` (murano/dsl/murano_object.py) reads them:
+/// code of the object's class finds an unset one uninitialized (and an
+/// assignment into it starts from null), other code cannot read it.
+#[test]
+fn private_properties_are_uninitialized_inside_and_unreadable_outside() {
+    let (_, r) = run(PRIVATE, "ownUnset");
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), "UninitializedPropertyAccessError");
+    assert_eq!(
+        e.message(),
+        "Access to uninitialized property \"nope\" in class \"Test\" is forbidden"
+    );
+    let (_, r) = run(PRIVATE, "nestedAssign");
+    assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "{'bar': 1}");
+    let (_, r) = run(PRIVATE, "otherClass");
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), "PropertyReadError");
+    assert_eq!(
+        e.message(),
+        "Property \"secret\" in class \"Other\" cannot be read"
+    );
+}

@@ -30,8 +30,15 @@ fn obj(v: &Value) -> Result<&Arc<ObjRef>> {
 }
 
 /// True when the calling method runs on `o` itself.
+/// True when the running code may read the object's private properties:
+/// its class is one the object is an instance of (murano's `get_property`
+/// asks `caller_class.is_compatible(self)`).
 fn inside(cx: &Cx, o: &ObjRef) -> bool {
-    matches!(cx.ctx.var("this"), Value::Object(t) if t.slot == o.slot && t.store == o.store)
+    let Ok(ex) = executor(cx) else { return false };
+    match (ex.ctx_class(cx.ctx), ex.class_of(o)) {
+        (Some(caller), Ok(class)) => class.is_a(&caller.key),
+        _ => false,
+    }
 }
 
 /// `obj.property`.

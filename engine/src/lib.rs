@@ -1150,25 +1150,31 @@ impl Executor {
         let Some((decl, prop)) = class.find_prop(name) else {
             // Undeclared ("private") properties: set from inside the object,
             // one per declaring class of the method that set them.
-            let key = self.private_key(name);
-            let suffix = format!("::{name}");
-            let (v, any) = self.with_obj(r, |o| {
-                (
-                    o.props.get(&key).cloned(),
-                    o.props
-                        .keys()
-                        .any(|k| k.as_str().is_some_and(|k| k.ends_with(&suffix))),
-                )
-            })?;
-            return match (v, inside) {
-                (Some(v), true) => Ok(v),
-                _ if any && !inside => Err(Error::new(
+            // As murano's `MuranoObject.get_property`
+            // (murano/dsl/murano_object.py): code of a class the object is
+            // an instance of reads its own private value, or finds it
+            // uninitialized; other code cannot read it.
+            if !inside {
+                return Err(Error::new(
                     ErrorKind::PropertyReadError,
-                    format!("Property '{name}' of class {} is private", class.name),
-                )),
-                (_, _) => Err(Error::new(
-                    ErrorKind::NoPropertyFound,
-                    format!("Property '{name}' is not found in class {}", class.name),
+                    format!(
+                        "Property \"{name}\" in class \"{}\" cannot be read",
+                        class.name
+                    ),
+                ));
+            }
+            let key = self.private_key(name);
+            return match self.with_obj(r, |o| o.props.get(&key).cloned())? {
+                Some(v) => Ok(v),
+                None => Err(Error::new(
+                    ErrorKind::UninitializedPropertyAccessError,
+                    format!(
+                        "Access to uninitialized property \"{name}\" in class \"{}\" is forbidden",
+                        self.caller()
+                            .as_deref()
+                            .and_then(|k| k.split('/').next())
+                            .unwrap_or(&*class.name)
+                    ),
                 )),
             };
         };
