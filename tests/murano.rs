@@ -957,3 +957,37 @@ fn private_properties_are_uninitialized_inside_and_unreadable_outside() {
         "Property \"secret\" in class \"Other\" cannot be read"
     );
 }
+
+const NEW_FROM_DICT: &str = r#"
+Name: Test
+Methods:
+  make:
+    Scope: Public
+    Body:
+      - $d: {a: s, b: 1, 2: dropped}
+      - $o: new(Part, $d, owner => $this, objectName => nm)
+      - Return: list($o.a, $o.b, name($o), $o.find(Test) = $this)
+  withKeywords:
+    Scope: Public
+    Body:
+      - Return: new(Part, {a => s}, b => 3)
+---
+Name: Part
+Properties:
+  a:
+    Contract: $.string()
+  b:
+    Contract: $.int()
+"#;
+
+/// `new(type, dict, owner, objectName)`: murano's `new_from_dict`
+/// (murano/dsl/yaql_functions.py) takes the properties as a dict; the
+/// plain `new` cannot take a dict as its owner, so a dict plus keyword
+/// properties matches no overload.
+#[test]
+fn new_takes_properties_from_a_dict() {
+    let (_, r) = run(NEW_FROM_DICT, "make");
+    assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "('s', 1, 'nm', True)");
+    let (_, r) = run(NEW_FROM_DICT, "withKeywords");
+    assert_eq!(r.unwrap_err().kind(), "NoMatchingFunctionException");
+}

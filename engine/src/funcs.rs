@@ -18,6 +18,9 @@ fn is_object(v: &Value) -> bool {
 fn is_type(v: &Value) -> bool {
     matches!(v, Value::Type(_))
 }
+fn is_dict(v: &Value) -> bool {
+    matches!(v, Value::Dict(_))
+}
 
 fn obj(v: &Value) -> Result<&Arc<ObjRef>> {
     match v {
@@ -123,8 +126,6 @@ fn new_(cx: &Cx, a: Args) -> Result<Value> {
             .map(Value::Object)
             .ok_or_else(|| Error::value("not an object model"));
     }
-    let class_name = resolve_class_name(cx, &ex, tv)?;
-    let class = ex.class(&class_name)?;
     let mut props = runtime::Dict::default();
     for (k, v) in &a.kw {
         props.insert(Value::str(&**k), v.clone());
@@ -136,13 +137,58 @@ fn new_(cx: &Cx, a: Args) -> Result<Value> {
             }
         }
     }
+    construct(cx, &ex, tv, owner, a.get(2), &props)
+}
+
+/// `new(type, parameters, owner, objectName, extra)`: `new` with the
+/// properties given as a dict (keys that are not keywords are dropped, as
+/// `utils.filter_parameters_dict` drops them).
+fn new_from_dict(cx: &Cx, a: Args) -> Result<Value> {
+    let ex = executor(cx)?;
+    let Value::Dict(d) = a.get(1) else {
+        return Err(Error::type_("new: parameters must be a dict"));
+    };
+    let props: runtime::Dict = d
+        .iter()
+        .filter(|(k, _)| k.as_str().is_some_and(is_keyword))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let owner = match a.get(2) {
+        Value::Object(o) => Some(o.clone()),
+        _ => None,
+    };
+    construct(cx, &ex, a.get(0), owner, a.get(3), &props)
+}
+
+/// yaql's `utils.is_keyword`: its regex `(?!__)\b[^\W\d]\w*\b` is only
+/// anchored at the start, so a name qualifies when it starts with a letter
+/// or `_` and not with `__`.
+fn is_keyword(s: &str) -> bool {
+    !s.starts_with("__")
+        && s.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+}
+
+/// Creates an object of class `tv` owned by `owner`, named `name` (when a
+/// string), its properties initialised from `props`, and runs `.init`.
+fn construct(
+    cx: &Cx,
+    ex: &Executor,
+    tv: &Value,
+    owner: Option<Arc<ObjRef>>,
+    name: &Value,
+    props: &runtime::Dict,
+) -> Result<Value> {
+    let class_name = resolve_class_name(cx, ex, tv)?;
+    let class = ex.class(&class_name)?;
     let r = ex.create(&class, None, owner);
-    if let Value::Str(n) = a.get(2) {
+    if let Value::Str(n) = name {
         let n = n.clone();
         ex.with_obj(&r, |o| o.name = Value::Str(n))?;
     }
-    model::init_properties(&ex, &r, &props)?;
-    model::run_init(&ex, &r, &props)?;
+    model::init_properties(ex, &r, props)?;
+    model::run_init(ex, &r, props)?;
     Ok(Value::Object(r))
 }
 
@@ -522,11 +568,25 @@ pub fn register(r: &mut Registry) {
         vec![p("obj", Ty::Any).nullable(), p("type", Ty::Any)],
         is_,
     );
+    // `new(type, parameters[, owner, objectName, extra])` first: murano's
+    // `new_from_dict` (murano/dsl/yaql_functions.py), which the plain
+    // form cannot take since its owner must be an object.
     r.function(
         "new",
         vec![
             p("type", Ty::Any),
-            p("owner", Ty::Any).opt(),
+            p("parameters", Ty::Check(is_dict)),
+            p("owner", Ty::Check(is_object)).opt(),
+            p("objectName", Ty::Any).opt(),
+            p("extra", Ty::Any).opt(),
+        ],
+        new_from_dict,
+    );
+    r.function(
+        "new",
+        vec![
+            p("type", Ty::Any),
+            p("owner", Ty::Check(is_object)).opt(),
             p("objectName", Ty::Any).opt(),
             var("extra", Ty::Any).nullable(),
             kw("properties", Ty::Any).nullable(),
