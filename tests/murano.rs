@@ -991,3 +991,19 @@ fn new_takes_properties_from_a_dict() {
     let (_, r) = run(NEW_FROM_DICT, "withKeywords");
     assert_eq!(r.unwrap_err().kind(), "NoMatchingFunctionException");
 }
+
+/// `io.murano.extensions.<name>` finds `<name>` in a package the caller
+/// requires (murano's `MuranoPackage.find_class` keeps the old plugin
+/// prefix working), not in the caller's own package
+/// (murano/tests/unit/dsl/test_find_class.py).
+#[test]
+fn the_old_plugin_prefix_finds_classes_of_required_packages() {
+    let src = "Name: Test\nMethods:\n  core:\n    Scope: Public\n    Body:\n      - $o: new('io.murano.extensions.io.murano.Object')\n      - Return: [$o is 'io.murano.extensions.io.murano.Object', typeinfo($o).name]\n  own:\n    Scope: Public\n    Body:\n      - Return: new('io.murano.extensions.Test')\n";
+    let (_, r) = run(src, "core");
+    assert_eq!(
+        runtime::pyrepr::to_str(&r.unwrap()),
+        "(True, 'io.murano.Object')"
+    );
+    let (_, r) = run(src, "own");
+    assert_eq!(r.unwrap_err().kind(), "NoClassFound");
+}
