@@ -1007,3 +1007,58 @@ fn the_old_plugin_prefix_finds_classes_of_required_packages() {
     let (_, r) = run(src, "own");
     assert_eq!(r.unwrap_err().kind(), "NoClassFound");
 }
+
+const DICT_CONTRACTS: &str = r#"
+Name: Test
+Methods:
+  twoKeys:
+    Arguments:
+      - d:
+          Contract:
+            $.int(): $.string()
+            $.string(): $.int()
+    Body:
+      - Return: $d
+  keyed:
+    Arguments:
+      - d:
+          Contract:
+            a: $.int()
+            $.string(): $.string()
+    Body:
+      - Return: $d
+  emptyArg:
+    Scope: Public
+    Body:
+      - Return: $this.twoKeys({})
+  notADict:
+    Scope: Public
+    Body:
+      - Return: $this.twoKeys([1])
+  mixed:
+    Scope: Public
+    Body:
+      - Return: $this.keyed({a => '1', b => 2})
+"#;
+
+/// Dictionary contracts as murano's `Contract._map_dict`
+/// (murano/dsl/contracts/contracts.py): null is an empty dict, a value of
+/// another type violates it, constant keys map first and the expression
+/// key maps the other keys; a second expression key is a
+/// `DslContractSyntaxError` whatever the value
+/// (murano/tests/unit/dsl/test_contracts.py, `test_invalid_dict_expr_contract`).
+#[test]
+fn dictionary_contracts_allow_one_expression_key() {
+    let (_, r) = run(DICT_CONTRACTS, "emptyArg");
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), "DslContractSyntaxError");
+    assert!(e
+        .message()
+        .contains("cannot have more than one expression key"));
+    assert_violations(
+        DICT_CONTRACTS,
+        &[("notADict", "Value (1,) is not of a dictionary type")],
+    );
+    let (_, r) = run(DICT_CONTRACTS, "mixed");
+    assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "{'a': 1, 'b': '2'}");
+}

@@ -402,36 +402,32 @@ impl Check {
                 }
                 Ok(Value::list(out))
             }
-            Check::Dict(items) if items.is_empty() => match v {
-                Value::Null | Value::Dict(_) => Ok(v),
-                other => Err(violation(format!(
-                    "{}: value {} is not a dictionary",
-                    path.render(),
-                    runtime::pyrepr::repr(&other)
-                ))),
-            },
             Check::Dict(items) => {
+                // murano's `Contract._map_dict` (murano/dsl/contracts/
+                // contracts.py): null is an empty dict; the constant keys
+                // in order, then the one expression key over the other
+                // keys of the value; a second expression key is a syntax
+                // error of the contract.
                 let d = match v {
                     Value::Null => Dict::default(),
+                    Value::Dict(d) if items.is_empty() => return Ok(Value::Dict(d)),
                     Value::Dict(d) => (*d).clone(),
                     other => {
+                        let at = match path {
+                            At::Top => String::new(),
+                            p => format!("{}: ", p.render()),
+                        };
                         return Err(violation(format!(
-                            "{}: value {} is not a dictionary",
-                            path.render(),
-                            runtime::pyrepr::repr(&other)
-                        )))
+                            "{at}Value {} is not of a dictionary type",
+                            fmt_scalar(&other)
+                        )));
                     }
                 };
-                let mut out = Dict::default();
-                let mut rest: Vec<(Value, Value)> = Vec::new();
-                for (k, x) in d.iter() {
-                    if !items
-                        .iter()
-                        .any(|(dk, _)| matches!(dk, DictKey::Const(c) if c == k))
-                    {
-                        rest.push((k.clone(), x.clone()));
-                    }
+                if items.is_empty() {
+                    return Ok(Value::dict(d));
                 }
+                let mut out = Dict::default();
+                let mut expr_key = None;
                 for (k, c) in items {
                     match k {
                         DictKey::Const(key) => {
@@ -439,14 +435,24 @@ impl Check {
                             let p = At::Key(&path, key);
                             out.insert(key.clone(), c.check_at(ex, env, ctx, x, owner, p)?);
                         }
-                        DictKey::Expr(kc) => {
-                            for (rk, rv) in &rest {
-                                let p = At::Key(&path, rk);
-                                let nk = kc.check_at(ex, env, ctx, rk.clone(), owner, p)?;
-                                let nv = c.check_at(ex, env, ctx, rv.clone(), owner, p)?;
-                                out.insert(nk, nv);
-                            }
+                        DictKey::Expr(_) if expr_key.is_some() => {
+                            return Err(Error::new(
+                                ErrorKind::DslContractSyntaxError,
+                                "Dictionary contract cannot have more than one expression key",
+                            ));
                         }
+                        DictKey::Expr(kc) => expr_key = Some((kc, c)),
+                    }
+                }
+                if let Some((kc, c)) = expr_key {
+                    for (rk, rv) in d.iter() {
+                        if out.contains_key(rk) {
+                            continue;
+                        }
+                        let p = At::Key(&path, rk);
+                        let nk = kc.check_at(ex, env, ctx, rk.clone(), owner, p)?;
+                        let nv = c.check_at(ex, env, ctx, rv.clone(), owner, p)?;
+                        out.insert(nk, nv);
                     }
                 }
                 Ok(Value::dict(out))
@@ -629,6 +635,11 @@ impl Check {
                     Value::Dict(d) => d,
                     _ => return false,
                 };
+                // Two expression keys are an error only checking reports.
+                let exprs = items.iter().filter(|(k, _)| matches!(k, DictKey::Expr(_)));
+                if exprs.count() > 1 {
+                    return false;
+                }
                 items.iter().all(|(k, c)| match k {
                     DictKey::Const(key) => c.holds(
                         ex,
