@@ -1062,3 +1062,87 @@ fn dictionary_contracts_allow_one_expression_key() {
     let (_, r) = run(DICT_CONTRACTS, "mixed");
     assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "{'a': 1, 'b': '2'}");
 }
+
+const TEMPLATES: &str = r#"
+Name: Test
+Methods:
+  take:
+    Arguments:
+      - x:
+          Contract: $.template(Base)
+    Body:
+      - Return: $x.delete('?')
+  typeOf:
+    Arguments:
+      - x:
+          Contract: $.template(Base)
+    Body:
+      - Return: $x['?'].type
+  coerced:
+    Scope: Public
+    Body:
+      - Return: $this.take({a => 1, b => '7', zzz => 1})
+  defaults:
+    Scope: Public
+    Body:
+      - Return: $this.take({a => q})
+  shortSyntax:
+    Scope: Public
+    Body:
+      - Return: $this.typeOf({':Derived' => {a => q}})
+  wrongType:
+    Scope: Public
+    Body:
+      - Return: $this.take({'?' => {type => Other}, a => q})
+  notADefinition:
+    Scope: Public
+    Body:
+      - Return: $this.take(5)
+---
+Name: Base
+Properties:
+  a:
+    Contract: $.string()
+  b:
+    Contract: $.int()
+    Default: 5
+  hidden:
+    Contract: $
+    Usage: Runtime
+---
+Name: Derived
+Extends: Base
+---
+Name: Other
+Properties:
+  a:
+    Contract: $.string()
+"#;
+
+/// `template()` as murano's `Template` contract
+/// (murano/dsl/contracts/instances.py): the definition is loaded as an
+/// object of the type or a subclass (`?` header, `:Type` short syntax),
+/// its properties coerced and defaulted, undeclared and `Runtime` ones
+/// dropped; another type or a non-definition violates it
+/// (murano/tests/unit/dsl/test_contracts.py,
+/// `test_template_contract_fail_on_type`).
+#[test]
+fn template_contracts_load_the_definition_as_its_type() {
+    let answer = |m: &str| runtime::pyrepr::to_str(&run(TEMPLATES, m).1.unwrap());
+    assert_eq!(answer("coerced"), "{'a': '1', 'b': 7}");
+    assert_eq!(answer("defaults"), "{'a': 'q', 'b': 5}");
+    assert_eq!(answer("shortSyntax"), "Derived/0.0.0@tests");
+    assert_violations(
+        TEMPLATES,
+        &[
+            (
+                "wrongType",
+                "Object of type Other is not compatible with requested type Base",
+            ),
+            (
+                "notADefinition",
+                "Value 5 cannot be represented as class Base",
+            ),
+        ],
+    );
+}

@@ -1076,7 +1076,12 @@ fn not_found(id: &str) -> Error {
     )
 }
 
-/// `$.template(Type, excludeProperties => [...], defaultType => ...)`.
+/// `$.template(Type, excludeProperties => [...], defaultType => ...)`, as
+/// murano's `Template` contract (murano/dsl/contracts/instances.py): the
+/// value is an object definition (or an object) of `Type` or a subclass;
+/// the result is the definition as the object would serialize: a `?`
+/// header with a fresh id, each declared property coerced by its contract
+/// or given its default, undeclared keys and `excludeProperties` dropped.
 fn c_template(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
     let mut v = a.get(0).clone();
@@ -1091,66 +1096,41 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
     if let Value::Object(o) = &v {
         v = crate::serialize::dump_object(&ex, o, crate::serialize::DumpType::Serializable, true)?;
     }
-    let Value::Dict(d) = &v else {
+    if !matches!(v, Value::Dict(_)) {
         return Err(violation(format!(
-            "Value {} violates template() contract",
-            runtime::pyrepr::repr(&v)
+            "Value {} cannot be represented as class {}",
+            fmt_scalar(&v),
+            runtime::pyrepr::to_str(a.get(1))
         )));
-    };
+    }
     let want = crate::funcs::resolve_class_name(cx, &ex, a.get(1))?;
-    let excluded: Vec<Value> = match a.get(2) {
+    let default = match a.get(2) {
+        Value::Null => want.clone(),
+        t => crate::funcs::resolve_class_name(cx, &ex, t)?,
+    };
+    let caller = ex.ctx_class(cx.ctx);
+    let def = crate::model::parse_def(&ex, caller.as_deref(), &v, Some(&default))
+        .ok_or_else(|| violation("Value is not an object"))?;
+    let class = ex.class(&def.class)?;
+    if !class.is_a(&want) {
+        return Err(violation(format!(
+            "Object of type {} is not compatible with requested type {want}",
+            class.name
+        )));
+    }
+    let excluded: Vec<Value> = match a.get(4) {
         Value::List(l) => (**l).clone(),
         _ => Vec::new(),
     };
-    // Check the properties the template gives against the class contracts,
-    // on a scratch object that is discarded.
-    let mut probe = (**d).clone();
-    for k in &excluded {
-        probe.shift_remove(k);
-    }
-    crate::model::validate_template(&ex, cx, &Value::dict(probe.clone()), &want)?;
-    // The result is an object definition in `?` form with a fresh id and
-    // the excluded properties left out.
-    let mut out = runtime::Dict::default();
+    let props = crate::model::template_props(&ex, &class, &def.props, &excluded)?;
     let mut header = runtime::Dict::default();
-    let class_name = match d.get(&Value::str("?")) {
-        Some(Value::Dict(h)) => match h.get(&Value::str("type")) {
-            Some(Value::Type(t)) => t.name.to_string(),
-            Some(Value::Str(t)) => t.split(['/', '@']).next().unwrap_or(t).to_string(),
-            _ => want.clone(),
-        },
-        _ => d
-            .keys()
-            .find_map(|k| match k {
-                Value::Type(t) => Some(t.name.to_string()),
-                _ => None,
-            })
-            .unwrap_or(want.clone()),
-    };
-    header.insert(Value::str("type"), ex.type_value(&class_name)?);
+    header.insert(Value::str("type"), Value::Type(class.type_ref.clone()));
     header.insert(Value::str("id"), Value::str(ex.new_id()));
-    header.insert(Value::str("name"), Value::Null);
+    header.insert(Value::str("name"), def.name.clone());
     header.insert(Value::str("metadata"), Value::Null);
+    let mut out = runtime::Dict::default();
     out.insert(Value::str("?"), Value::dict(header));
-    let props: runtime::Dict = match d.get(&Value::str("?")) {
-        Some(_) => probe
-            .into_iter()
-            .filter(|(k, _)| k.as_str() != Some("?"))
-            .collect(),
-        None => match probe.values().find(|x| matches!(x, Value::Dict(_))) {
-            Some(Value::Dict(inner)) if probe.keys().any(|k| matches!(k, Value::Type(_))) => {
-                let mut p = (**inner).clone();
-                for k in &excluded {
-                    p.shift_remove(k);
-                }
-                p
-            }
-            _ => probe,
-        },
-    };
-    for (k, x) in props {
-        out.insert(k, x);
-    }
+    out.extend(props);
     Ok(Value::dict(out))
 }
 
@@ -1231,8 +1211,11 @@ pub fn register(r: &mut Registry) {
                 "type",
                 Ty::OneOf(&[Ty::Str, Ty::Check(|v| matches!(v, Value::Type(_)))]),
             ),
-            p("excludeProperties", Ty::Any).opt(),
+            // murano's order: `type_, default_type, version_spec,
+            // exclude_properties`.
             p("defaultType", Ty::Any).opt(),
+            p("versionSpec", Ty::Any).opt(),
+            p("excludeProperties", Ty::Any).opt(),
         ],
         c_template,
     );

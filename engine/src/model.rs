@@ -14,11 +14,14 @@ use crate::{Class, Executor};
 
 /// A parsed object definition.
 pub(crate) struct Def {
-    class: String,
+    /// The class spec (a name or a type string).
+    pub(crate) class: String,
     id: Option<String>,
-    name: Value,
+    /// The `name` of the header.
+    pub(crate) name: Value,
     metadata: Value,
-    props: Dict,
+    /// The properties given.
+    pub(crate) props: Dict,
 }
 
 fn header_keys() -> [&'static str; 4] {
@@ -561,22 +564,48 @@ pub fn instantiate(
     }
 }
 
-/// `template()` contract: checks a dict against the property contracts of
-/// `class` without keeping an object.
-pub fn validate_template(ex: &Executor, _cx: &Cx, v: &Value, class: &str) -> Result<()> {
-    let cls = ex.class(class)?;
-    let Value::Dict(d) = v else { return Ok(()) };
-    let legacy = cls.package.legacy;
-    let env = ex.env(legacy).clone();
-    let ctx = ex.class_ctx(&cls, Value::Null);
-    for c in cls.mro() {
-        for p in &c.props {
-            if let Some(x) = d.get(&Value::str(&*p.name)) {
-                p.contract.check(ex, &env, &ctx, x.clone(), None, &p.name)?;
-            }
+/// The properties of a `template()` value of `class`, as the object
+/// would have them: each declared property (not `Runtime` or `Static`, not
+/// excluded) from `given` or its default, checked and coerced by its
+/// contract; keys the class does not declare are dropped. A value whose
+/// coercion makes objects (a nested `class()` definition) stays as given,
+/// a definition.
+pub fn template_props(
+    ex: &Executor,
+    class: &Arc<Class>,
+    given: &Dict,
+    excluded: &[Value],
+) -> Result<Dict> {
+    let env = ex.env(class.package.legacy).clone();
+    let ctx = ex.class_ctx(class, Value::Null);
+    let mut out = Dict::default();
+    for (_, p) in class.init_order() {
+        if matches!(p.usage, PropertyUsage::Runtime | PropertyUsage::Static)
+            || excluded.contains(&p.key)
+        {
+            continue;
         }
+        let raw = match (given.get(&p.key), &p.default) {
+            (Some(v), _) => v.clone(),
+            (None, Some(d)) => d.eval(&env, &ctx)?,
+            (None, None) => Value::Null,
+        };
+        let checked = p
+            .contract
+            .check(ex, &env, &ctx, raw.clone(), None, &p.name)?;
+        let keep = if holds_object(&checked) { raw } else { checked };
+        out.insert(p.key.clone(), keep);
     }
-    Ok(())
+    Ok(out)
+}
+
+fn holds_object(v: &Value) -> bool {
+    match v {
+        Value::Object(_) => true,
+        Value::List(l) => l.iter().any(holds_object),
+        Value::Dict(d) => d.iter().any(|(k, x)| holds_object(k) || holds_object(x)),
+        _ => false,
+    }
 }
 
 /// Destroys an object: runs `.destroy` of its classes (most derived

@@ -105,8 +105,8 @@ pub enum LinkKind {
         /// The class an object definition without a type gets.
         default: Option<Expr>,
     },
-    /// `template(type[, excludeProperties[, defaultType]])`: the value stays
-    /// an object definition.
+    /// `template(type[, defaultType[, versionSpec[, excludeProperties]]])`
+    /// (murano's parameter order): the value stays an object definition.
     Template {
         /// The class.
         name: Expr,
@@ -365,13 +365,16 @@ fn link(name: &str, args: &[Arg], legacy: bool) -> LinkKind {
         },
         "template" => match bind(
             args,
-            &["type", "excludeProperties", "defaultType"],
+            &["type", "defaultType", "versionSpec", "excludeProperties"],
             1,
             legacy,
         ) {
             Some(mut s) => LinkKind::Template {
-                default_type: s.pop().flatten(),
                 exclude: s.pop().flatten(),
+                default_type: {
+                    s.pop();
+                    s.pop().flatten()
+                },
                 name: s.pop().flatten().expect("required"),
             },
             None => other(),
