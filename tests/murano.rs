@@ -1146,3 +1146,58 @@ fn template_contracts_load_the_definition_as_its_type() {
         ],
     );
 }
+
+const ASSIGNMENTS: &str = r#"
+Name: Test
+Methods:
+  lists:
+    Scope: Public
+    Body:
+      - $a: [1]
+      - $a[5]: 2
+      - $b: [1, 2, 3]
+      - $b[-1]: 9
+      - $s: abc
+      - $s[0]: x
+      - $d: {}
+      - $d.x.y: 1
+      - Return: [$a, $b, $s, $d]
+  undefined:
+    Scope: Public
+    Body:
+      - $zz.a: 1
+  dollar:
+    Scope: Public
+    Body:
+      - $this: 5
+  branchLoop:
+    Scope: Public
+    Body:
+      - Parallel:
+          - For: t
+            In: [1, 2]
+            Do: []
+      - Return: $t
+"#;
+
+/// Destinations as murano's `LhsExpression` (murano/dsl/lhs_expression.py)
+/// writes them: a list index splices like `src[:i] + (v,) + src[i+1:]`
+/// (past the end appends), an index into a string changes nothing, a
+/// missing dict key reads as `{}`, attribution into null and assigning `$`
+/// or `$this` are `ValueError`s; a `For` variable set in a `Parallel`
+/// branch stays the branch's (murano/dsl/macros.py sets it in the block's
+/// context).
+#[test]
+fn destinations_are_written_as_murano_writes_them() {
+    let (_, r) = run(ASSIGNMENTS, "lists");
+    assert_eq!(
+        runtime::pyrepr::to_str(&r.unwrap()),
+        "((1, 2), (1, 2, 9, 1, 2, 3), 'abc', {'x': {'y': 1}})"
+    );
+    for m in ["undefined", "dollar"] {
+        let (_, r) = run(ASSIGNMENTS, m);
+        assert_eq!(r.unwrap_err().kind(), "ValueError", "{m}");
+    }
+    let (_, r) = run(ASSIGNMENTS, "branchLoop");
+    assert_eq!(r.unwrap(), Value::Null);
+}

@@ -172,10 +172,15 @@ type VarList = Vec<(Arc<str>, Value)>;
 /// the method's, which every branch reads and assigns as it runs (murano's
 /// `set_data`, murano/dsl/lhs_expression.py, assigns in the method's
 /// variable scope from inside any block).
+///
+/// A `For` variable or a `Catch` `As` name is set in the block's own
+/// context in murano (`context[name] = ...` in murano/dsl/macros.py), so
+/// in a branch it stays the branch's: the `local` overlay.
 enum Vars {
     Own(VarList),
-    /// The shared variables and the version the cached frame holds.
-    Shared(std::rc::Rc<SharedVars>, u64),
+    /// The shared variables, the version the cached frame holds, and the
+    /// branch's own.
+    Shared(std::rc::Rc<SharedVars>, u64, VarList),
 }
 
 /// Variables shared by `Parallel` branches; `version` counts assignments.
@@ -189,34 +194,46 @@ impl Vars {
     fn fresh(&self) -> bool {
         match self {
             Vars::Own(_) => true,
-            Vars::Shared(s, seen) => s.version.get() == *seen,
+            Vars::Shared(s, seen, _) => s.version.get() == *seen,
         }
     }
 
     fn seen(&mut self) {
-        if let Vars::Shared(s, seen) = self {
+        if let Vars::Shared(s, seen, _) = self {
             *seen = s.version.get();
         }
     }
 
+    /// Every variable once, a branch's own before the shared ones.
     fn each(&self, f: &mut dyn FnMut(&Arc<str>, &Value)) {
         match self {
             Vars::Own(v) => v.iter().for_each(|(k, x)| f(k, x)),
-            Vars::Shared(s, _) => s.vars.borrow().iter().for_each(|(k, x)| f(k, x)),
+            Vars::Shared(s, _, local) => {
+                local.iter().for_each(|(k, x)| f(k, x));
+                s.vars
+                    .borrow()
+                    .iter()
+                    .filter(|(k, _)| !local.iter().any(|(l, _)| l == k))
+                    .for_each(|(k, x)| f(k, x));
+            }
         }
     }
 
+    /// Assigns a variable of the method.
     fn set(&mut self, name: &Arc<str>, v: Value) {
-        let set_in = |vars: &mut VarList| match vars.iter_mut().find(|(k, _)| k == name) {
-            Some(slot) => slot.1 = v,
-            None => vars.push((name.clone(), v)),
-        };
         match self {
-            Vars::Own(vars) => set_in(vars),
-            Vars::Shared(s, _) => {
-                set_in(&mut s.vars.borrow_mut());
+            Vars::Own(vars) => set_in(vars, name, v),
+            Vars::Shared(s, _, _) => {
+                set_in(&mut s.vars.borrow_mut(), name, v);
                 s.version.set(s.version.get() + 1);
             }
+        }
+    }
+
+    /// Sets a variable of the running block (a branch's own in a branch).
+    fn set_local(&mut self, name: &Arc<str>, v: Value) {
+        match self {
+            Vars::Own(vars) | Vars::Shared(_, _, vars) => set_in(vars, name, v),
         }
     }
 
@@ -224,13 +241,13 @@ impl Vars {
     /// activation's own until now (see [`Vars::unshare`]).
     fn share(&mut self) -> (std::rc::Rc<SharedVars>, bool) {
         match self {
-            Vars::Shared(s, _) => (s.clone(), false),
+            Vars::Shared(s, _, _) => (s.clone(), false),
             Vars::Own(v) => {
                 let s = std::rc::Rc::new(SharedVars {
                     vars: std::cell::RefCell::new(std::mem::take(v)),
                     version: std::cell::Cell::new(0),
                 });
-                *self = Vars::Shared(s.clone(), u64::MAX);
+                *self = Vars::Shared(s.clone(), u64::MAX, Vec::new());
                 (s, true)
             }
         }
@@ -238,9 +255,16 @@ impl Vars {
 
     /// Takes the variables back once the branches are done.
     fn unshare(&mut self) {
-        if let Vars::Shared(s, _) = self {
+        if let Vars::Shared(s, _, _) = self {
             *self = Vars::Own(s.vars.take());
         }
+    }
+}
+
+fn set_in(vars: &mut VarList, name: &Arc<str>, v: Value) {
+    match vars.iter_mut().find(|(k, _)| k == name) {
+        Some(slot) => slot.1 = v,
+        None => vars.push((name.clone(), v)),
     }
 }
 
@@ -290,6 +314,11 @@ impl Activation<'_> {
         self.vars.set(name, v);
     }
 
+    fn set_local(&mut self, name: &Arc<str>, v: Value) {
+        self.frame = None;
+        self.vars.set_local(name, v);
+    }
+
     fn get_var(&mut self, name: &str) -> Value {
         let ctx = self.ctx();
         ctx.var(name)
@@ -304,6 +333,13 @@ impl Activation<'_> {
         match &target.root {
             TargetRoot::Local(name) => {
                 if steps.is_empty() {
+                    // murano's `set_data`: `$` and `$this` are not variables.
+                    if name.is_empty() || &**name == "this" {
+                        return Err(Error::new(
+                            ErrorKind::ValueError,
+                            format!("Cannot assign to ${name}"),
+                        ));
+                    }
                     self.set_var(name, v);
                     return Ok(());
                 }
@@ -326,7 +362,7 @@ impl Activation<'_> {
                         let nv = if steps.is_empty() {
                             Some(v)
                         } else {
-                            let cur = self.ex.static_get(&owner, name).unwrap_or(Value::Null);
+                            let cur = self.ex.static_get(&owner, name).unwrap_or_else(empty_dict);
                             self.set_path(code, cur, steps, v)?
                         };
                         if let Some(nv) = nv {
@@ -354,7 +390,7 @@ impl Activation<'_> {
                     let cur = if steps.is_empty() {
                         Value::Null
                     } else {
-                        self.ex.static_get(&owner, name).unwrap_or(Value::Null)
+                        self.ex.static_get(&owner, name).unwrap_or_else(empty_dict)
                     };
                     let nv = if steps.is_empty() {
                         Some(v)
@@ -370,13 +406,7 @@ impl Activation<'_> {
                 if steps.is_empty() {
                     return self.ex.set_property(&o, name, v, true, Some(self.class));
                 }
-                let cur = match self.ex.get_property(&o, name, true) {
-                    Ok(c) => c,
-                    Err(e) if *e.error_kind() == ErrorKind::UninitializedPropertyAccessError => {
-                        Value::Null
-                    }
-                    Err(e) => return Err(e),
-                };
+                let cur = read_for_update(self.ex.get_property(&o, name, true))?;
                 if let Some(nv) = self.set_path(code, cur, steps, v)? {
                     self.ex.set_property(&o, name, nv, true, Some(self.class))?;
                 }
@@ -424,10 +454,7 @@ impl Activation<'_> {
                     self.ex
                         .set_property(&o, &name, v, inside, Some(self.class))?;
                 } else {
-                    let inner = self
-                        .ex
-                        .get_property(&o, &name, inside)
-                        .unwrap_or(Value::Null);
+                    let inner = read_for_update(self.ex.get_property(&o, &name, inside))?;
                     if let Some(nv) = self.set_path(code, inner, rest, v)? {
                         self.ex
                             .set_property(&o, &name, nv, inside, Some(self.class))?;
@@ -436,15 +463,29 @@ impl Activation<'_> {
                 Ok(None)
             }
             Value::List(l) => {
+                let Some(i) = key.as_i64().filter(|_| !matches!(key, Value::Bool(_))) else {
+                    return Err(not_assignable());
+                };
                 let n = l.len() as i64;
-                let i = key
-                    .as_i64()
-                    .ok_or_else(|| Error::type_("list indices must be integers"))?;
+                let mut items = (*l).clone();
+                if rest.is_empty() {
+                    // `src[:i] + (value,) + src[i + 1:]`, with Python's
+                    // slice bounds: past the end appends, and a negative
+                    // index splices as Python slices it.
+                    let clamp = |k: i64| {
+                        let k = if k < 0 { (k + n).max(0) } else { k.min(n) };
+                        k as usize
+                    };
+                    let (a, b) = (clamp(i), clamp(i.saturating_add(1)));
+                    let mut out: Vec<Value> = items[..a].to_vec();
+                    out.push(v);
+                    out.extend_from_slice(&items[b..]);
+                    return Ok(Some(Value::list(out)));
+                }
                 let ix = if i < 0 { i + n } else { i };
                 if ix < 0 || ix >= n {
-                    return Err(Error::index("list assignment index out of range"));
+                    return Err(Error::index("list index out of range"));
                 }
-                let mut items = (*l).clone();
                 let inner = items[ix as usize].clone();
                 match self.set_path(code, inner, rest, v)? {
                     Some(nv) => items[ix as usize] = nv,
@@ -454,7 +495,8 @@ impl Activation<'_> {
             }
             Value::Dict(d) => {
                 let mut d2 = (*d).clone();
-                let inner = d2.get(&key).cloned().unwrap_or(Value::Null);
+                // A missing key reads as an empty dict.
+                let inner = d2.get(&key).cloned().unwrap_or_else(empty_dict);
                 match self.set_path(code, inner, rest, v)? {
                     Some(nv) => {
                         d2.insert(key, nv);
@@ -463,19 +505,36 @@ impl Activation<'_> {
                 }
                 Ok(Some(Value::dict(d2)))
             }
-            Value::Null => {
-                let mut d2 = Dict::default();
-                if let Some(nv) = self.set_path(code, Value::Null, rest, v)? {
-                    d2.insert(key, nv);
-                }
-                Ok(Some(Value::dict(d2)))
-            }
-            other => Err(Error::type_(format!(
-                "'{}' object does not support item assignment",
-                other.type_name()
-            ))),
+            // An index into a string changes nothing (murano's indexation
+            // setter ignores what is neither a list nor a dict).
+            Value::Str(_) if rest.is_empty() && key.as_i64().is_some() => Ok(None),
+            _ => Err(not_assignable()),
         }
     }
+}
+
+fn empty_dict() -> Value {
+    Value::dict(Dict::default())
+}
+
+/// A property read to assign into it: an uninitialized one reads as an
+/// empty dict (murano's attribution getter).
+fn read_for_update(r: Result<Value>) -> Result<Value> {
+    match r {
+        Err(e) if *e.error_kind() == ErrorKind::UninitializedPropertyAccessError => {
+            Ok(empty_dict())
+        }
+        r => r,
+    }
+}
+
+/// murano's `LhsExpression` refuses to assign into what is neither an
+/// object nor a dictionary (a list, by an integer index).
+fn not_assignable() -> Error {
+    Error::new(
+        ErrorKind::ValueError,
+        "attribution may only be applied to objects and dictionaries",
+    )
 }
 
 /// The names an error is known by inside MuranoPL (`Catch: With:`) or, with
@@ -692,7 +751,7 @@ impl Activation<'_> {
                 match next {
                     Some(v) => {
                         let name = code.names[var as usize].clone();
-                        self.set_var(&name, v);
+                        self.set_local(&name, v);
                         Step2::Next
                     }
                     None => Step2::Goto(done),
@@ -753,7 +812,7 @@ impl Activation<'_> {
                     let class = self.class.clone();
                     let method = self.method.clone();
                     let this = self.this.clone();
-                    let vars = Vars::Shared(shared.clone(), u64::MAX);
+                    let vars = Vars::Shared(shared.clone(), u64::MAX, Vec::new());
                     tasks.push(Box::new(move || {
                         let mut act = Activation {
                             ex: &ex,
@@ -804,7 +863,7 @@ impl Activation<'_> {
                                 .clone()
                                 .leave_method(self.class.name.clone(), self.method.clone());
                             let obj = self.ex.exception_object(&at, &names)?;
-                            self.set_var(a, obj);
+                            self.set_local(a, obj);
                         }
                         Step2::Goto(c.target)
                     }
