@@ -583,3 +583,49 @@ fn model_types_load_from_the_search_path_at_their_owners_version() {
     assert_eq!(log, ["INFO t: part 1", "INFO t: part 2"], "{rec}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A manifest's `Meta` is the package's meta (murano's
+/// `MuranoPackage.get_meta`): `typeinfo($).package.meta` shows it, its
+/// properties evaluated as YAQL like any meta.
+#[test]
+fn package_meta_comes_from_the_manifest() {
+    let dir = std::env::temp_dir().join(format!("muranopl-pmeta-{}", std::process::id()));
+    let pkg = dir.join("p");
+    std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.Tagged\n\
+         Classes:\n  ex.Tagged: T.yaml\n  ex.Tag: T.yaml\n\
+         Meta:\n  - ex.Tag:\n      label: hello\n      size: 2 + 3\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Classes/T.yaml"),
+        "Namespaces: {=: ex, std: io.murano}\nName: Tag\nUsage: Meta\nProperties:\n  label:\n    Contract: $.string()\n  size:\n    Contract: $.int()\n\
+         ---\nNamespaces: {=: ex, std: io.murano}\nName: Tagged\nExtends: std:Application\n\
+         Methods:\n  deploy:\n    Body:\n      - $m: typeinfo($).package.meta.single()\n      - logger(t).info('{0} {1}', $m.label, $m.size)\n",
+    )
+    .unwrap();
+    let model = dir.join("m.json");
+    std::fs::write(&model, r#"{"?": {"type": "ex.Tagged", "id": "a"}}"#).unwrap();
+    let record = dir.join("r.json");
+    let o = muranopl(&[
+        "run",
+        pkg.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rec = read_json(&record);
+    assert!(
+        rec["log"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l == "INFO t: hello 5"),
+        "{rec}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -95,6 +95,8 @@ pub struct Package {
     /// several loaded versions of a package provide a class, code of this
     /// package sees the version its requirement names.
     pub requires: Vec<(String, version::VersionSpec)>,
+    /// The manifest's `Meta` (`typeinfo(...).package.meta`).
+    pub meta: Vec<compiler::murano::MetaDecl>,
 }
 
 impl Package {
@@ -120,6 +122,7 @@ impl Package {
             decls,
             configs: HashMap::new(),
             requires: Vec::new(),
+            meta: Vec::new(),
         })
     }
 

@@ -463,6 +463,26 @@ fn type_meta(ex: &Arc<Executor>, cls: &Arc<Class>) -> Result<Vec<Value>> {
     merge(cls, &producer)
 }
 
+/// The meta objects of a package's manifest `Meta`, made in the context
+/// of one of its classes (a package without classes has none to show).
+fn package_meta(ex: &Arc<Executor>, name: &str) -> Result<Vec<Value>> {
+    let Some(pkg) = ex.packages().iter().find(|p| &*p.name == name).cloned() else {
+        return Ok(Vec::new());
+    };
+    let Some(first) = pkg.class_names().into_iter().next() else {
+        return Ok(Vec::new());
+    };
+    let cls = ex.class(&first)?;
+    let items = decl_items(
+        ex,
+        &cls,
+        MetaTarget::Package,
+        format!("P|{name}"),
+        &pkg.meta,
+    )?;
+    Ok(items.into_iter().map(|it| it.value).collect())
+}
+
 fn method_meta(ex: &Arc<Executor>, cls: &Arc<Class>, name: &str) -> Result<Vec<Value>> {
     let producer = |c: &Arc<Class>| -> Result<Vec<Item>> {
         match c.decl.methods.iter().find(|m| m.name == name) {
@@ -524,8 +544,7 @@ fn meta_of(cx: &Cx, ex: &Arc<Executor>, v: &Value) -> Result<Vec<Value>> {
             field(v, "method"),
             field(v, "name"),
         ),
-        // Package manifests of the harness carry no `Meta`.
-        Some("package") => Ok(Vec::new()),
+        Some("package") => package_meta(ex, field(v, "name")),
         Some(k) => Err(no_attr(k, "meta")),
         None => type_meta(ex, &class_of_value(cx, ex, v)?),
     }

@@ -1449,7 +1449,22 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> (Package, Vec<Error>, Vec<Er
         decls,
         configs: HashMap::new(),
         requires: p.requirements().to_vec(),
+        meta: Vec::new(),
     };
+    let mut pkg = pkg;
+    // The manifest's `Meta`, read from its text so that YAQL in it stays
+    // YAQL (murano loads manifests with its YAQL-aware YAML loader).
+    if p.meta().is_some() {
+        let meta = p.base().source.read_text("manifest.yaml").and_then(|t| {
+            let t = t.unwrap_or_default();
+            let file = p.base().source.display("manifest.yaml");
+            compiler::murano::decl::load_manifest_meta(&t, &file, LoadOptions { legacy })
+        });
+        match meta {
+            Ok(m) => pkg.meta = m,
+            Err(e) => errors.push(e),
+        }
+    }
     (pkg, errors, warnings)
 }
 

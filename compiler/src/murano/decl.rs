@@ -373,6 +373,22 @@ pub fn load_classes(text: &str, file: &str, opts: LoadOptions) -> Result<Vec<Cla
     Ok(out)
 }
 
+/// The `Meta` of a package manifest (full class names: a manifest has no
+/// `Namespaces`), with positions in the manifest; empty without one.
+pub fn load_manifest_meta(
+    text: &str,
+    file: &str,
+    opts: LoadOptions,
+) -> Result<Vec<MetaDecl>, Error> {
+    let docs = load_documents(text, file)?;
+    let Some(doc) = docs.iter().find(|d| !d.is_null()) else {
+        return Ok(Vec::new());
+    };
+    let map = expect_map(doc, "a manifest")?;
+    let resolver = NamespaceResolver::new(Vec::new())?;
+    read_meta(get(map, "Meta"), &resolver, opts)
+}
+
 fn class_decl(
     doc: &Node,
     map: &[(Node, Node)],
