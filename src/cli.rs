@@ -23,6 +23,12 @@ struct Cli {
     /// `MURANOPL_JIT`, else `auto`.
     #[arg(long, global = true, value_name = "MODE")]
     jit: Option<JitMode>,
+    /// A directory of class configuration files for `run`, `test`, `serve`
+    /// and `validate`: `<full class name>.json` or `.yaml`, mapping the
+    /// class's `Usage: Config` properties to values (murano's `[engine]
+    /// class_configs`).
+    #[arg(long, global = true, value_name = "DIR")]
+    class_configs: Option<std::path::PathBuf>,
 }
 
 type JitMode = compiler::jit::Mode;
@@ -280,6 +286,7 @@ fn run(cli: Cli) -> i32 {
             libs,
             stats,
             jit,
+            class_configs: cli.class_configs,
         }),
         Cmd::Package { cmd } => crate::package::run(cmd, jit),
         Cmd::Ui { cmd } => crate::ui::run(cmd),
@@ -300,18 +307,26 @@ fn run(cli: Cli) -> i32 {
             libs,
             cloud,
             jit,
+            class_configs: cli.class_configs,
         }),
         Cmd::Test {
             package,
             tests,
             libs,
-        } => crate::test_cmd::run(&package, &tests, &libs, jit),
+        } => crate::test_cmd::run(&package, &tests, &libs, jit, cli.class_configs.as_deref()),
         Cmd::Serve {
             packages,
             libs,
             addr,
             threads,
-        } => crate::serve::serve(&packages, &libs, &addr, threads, jit),
+        } => crate::serve::serve(
+            &packages,
+            &libs,
+            &addr,
+            threads,
+            jit,
+            cli.class_configs.as_deref(),
+        ),
         Cmd::BenchEval {
             expr,
             data,

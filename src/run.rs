@@ -31,6 +31,8 @@ pub struct RunArgs {
     pub jit: compiler::jit::Mode,
     /// Simulated cloud settings (YAML or JSON; see `cloud::configure`).
     pub cloud: Option<PathBuf>,
+    /// The class configuration directory (see `read_class_configs`).
+    pub class_configs: Option<PathBuf>,
 }
 
 fn to_json(v: &Value) -> serde_json::Value {
@@ -65,16 +67,17 @@ pub fn run(a: RunArgs) -> i32 {
         eprintln!("error: {e}");
         return 1;
     }
-    let session = match Catalogue::from_formats(formats, false, Vec::new()) {
-        Ok(c) => {
-            c.catalog().set_jit(a.jit);
-            c.session()
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    };
+    let session =
+        match Catalogue::from_formats(formats, false, Vec::new(), a.class_configs.as_deref()) {
+            Ok(c) => {
+                c.catalog().set_jit(a.jit);
+                c.session()
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 1;
+            }
+        };
     if let Some(path) = &a.cloud {
         let configured = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: {e}", path.display()))

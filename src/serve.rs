@@ -37,7 +37,11 @@ pub struct Catalog {
 impl Catalog {
     /// The given packages with what they require, or, when none is given,
     /// every package on the search path (all versions).
-    pub fn load(paths: &[PathBuf], libs: &[PathBuf]) -> Result<Catalog, String> {
+    pub fn load(
+        paths: &[PathBuf],
+        libs: &[PathBuf],
+        class_configs: Option<&std::path::Path>,
+    ) -> Result<Catalog, String> {
         let mut formats = load_formats(paths, libs)?;
         if paths.is_empty() {
             let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
@@ -55,7 +59,7 @@ impl Catalog {
         }
         let extra = schema::forms_package().into_iter().collect();
         Ok(Catalog {
-            catalogue: Catalogue::from_formats(formats, false, extra)?,
+            catalogue: Catalogue::from_formats(formats, false, extra, class_configs)?,
         })
     }
 
@@ -253,8 +257,9 @@ pub fn serve(
     addr: &str,
     threads: usize,
     jit: compiler::jit::Mode,
+    class_configs: Option<&std::path::Path>,
 ) -> i32 {
-    let catalog = match Catalog::load(paths, libs) {
+    let catalog = match Catalog::load(paths, libs, class_configs) {
         Ok(c) => {
             c.catalogue.catalog().set_jit(jit);
             Arc::new(c)

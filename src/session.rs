@@ -50,18 +50,23 @@ impl Catalogue {
     /// `strict`, the error.
     pub fn load(paths: &[PathBuf], libs: &[PathBuf], strict: bool) -> Result<Catalogue, String> {
         let formats = load_formats(paths, libs)?;
-        Catalogue::from_formats(formats, strict, Vec::new())
+        Catalogue::from_formats(formats, strict, Vec::new(), None)
     }
 
     /// A catalogue over already loaded packages, plus `extra` packages
-    /// searched after them.
+    /// searched after them; `class_configs` is a directory of per-class
+    /// configuration files (see [`read_class_configs`]).
     pub fn from_formats(
         formats: Vec<Arc<dyn PackageFormat>>,
         strict: bool,
         extra: Vec<Package>,
+        class_configs: Option<&std::path::Path>,
     ) -> Result<Catalogue, String> {
         let mut packages = packages_of(&formats, strict)?;
         packages.extend(extra);
+        if let Some(dir) = class_configs {
+            read_class_configs(dir, &mut packages)?;
+        }
         Ok(Catalogue {
             formats,
             catalog: Catalog::new(packages),
@@ -184,6 +189,62 @@ pub fn load_formats_for(
         }
     }
     Ok(all)
+}
+
+/// Reads the configuration of each class of `packages` from `dir`:
+/// `<full class name>.json`, else `<full class name>.yaml`, a mapping of
+/// property names to values for its `Usage: Config` properties, as
+/// murano's package loader reads `[engine] class_configs`
+/// (murano/engine/package_loader.py, `get_class_config`). A class without
+/// a file has no configuration.
+pub fn read_class_configs(dir: &std::path::Path, packages: &mut [Package]) -> Result<(), String> {
+    if !dir.is_dir() {
+        return Err(format!(
+            "{}: not a directory of class configs",
+            dir.display()
+        ));
+    }
+    for p in packages.iter_mut() {
+        for class in p.class_names() {
+            let Some(v) = read_class_config(dir, &class)? else {
+                continue;
+            };
+            match v {
+                Value::Dict(d) => {
+                    p.configs.insert(class, (*d).clone());
+                }
+                other => {
+                    return Err(format!(
+                        "{}: the configuration of {class} must be a mapping, not {}",
+                        dir.display(),
+                        other.type_name()
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn read_class_config(dir: &std::path::Path, class: &str) -> Result<Option<Value>, String> {
+    let json = dir.join(format!("{class}.json"));
+    if json.is_file() {
+        let text =
+            std::fs::read_to_string(&json).map_err(|e| format!("{}: {e}", json.display()))?;
+        return runtime::json::from_tagged_str(&text)
+            .map(Some)
+            .map_err(|e| format!("{}: {}", json.display(), e.message()));
+    }
+    let yaml = dir.join(format!("{class}.yaml"));
+    if yaml.is_file() {
+        let text =
+            std::fs::read_to_string(&yaml).map_err(|e| format!("{}: {e}", yaml.display()))?;
+        let file = yaml.display().to_string();
+        let docs = compiler::murano::yaml::load_documents(&text, &file)
+            .map_err(|e| e.message().to_string())?;
+        return Ok(docs.first().map(compiler::murano::yaml::node_value));
+    }
+    Ok(None)
 }
 
 /// The executor's packages from the loaded `formats`. A class that fails

@@ -23,14 +23,14 @@ struct Suite {
 }
 
 impl Suite {
-    fn load(path: &Path, libs: &[PathBuf]) -> Result<Suite, String> {
+    fn load(path: &Path, libs: &[PathBuf], class_configs: Option<&Path>) -> Result<Suite, String> {
         let root: Arc<dyn PackageFormat> = FormatRegistry::builtin()
             .load(path)
             .map_err(|e| e.message().to_string())?;
         let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
         let deps = loader.resolve(&root).map_err(|e| e.message().to_string())?;
         let all = std::iter::once(root.clone()).chain(deps).collect();
-        let catalogue = Catalogue::from_formats(all, true, Vec::new())?;
+        let catalogue = Catalogue::from_formats(all, true, Vec::new(), class_configs)?;
         Ok(Suite { root, catalogue })
     }
 
@@ -99,8 +99,14 @@ fn selected(sel: &[String], class: &str, test: &str) -> bool {
 }
 
 /// Runs `muranopl test`; returns the exit status.
-pub fn run(package: &Path, selectors: &[String], libs: &[PathBuf], jit: Mode) -> i32 {
-    let suite = match Suite::load(package, libs) {
+pub fn run(
+    package: &Path,
+    selectors: &[String],
+    libs: &[PathBuf],
+    jit: Mode,
+    class_configs: Option<&Path>,
+) -> i32 {
+    let suite = match Suite::load(package, libs, class_configs) {
         Ok(s) => {
             s.catalogue.catalog().set_jit(jit);
             s

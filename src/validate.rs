@@ -88,6 +88,8 @@ pub struct Options {
     pub stats: bool,
     /// When contracts are compiled to machine code.
     pub jit: compiler::jit::Mode,
+    /// The class configuration directory (see `read_class_configs`).
+    pub class_configs: Option<PathBuf>,
 }
 
 /// Models at least this large are streamed: read once, checked on every
@@ -104,11 +106,14 @@ pub fn run(o: Options) -> i32 {
         libs,
         stats,
         jit,
+        class_configs,
     } = o;
     let start = Instant::now();
     // The packages, with what they require from the search path, are
     // parsed once; every model gets its own execution.
-    let catalogue = match Catalogue::load(&packages, &libs, true) {
+    let loaded = crate::session::load_formats(&packages, &libs)
+        .and_then(|f| Catalogue::from_formats(f, true, Vec::new(), class_configs.as_deref()));
+    let catalogue = match loaded {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");

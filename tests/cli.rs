@@ -629,3 +629,52 @@ fn package_meta_comes_from_the_manifest() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--class-configs DIR` gives `Usage: Config` properties their values
+/// from `<class>.json` or `<class>.yaml`, as murano's `[engine]
+/// class_configs` does (murano/engine/package_loader.py,
+/// `get_class_config`); without a file the default stays.
+#[test]
+fn class_configs_fill_config_properties() {
+    let dir = std::env::temp_dir().join(format!("muranopl-ccfg-{}", std::process::id()));
+    write_package(&dir, "ex.Conf", "1.0.0", "", &format!(
+        "Extends: std:Application\nProperties:\n  greeting:\n    Contract: $.string()\n    Usage: Config\n    Default: hello\n{}",
+        "Methods:\n  deploy:\n    Body:\n      - logger(t).info($.greeting)\n"
+    ));
+    let model = dir.join("m.json");
+    std::fs::write(&model, r#"{"?": {"type": "ex.Conf", "id": "a"}}"#).unwrap();
+    let configs = dir.join("configs");
+    std::fs::create_dir_all(&configs).unwrap();
+    let record = dir.join("r.json");
+    let run = |extra: &[&str]| {
+        let mut args: Vec<String> = vec![
+            "run".into(),
+            dir.join("ex.Conf-1.0.0").to_str().unwrap().to_string(),
+            "--model".into(),
+            model.to_str().unwrap().into(),
+            "--record".into(),
+            record.to_str().unwrap().into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = muranopl(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let rec = read_json(&record);
+        rec["log"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|l| l.as_str())
+            .filter(|l| l.starts_with("INFO t:"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let cfg = configs.to_str().unwrap();
+    assert_eq!(run(&[]), ["INFO t: hello"]);
+    assert_eq!(run(&["--class-configs", cfg]), ["INFO t: hello"]);
+    std::fs::write(configs.join("ex.Conf.yaml"), "greeting: from yaml\n").unwrap();
+    assert_eq!(run(&["--class-configs", cfg]), ["INFO t: from yaml"]);
+    std::fs::write(configs.join("ex.Conf.json"), r#"{"greeting": "from json"}"#).unwrap();
+    assert_eq!(run(&["--class-configs", cfg]), ["INFO t: from json"]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -12,7 +12,7 @@ use muranopl::serve::{handle, Catalog};
 use serde_json::{json, Value as J};
 
 fn catalog() -> Catalog {
-    Catalog::load(&[common::root().join("examples/hello-app")], &[]).unwrap()
+    Catalog::load(&[common::root().join("examples/hello-app")], &[], None).unwrap()
 }
 
 fn post(c: &Catalog, body: J) -> (u16, J) {
