@@ -678,3 +678,42 @@ fn class_configs_fill_config_properties() {
     assert_eq!(run(&["--class-configs", cfg]), ["INFO t: from json"]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A class file serves the class the manifest lists under its name, or,
+/// when no document has that `Name`, its one document without a `Name`;
+/// a file that defines only other names leaves the listed class
+/// unfound, as murano's `MuranoPackage._register_mpl_classes`
+/// (murano/dsl/murano_package.py) does, and `package check` says so.
+#[test]
+fn manifest_class_names_follow_murano() {
+    let dir = std::env::temp_dir().join(format!("muranopl-names-{}", std::process::id()));
+    let mk = |sub: &str, class_file: &str| {
+        let pkg = dir.join(sub);
+        std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+        std::fs::write(
+            pkg.join("manifest.yaml"),
+            "Format: 1.4\nType: Library\nFullName: ex.Names\nClasses:\n  ex.Listed: C.yaml\n",
+        )
+        .unwrap();
+        std::fs::write(pkg.join("Classes/C.yaml"), class_file).unwrap();
+        pkg
+    };
+    let unnamed = mk(
+        "unnamed",
+        "Namespaces: {=: ex}\nProperties:\n  p:\n    Contract: $.int()\n",
+    );
+    let o = muranopl(&["package", "check", unnamed.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The package loads (murano loads a class when it is first needed),
+    // with a warning that says what murano will do.
+    let other = mk("other", "Namespaces: {=: ex}\nName: Other\n");
+    let o = muranopl(&["package", "check", other.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = stderr(&o) + &stdout(&o);
+    assert!(
+        err.contains("the manifest lists class ex.Listed, but the file defines ex.Other")
+            && err.contains("NoClassFound"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

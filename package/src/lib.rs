@@ -27,7 +27,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use compiler::murano::{load_classes, load_documents, LoadOptions, Node, NodeKind};
+use compiler::murano::decl::load_classes_for;
+use compiler::murano::{load_documents, LoadOptions, Node, NodeKind};
 use runtime::{Dict, Error, Result, Value};
 use semver::Version;
 
@@ -1393,50 +1394,48 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> (Package, Vec<Error>, Vec<Er
         };
         let defined = match files_done.get(&src.file) {
             Some(d) => d.clone(),
-            None => match load_classes(&src.text, &src.file, LoadOptions { legacy }) {
-                Ok(ds) => {
-                    let names: Vec<String> = ds.iter().map(|d| d.name.clone()).collect();
-                    for d in &ds {
-                        for w in &d.warnings {
-                            warnings.push(class_error(w.clone()));
+            None => {
+                match load_classes_for(&src.text, &src.file, LoadOptions { legacy }, Some(&name)) {
+                    Ok(ds) => {
+                        let names: Vec<String> = ds.iter().map(|d| d.name.clone()).collect();
+                        for d in &ds {
+                            for w in &d.warnings {
+                                warnings.push(class_error(w.clone()));
+                            }
                         }
+                        for d in ds {
+                            decls.entry(d.name.clone()).or_insert_with(|| Arc::new(d));
+                        }
+                        files_done.insert(src.file.clone(), names.clone());
+                        names
                     }
-                    for d in ds {
-                        decls.entry(d.name.clone()).or_insert_with(|| Arc::new(d));
+                    Err(e) => {
+                        files_done.insert(src.file.clone(), Vec::new());
+                        errors.push(e);
+                        continue;
                     }
-                    files_done.insert(src.file.clone(), names.clone());
-                    names
                 }
-                Err(e) => {
-                    files_done.insert(src.file.clone(), Vec::new());
-                    errors.push(e);
-                    continue;
-                }
-            },
+            }
         };
         if defined.iter().any(|d| d == &name) || defined.is_empty() {
             continue;
         }
-        if let [only] = defined.as_slice() {
-            // murano registers a class under the name the manifest gives
-            // (`MuranoPackage._register_mpl_class` ignores the file's
-            // `Name`), so the class is served under the manifest's name;
-            // we also keep the file's name, and warn.
-            if let Some(d) = decls.get(only).cloned() {
-                decls.insert(name.clone(), d);
-            }
-            warnings.push(class_error(format!(
-                "{}: the manifest lists class {name} but the file defines {only}; the class \
-                 is known as {name}, as murano knows it (murano would not know {only})",
-                src.file
-            )));
-        } else {
-            errors.push(class_error(format!(
-                "{}: the manifest lists class {name} but the file defines {}",
+        // murano's `MuranoPackage._register_mpl_classes`
+        // (murano/dsl/murano_package.py) looks for the document named as the
+        // manifest lists the class (or the one without a `Name`); finding
+        // none, the class is not found, and the file's classes are known
+        // only once something has asked for the listed name. The package
+        // still loads (murano loads classes when they are first needed).
+        warnings.push(Error::new(
+            ErrorKind::NoClassFound,
+            format!(
+                "{}: the manifest lists class {name}, but the file defines {} and no class \
+                 without a Name: murano finds no class {name} (NoClassFound); rename the \
+                 class or fix the manifest",
                 src.file,
                 defined.join(", ")
-            )));
-        }
+            ),
+        ));
     }
     let pkg = Package {
         name: p.full_name().into(),

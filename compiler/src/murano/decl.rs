@@ -17,7 +17,7 @@
 
 use std::collections::HashMap;
 
-use runtime::{Error, Value};
+use runtime::{Error, ErrorKind, Value};
 
 use super::yaml::{load_documents, LoadOptions, Node, NodeKind, Template, TemplateKind};
 use super::Pos;
@@ -351,9 +351,24 @@ const SYNTAX: &str = "DslSyntaxError";
 
 /// Loads every class of a class file. `file` names it in positions.
 pub fn load_classes(text: &str, file: &str, opts: LoadOptions) -> Result<Vec<ClassDecl>, Error> {
+    load_classes_for(text, file, opts, None)
+}
+
+/// [`load_classes`] for the file a manifest lists class `listed` in: as
+/// murano's `MuranoPackage._register_mpl_classes`
+/// (murano/dsl/murano_package.py), when no document is named `listed`, the
+/// one document without a `Name` (and with more than `Namespaces`) is that
+/// class; two such documents are `AmbiguousClassName`.
+pub fn load_classes_for(
+    text: &str,
+    file: &str,
+    opts: LoadOptions,
+    listed: Option<&str>,
+) -> Result<Vec<ClassDecl>, Error> {
     let docs = load_documents(text, file)?;
     let mut namespaces: Vec<(String, String)> = Vec::new();
     let mut out = Vec::new();
+    let mut unnamed: Option<(&Node, Vec<(String, String)>)> = None;
     for doc in &docs {
         if doc.is_null() {
             continue;
@@ -364,11 +379,29 @@ pub fn load_classes(text: &str, file: &str, opts: LoadOptions) -> Result<Vec<Cla
             namespaces = read_namespaces(ns)?;
         }
         if get(map, "Name").is_none() {
+            let only_namespaces = map.iter().all(|(k, _)| k.as_scalar() == Some("Namespaces"));
+            if let (Some(name), false) = (listed, only_namespaces) {
+                if unnamed.is_some() {
+                    return Err(doc.pos.error(
+                        ErrorKind::AmbiguousClassName,
+                        format!("Found more that one version of class \"{name}\""),
+                    ));
+                }
+                unnamed = Some((doc, namespaces.clone()));
+            }
             continue;
         }
-        let mut decl = class_decl(doc, map, namespaces.clone(), opts)?;
+        let mut decl = class_decl(doc, map, namespaces.clone(), opts, None)?;
         lint_keys(map, &mut decl.warnings);
         out.push(decl);
+    }
+    if let (Some(name), Some((doc, ns))) = (listed, unnamed) {
+        if !out.iter().any(|d| d.name == name) {
+            let map = expect_map(doc, "a class document")?;
+            let mut decl = class_decl(doc, map, ns, opts, Some(name))?;
+            lint_keys(map, &mut decl.warnings);
+            out.push(decl);
+        }
     }
     Ok(out)
 }
@@ -389,19 +422,27 @@ pub fn load_manifest_meta(
     read_meta(get(map, "Meta"), &resolver, opts)
 }
 
+/// A class declaration from its document; `named` is the full name of a
+/// document without `Name` (see [`load_classes_for`]).
 fn class_decl(
     doc: &Node,
     map: &[(Node, Node)],
     namespaces: Vec<(String, String)>,
     opts: LoadOptions,
+    named: Option<&str>,
 ) -> Result<ClassDecl, Error> {
     let ns_pos = get(map, "Namespaces").map_or(&doc.pos, |n| &n.pos);
     let resolver = NamespaceResolver::new(namespaces.clone()).map_err(|e| at(ns_pos, e))?;
-    let name_node = get(map, "Name").expect("checked by the caller");
-    let raw_name = type_name_text(name_node, "Name")?;
-    let name = resolver
-        .resolve_name(raw_name)
-        .map_err(|e| at(&name_node.pos, e))?;
+    let name = match named {
+        Some(n) => n.to_string(),
+        None => {
+            let name_node = get(map, "Name").expect("checked by the caller");
+            let raw_name = type_name_text(name_node, "Name")?;
+            resolver
+                .resolve_name(raw_name)
+                .map_err(|e| at(&name_node.pos, e))?
+        }
+    };
 
     let usage = match opt_text(get(map, "Usage"), "Usage")? {
         None | Some(("Class", _)) => ClassUsage::Class,
