@@ -1201,3 +1201,53 @@ fn destinations_are_written_as_murano_writes_them() {
     let (_, r) = run(ASSIGNMENTS, "branchLoop");
     assert_eq!(r.unwrap(), Value::Null);
 }
+
+const SMALL_FUNCS: &str = r#"
+Name: Test
+Methods:
+  nulls:
+    Scope: Public
+    Body:
+      - Return: list(type(null), typeinfo(null), name(null), isObject($), isObject(type($)), isObject(1))
+  isOnString:
+    Scope: Public
+    Body:
+      - Return: ('abc') is Test
+  castVersion:
+    Scope: Public
+    Body:
+      - Return: cast($, Test, '2.0.0')
+  caughtName:
+    Scope: Public
+    Body:
+      - Try:
+          - Throw: [first, second]
+        Catch:
+          - With: second
+            As: e
+            Do:
+              - Return: $e.name
+"#;
+
+/// Engine functions as murano/dsl/yaql_functions.py declares them:
+/// `type`, `typeinfo` and `name` take null, `isObject` is true for objects
+/// and types, `is` takes only objects (or null), `cast` honours its
+/// version spec (helpers.cast); a `Catch` names the exception by the first
+/// of its names the clause catches.
+#[test]
+fn engine_functions_follow_their_reference_signatures() {
+    let answer = |m: &str| run(SMALL_FUNCS, m).1;
+    assert_eq!(
+        runtime::pyrepr::to_str(&answer("nulls").unwrap()),
+        "(None, None, None, True, True, False)"
+    );
+    assert_eq!(
+        answer("isOnString").unwrap_err().kind(),
+        "NoMatchingFunctionException"
+    );
+    assert_eq!(answer("castVersion").unwrap_err().kind(), "NoClassFound");
+    assert_eq!(
+        runtime::pyrepr::to_str(&answer("caughtName").unwrap()),
+        "second"
+    );
+}

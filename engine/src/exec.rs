@@ -863,6 +863,16 @@ impl Activation<'_> {
                                 .clone()
                                 .leave_method(self.class.name.clone(), self.method.clone());
                             let obj = self.ex.exception_object(&at, &names)?;
+                            // The object is named by the first of its names
+                            // the clause catches.
+                            let with: Vec<String> =
+                                c.with.iter().map(|w| self.class.resolve(w)).collect();
+                            let caught = names.iter().find(|n| with.contains(n));
+                            if let (Some(n), Value::Object(o)) = (caught, &obj) {
+                                self.ex.with_obj(o, |s| {
+                                    s.props.insert(Value::str("name"), Value::str(n.as_str()));
+                                })?;
+                            }
                             self.set_local(a, obj);
                         }
                         Step2::Goto(c.target)

@@ -248,6 +248,15 @@ fn id_(_: &Cx, a: Args) -> Result<Value> {
 fn type_(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
     match a.get(0) {
+        Value::Null => Ok(Value::Null),
+        // Runtime 1.3 and older: `type_legacy` gives the class name.
+        Value::Object(o)
+            if ex
+                .ctx_class(cx.ctx)
+                .is_some_and(|c| c.package.runtime_le_13) =>
+        {
+            Ok(Value::str(&*ex.class_of(o)?.name))
+        }
         Value::Object(o) => ex.type_value(&o.class),
         Value::Type(t) => Ok(Value::Type(t.clone())),
         v => {
@@ -308,6 +317,7 @@ fn is_(cx: &Cx, a: Args) -> Result<Value> {
     let Value::Object(o) = a.get(0) else {
         return Ok(Value::Bool(false));
     };
+    // (Only objects and null reach here: murano's `is_instance_of`.)
     let want = resolve_class_name(cx, &ex, a.get(1))?;
     Ok(Value::Bool(ex.class_of(o)?.is_a(&want)))
 }
@@ -337,7 +347,7 @@ fn cast(cx: &Cx, a: Args) -> Result<Value> {
         .mro()
         .filter(|c| *c.name == *want || *c.key == *want)
         .collect();
-    if found.len() > 1 {
+    if found.len() > 1 || !a.get(2).is_null() {
         let spec = match a.get(2) {
             Value::Null => None,
             v => Some(
@@ -586,7 +596,10 @@ pub fn register(r: &mut Registry) {
     );
     r.function(
         "#operator_is",
-        vec![p("obj", Ty::Any).nullable(), p("type", Ty::Any)],
+        vec![
+            p("obj", Ty::Check(is_object)).nullable(),
+            p("type", Ty::Any),
+        ],
         is_,
     );
     // `new(type, parameters[, owner, objectName, extra])` first: murano's
@@ -621,7 +634,11 @@ pub fn register(r: &mut Registry) {
     );
     r.method("require", vec![p("value", Ty::Any).nullable()], require);
     r.function("id", vec![p("obj", Ty::Check(is_object))], id_);
-    r.function("type", vec![p("obj", Ty::Any)], type_);
+    r.function("type", vec![p("obj", Ty::Any).nullable()], type_);
+    // murano's `is_object`: objects and type references.
+    r.function("isObject", vec![p("value", Ty::Any).nullable()], |_, a| {
+        Ok(Value::Bool(is_object(a.get(0)) || is_type(a.get(0))))
+    });
     r.method(
         "getAttr",
         vec![

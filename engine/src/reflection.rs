@@ -706,6 +706,9 @@ fn type_attr(ex: &Arc<Executor>, cls: &Arc<Class>, name: &str) -> Result<Value> 
 /// `typeinfo(objectOrType)`.
 fn typeinfo(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
+    if a.get(0).is_null() {
+        return Ok(Value::Null);
+    }
     let cls = class_of_value(cx, &ex, a.get(0))?;
     Ok(type_info(&cls.name))
 }
@@ -872,7 +875,8 @@ pub fn register(r: &mut Registry) {
         vec![p("obj", Ty::Check(is_refl)), p("name", Ty::Str)],
         refl_attr,
     );
-    r.function("typeinfo", vec![p("object", Ty::Any)], typeinfo);
+    // murano's `typeinfo(object_)`: null for null.
+    r.function("typeinfo", vec![p("object", Ty::Any).nullable()], typeinfo);
     r.function("metadata", vec![p("object", Ty::Any)], metadata);
     r.function("str", vec![p("value", Ty::Check(is_version))], version_str);
     r.method(

@@ -498,7 +498,12 @@ pub fn register(r: &mut Registry) {
     );
     r.function("originalMethod", vec![], original_method);
     if r.get("name").is_none() {
-        r.function("name", vec![p("object", Ty::Check(is_object))], object_name);
+        // murano's `name(object_)`: null for null.
+        r.function(
+            "name",
+            vec![p("object", Ty::Check(is_object)).nullable()],
+            object_name,
+        );
     }
     r.function(
         "testFixtureLoad",
