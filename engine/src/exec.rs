@@ -355,20 +355,7 @@ impl Activation<'_> {
                 match b {
                     Value::Type(t) => {
                         let cls = self.ex.class(&t.name)?;
-                        let owner = cls
-                            .find_prop(name)
-                            .map(|(c, _)| c.key.clone())
-                            .unwrap_or(cls.key.clone());
-                        let nv = if steps.is_empty() {
-                            Some(v)
-                        } else {
-                            let cur = self.ex.static_get(&owner, name).unwrap_or_else(empty_dict);
-                            self.set_path(code, cur, steps, v)?
-                        };
-                        if let Some(nv) = nv {
-                            self.ex.static_set(&owner, name, nv);
-                        }
-                        Ok(())
+                        self.assign_static(code, &cls, name, steps, v)
                     }
                     Value::Object(o) => self
                         .set_at(code, Value::Object(o), Value::str(&**name), steps, v)
@@ -381,26 +368,8 @@ impl Activation<'_> {
             }
             TargetRoot::Prop(name) => {
                 let Value::Object(o) = &self.this else {
-                    // Static property of the class (or the ancestor declaring it).
-                    let owner = self
-                        .class
-                        .find_prop(name)
-                        .map(|(c, _)| c.key.clone())
-                        .unwrap_or(self.class.key.clone());
-                    let cur = if steps.is_empty() {
-                        Value::Null
-                    } else {
-                        self.ex.static_get(&owner, name).unwrap_or_else(empty_dict)
-                    };
-                    let nv = if steps.is_empty() {
-                        Some(v)
-                    } else {
-                        self.set_path(code, cur, steps, v)?
-                    };
-                    if let Some(nv) = nv {
-                        self.ex.static_set(&owner, name, nv);
-                    }
-                    return Ok(());
+                    let cls = self.class.clone();
+                    return self.assign_static(code, &cls, name, steps, v);
                 };
                 let o = o.clone();
                 if steps.is_empty() {
@@ -412,6 +381,29 @@ impl Activation<'_> {
                 }
                 Ok(())
             }
+        }
+    }
+
+    /// Assigns static property `name` of `cls` (or of the ancestor declaring
+    /// it), along `steps` into its value.
+    fn assign_static(
+        &mut self,
+        code: &Code,
+        cls: &Arc<Class>,
+        name: &str,
+        steps: &[TargetStep],
+        v: Value,
+    ) -> Result<()> {
+        let nv = if steps.is_empty() {
+            Some(v)
+        } else {
+            let owner = cls.find_prop(name).map_or(&*cls.key, |(c, _)| &*c.key);
+            let cur = self.ex.static_get(owner, name).unwrap_or_else(empty_dict);
+            self.set_path(code, cur, steps, v)?
+        };
+        match nv {
+            Some(nv) => self.ex.set_static(cls, name, nv),
+            None => Ok(()),
         }
     }
 

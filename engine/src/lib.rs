@@ -1135,7 +1135,23 @@ impl Executor {
             .and_then(|d| d.get(&Value::str(name)).cloned())
     }
 
-    /// Sets a static property.
+    /// Assigns static property `name` of `class` (or of the ancestor
+    /// declaring it), checked and coerced by its contract, as murano's
+    /// `set_static_property` transforms it.
+    pub fn set_static(&self, class: &Arc<Class>, name: &str, v: Value) -> Result<()> {
+        let Some((decl, prop)) = class.find_prop(name) else {
+            self.static_set(&class.key, name, v);
+            return Ok(());
+        };
+        let decl = self.class(&decl.key)?;
+        let env = self.env(decl.package.legacy).clone();
+        let ctx = self.class_ctx(&decl, Value::Type(decl.type_ref.clone()));
+        let v = prop.contract.check(self, &env, &ctx, v, None, &prop.name)?;
+        self.static_set(&decl.key, name, v);
+        Ok(())
+    }
+
+    /// Sets a static property as it is (see [`Executor::set_static`]).
     pub fn static_set(&self, class: &str, name: &str, v: Value) {
         self.lock()
             .statics
@@ -1604,18 +1620,20 @@ impl Executor {
     }
 
     /// Calls extension method `m` of `class` on `receiver`, which becomes
-    /// its first argument. As murano's extension stub checks that argument
-    /// to choose the overload (`ContractedValue(..., with_check=True)` in
+    /// its first argument (`args` gives the others). As murano's extension
+    /// stub checks that argument to choose the overload
+    /// (`ContractedValue(..., with_check=True)` in
     /// murano/dsl/yaql_integration.py), a receiver its contract refuses
-    /// makes no method match: `NoMatchingMethodException`.
+    /// leaves the call to the standard yaql method of that name (`None`),
+    /// or, without one, matches nothing: `NoMatchingMethodException`.
     fn extend(
         &self,
+        cx: &Cx,
         receiver: &Value,
         class: &Arc<Class>,
         m: &Arc<Method>,
-        mut pos: Vec<Value>,
-        named: Vec<(Arc<str>, Value)>,
-    ) -> Result<Value> {
+        args: impl FnOnce() -> Result<(Vec<Value>, Vec<(Arc<str>, Value)>)>,
+    ) -> Option<Result<Value>> {
         let t = Value::Type(class.type_ref.clone());
         if let Some(first) = m.args.iter().find(|a| a.usage == ArgUsage::Standard) {
             let env = self.env(class.package.legacy);
@@ -1625,20 +1643,30 @@ impl Executor {
                 .check(self, env, &ctx, receiver.clone(), None, &first.name)
             {
                 Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
-                    return Err(Error::new(
+                    if cx
+                        .env
+                        .registry()
+                        .has_form(&m.name, runtime::registry::Form::Method)
+                    {
+                        return None;
+                    }
+                    return Some(Err(Error::new(
                         ErrorKind::NoMatchingMethodException,
                         format!(
                             "No method \"{}\" for receiver {} matches supplied arguments",
                             m.name,
                             runtime::pyrepr::to_str(receiver)
                         ),
-                    ));
+                    )));
                 }
-                r => drop(r?),
+                Err(e) => return Some(Err(e)),
+                Ok(_) => {}
             }
         }
-        pos.insert(0, receiver.clone());
-        self.invoke(&t, class, m, pos, named)
+        Some(args().and_then(|(mut pos, named)| {
+            pos.insert(0, receiver.clone());
+            self.invoke(&t, class, m, pos, named)
+        }))
     }
 
     /// The keys a method call locks on (`Synchronize` meta: `onThis`,
@@ -1960,7 +1988,7 @@ impl Host for Executor {
                     Ok(c) => c,
                     Err(e) => return Some(Err(e)),
                 };
-                return Some(args().and_then(|(p, n)| self.extend(receiver, &eclass, &m, p, n)));
+                return self.extend(cx, receiver, &eclass, &m, args);
             }
         }
         // Extension methods visible from the calling class.
@@ -1971,7 +1999,7 @@ impl Host for Executor {
             .ctx_class(cx.ctx)
             .and_then(|caller| self.find_extension(&caller, name));
         let (eclass, m) = ext?;
-        Some(args().and_then(|(p, n)| self.extend(receiver, &eclass, &m, p, n)))
+        self.extend(cx, receiver, &eclass, &m, args)
     }
 }
 

@@ -796,14 +796,7 @@ fn set_value(cx: &Cx, a: Args) -> Result<Value> {
         }
         _ => {
             let cls = static_prop_of(&ex, class, name)?;
-            let prop = cls.props.iter().find(|p| &*p.name == name).unwrap();
-            let legacy = cls.package.legacy;
-            let env = ex.env(legacy).clone();
-            let ctx = ex.class_ctx(&cls, Value::Type(cls.type_ref.clone()));
-            let v = prop
-                .contract
-                .check(&ex, &env, &ctx, value, None, &prop.name)?;
-            ex.static_set(&cls.key, name, v);
+            ex.set_static(&cls, name, value)?;
         }
     }
     Ok(Value::Null)
