@@ -1303,3 +1303,47 @@ fn static_assignments_check_contracts_and_extensions_fall_back() {
         "('ABC', 30)"
     );
 }
+
+const INIT_ORDER: &str = r#"
+Name: Test
+Properties:
+  b:
+    Contract: $.int()
+    Default: $.a + 1
+  a:
+    Contract: $.int()
+    Default: 1
+  r:
+    Contract: $.int().notNull()
+    Usage: Runtime
+    Default: abc
+Methods:
+  test:
+    Scope: Public
+    Body:
+      - Return: list($.a, $.b, new(Loop).x)
+---
+Name: Loop
+Properties:
+  x:
+    Contract: $.int()
+    Default: $.y
+  y:
+    Contract: $.int()
+    Default: $.x
+"#;
+
+/// Properties initialise as murano's `MuranoObject.initialize`
+/// (murano/dsl/murano_object.py): a default reading a property not set yet
+/// waits for it, defaults reading each other are a
+/// `CircularExpressionDependenciesError`, and a `Runtime` property whose
+/// default violates its contract stays unset.
+#[test]
+fn property_defaults_wait_for_the_properties_they_read() {
+    let (_, r) = run(INIT_ORDER, "test");
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), "CircularExpressionDependenciesError", "{e:?}");
+    let no_loop = INIT_ORDER.replace(", new(Loop).x", "");
+    let (_, r) = run(&no_loop, "test");
+    assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "(1, 2)");
+}

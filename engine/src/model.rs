@@ -308,27 +308,97 @@ impl Loader<'_> {
 }
 
 /// Initializes an object's properties from its definition.
+///
+/// As murano's `MuranoObject.initialize` (murano/dsl/murano_object.py):
+/// a property whose default or contract reads a property not set yet is
+/// tried again after the others, until a round sets nothing more
+/// (`CircularExpressionDependenciesError`); a `Runtime` property whose
+/// value violates its contract stays unset; a property named like an
+/// argument of its class's `.init` is left to `.init`.
 pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<()> {
     let class = ex.class_of(r)?;
     let this = Value::Object(r.clone());
-    each_property(ex, &class, props, &this, |p, env, ctx, raw| {
-        let v = match p
-            .contract
-            .check(ex, env, ctx.get(), raw.clone(), Some(r), &p.name)
-        {
-            Ok(v) => v,
-            Err(e)
-                if *e.error_kind() == ErrorKind::ContractViolationException && ex.collecting() =>
-            {
-                ex.record_violation(r, &p.name, e);
-                raw
+    let mut waiting: Vec<Arc<str>> = Vec::new();
+    let mut first = true;
+    loop {
+        let mut blocked = Vec::new();
+        let mut ctx: Option<PropCtx<'_>> = None;
+        for (cls, p) in class.init_order() {
+            if !first && !waiting.contains(&p.name) {
+                continue;
             }
-            Err(e) => return Err(e),
-        };
-        ex.with_obj(r, |o| {
-            o.props.insert(p.key.clone(), v);
-        })
-    })
+            let is_init_arg = cls
+                .methods
+                .get(".init")
+                .is_some_and(|m| m.args.iter().any(|a| a.name == p.name));
+            if is_init_arg {
+                continue;
+            }
+            if !ctx.as_ref().is_some_and(|c| Arc::ptr_eq(c.class, cls)) {
+                ctx = Some(PropCtx {
+                    ex,
+                    class: cls,
+                    this: &this,
+                    made: Default::default(),
+                });
+            }
+            let ctx = ctx.as_ref().expect("set above");
+            let env = ex.env(cls.package.legacy);
+            let uninitialized =
+                |e: &Error| *e.error_kind() == ErrorKind::UninitializedPropertyAccessError;
+            let raw = match start_value(ex, cls, p, props, ctx) {
+                Ok(Some(raw)) => raw,
+                Ok(None) => continue,
+                Err(e) if uninitialized(&e) => {
+                    blocked.push(p.name.clone());
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let v = match p
+                .contract
+                .check(ex, env, ctx.get(), raw.clone(), Some(r), &p.name)
+            {
+                Ok(v) => v,
+                Err(e) if uninitialized(&e) => {
+                    blocked.push(p.name.clone());
+                    continue;
+                }
+                Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
+                    if p.usage == PropertyUsage::Runtime {
+                        continue;
+                    }
+                    if !ex.collecting() {
+                        return Err(e);
+                    }
+                    ex.record_violation(r, &p.name, e);
+                    raw
+                }
+                Err(e) => return Err(e),
+            };
+            ex.with_obj(r, |o| {
+                o.props.insert(p.key.clone(), v);
+            })?;
+        }
+        if blocked.is_empty() {
+            return Ok(());
+        }
+        if !first && blocked.len() >= waiting.len() {
+            return Err(Error::new(
+                ErrorKind::CircularExpressionDependenciesError,
+                format!(
+                    "the defaults of {} read each other",
+                    blocked
+                        .iter()
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        waiting = blocked;
+        first = false;
+    }
 }
 
 /// Checks `props` (an object definition's properties) against the
@@ -412,35 +482,48 @@ pub(crate) fn each_property(
         }
         let ctx = ctx.as_ref().expect("set above");
         let env = ex.env(cls.package.legacy);
-        let key = &p.key;
-        let configs = &cls.package.configs;
-        let config = if configs.is_empty() {
-            None
-        } else {
-            configs.get(&*cls.name).and_then(|d| d.get(key)).cloned()
-        };
-        let raw = match p.usage {
-            PropertyUsage::Config => config.clone(),
-            PropertyUsage::Runtime => None,
-            _ => props.get(key).cloned(),
-        };
-        let raw = match raw {
-            Some(v) => v,
-            None => match (&config, p.usage) {
-                (Some(v), u) if u != PropertyUsage::Config => v.clone(),
-                _ => match &p.default {
-                    Some(d) => d.eval(env, ctx.get())?,
-                    None => Value::Null,
-                },
-            },
-        };
-        if p.usage == PropertyUsage::Runtime && !p.has_default && props.get(key).is_none() {
-            // Runtime properties without a default stay uninitialised.
-            continue;
+        if let Some(raw) = start_value(ex, cls, p, props, ctx)? {
+            f(p, env, ctx, raw)?;
         }
-        f(p, env, ctx, raw)?;
     }
     Ok(())
+}
+
+/// The value property `p` of `cls` starts from: the definition's, the
+/// package configuration's or the default; `None` for a runtime property
+/// without a value or default (it stays uninitialised).
+fn start_value(
+    ex: &Executor,
+    cls: &Arc<Class>,
+    p: &crate::Prop,
+    props: &Dict,
+    ctx: &PropCtx<'_>,
+) -> Result<Option<Value>> {
+    let key = &p.key;
+    let configs = &cls.package.configs;
+    let config = if configs.is_empty() {
+        None
+    } else {
+        configs.get(&*cls.name).and_then(|d| d.get(key)).cloned()
+    };
+    if p.usage == PropertyUsage::Runtime && !p.has_default && props.get(key).is_none() {
+        return Ok(None);
+    }
+    let raw = match p.usage {
+        PropertyUsage::Config => config.clone(),
+        PropertyUsage::Runtime => None,
+        _ => props.get(key).cloned(),
+    };
+    Ok(Some(match raw {
+        Some(v) => v,
+        None => match (&config, p.usage) {
+            (Some(v), u) if u != PropertyUsage::Config => v.clone(),
+            _ => match &p.default {
+                Some(d) => d.eval(ex.env(cls.package.legacy), ctx.get())?,
+                None => Value::Null,
+            },
+        },
+    }))
 }
 
 /// The context (`$this`, the declaring class) a property's default and

@@ -126,6 +126,7 @@ error_kinds! {
         AmbiguousMethodName,
         NoMethodFound,
         AmbiguousClassName,
+        CircularExpressionDependenciesError,
         NoPackageFound,
         // Packages and the dynamic UI
         PackageFormatError,
@@ -173,6 +174,7 @@ impl ErrorKind {
             | AmbiguousMethodName
             | NoMethodFound
             | AmbiguousClassName
+            | CircularExpressionDependenciesError
             | DslSyntaxError => Some("murano.dsl.exceptions"),
             NoMatchingMethodException
             | NoMethodRegisteredException
