@@ -1347,3 +1347,40 @@ fn property_defaults_wait_for_the_properties_they_read() {
     let (_, r) = run(&no_loop, "test");
     assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "(1, 2)");
 }
+
+const ATTRIBUTES: &str = r#"
+Name: Test
+Extends: Base
+Methods:
+  test:
+    Scope: Public
+    Body:
+      - $this.setFromBase()
+      - $this.setAttr(k, fromTest)
+      - $this.setAttr(gone, 1)
+      - $this.setAttr(gone, null)
+      - $this.setAttr(obj, $this)
+      - Return: list($this.getAttr(k), $this.readFromBase(), $this.getAttr(gone, dflt), $this.getAttr(obj), $this.getAttr(k, null, Base))
+---
+Name: Base
+Methods:
+  setFromBase:
+    Body:
+      - $this.setAttr(k, fromBase)
+  readFromBase:
+    Body:
+      - Return: $this.getAttr(k)
+"#;
+
+/// Attributes belong to the class whose method sets them (or the `owner`
+/// given), an object is kept as its id and null removes one; `getAttr`
+/// gives its default for a missing or null one
+/// (murano/dsl/principal_objects/sys_object.py, attribute_store.py).
+#[test]
+fn attributes_are_kept_per_owner_class() {
+    let (_, r) = run(ATTRIBUTES, "test");
+    assert_eq!(
+        runtime::pyrepr::to_str(&r.unwrap()),
+        "('fromTest', 'fromBase', 'dflt', 'root', 'fromBase')"
+    );
+}

@@ -266,24 +266,57 @@ fn type_(cx: &Cx, a: Args) -> Result<Value> {
     }
 }
 
-/// `obj.getAttr(name, default)`.
+/// The key of attribute `name` of the class that owns it: `owner` when
+/// given, else the class of the calling method, as murano's attribute
+/// store keys attributes by object, owner type and name
+/// (murano/dsl/principal_objects/sys_object.py, attribute_store.py).
+fn attr_key(cx: &Cx, ex: &Executor, name: &Value, owner: &Value) -> Result<Value> {
+    let owner = match owner {
+        Value::Null => ex
+            .ctx_class(cx.ctx)
+            .map(|c| c.name.to_string())
+            .unwrap_or_default(),
+        t => resolve_class_name(cx, ex, t)?
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_string(),
+    };
+    Ok(attr_slot(&owner, name))
+}
+
+/// How an object keeps attribute `name` of class `owner`.
+pub(crate) fn attr_slot(owner: &str, name: &Value) -> Value {
+    Value::list(vec![Value::str(owner), name.clone()])
+}
+
+/// `obj.getAttr(name, default, owner)`: the default when unset or null.
 fn get_attr(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
     let o = obj(a.get(0))?;
-    let key = a.get(1).clone();
+    let key = attr_key(cx, &ex, a.get(1), a.get(3))?;
     Ok(ex
         .with_obj(o, |s| s.attrs.get(&key).cloned())?
+        .filter(|v| !v.is_null())
         .unwrap_or_else(|| a.get(2).clone()))
 }
 
-/// `obj.setAttr(name, value)`.
+/// `obj.setAttr(name, value, owner)`: an object is kept as its id; null
+/// removes the attribute.
 fn set_attr(cx: &Cx, a: Args) -> Result<Value> {
     let ex = executor(cx)?;
     let o = obj(a.get(0))?;
-    let key = a.get(1).clone();
-    let v = a.get(2).clone();
+    let key = attr_key(cx, &ex, a.get(1), a.get(3))?;
+    let v = match a.get(2) {
+        Value::Object(r) => Value::str(&*r.id),
+        v => v.clone(),
+    };
     ex.with_obj(o, |s| {
-        s.attrs.insert(key, v);
+        if v.is_null() {
+            s.attrs.shift_remove(&key);
+        } else {
+            s.attrs.insert(key, v);
+        }
     })?;
     Ok(Value::Null)
 }
@@ -645,9 +678,7 @@ pub fn register(r: &mut Registry) {
             p("obj", Ty::Check(is_object)),
             p("name", Ty::Str),
             p("default", Ty::Any).opt(),
-            // The reference keys attributes by class too; ours are per
-            // object, so `forClass` does not change the lookup.
-            p("forClass", Ty::Any).opt(),
+            p("owner", Ty::Any).opt(),
         ],
         get_attr,
     );
@@ -657,6 +688,7 @@ pub fn register(r: &mut Registry) {
             p("obj", Ty::Check(is_object)),
             p("name", Ty::Str),
             p("value", Ty::Any).nullable(),
+            p("owner", Ty::Any).opt(),
         ],
         set_attr,
     );

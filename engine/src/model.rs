@@ -741,10 +741,11 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
     if let Some(Value::List(attrs)) = m.get(&Value::str("Attributes")) {
         for a in attrs.iter() {
             if let Value::List(parts) = a {
-                if let [Value::Str(id), _, name, value] = &parts[..] {
+                if let [Value::Str(id), Value::Str(owner), name, value] = &parts[..] {
                     if let Some(r) = ex.find_object(id) {
                         ex.with_obj(&r, |o| {
-                            o.attrs.insert(name.clone(), value.clone());
+                            o.attrs
+                                .insert(crate::funcs::attr_slot(owner, name), value.clone());
                         })?;
                     }
                 }

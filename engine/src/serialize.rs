@@ -486,17 +486,18 @@ pub fn serialize_model(ex: &Executor, root: &Arc<ObjRef>) -> Result<Value> {
     let (copy, _) = serialize_object(ex, &root, DumpType::Serializable, false, false, true, false)?;
     let mut attributes = Vec::new();
     for r in &order {
-        let Ok((class, attrs)) = ex.with_obj(r, |o| (o.class.name.clone(), o.attrs.clone())) else {
+        let Ok(attrs) = ex.with_obj(r, |o| o.attrs.clone()) else {
             continue;
         };
+        // Attributes are kept under `[owner class, name]` (other keys are
+        // the engine's own).
         for (k, v) in attrs.iter() {
-            if k.as_str().is_some_and(|s| s.starts_with('#')) {
-                continue;
-            }
+            let Value::List(key) = k else { continue };
+            let [owner, name] = &key[..] else { continue };
             attributes.push(Value::list(vec![
                 Value::str(&*r.id),
-                Value::str(&*class),
-                k.clone(),
+                owner.clone(),
+                name.clone(),
                 v.clone(),
             ]));
         }
