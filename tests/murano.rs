@@ -1384,3 +1384,20 @@ fn attributes_are_kept_per_owner_class() {
         "('fromTest', 'fromBase', 'dflt', 'root', 'fromBase')"
     );
 }
+
+/// Flow collections that go on or close at or left of their key parse as
+/// PyYAML (murano's YAML loader) parses them, and positions stay those of
+/// the file.
+#[test]
+fn flow_collections_parse_with_pyyaml_leniency() {
+    let src = "Name: Test\nMethods:\n  test:\n    Scope: Public\n    Body:\n      - $x: [\n          1, 2\n        ]\n      - $y: {\n        a: 1\n      }\n      - $z: [1,\n  2]\n      - Return: [$x, $y, $z, $y.b]\n";
+    let (_, r) = run(src, "test");
+    let e = r.unwrap_err();
+    assert_eq!(e.kind(), "KeyError");
+    assert_eq!(e.location().map(|l| (l.line, l.col)), Some((14, 9)));
+    let (_, r) = run(&src.replace(", $y.b]", "]"), "test");
+    assert_eq!(
+        runtime::pyrepr::to_str(&r.unwrap()),
+        "((1, 2), {'a': 1}, (1, 2))"
+    );
+}

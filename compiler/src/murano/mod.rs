@@ -41,6 +41,7 @@
 pub mod decl;
 pub mod emit;
 pub mod ir;
+mod lenient;
 pub mod yaml;
 
 #[cfg(test)]

@@ -693,22 +693,46 @@ struct Frame {
 
 /// Parses YAML text into one [`Node`] per document. `file` names the text
 /// in positions. An empty document (`---` alone) is a null scalar.
+///
+/// A text the scanner rejects for its indentation is read again as PyYAML
+/// reads it, with no indentation checked inside flow collections (see
+/// [`super::lenient`]); positions stay those of `text`.
 pub fn load_documents(text: &str, file: &str) -> Result<Vec<Node>, Error> {
     let file: Arc<str> = file.into();
     let lines = Lines::new(text);
+    match load_from(text, &lines, &file, &|i| i) {
+        Err(e) if e.message().contains("invalid indentation") => {
+            match super::lenient::pad_flow_lines(text) {
+                Some(p) => load_from(&p.text, &lines, &file, &|i| p.original(i)).map_err(|_| e),
+                None => Err(e),
+            }
+        }
+        r => r,
+    }
+}
+
+/// Parses `parsed` into documents; `original` maps a char index of
+/// `parsed` to one of the text `lines` holds.
+fn load_from(
+    parsed: &str,
+    lines: &Lines<'_>,
+    file: &Arc<str>,
+    original: &dyn Fn(usize) -> usize,
+) -> Result<Vec<Node>, Error> {
+    let file = file.clone();
     let mut docs = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     // anchor id -> (node, its node count)
     let mut anchors: HashMap<usize, (Node, usize)> = HashMap::new();
     let mut total = 0usize;
-    for ev in Parser::new_from_str(text) {
+    for ev in Parser::new_from_str(parsed) {
         let (ev, span) = ev.map_err(|e| {
             lines
-                .pos(&file, e.marker().index())
+                .pos(&file, original(e.marker().index()))
                 .error("ScannerError", e.info())
         })?;
-        let pos = lines.pos(&file, span.start.index());
-        let end = lines.byte(span.end.index());
+        let pos = lines.pos(&file, original(span.start.index()));
+        let end = lines.byte(original(span.end.index()));
         let mut done: Option<(Node, usize, usize)> = None; // node, size, anchor
         let is_seq = matches!(ev, Event::SequenceStart(..));
         match ev {
