@@ -717,3 +717,70 @@ fn manifest_class_names_follow_murano() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `Linux.runCommand` answers the script's result as murano-agent returns
+/// it (`{exitCode, stdout, stderr}`), `Linux.putFile` whether it worked
+/// (meta/io.murano/Resources/*.template); a plan whose `Files` defines a
+/// script inline runs it without a file in the package
+/// (murano/engine/system/agent.py `_build_v2_execution_plan`).
+#[test]
+fn agent_results_and_inline_plan_files_are_murano_shaped() {
+    let dir = std::env::temp_dir().join(format!("muranopl-agent-{}", std::process::id()));
+    let pkg = dir.join("p");
+    std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+    std::fs::create_dir_all(pkg.join("Resources")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.Agent\nClasses:\n  ex.Agent: A.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Classes/A.yaml"),
+        "Namespaces: {=: ex, std: io.murano, res: io.murano.resources, sys: io.murano.system, conf: io.murano.configuration}\n\
+         Name: Agent\nExtends: std:Application\nProperties:\n  instance:\n    Contract: $.class(res:Instance).notNull()\n\
+         Methods:\n  deploy:\n    Body:\n      - $.instance.deploy()\n\
+         \x20     - $r: conf:Linux.runCommand($.instance.agent, 'echo hi')\n\
+         \x20     - $q: conf:Linux.runCommand($.instance.agent, 'echo hi', captureStdout => false)\n\
+         \x20     - $p: conf:Linux.putFile($.instance.agent, 'text', '/tmp/x')\n\
+         \x20     - $i: $.instance.agent.call(new(sys:Resources).yaml('Inline.template'), new(sys:Resources))\n\
+         \x20     - logger(t).info('{0} {1} {2} {3} {4}', $r.keys().orderBy($), $r.exitCode, $q.stdout, $p, $i.exitCode)\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Resources/Inline.template"),
+        "FormatVersion: 2.1.0\nVersion: 1.0.0\nName: Inline\nBody: return go()\n\
+         Files:\n  f1:\n    Name: go.sh\n    BodyType: Text\n    Body: echo inline\n\
+         Scripts:\n  go:\n    Type: Application\n    Version: 1.0.0\n    EntryPoint: go.sh\n",
+    )
+    .unwrap();
+    let model = dir.join("m.json");
+    std::fs::write(
+        &model,
+        r#"{"?": {"type": "ex.Agent", "id": "a"}, "instance": {"?": {"type": "io.murano.resources.LinuxMuranoInstance", "id": "i"}, "name": "vm", "flavor": "f", "image": "img"}}"#,
+    )
+    .unwrap();
+    let record = dir.join("r.json");
+    let o = muranopl(&[
+        "run",
+        pkg.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rec = read_json(&record);
+    let log: Vec<&str> = rec["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l.as_str())
+        .filter(|l| l.starts_with("INFO t:"))
+        .collect();
+    assert_eq!(
+        log,
+        ["INFO t: ('exitCode', 'stderr', 'stdout') 0 None True 0"],
+        "{rec}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -217,32 +217,64 @@ pub(crate) fn dict(entries: Vec<(&str, Value)>) -> Value {
 
 // ---- the core library's own resources ---------------------------------
 
-const RUN_COMMAND: &str = "FormatVersion: 2.1.0
+// The core library's plan templates have murano's shape
+// (meta/io.murano/Resources): `runCommand` runs the command as an inline
+// script file and answers the script's result; `putFile` writes the file
+// with a script of the library and answers whether it succeeded.
+const RUN_COMMAND: &str = "FormatVersion: 2.0.0
 Version: 1.0.0
-Name: '$planName'
-Parameters:
-  command: '$command'
-  captureStdout: '$captureStdout'
-  captureStderr: '$captureStderr'
-  verifyExitcode: '$verifyExitcode'
-Body: |
-  return runCommand(args.command, captureStdout=args.captureStdout, captureStderr=args.captureStderr, verifyExitcode=args.verifyExitcode).stdout
+Name: $planName
+Body: return runCommand()
+Files:
+  scriptFile:
+    BodyType: Text
+    Name: scriptFile.sh
+    Body: $command
+Scripts:
+  runCommand:
+    Type: Application
+    Version: 1.0.0
+    EntryPoint: scriptFile.sh
+    Options:
+      captureStdout: $captureStdout
+      captureStderr: $captureStderr
+      verifyExitcode: $verifyExitcode
 ";
 
-const PUT_FILE: &str = "FormatVersion: 2.1.0
+const PUT_FILE: &str = "FormatVersion: 2.0.0
 Version: 1.0.0
-Name: '$planName'
+Name: $planName
 Parameters:
-  data: '$data'
-  path: '$path'
+  path: $path
 Body: |
-  return putFile(args.data, args.path)
+  return putFile(\"'{0}'\".format(args.path)).exitCode == 0
+Files:
+  destinationFile:
+    BodyType: Base64
+    Name: destinationFile
+    Body: $fileContent
+Scripts:
+  putFile:
+    Type: Application
+    Version: 1.0.0
+    EntryPoint: putFile.sh
+    Files:
+      - destinationFile
+    Options:
+      captureStdout: false
+      captureStderr: true
+      verifyExitcode: $verifyExitcode
 ";
+
+/// The script `putFile` runs: moves the placed file to the path given.
+const PUT_FILE_SH: &str =
+    "#!/bin/bash\nmkdir -p \"$(dirname \"$1\")\" && cp destinationFile \"$1\"\n";
 
 fn core_resource(name: &str) -> Option<&'static str> {
     match name {
         "RunCommand.template" => Some(RUN_COMMAND),
         "PutFile.template" => Some(PUT_FILE),
+        "scripts/putFile.sh" => Some(PUT_FILE_SH),
         _ => None,
     }
 }
@@ -643,6 +675,23 @@ fn stack_id(_: &SimCloud, a: Args) -> Result<Value> {
 
 // ---- the agent ----------------------------------------------------------
 
+/// The files a v2 template defines inline (`Files: {id: {Name, BodyType,
+/// Body}}`), by name: scripts that name them use them instead of a file
+/// of the package (murano's `_build_v2_execution_plan`,
+/// murano/engine/system/agent.py).
+fn inline_files(template: &Value) -> HashMap<String, String> {
+    match get(template, "Files") {
+        Some(Value::Dict(d)) => d
+            .iter()
+            .filter_map(|(id, f)| {
+                let name = get(f, "Name")?;
+                Some((runtime::pyrepr::to_str(name), runtime::pyrepr::to_str(id)))
+            })
+            .collect(),
+        _ => HashMap::new(),
+    }
+}
+
 /// What a v2 plan script places on the guest: its entry point when it is
 /// an `Application` script (for Chef or Puppet the entry point is a recipe
 /// name), then its `Files`, each with the URL the agent downloads it from
@@ -679,9 +728,10 @@ fn script_files(sc: &Value) -> (Option<String>, Vec<(String, Option<Value>)>) {
 /// `Scripts`. A file that is not there is an error, as it is in murano.
 fn plan_files(c: &SimCloud, package: &str, plan: &Value) -> Result<Value> {
     let mut out = Dict::default();
+    let inline = inline_files(plan);
     let mut add = |name: &str| -> Result<()> {
         let file = name.trim_start_matches('<').trim_end_matches('>');
-        if out.contains_key(&s(file)) {
+        if out.contains_key(&s(file)) || inline.contains_key(file) {
             return Ok(());
         }
         let body = read_resource(c, package, &format!("scripts/{file}"))?;
@@ -720,6 +770,7 @@ fn agent_plan(c: &SimCloud, a: Args) -> Result<Value> {
     let call = a.get(3).truthy();
     let answer = a.get(4).clone();
     let files = plan_files(c, &package, &plan)?;
+    let shape = plan.clone();
     let name = get(&plan, "Name").cloned().unwrap_or(Value::Null);
     let scripted = name.as_str().and_then(|n| {
         c.with(|c| {
@@ -755,7 +806,79 @@ fn agent_plan(c: &SimCloud, a: Args) -> Result<Value> {
             None => Value::list(vec![answer; n]),
         });
     }
-    Ok(scripted.unwrap_or(answer))
+    Ok(scripted.unwrap_or_else(|| shaped_answer(&shape, answer)))
+}
+
+/// The answer of a v2 plan the run scripts no answer for, shaped by its
+/// `Body` as murano-agent would evaluate it: `return s()` of an
+/// `Application` script gives the script's result `{exitCode, stdout,
+/// stderr}` (`stdout` is the run's default answer, null when not
+/// captured); `.stdout`, `.stderr` and `.exitCode` of it, and `.exitCode
+/// == 0` / `!= 0`, give those. Any other body answers the default.
+fn shaped_answer(plan: &Value, answer: Value) -> Value {
+    let body = get(plan, "Body")
+        .map(runtime::pyrepr::to_str)
+        .unwrap_or_default();
+    let Some(call) = body.trim().strip_prefix("return ") else {
+        return answer;
+    };
+    let Some((name, rest)) = call.split_once('(') else {
+        return answer;
+    };
+    let script = get(plan, "Scripts").and_then(|sc| get(sc, name.trim()));
+    let is_app = script
+        .and_then(|sc| get(sc, "Type"))
+        .is_some_and(|t| runtime::pyrepr::to_str(t).contains("Application"));
+    let Some(after) = close_paren(rest).filter(|_| is_app) else {
+        return answer;
+    };
+    let option = |k: &str| {
+        script
+            .and_then(|sc| get(sc, "Options"))
+            .and_then(|o| get(o, k))
+            .is_none_or(Value::truthy)
+    };
+    let stdout = if option("captureStdout") {
+        answer
+    } else {
+        Value::Null
+    };
+    let stderr = if option("captureStderr") {
+        s("")
+    } else {
+        Value::Null
+    };
+    match after.split_whitespace().collect::<Vec<_>>()[..] {
+        [] => dict(vec![
+            ("exitCode", Value::Int(0)),
+            ("stdout", stdout),
+            ("stderr", stderr),
+        ]),
+        [".stdout"] => stdout,
+        [".stderr"] => stderr,
+        [".exitCode"] => Value::Int(0),
+        [".exitCode", "==", "0"] => Value::Bool(true),
+        [".exitCode", "!=", "0"] => Value::Bool(false),
+        _ => stdout,
+    }
+}
+
+/// The text after the parenthesis that closes an open one at the start.
+fn close_paren(rest: &str) -> Option<&str> {
+    let mut depth = 1usize;
+    for (i, ch) in rest.char_indices() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(&rest[i + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 // ---- Neutron API (networking-sfc) ----------------------------------------
@@ -955,8 +1078,11 @@ fn execution_plan(c: &SimCloud, a: Args) -> Result<Value> {
             );
             plan.insert(s("Stamp"), Value::Int(seq as i64));
             plan.insert(s("Action"), s("Execute"));
-            let mut files = Dict::default();
-            let mut ids: HashMap<String, String> = HashMap::new();
+            let mut files = match get(&template, "Files") {
+                Some(Value::Dict(d)) => (**d).clone(),
+                _ => Dict::default(),
+            };
+            let mut ids: HashMap<String, String> = inline_files(&template);
             let mut add = |name: &str, url: Option<Value>| -> Result<String> {
                 if let Some(id) = ids.get(name) {
                     return Ok(id.clone());
