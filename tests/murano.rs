@@ -1401,3 +1401,20 @@ fn flow_collections_parse_with_pyyaml_leniency() {
         "((1, 2), {'a': 1}, (1, 2))"
     );
 }
+
+/// No error goes without a message: `first()` of an empty collection says
+/// so (the reference's bare `StopIteration` has none; Clearwater's
+/// installers reported "due to " and nothing).
+#[test]
+fn errors_always_have_a_message() {
+    let src = "Name: Test\nMethods:\n  test:\n    Scope: Public\n    Body:\n      - Try:\n          - $x: list().first()\n        Catch:\n          - As: e\n            Do:\n              - Return: $e.message\n";
+    let (_, r) = run(src, "test");
+    assert_eq!(
+        runtime::pyrepr::to_str(&r.unwrap()),
+        "first() of an empty collection"
+    );
+    assert_eq!(
+        runtime::Error::new(runtime::ErrorKind::KeyError, "").message(),
+        "KeyError"
+    );
+}

@@ -308,11 +308,17 @@ pub struct Error(Box<Inner>);
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// Makes an error of `kind` with a message.
+    /// Makes an error of `kind` with a message (an empty one becomes the
+    /// kind's name: no error goes without words).
     pub fn new(kind: impl Into<ErrorKind>, message: impl Into<String>) -> Error {
+        let kind = kind.into();
+        let mut message = message.into();
+        if message.is_empty() {
+            message = kind.name().to_string();
+        }
         Error(Box::new(Inner {
-            kind: kind.into(),
-            message: message.into(),
+            kind,
+            message,
             span: None,
             data: None,
             trace: Vec::new(),

@@ -278,7 +278,7 @@ fn dict_(_: &Cx, a: Args) -> Result<Value> {
 
 /// The first two elements of `t` as Python's `iter(t)`/`next` give them.
 fn first_two(t: &Value) -> Result<(Value, Value)> {
-    let stop = || Error::new(ErrorKind::StopIteration, "");
+    let stop = || Error::new(ErrorKind::StopIteration, "a pair needs two elements");
     let mut two: Vec<Value> = Vec::with_capacity(2);
     match t {
         Value::Str(s) => {

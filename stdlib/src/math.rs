@@ -612,7 +612,7 @@ fn int_pow(base: &BigInt, exp: &BigInt) -> Result<Value> {
     let e = exp
         .to_u64()
         .filter(|e| e.saturating_mul(base.bits()) <= MAX_BITS)
-        .ok_or_else(|| Error::new(ErrorKind::MemoryError, ""))?;
+        .ok_or_else(|| Error::new(ErrorKind::MemoryError, "the power would be too large"))?;
     Ok(Value::from_bigint(num_traits::pow(
         base.clone(),
         e as usize,

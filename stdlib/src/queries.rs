@@ -1034,7 +1034,7 @@ fn first(cx: &Cx, a: Args) -> Result<Value> {
         Some(r) => r,
         None => {
             if is_novalue(a.get(1)) {
-                Err(stop_iteration(""))
+                Err(stop_iteration("first() of an empty collection"))
             } else {
                 Ok(a.get(1).clone())
             }
@@ -1058,7 +1058,7 @@ fn single(cx: &Cx, a: Args) -> Result<Value> {
     let mut it = cx.iter(a.get(0))?;
     let r = match it.next() {
         Some(r) => r?,
-        None => return Err(stop_iteration("")),
+        None => return Err(stop_iteration("single() of an empty collection")),
     };
     match it.next() {
         None => Ok(r),
@@ -1090,7 +1090,7 @@ fn last(cx: &Cx, a: Args) -> Result<Value> {
         Some(v) => Ok(v),
         None => {
             if is_novalue(a.get(1)) {
-                Err(stop_iteration(""))
+                Err(stop_iteration("last() of an empty collection"))
             } else {
                 Ok(a.get(1).clone())
             }

@@ -254,7 +254,10 @@ fn check_repeat_memory(cx: &Cx, s: &str, n: i64) -> Result<()> {
         Some(q) if q > 0 => q as i128,
         _ => {
             if n > 0 && (n as i128) * (s.len() as i128) > (1i128 << 32) {
-                return Err(Error::new(ErrorKind::MemoryError, ""));
+                return Err(Error::new(
+                    ErrorKind::MemoryError,
+                    "the repeated string would exceed 4 GiB",
+                ));
             }
             return Ok(());
         }
