@@ -1219,8 +1219,11 @@ impl HotPackage {
         Ok(y)
     }
 
-    /// The generated UI definition (murano's `_translate_ui`): parameter
-    /// groups become forms `group1..N`, `group0` holds the application name.
+    /// The generated UI definition, as murano's `_translate_ui`
+    /// (murano/packages/hot_package.py) writes it: `group0` holds the
+    /// hidden `title` and the application name; each `parameter_groups`
+    /// entry becomes a form of the parameters it names that exist; the
+    /// parameters no group names make one last form.
     pub fn translate_ui(&self) -> Result<String> {
         let (_, hot) = self.template()?;
         let name = self.full_name();
@@ -1229,30 +1232,36 @@ impl HotPackage {
             Some(Value::Dict(d)) => d.as_ref().clone(),
             _ => Dict::default(),
         };
-        // Groups: parameter_groups (names listed), else one group of all.
         let mut groups: Vec<Vec<String>> = Vec::new();
+        let mut used: Vec<String> = Vec::new();
         if let Some(Value::List(gs)) = dget(&hot, "parameter_groups") {
             for g in gs.iter() {
-                let mut names = Vec::new();
-                match dget(g, "parameters") {
-                    Some(Value::List(ps)) => {
-                        names.extend(ps.iter().filter_map(|p| p.as_str().map(str::to_string)))
-                    }
-                    Some(Value::Dict(ps)) => {
-                        names.extend(ps.keys().filter_map(|p| p.as_str().map(str::to_string)))
-                    }
-                    _ => {}
-                }
+                // Iterating a dict of parameters gives its names.
+                let listed: Vec<Value> = match dget(g, "parameters") {
+                    Some(Value::List(ps)) => ps.to_vec(),
+                    Some(Value::Dict(ps)) => ps.keys().cloned().collect(),
+                    _ => Vec::new(),
+                };
+                let names: Vec<String> = listed
+                    .iter()
+                    .filter_map(|p| p.as_str().map(str::to_string))
+                    .filter(|p| {
+                        params
+                            .get(&Value::str(p.as_str()))
+                            .is_some_and(Value::truthy)
+                    })
+                    .collect();
+                used.extend(names.iter().cloned());
                 groups.push(names);
             }
         }
-        if groups.is_empty() {
-            groups.push(
-                params
-                    .keys()
-                    .filter_map(|k| k.as_str().map(str::to_string))
-                    .collect(),
-            );
+        let rest: Vec<String> = params
+            .keys()
+            .filter_map(|k| k.as_str().map(str::to_string))
+            .filter(|k| !used.contains(k))
+            .collect();
+        if !rest.is_empty() {
+            groups.push(rest);
         }
         let mut y = String::from("Version: 2\nApplication:\n  \"?\":\n");
         y.push_str(&format!(
@@ -1263,21 +1272,23 @@ impl HotPackage {
         ));
         y.push_str(&format!("  \"name\": {}\n", yaql_tag("$.group0.name")));
         y.push_str("  \"templateParameters\":\n");
-        let mut all: Vec<(String, usize)> = Vec::new();
+        if groups.iter().all(Vec::is_empty) {
+            y.push_str("    {}\n");
+        }
         for (i, g) in groups.iter().enumerate() {
             for p in g {
-                all.push((p.clone(), i + 1));
+                let expr = format!("$.group{}.{p}", i + 1);
+                y.push_str(&format!("    {}: {}\n", yq(p), yaql_tag(&expr)));
             }
         }
-        all.sort();
-        for (p, g) in &all {
-            y.push_str(&format!(
-                "    {}: {}\n",
-                yq(p),
-                yaql_tag(&format!("$.group{g}.{p}"))
-            ));
-        }
-        y.push_str("Forms:\n  - group0:\n      fields:\n        - name: name\n          type: string\n          label: Application Name\n");
+        let title = self.description().unwrap_or_default();
+        y.push_str(&format!(
+            "Forms:\n  - group0:\n      fields:\n\
+             \x20       - name: title\n          type: string\n          required: false\n          hidden: true\n          description: {}\n\
+             \x20       - name: name\n          type: string\n          label: Application Name\n          required: true\n\
+             \x20         description: Enter a desired name for the application. Just A-Z, a-z, 0-9, and dash are allowed\n",
+            yq(title)
+        ));
         for (i, g) in groups.iter().enumerate() {
             y.push_str(&format!("  - group{}:\n      fields:\n", i + 1));
             if g.is_empty() {
@@ -1288,35 +1299,122 @@ impl HotPackage {
                     .get(&Value::str(p.as_str()))
                     .cloned()
                     .unwrap_or(Value::Null);
-                let ty = match dget(&def, "type").and_then(|t| t.as_str()) {
-                    Some("number") => "integer",
-                    Some("boolean") => "boolean",
-                    _ => "string",
-                };
-                y.push_str(&format!(
-                    "        - name: {}\n          type: {ty}\n",
-                    yq(p)
-                ));
-                if let Some(l) = dget(&def, "label").and_then(|v| v.as_str()) {
-                    y.push_str(&format!("          label: {}\n", yq(l)));
-                }
-                if let Some(d) = dget(&def, "description").and_then(|v| v.as_str()) {
-                    y.push_str(&format!("          description: {}\n", yq(d)));
-                }
-                if let Some(d) = dget(&def, "default") {
-                    y.push_str(&format!(
-                        "          initial: {}\n",
-                        runtime::json::to_tagged_string(d)
-                    ));
-                }
-                let hidden = dget(&def, "hidden").is_some_and(|v| v.truthy());
-                if hidden {
-                    y.push_str("          hidden: true\n");
-                }
+                y.push_str(&hot_ui_field(p, &def));
             }
         }
         Ok(y)
     }
+}
+
+/// One generated form field of a HOT parameter (murano's
+/// `_translate_ui_parameter`): its type, label (the name in title case
+/// unless given), description, default (`initial`, then not required) and
+/// constraints (`length` as `minLength`/`maxLength`; `range`,
+/// `allowed_values` and `allowed_pattern` as validators with the
+/// constraint's description as message).
+fn hot_ui_field(name: &str, def: &Value) -> String {
+    let ty = match dget(def, "type").and_then(|t| t.as_str()) {
+        Some("number") => "integer",
+        Some("boolean") => "boolean",
+        _ => "string",
+    };
+    let label = dget(def, "label")
+        .and_then(|v| v.as_str())
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| title_case(name).replace('_', " "));
+    let mut y = format!(
+        "        - name: {}\n          type: {ty}\n          label: {}\n",
+        yq(name),
+        yq(&label)
+    );
+    if let Some(d) = dget(def, "description") {
+        y.push_str(&format!(
+            "          description: {}\n",
+            yq(&runtime::pyrepr::to_str(d))
+        ));
+    }
+    match dget(def, "default") {
+        Some(d) => y.push_str(&format!(
+            "          initial: {}\n          required: false\n",
+            runtime::json::to_tagged_string(d)
+        )),
+        None => y.push_str("          required: true\n"),
+    }
+    let mut validators = Vec::new();
+    let (mut min_len, mut max_len): (Option<i64>, Option<i64>) = (None, None);
+    if let Some(Value::List(cs)) = dget(def, "constraints") {
+        for c in cs.iter() {
+            let message = dget(c, "description").map(|m| yq(&runtime::pyrepr::to_str(m)));
+            let check = if let Some(spec) = dget(c, "length") {
+                if let Some(m) = dget(spec, "min").and_then(as_int) {
+                    min_len = Some(min_len.map_or(m, |x| x.max(m)));
+                }
+                if let Some(m) = dget(spec, "max").and_then(as_int) {
+                    max_len = Some(max_len.map_or(m, |x| x.min(m)));
+                }
+                continue;
+            } else if let Some(spec) = dget(c, "range") {
+                let (lo, hi) = (dget(spec, "min"), dget(spec, "max"));
+                let bound = |v: &Value| runtime::pyrepr::to_str(v);
+                let expr = match (lo, hi) {
+                    (Some(l), Some(h)) => format!("$ >= {} and $ <= {}", bound(l), bound(h)),
+                    (Some(l), None) => format!("$ >= {}", bound(l)),
+                    (None, Some(h)) => format!("$ <= {}", bound(h)),
+                    (None, None) => continue,
+                };
+                yaql_tag(&expr)
+            } else if let Some(Value::List(vals)) = dget(c, "allowed_values") {
+                let list: Vec<String> = vals.iter().map(hot_value_text).collect();
+                yaql_tag(&format!("$ in list({})", list.join(", ")))
+            } else if let Some(p) = dget(c, "allowed_pattern") {
+                format!(
+                    "\n              regexpValidator: {}",
+                    yq(&runtime::pyrepr::to_str(p))
+                )
+            } else {
+                continue;
+            };
+            validators.push((check, message));
+        }
+    }
+    if let Some(m) = min_len {
+        y.push_str(&format!("          minLength: {m}\n"));
+    }
+    if let Some(m) = max_len {
+        y.push_str(&format!("          maxLength: {m}\n"));
+    }
+    if !validators.is_empty() {
+        y.push_str("          validators:\n");
+        for (check, message) in validators {
+            y.push_str(&format!("            - expr: {check}\n"));
+            if let Some(m) = message {
+                y.push_str(&format!("              message: {m}\n"));
+            }
+        }
+    }
+    y
+}
+
+/// Python's `str.title()`: each run of letters starts upper case, the rest
+/// lower case.
+fn title_case(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut prev_letter = false;
+    for c in s.chars() {
+        if c.is_alphabetic() {
+            if prev_letter {
+                out.extend(c.to_lowercase());
+            } else {
+                out.extend(c.to_uppercase());
+            }
+            prev_letter = true;
+        } else {
+            out.push(c);
+            prev_letter = false;
+        }
+    }
+    out
 }
 
 impl PackageFormat for HotPackage {
@@ -2716,6 +2814,87 @@ mod tests {
             .unwrap_err()
             .message()
             .contains("Not a HOT template"));
+    }
+
+    /// The generated UI as murano's `_translate_ui_parameters` and
+    /// `_translate_ui_parameter` (murano/packages/hot_package.py) make it:
+    /// a hidden `title` and the name first; grouped parameters, then the
+    /// rest; labels in title case; a default makes a field optional;
+    /// constraints become length limits and validators; `hidden:`
+    /// parameters are shown like any other.
+    #[test]
+    fn hot_ui_follows_murano() {
+        let dir = std::env::temp_dir().join(format!("muranopl-hot-ui-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("template.yaml"),
+            "heat_template_version: 2013-05-23\nresources: {}\nparameters:\n  \
+             key_name: {type: string, hidden: true}\n  \
+             flavor: {type: string, default: m1.small, constraints: [{allowed_values: [m1.small, m1.big], description: pick one}]}\n  \
+             count: {type: number, constraints: [{range: {min: 1, max: 3}}, {length: {min: 2}}]}\n  \
+             tag: {type: string, constraints: [{allowed_pattern: '[a-z]+'}]}\n\
+             parameter_groups:\n  - parameters: [flavor, missing]\n",
+        )
+        .unwrap();
+        let p = HotPackage {
+            base: PackageBase {
+                source: Source::Dir(dir.clone()),
+                manifest: manifest(
+                    "Format: Heat.HOT/1.0\nFullName: ex.Hot\nType: Application\nDescription: A stack\n",
+                )
+                .unwrap(),
+            },
+        };
+        let ui = p.translate_ui().unwrap();
+        let doc = node_value(&load_documents(&ui, "ui").unwrap()[0]);
+        let forms = dget(&doc, "Forms").unwrap().clone();
+        let fields = |i: usize| -> Vec<Value> {
+            let Value::List(f) = &forms else {
+                panic!("{ui}")
+            };
+            let g = dget(&f[i], &format!("group{i}")).unwrap();
+            match dget(g, "fields") {
+                Some(Value::List(l)) => l.to_vec(),
+                _ => Vec::new(),
+            }
+        };
+        let names = |i: usize| -> Vec<String> {
+            fields(i)
+                .iter()
+                .map(|f| runtime::pyrepr::to_str(dget(f, "name").unwrap()))
+                .collect()
+        };
+        assert_eq!(names(0), ["title", "name"]);
+        assert_eq!(names(1), ["flavor"]);
+        assert_eq!(names(2), ["key_name", "count", "tag"]);
+        let field = |i: usize, n: &str| {
+            fields(i)
+                .into_iter()
+                .find(|f| dget(f, "name").and_then(|v| v.as_str()) == Some(n))
+                .unwrap()
+        };
+        let title = field(0, "title");
+        assert_eq!(dget(&title, "hidden"), Some(&Value::Bool(true)));
+        assert_eq!(
+            dget(&title, "description").and_then(|v| v.as_str()),
+            Some("A stack")
+        );
+        let key = field(2, "key_name");
+        assert_eq!(
+            dget(&key, "label").and_then(|v| v.as_str()),
+            Some("Key Name")
+        );
+        assert_eq!(dget(&key, "hidden"), None);
+        assert_eq!(dget(&key, "required"), Some(&Value::Bool(true)));
+        let flavor = field(1, "flavor");
+        assert_eq!(dget(&flavor, "required"), Some(&Value::Bool(false)));
+        let count = field(2, "count");
+        assert_eq!(dget(&count, "minLength").and_then(as_int), Some(2));
+        assert!(ui.contains("expr: !yaql \"$ in list('m1.small', 'm1.big')\"\n              message: \"pick one\""), "{ui}");
+        assert!(ui.contains("expr: !yaql \"$ >= 1 and $ <= 3\""), "{ui}");
+        assert!(ui.contains("regexpValidator: \"[a-z]+\""), "{ui}");
+        assert!(ui.contains("\"count\": !yaql \"$.group2.count\""), "{ui}");
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
