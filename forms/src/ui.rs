@@ -1,5 +1,6 @@
-//! Murano Dynamic UI: UI definitions (`UI/ui.yaml`, Version 1.0–2.3) and
-//! the object model the dashboard makes of them.
+//! Murano Dynamic UI: UI definitions (`UI/ui.yaml`, Version 2.0–2.3, as
+//! murano-dashboard supports them) and the object model the dashboard makes
+//! of them.
 //!
 //! * [`UiDefinition::parse`] reads `Version`, `Templates`, `Application`
 //!   and `Forms` (each form's fields with their types, `initial`,
@@ -25,8 +26,9 @@
 //!   server) get the object model of that application, generated from its
 //!   own package's UI when the package is on the search path.
 //!
-//! Version 1.x definitions have no `Application` section; their model is
-//! the application object with every field's value as a property.
+//! As the dashboard, a definition without `Version` is Version 1 and
+//! refused, a second field of a name replaces the first, and a field type
+//! it does not know is a choice of applications of that type.
 
 use runtime::ErrorKind;
 use std::collections::HashMap;
@@ -359,6 +361,8 @@ pub struct Field {
     pub requirements: Dict,
     /// `allow_auto` of a network field (default true).
     pub allow_auto: bool,
+    /// `errorMessages.required`: the message for a missing value.
+    pub required_msg: Option<String>,
     /// `confirmInput` of a password field (default true).
     pub confirm_input: bool,
     /// Every attribute, as data.
@@ -387,8 +391,8 @@ pub struct UiDefinition {
     pub version: UiVersion,
     /// `Templates`, in order.
     pub templates: Vec<(String, Tpl)>,
-    /// `Application` (required from Version 2.0).
-    pub application: Option<Tpl>,
+    /// `Application`: the object model the answers make.
+    pub application: Tpl,
     /// `Forms`.
     pub forms: Vec<Form>,
     /// Where the document starts.
@@ -507,7 +511,7 @@ fn capitalize(s: &str) -> String {
     }
 }
 
-fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
+fn parse_field(n: &Node) -> Result<Field> {
     if n.as_map().is_none() {
         return Err(n.pos.error(
             ErrorKind::UiDefinitionError,
@@ -549,7 +553,7 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
         _ => {
             let t = scalar_text(type_n, "field type")?;
             match FieldType::from_name(t) {
-                Some(FieldType::Instance) if version.major >= 2 => {
+                Some(FieldType::Instance) => {
                     return Err(type_n.pos.error(
                         ErrorKind::UiDefinitionError,
                         format!(
@@ -558,15 +562,10 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
                     ))
                 }
                 Some(ft) => ft,
-                None if t.contains('.') && package::valid_full_name(t) => {
-                    FieldType::App(vec![t.to_string()])
-                }
-                None => {
-                    return Err(type_n.pos.error(
-                        ErrorKind::UiDefinitionError,
-                        format!("field {name}: unknown field type `{t}`"),
-                    ))
-                }
+                // murano-dashboard makes any other type a choice of the
+                // environment's applications of that type (`make_select_cls`
+                // in muranodashboard/dynamic_ui/fields.py).
+                None => FieldType::App(vec![t.to_string()]),
             }
         }
     };
@@ -591,11 +590,14 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
         "required",
     )?;
     let hidden = bool_tpl(n.get("hidden"), false, "hidden")?;
-    let invalid_msg = n
-        .get("errorMessages")
-        .and_then(|e| e.get("invalid"))
-        .and_then(|m| m.as_scalar())
-        .map(str::to_string);
+    let error_msg = |kind: &str| {
+        n.get("errorMessages")
+            .and_then(|e| e.get(kind))
+            .and_then(|m| m.as_scalar())
+            .map(str::to_string)
+    };
+    let invalid_msg = error_msg("invalid");
+    let required_msg = error_msg("required");
     if let Some(em) = n.get("errorMessages") {
         if em.as_map().is_none() && !em.is_null() {
             return Err(em.pos.error(
@@ -719,13 +721,14 @@ fn parse_field(n: &Node, version: UiVersion) -> Result<Field> {
         choices,
         image_type,
         requirements,
+        required_msg,
         allow_auto,
         confirm_input,
         raw,
     })
 }
 
-fn parse_form(name: &str, body: &Node, pos: &Pos, version: UiVersion) -> Result<Form> {
+fn parse_form(name: &str, body: &Node, pos: &Pos) -> Result<Form> {
     let mut form = Form {
         name: name.to_string(),
         pos: pos.clone(),
@@ -748,14 +751,14 @@ fn parse_form(name: &str, body: &Node, pos: &Pos, version: UiVersion) -> Result<
         match &f.kind {
             NodeKind::Seq(items) => {
                 for it in items {
-                    let field = parse_field(it, version)?;
-                    if form.fields.iter().any(|x| x.name == field.name) {
-                        return Err(it.pos.error(
-                            ErrorKind::UiDefinitionError,
-                            format!("form {name}: duplicate field {}", field.name),
-                        ));
+                    let field = parse_field(it)?;
+                    // The dashboard keeps a form's fields in an ordered
+                    // dict: a second field of a name replaces the first,
+                    // in its place.
+                    match form.fields.iter_mut().find(|x| x.name == field.name) {
+                        Some(slot) => *slot = field,
+                        None => form.fields.push(field),
                     }
-                    form.fields.push(field);
                 }
             }
             _ if f.is_null() => {}
@@ -798,32 +801,42 @@ impl UiDefinition {
                 ),
             ));
         }
-        let version = match doc.get("Version") {
-            None => UiVersion {
-                major: LATEST_VERSION.0,
-                minor: LATEST_VERSION.1,
-            },
-            Some(v) => {
-                let t = scalar_text(v, "Version")?;
-                let ver = UiVersion::parse(t).ok_or_else(|| {
-                    v.pos.error(
-                        ErrorKind::UiDefinitionError,
-                        format!("malformed Version `{t}` (expected MAJOR.MINOR)"),
-                    )
-                })?;
-                let latest = UiVersion {
-                    major: LATEST_VERSION.0,
-                    minor: LATEST_VERSION.1,
-                };
-                if ver.major == 0 || ver.major > latest.major || ver > latest {
-                    return Err(v.pos.error(
-                        ErrorKind::UiDefinitionError,
-                        format!("unsupported UI format Version {ver} (supported: 1.0 to {latest})"),
-                    ));
-                }
-                ver
-            }
+        // murano-dashboard's `check_version` (dynamic_ui/version.py): a
+        // definition without `Version` is 1; only the 2.x family up to the
+        // latest is supported.
+        let (ver_text, ver_pos) = match doc.get("Version") {
+            None => ("1".to_string(), &doc.pos),
+            Some(v) => (scalar_text(v, "Version")?.to_string(), &v.pos),
         };
+        let version = UiVersion::parse(&ver_text).ok_or_else(|| {
+            ver_pos.error(
+                ErrorKind::UiDefinitionError,
+                format!("malformed Version `{ver_text}` (expected MAJOR.MINOR)"),
+            )
+        })?;
+        let latest = UiVersion {
+            major: LATEST_VERSION.0,
+            minor: LATEST_VERSION.1,
+        };
+        if version.major != latest.major {
+            return Err(ver_pos.error(
+                ErrorKind::UiDefinitionError,
+                format!(
+                    "Unsupported Dynamic UI format version: requested format version \
+                     {version} is not compatible with the supported family {}",
+                    latest.major
+                ),
+            ));
+        }
+        if version > latest {
+            return Err(ver_pos.error(
+                ErrorKind::UiDefinitionError,
+                format!(
+                    "Unsupported Dynamic UI format version: requested format version \
+                     {version} is newer than latest supported {latest}"
+                ),
+            ));
+        }
         let mut templates = Vec::new();
         if let Some(t) = doc.get("Templates") {
             match &t.kind {
@@ -860,12 +873,12 @@ impl UiDefinition {
                 Some(Tpl::from_node(a)?)
             }
         };
-        if application.is_none() && version.major >= 2 {
+        let Some(application) = application else {
             return Err(doc.pos.error(
                 ErrorKind::UiDefinitionError,
-                format!("the Application section is required (UI Version {version})"),
+                "Application section is required",
             ));
-        }
+        };
         let mut forms = Vec::new();
         if let Some(f) = doc.get("Forms") {
             match &f.kind {
@@ -886,7 +899,7 @@ impl UiDefinition {
                                 format!("duplicate form {name}"),
                             ));
                         }
-                        forms.push(parse_form(name, body, &k.pos, version)?);
+                        forms.push(parse_form(name, body, &k.pos)?);
                     }
                 }
                 _ if f.is_null() => {}
@@ -1639,7 +1652,10 @@ impl Gen<'_> {
     ) -> Result<std::result::Result<(), String>> {
         if is_empty(v) || (field.ty == FieldType::Network && !has_network(v)) {
             if required && !(field.ty == FieldType::Network && field.allow_auto) {
-                return Ok(Err("This field is required.".into()));
+                return Ok(Err(field
+                    .required_msg
+                    .clone()
+                    .unwrap_or_else(|| "This field is required.".into())));
             }
             return Ok(Ok(()));
         }
@@ -2047,28 +2063,9 @@ impl Gen<'_> {
         };
         let mut wf = Dict::default();
         wf.insert(Value::str("application_name"), Value::str(&app_name));
-        if self.ui.version.major >= 2 {
-            data.insert(Value::str(WF_MANAGEMENT_NAME), Value::dict(wf));
-        }
+        data.insert(Value::str(WF_MANAGEMENT_NAME), Value::dict(wf));
         let ctx = self.ctx(&data);
-        let model = match &self.ui.application {
-            Some(app) => self.eval(app, &ctx)?,
-            None => {
-                // Version 1.x: the application object with every field.
-                let mut d = Dict::default();
-                let mut q = Dict::default();
-                q.insert(Value::str("type"), Value::str(&self.opts.package));
-                d.insert(Value::str("?"), Value::dict(q));
-                for (_, fd) in data.iter() {
-                    if let Value::Dict(fd) = fd {
-                        for (k, v) in fd.iter() {
-                            d.insert(k.clone(), v.clone());
-                        }
-                    }
-                }
-                Value::dict(d)
-            }
-        };
+        let model = self.eval(&self.ui.application, &ctx)?;
         let Value::Dict(md) = &model else {
             return Err(self.ui.pos.error(
                 ErrorKind::UiDefinitionError,
@@ -2414,19 +2411,20 @@ Forms:
     #[test]
     fn malformed_definitions() {
         let cases = [
-            ("Version: 3.0\nApplication: {}\n", "unsupported"),
+            // murano-dashboard's `check_version`: only the 2.x family, up to
+            // the latest; no `Version` is 1.
+            ("Version: 3.0\nApplication: {}\n", "not compatible with the supported family 2"),
+            ("Version: 1.0\nApplication: {}\n", "requested format version 1.0 is not compatible"),
+            ("Application: {}\n", "requested format version 1.0 is not compatible"),
+            ("Version: 2.9\nApplication: {}\n", "is newer than latest supported 2.3"),
             ("Version: x\nApplication: {}\n", "malformed Version"),
             ("Version: 2\nForms: []\n", "Application section is required"),
             (
-                "Application:\n  ?: {type: A}\nForms:\n  - f:\n      fields:\n        - type: string\n",
+                "Version: 2.2\nApplication:\n  ?: {type: A}\nForms:\n  - f:\n      fields:\n        - type: string\n",
                 "needs a `name`",
             ),
-            (
-                "Application:\n  ?: {type: A}\nForms:\n  - f:\n      fields:\n        - name: a\n          type: strng\n",
-                "unknown field type",
-            ),
-            ("Application:\n  ?: {type: A}\nForms: {a: 1}\n", "Forms must be a list"),
-            ("Application: [1]\n", "Application must be a mapping"),
+            ("Version: 2.2\nApplication:\n  ?: {type: A}\nForms: {a: 1}\n", "Forms must be a list"),
+            ("Version: 2.2\nApplication: [1]\n", "Application must be a mapping"),
             ("a: [\n", "ui.yaml:"),
         ];
         for (text, want) in cases {
@@ -2440,22 +2438,14 @@ Forms:
 
     #[test]
     fn bad_yaql_has_position() {
-        let text = "Application:\n  ?: {type: A}\n  x: $.f.a.nosuchfunc()\nForms:\n  - f:\n      fields:\n        - name: a\n          type: string\n          initial: q\n";
+        let text = "Version: 2.2\nApplication:\n  ?: {type: A}\n  x: $.f.a.nosuchfunc()\nForms:\n  - f:\n      fields:\n        - name: a\n          type: string\n          initial: q\n";
         let e = model(text, None).err().unwrap();
-        assert!(e.message().starts_with("ui.yaml:3:"), "{}", e.message());
+        assert!(e.message().starts_with("ui.yaml:4:"), "{}", e.message());
     }
 
     #[test]
-    fn version_1_flat_model_and_hostname() {
-        let text = "Version: 1.0\nForms:\n  - s:\n      fields:\n        - name: host\n          type: string\n          initial: h\n        - name: n\n          type: integer\n          required: false\n";
-        let out = model(text, None).unwrap();
-        assert_eq!(get(&out.model, &["host"]).as_str(), Some("h"));
-        assert!(get(&out.model, &["n"]).is_null());
-        assert_eq!(
-            get(&out.model, &["?", "type"]).as_str(),
-            Some("com.example.App")
-        );
-        let text = "Application:\n  ?: {type: A}\n  h: generateHostname('', 1)\n  c: name()\n  r: ref(t, null, true)\n  r2: ref(t, null, true)\nTemplates:\n  t:\n    ?: {type: B}\n";
+    fn hostnames_names_and_refs() {
+        let text = "Version: 2.2\nApplication:\n  ?: {type: A}\n  h: generateHostname('', 1)\n  c: name()\n  r: ref(t, null, true)\n  r2: ref(t, null, true)\nTemplates:\n  t:\n    ?: {type: B}\n";
         let out = model(text, None).unwrap();
         let h = get(&out.model, &["h"]).as_str().unwrap();
         assert!(h.chars().next().unwrap().is_ascii_lowercase() && h.len() > 5);
@@ -2468,7 +2458,7 @@ Forms:
 
     #[test]
     fn choices_and_types() {
-        let text = "Application:\n  ?: {type: A}\n  p: $.f.probe\n  d: $.f.dbs\n  b: $.f.flag\nForms:\n  - f:\n      fields:\n        - name: probe\n          type: choice\n          choices:\n            - [HTTP, 'Http']\n            - [ICMP, 'Icmp']\n        - name: dbs\n          type: databaselist\n          initial: 'a, b'\n        - name: flag\n          type: boolean\n";
+        let text = "Version: 2.2\nApplication:\n  ?: {type: A}\n  p: $.f.probe\n  d: $.f.dbs\n  b: $.f.flag\nForms:\n  - f:\n      fields:\n        - name: probe\n          type: choice\n          choices:\n            - [HTTP, 'Http']\n            - [ICMP, 'Icmp']\n        - name: dbs\n          type: databaselist\n          initial: 'a, b'\n        - name: flag\n          type: boolean\n";
         let out = model(text, None).unwrap();
         assert_eq!(get(&out.model, &["p"]).as_str(), Some("HTTP"));
         assert_eq!(json(get(&out.model, &["d"])), r#"["a", "b"]"#);
@@ -2482,22 +2472,41 @@ Forms:
     #[test]
     fn broken_yaql_is_an_error() {
         for bad in ["$.f.a +", "generateHostname($.x, 1", "$.f.b.foo("] {
-            let text = format!("Application:\n  ?: {{type: A}}\n  x: {bad}\n");
+            let text = format!("Version: 2.2\nApplication:\n  ?: {{type: A}}\n  x: {bad}\n");
             let e = UiDefinition::parse(&text, "ui.yaml").err().unwrap();
-            assert!(e.message().starts_with("ui.yaml:3:6:"), "{}", e.message());
+            assert!(e.message().starts_with("ui.yaml:4:6:"), "{}", e.message());
         }
         // ordinary strings stay strings
-        let ui = UiDefinition::parse(
-            "Application:\n  ?: {type: A}\n  x: Apache License (2.0)\n  y: kube-#\n",
+        UiDefinition::parse(
+            "Version: 2.2\nApplication:\n  ?: {type: A}\n  x: Apache License (2.0)\n  y: kube-#\n",
             "ui.yaml",
         )
         .unwrap();
-        assert!(ui.application.is_some());
+    }
+
+    /// murano-dashboard's leniency (muranodashboard/dynamic_ui/forms.py and
+    /// fields.py): a second field of a name replaces the first, a type it
+    /// does not know is a choice of applications of that type, and
+    /// `errorMessages.required` is the message for a missing answer.
+    #[test]
+    fn dashboard_leniency() {
+        let text = "Version: 2.2\nApplication:\n  ?: {type: A}\n  x: $.f.a\nForms:\n  - f:\n      fields:\n        - name: a\n          type: integer\n        - name: db\n          type: com.example.Db\n          required: false\n        - name: a\n          type: string\n          errorMessages:\n            required: Say something\n";
+        let ui = UiDefinition::parse(text, "ui.yaml").unwrap();
+        let fields = &ui.forms[0].fields;
+        assert_eq!(fields.len(), 2);
+        assert_eq!(
+            (fields[0].name.as_str(), fields[0].ty.clone()),
+            ("a", FieldType::String)
+        );
+        assert_eq!(fields[1].ty, FieldType::App(vec!["com.example.Db".into()]));
+        let e = model(text, Some("f: {a: ''}")).err().unwrap();
+        assert!(e.message().contains("Say something"), "{}", e.message());
     }
 
     #[test]
     fn self_referencing_template_is_an_error() {
-        let text = "Application:\n  ?: {type: A}\n  x: $t\nTemplates:\n  t:\n    y: $t\n";
+        let text =
+            "Version: 2.2\nApplication:\n  ?: {type: A}\n  x: $t\nTemplates:\n  t:\n    y: $t\n";
         let e = model(text, None).err().unwrap();
         assert!(e.message().contains("nest too deeply"), "{}", e.message());
     }
