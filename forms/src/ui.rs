@@ -1477,12 +1477,20 @@ fn check_answers(answers: &Option<Value>, ui: &UiDefinition) -> Result<()> {
             "answers must be a mapping of form names to {field: value} mappings",
         ));
     };
+    // A password field that confirms its input also has the dashboard's
+    // `<name>-clone` field (muranodashboard/dynamic_ui/forms.py).
+    let is_field = |x: &Field, field: &str| {
+        x.name == field
+            || (x.ty == FieldType::Password
+                && x.confirm_input
+                && field.strip_suffix("-clone") == Some(x.name.as_str()))
+    };
     let has = |form: &str, field: &str| {
         (form == WF_MANAGEMENT_NAME && field == "application_name")
             || ui
                 .forms
                 .iter()
-                .any(|f| f.name == form && f.fields.iter().any(|x| x.name == field))
+                .any(|f| f.name == form && f.fields.iter().any(|x| is_field(x, field)))
     };
     for (k, v) in a.iter() {
         let k = runtime::pyrepr::to_str(k);
@@ -1994,6 +2002,12 @@ impl Gen<'_> {
             )
         };
         if let Some(a) = answer_for(&self.opts.answers, &form.name, &field.name) {
+            let clone = format!("{}-clone", field.name);
+            if let Some(c) = answer_for(&self.opts.answers, &form.name, &clone) {
+                if field.ty == FieldType::Password && c != a {
+                    return Err(fail("Passwords do not match".into()));
+                }
+            }
             let v = self.coerce(field, a).map_err(fail)?;
             if let FieldType::App(_) = field.ty {
                 return Ok(v);
@@ -2501,6 +2515,18 @@ Forms:
         assert_eq!(fields[1].ty, FieldType::App(vec!["com.example.Db".into()]));
         let e = model(text, Some("f: {a: ''}")).err().unwrap();
         assert!(e.message().contains("Say something"), "{}", e.message());
+        // A password's confirmation is its `-clone` field.
+        let text = "Version: 2.2\nApplication:\n  ?: {type: A}\n  p: $.f.pw\nForms:\n  - f:\n      fields:\n        - name: pw\n          type: password\n";
+        let out = model(text, Some("f: {pw: 'Secret#1', pw-clone: 'Secret#1'}")).unwrap();
+        assert_eq!(get(&out.model, &["p"]).as_str(), Some("Secret#1"));
+        let e = model(text, Some("f: {pw: 'Secret#1', pw-clone: 'Other#12'}"))
+            .err()
+            .unwrap();
+        assert!(
+            e.message().contains("Passwords do not match"),
+            "{}",
+            e.message()
+        );
     }
 
     #[test]
