@@ -1734,6 +1734,22 @@ impl Gen<'_> {
             Value::Str(s) => Some(s.to_string()),
             _ => None,
         };
+        // The dashboard offers only the flavors that meet the field's
+        // `requirements` (FlavorChoiceField): a known flavor below them is
+        // not a choice. (A flavor this catalogue does not know is taken as
+        // the user's cloud has it.)
+        if field.ty == FieldType::Flavor {
+            let name = text.clone().unwrap_or_default();
+            if let Some(f) = FLAVORS.iter().find(|f| f.0 == name) {
+                if !flavor_ok(f, &field.requirements) {
+                    return Ok(Err(format!(
+                        "Select a valid choice. {name} is not one of the available choices \
+                         (it does not meet the requirements {})",
+                        runtime::pyrepr::to_str(&Value::dict(field.requirements.clone()))
+                    )));
+                }
+            }
+        }
         let custom = field.regexp.is_some() || !field.validators.is_empty();
         if field.ty == FieldType::Password && !(custom && self.ui.version >= v23()) {
             let s = text.clone().unwrap_or_default();
@@ -2515,6 +2531,19 @@ Forms:
         assert_eq!(fields[1].ty, FieldType::App(vec!["com.example.Db".into()]));
         let e = model(text, Some("f: {a: ''}")).err().unwrap();
         assert!(e.message().contains("Say something"), "{}", e.message());
+        // A known flavor below the requirements is not a choice.
+        let text = "Version: 2.2\nApplication:\n  ?: {type: A}\n  f: $.f.fl\nForms:\n  - f:\n      fields:\n        - name: fl\n          type: flavor\n          requirements: {min_vcpus: 2}\n";
+        assert_eq!(
+            get(&model(text, None).unwrap().model, &["f"]).as_str(),
+            Some("m1.medium")
+        );
+        let e = model(text, Some("f: {fl: m1.small}")).err().unwrap();
+        assert!(
+            e.message().contains("not one of the available choices"),
+            "{}",
+            e.message()
+        );
+        assert!(model(text, Some("f: {fl: m1.large}")).is_ok());
         // A password's confirmation is its `-clone` field.
         let text = "Version: 2.2\nApplication:\n  ?: {type: A}\n  p: $.f.pw\nForms:\n  - f:\n      fields:\n        - name: pw\n          type: password\n";
         let out = model(text, Some("f: {pw: 'Secret#1', pw-clone: 'Secret#1'}")).unwrap();
