@@ -19,7 +19,9 @@ pub enum UiCmd {
         /// (searched for application-typed fields); repeatable.
         #[arg(short = 'L', long = "library")]
         libs: Vec<PathBuf>,
-        /// Answers (JSON or YAML): `{form: {field: value}}`.
+        /// Answers (JSON or YAML): `{form: {field: value}}`. A field whose
+        /// type is an application takes the answers of the application
+        /// made for it the same way: `{form: {field: {itsForm: {...}}}}`.
         #[arg(long)]
         answers: Option<PathBuf>,
         /// Print the cleaned form data too (`{"data": ..., "model": ...}`).

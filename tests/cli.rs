@@ -784,3 +784,62 @@ fn agent_results_and_inline_plan_files_are_murano_shaped() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `ui model --answers` answers the application made for an application
+/// field too: its answer is a mapping of that application's forms (so
+/// WordPress gets an Apache with PHP without editing the model).
+#[test]
+fn ui_model_answers_reach_nested_applications() {
+    let dir = std::env::temp_dir().join(format!("muranopl-nested-{}", std::process::id()));
+    let mk = |name: &str, ui: &str| {
+        let pkg = dir.join(name);
+        std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+        std::fs::create_dir_all(pkg.join("UI")).unwrap();
+        std::fs::write(
+            pkg.join("manifest.yaml"),
+            format!("Format: 1.4\nType: Application\nFullName: ex.{name}\nClasses:\n  ex.{name}: C.yaml\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            pkg.join("Classes/C.yaml"),
+            format!(
+                "Namespaces: {{=: ex, std: io.murano}}\nName: {name}\nExtends: std:Application\n"
+            ),
+        )
+        .unwrap();
+        std::fs::write(pkg.join("UI/ui.yaml"), ui).unwrap();
+        pkg
+    };
+    let app = mk(
+        "App",
+        "Version: 2.2\nApplication:\n  ?: {type: ex.App}\n  part: $.main.part\nForms:\n  - main:\n      fields:\n        - name: part\n          type: ex.Part\n",
+    );
+    mk(
+        "Part",
+        "Version: 2.2\nApplication:\n  ?: {type: ex.Part}\n  flag: $.conf.flag\nForms:\n  - conf:\n      fields:\n        - name: flag\n          type: boolean\n",
+    );
+    let answers = dir.join("a.yaml");
+    let model = |a: &str| {
+        std::fs::write(&answers, a).unwrap();
+        let lib = dir.to_str().unwrap();
+        let ans = answers.to_str().unwrap();
+        muranopl(&[
+            "ui",
+            "model",
+            app.to_str().unwrap(),
+            "-L",
+            lib,
+            "--answers",
+            ans,
+            "-q",
+        ])
+    };
+    let o = model("main:\n  part:\n    conf: {flag: true}\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let m: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(m["part"]["flag"], true, "{m}");
+    let o = model("main:\n  part:\n    conf: {nosuch: 1}\n");
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("nosuch"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1847,7 +1847,7 @@ impl Gen<'_> {
                 Value::list(vec![Value::str("db1")])
             }
             FieldType::Instance => return Ok(Value::Null),
-            FieldType::App(types) => return self.app_sample(form, field, types, required),
+            FieldType::App(types) => return self.app_sample(form, field, types, required, None),
             FieldType::String
             | FieldType::Text
             | FieldType::Password
@@ -1881,12 +1881,15 @@ impl Gen<'_> {
         Ok(v)
     }
 
+    /// A new application for an application field, from its package's UI
+    /// with `answers` (see [`ModelOptions::answers`]).
     fn app_sample(
         &mut self,
         form: &str,
         field: &Field,
         types: &[String],
         required: bool,
+        answers: Option<Value>,
     ) -> Result<Value> {
         let Some(loader) = self.opts.loader else {
             if required {
@@ -1940,7 +1943,7 @@ impl Gen<'_> {
             let ids = self.opts.ids.clone();
             let nested = ModelOptions {
                 package: pkg.full_name().to_string(),
-                answers: None,
+                answers: answers.clone(),
                 loader: self.opts.loader,
                 ids,
                 nesting: self.opts.nesting + 1,
@@ -1988,6 +1991,8 @@ impl Gen<'_> {
                     ));
                     return Ok(Value::dict(d));
                 }
+                // Answers the user gave for it must fit.
+                Err(e) if answers.is_some() => return Err(e),
                 Err(e) => {
                     self.notes.push(format!(
                         "{form}.{}: could not make a {t} application: {}",
@@ -2018,6 +2023,13 @@ impl Gen<'_> {
             )
         };
         if let Some(a) = answer_for(&self.opts.answers, &form.name, &field.name) {
+            // An application field answered with a mapping of forms (not an
+            // object model): the answers for the application made for it.
+            if let (FieldType::App(types), Value::Dict(d)) = (&field.ty, &a) {
+                if !d.contains_key(&Value::str("?")) {
+                    return self.app_sample(&form.name, field, types, required, Some(a.clone()));
+                }
+            }
             let clone = format!("{}-clone", field.name);
             if let Some(c) = answer_for(&self.opts.answers, &form.name, &clone) {
                 if field.ty == FieldType::Password && c != a {
