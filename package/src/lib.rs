@@ -2187,7 +2187,7 @@ impl HeaderType {
     fn provided_by(&self, p: &dyn PackageFormat) -> bool {
         let versions = [&self.type_ver, &self.class_ver];
         self.pkg.as_deref().is_none_or(|n| p.full_name() == n)
-            && p.classes().iter().any(|c| *c == self.class)
+            && p.classes().contains(&self.class)
             && versions.iter().all(|v| match v {
                 None => true,
                 Some(v) => VersionSpec::parse(Some(v)).is_ok_and(|s| s.matches(p.version())),
