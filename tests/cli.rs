@@ -523,6 +523,33 @@ fn write_package(dir: &std::path::Path, name: &str, version: &str, require: &str
     .unwrap();
 }
 
+/// Runs `muranopl run PACKAGE --model MODEL EXTRA...` with a deployment
+/// record beside the model; asserts it succeeds and returns the lines the
+/// classes logged to logger `t`.
+fn run_logged(package: &std::path::Path, model: &std::path::Path, extra: &[&str]) -> Vec<String> {
+    let record = model.with_extension("record.json");
+    let mut args = vec![
+        "run",
+        package.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--record",
+        record.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let o = muranopl(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rec = read_json(&record);
+    rec["log"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l.as_str())
+        .filter(|l| l.starts_with("INFO t:"))
+        .map(str::to_string)
+        .collect()
+}
+
 /// A model's objects find their classes across the whole search path (as
 /// murano's `load_class_package` does, murano/engine/package_loader.py),
 /// not only in the application's requirements; a nested object without
@@ -558,29 +585,14 @@ fn model_types_load_from_the_search_path_at_their_owners_version() {
                        "part": {"?": {"type": "ex.Part", "id": "p1"}}}}"#,
     )
     .unwrap();
-    let record = dir.join("record.json");
-    let o = muranopl(&[
-        "run",
-        dir.join("ex.App-1.0.0").to_str().unwrap(),
-        "--model",
-        model.to_str().unwrap(),
-        "-L",
-        lib.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let rec = read_json(&record);
-    let log: Vec<&str> = rec["log"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|t| t.as_str())
-        .filter(|t| t.starts_with("INFO t:"))
-        .collect();
+    let log = run_logged(
+        &dir.join("ex.App-1.0.0"),
+        &model,
+        &["-L", lib.to_str().unwrap()],
+    );
     // `extra` loads first, so `ex.Part` 2.0.0 is the first provider; the
     // holder's part is still the 1.x its package requires.
-    assert_eq!(log, ["INFO t: part 1", "INFO t: part 2"], "{rec}");
+    assert_eq!(log, ["INFO t: part 1", "INFO t: part 2"]);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -608,25 +620,7 @@ fn package_meta_comes_from_the_manifest() {
     .unwrap();
     let model = dir.join("m.json");
     std::fs::write(&model, r#"{"?": {"type": "ex.Tagged", "id": "a"}}"#).unwrap();
-    let record = dir.join("r.json");
-    let o = muranopl(&[
-        "run",
-        pkg.to_str().unwrap(),
-        "--model",
-        model.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let rec = read_json(&record);
-    assert!(
-        rec["log"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|l| l == "INFO t: hello 5"),
-        "{rec}"
-    );
+    assert_eq!(run_logged(&pkg, &model, &[]), ["INFO t: hello 5"]);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -645,30 +639,7 @@ fn class_configs_fill_config_properties() {
     std::fs::write(&model, r#"{"?": {"type": "ex.Conf", "id": "a"}}"#).unwrap();
     let configs = dir.join("configs");
     std::fs::create_dir_all(&configs).unwrap();
-    let record = dir.join("r.json");
-    let run = |extra: &[&str]| {
-        let mut args: Vec<String> = vec![
-            "run".into(),
-            dir.join("ex.Conf-1.0.0").to_str().unwrap().to_string(),
-            "--model".into(),
-            model.to_str().unwrap().into(),
-            "--record".into(),
-            record.to_str().unwrap().into(),
-        ];
-        args.extend(extra.iter().map(|s| s.to_string()));
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let o = muranopl(&args);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        let rec = read_json(&record);
-        rec["log"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|l| l.as_str())
-            .filter(|l| l.starts_with("INFO t:"))
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
+    let run = |extra: &[&str]| run_logged(&dir.join("ex.Conf-1.0.0"), &model, extra);
     let cfg = configs.to_str().unwrap();
     assert_eq!(run(&[]), ["INFO t: hello"]);
     assert_eq!(run(&["--class-configs", cfg]), ["INFO t: hello"]);
@@ -759,28 +730,9 @@ fn agent_results_and_inline_plan_files_are_murano_shaped() {
         r#"{"?": {"type": "ex.Agent", "id": "a"}, "instance": {"?": {"type": "io.murano.resources.LinuxMuranoInstance", "id": "i"}, "name": "vm", "flavor": "f", "image": "img"}}"#,
     )
     .unwrap();
-    let record = dir.join("r.json");
-    let o = muranopl(&[
-        "run",
-        pkg.to_str().unwrap(),
-        "--model",
-        model.to_str().unwrap(),
-        "--record",
-        record.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let rec = read_json(&record);
-    let log: Vec<&str> = rec["log"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|l| l.as_str())
-        .filter(|l| l.starts_with("INFO t:"))
-        .collect();
     assert_eq!(
-        log,
-        ["INFO t: ('exitCode', 'stderr', 'stdout') 0 None True 0"],
-        "{rec}"
+        run_logged(&pkg, &model, &[]),
+        ["INFO t: ('exitCode', 'stderr', 'stdout') 0 None True 0"]
     );
     std::fs::remove_dir_all(&dir).ok();
 }
