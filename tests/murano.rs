@@ -1418,3 +1418,31 @@ fn errors_always_have_a_message() {
         "KeyError"
     );
 }
+
+/// `Throw` names must be type names (murano's `resolve_name` raises
+/// `ValueError`), `Rethrow` outside a `Catch` re-raises no exception
+/// (Python's `TypeError`), and an object whose model header says
+/// `destroyed: true` refuses calls (`ObjectDestroyedError`).
+#[test]
+fn throw_names_rethrow_and_destroyed_objects() {
+    let src = "Name: Test\nProperties:\n  child:\n    Contract: $.class(Test)\n    Usage: InOut\nMethods:\n  badName:\n    Scope: Public\n    Body:\n      - Throw: $.name()\n  name:\n    Body:\n      - Return: 'not a name!'\n  rethrow:\n    Scope: Public\n    Body:\n      - Rethrow:\n  callChild:\n    Scope: Public\n    Body:\n      - Return: $.child.name()\n";
+    let (_, r) = run(src, "badName");
+    assert_eq!(r.unwrap_err().kind(), "ValueError");
+    let (_, r) = run(src, "rethrow");
+    assert_eq!(r.unwrap_err().kind(), "TypeError");
+    let pkg = Package::new(
+        "tests",
+        "0.0.0",
+        "1.4",
+        &[("Test.yaml".to_string(), src.to_string())],
+    )
+    .unwrap();
+    let ex = Executor::new(vec![pkg]);
+    let m = json::from_tagged_str(
+        r#"{"Objects": {"?": {"id": "root", "type": "Test"}, "child": {"?": {"id": "c", "type": "Test", "destroyed": true}}}}"#,
+    )
+    .unwrap();
+    let root = model::load_model(&ex, &m).unwrap().unwrap();
+    let r = ex.call(&Value::Object(root), "callChild", vec![], vec![], true);
+    assert_eq!(r.unwrap_err().kind(), "ObjectDestroyedError");
+}

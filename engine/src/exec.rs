@@ -900,6 +900,14 @@ impl Activation<'_> {
                 };
                 for n in names.iter_mut() {
                     *n = self.class.resolve(n);
+                    // murano's `NamespaceResolver.resolve_name` refuses
+                    // what is not a type name.
+                    if !crate::version::valid_full_name(n) {
+                        return Err(Error::new(
+                            ErrorKind::ValueError,
+                            format!("Invalid exception name \"{n}\""),
+                        ));
+                    }
                 }
                 let message = match &t.message {
                     Some(m) => runtime::pyrepr::to_str(&self.eval_operand(code, m)?),
@@ -919,16 +927,23 @@ impl Activation<'_> {
                 Some(e) => return Err(e),
                 None => {
                     return Err(Error::new(
-                        ErrorKind::DslInvalidOperationError,
+                        ErrorKind::TypeError,
                         InvalidOp::Rethrow.message(),
                     ))
                 }
             },
             SOp::Invalid { what } => {
+                let op = InvalidOp::from_code(what);
+                // murano's `Rethrow` outside a `Catch` raises the current
+                // exception, which is none: Python's `TypeError`.
+                let kind = match op {
+                    Some(InvalidOp::Rethrow) => ErrorKind::TypeError,
+                    _ => ErrorKind::DslInvalidOperationError,
+                };
                 return Err(Error::new(
-                    ErrorKind::DslInvalidOperationError,
-                    InvalidOp::from_code(what).map_or("invalid operation", InvalidOp::message),
-                ))
+                    kind,
+                    op.map_or("invalid operation", InvalidOp::message),
+                ));
             }
         })
     }

@@ -22,6 +22,9 @@ pub(crate) struct Def {
     metadata: Value,
     /// The properties given.
     pub(crate) props: Dict,
+    /// `destroyed: true` in the header: an object of a previous
+    /// deployment that was destroyed.
+    destroyed: bool,
 }
 
 fn header_keys() -> [&'static str; 4] {
@@ -58,6 +61,7 @@ pub(crate) fn parse_def(
                 .cloned()
                 .unwrap_or(Value::Null),
             props,
+            destroyed: h.get(&Value::str("destroyed")).is_some_and(Value::truthy),
         });
     }
     // Snippet form: exactly one key that names a type, with a dict value.
@@ -91,6 +95,7 @@ pub(crate) fn parse_def(
                 name: Value::Null,
                 metadata: Value::Null,
                 props: (**d).clone(),
+                destroyed: false,
             });
         }
     }
@@ -118,6 +123,7 @@ pub(crate) fn parse_def(
                     Value::Dict(p) => (*p).clone(),
                     _ => Dict::default(),
                 },
+                destroyed: d.get(&Value::str("destroyed")).is_some_and(Value::truthy),
             })
         }
         None => default.map(|dft| Def {
@@ -126,6 +132,7 @@ pub(crate) fn parse_def(
             name: Value::Null,
             metadata: Value::Null,
             props: (**d).clone(),
+            destroyed: false,
         }),
     }
 }
@@ -173,6 +180,8 @@ struct Loader<'a> {
     /// `class()`); references to the snippet's ids map through `aliases`.
     fresh: bool,
     aliases: Vec<(String, Arc<ObjRef>)>,
+    /// Objects whose header says `destroyed: true`.
+    destroyed: Vec<Arc<ObjRef>>,
 }
 
 impl Loader<'_> {
@@ -224,6 +233,9 @@ impl Loader<'_> {
                 self.by_id.insert(id.clone(), r.clone());
             }
             self.created.push((r.clone(), def.props.clone()));
+            if def.destroyed {
+                self.destroyed.push(r.clone());
+            }
             for (k, x) in def.props.iter() {
                 // A property whose contract is `template()` keeps object
                 // definitions as data: they are not objects of this model.
@@ -595,6 +607,7 @@ pub fn load_with(
         by_id: Default::default(),
         fresh,
         aliases: Vec::new(),
+        destroyed: Vec::new(),
     };
     let root = ld.scan(v, owner, resolver, default)?;
     let mark = ex.alias_mark();
@@ -621,6 +634,11 @@ fn init_loaded(ex: &Executor, ld: &Loader) -> Result<()> {
     }
     for (r, props) in inits.iter().rev() {
         run_init(ex, r, props)?;
+    }
+    // Objects the model says are destroyed refuse calls
+    // (`ObjectDestroyedError`), as murano marks them.
+    for r in &ld.destroyed {
+        ex.with_obj(r, |o| o.destroyed = true)?;
     }
     Ok(())
 }
@@ -732,6 +750,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
             by_id: Default::default(),
             fresh: false,
             aliases: Vec::new(),
+            destroyed: Vec::new(),
         };
         let root = ld.scan_at(&objects, None, None, None, "$.Objects")?;
         init_loaded(ex, &ld)?;
@@ -770,6 +789,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
                 by_id: Default::default(),
                 fresh: false,
                 aliases: Vec::new(),
+                destroyed: Vec::new(),
             };
             let mut made = Vec::new();
             for (_, def) in &gone {
