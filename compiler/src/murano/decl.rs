@@ -612,15 +612,11 @@ fn method_decl(
         }
     };
     let scope = opt_text(get(map, "Scope"), "Scope")?;
+    // murano's `MuranoMethod` checks no scope: one that is not `Public`
+    // only makes the method no action.
     decl.scope = match scope {
-        None | Some(("Session", _)) => MethodScope::Session,
         Some(("Public", _)) => MethodScope::Public,
-        Some((s, p)) => {
-            return Err(p.error(
-                SYNTAX,
-                format!("Unknown scope {s}. Must be one of (Session, Public)"),
-            ))
-        }
+        _ => MethodScope::Session,
     };
     if decl.usage == MethodUsage::Action {
         if let Some(("Session", p)) = scope {

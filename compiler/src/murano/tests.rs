@@ -635,7 +635,6 @@ fn class_errors_have_positions() {
         ("Name: A\nProperties:\n  p:\n    Usage: In\n", "DslContractSyntaxError", "C.yaml:4:5"),
         ("Name: A\nProperties:\n  p: $.int()\n", "DslSyntaxError", "C.yaml:3:6"),
         ("Name: A\nProperties:\n  p:\n    Contract: $\n    Usage: Sometimes\n", "DslSyntaxError", "C.yaml:5:12"),
-        ("Name: A\nMethods:\n  m:\n    Scope: Private\n", "DslSyntaxError", "C.yaml:4:12"),
         ("Name: A\nMethods:\n  m:\n    Usage: Action\n    Scope: Session\n", "DslSyntaxError", "C.yaml:5:12"),
         ("Name: A\nMethods:\n  m:\n    Arguments:\n      - a\n", "DslSyntaxError", "C.yaml:5:9"),
         ("Name: A\nMethods:\n  m:\n    Arguments:\n      - {a: {Contract: $}, b: {Contract: $}}\n", "DslSyntaxError", "C.yaml:5:9"),
@@ -828,4 +827,12 @@ fn value_len(s: &str) -> Option<usize> {
 fn escaped(b: &[u8], i: usize) -> bool {
     let n = b[..i].iter().rev().take_while(|&&c| c == b'\\').count();
     n % 2 == 1
+}
+
+/// murano's `MuranoMethod` checks no `Scope`: one that is not `Public`
+/// (even a misspelt one) leaves the method callable only from MuranoPL.
+#[test]
+fn an_unknown_scope_is_no_action() {
+    let c = classes("Name: A\nMethods:\n  m:\n    Scope: Private\n");
+    assert_eq!(c[0].methods[0].scope, MethodScope::Session);
 }
