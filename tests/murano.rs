@@ -1446,3 +1446,31 @@ fn throw_names_rethrow_and_destroyed_objects() {
     let r = ex.call(&Value::Object(root), "callChild", vec![], vec![], true);
     assert_eq!(r.unwrap_err().kind(), "ObjectDestroyedError");
 }
+
+/// The macros check their arguments as murano's do (murano/dsl/macros.py):
+/// `Break`/`Continue` take no value, `For` names a variable, `Repeat`
+/// counts with an int or an expression (`DslSyntaxError`); a `While` that
+/// is no expression matches no macro (`SyntaxError`).
+#[test]
+fn macros_check_their_arguments() {
+    for (stmt, kind) in [
+        ("- While: true\n        Do: []", "SyntaxError"),
+        (
+            "- For: 1\n        In: [1]\n        Do: []",
+            "DslSyntaxError",
+        ),
+        ("- Repeat: abc\n        Do: []", "DslSyntaxError"),
+        ("- Repeat: 2.5\n        Do: []", "DslSyntaxError"),
+        (
+            "- While: $x\n        Do:\n          - Break: 1",
+            "DslSyntaxError",
+        ),
+    ] {
+        let src = format!("Name: Bad\nMethods:\n  m:\n    Body:\n      - $x: true\n      {stmt}\n");
+        assert_eq!(load_error(&src).kind(), kind, "{stmt}");
+    }
+    let ok = "Name: Test\nMethods:\n  test:\n    Scope: Public\n    Body:\n      - Repeat: 2\n        Do:\n          - trace(r)\n      - If: qwerty\n        Then:\n          - Break:\n";
+    let (ex, r) = run(ok, "test");
+    assert_eq!(r.unwrap_err().kind(), "DslInvalidOperationError");
+    assert_eq!(traces(&ex), ["r", "r"]);
+}

@@ -263,7 +263,7 @@ fn compile_body_fails_as_the_front_end_fails() {
 /// engine's codes, also inside a `Parallel` branch within a loop.
 #[test]
 fn misplaced_jumps_lower_to_invalid() {
-    let src = "Name: T\nMethods:\n  m:\n    Body:\n      - Break:\n      - Continue:\n      - Rethrow:\n      - While: true\n        Do:\n          - Parallel:\n              - Break:\n";
+    let src = "Name: T\nMethods:\n  m:\n    Body:\n      - Break:\n      - Continue:\n      - Rethrow:\n      - While: $t\n        Do:\n          - Parallel:\n              - Break:\n";
     let text = bytecode(src, "T.yaml");
     assert!(text.contains("0000  Invalid { what: 0 }"), "{text}");
     assert!(text.contains("0001  Invalid { what: 1 }"), "{text}");

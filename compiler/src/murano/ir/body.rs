@@ -27,10 +27,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use runtime::{Error, Span};
+use runtime::{Error, Span, Value};
 
 use super::{rebase, slice, Exprs, OnExpr, Role, Tmpl, Yaql};
-use crate::murano::yaml::{LoadOptions, Node, NodeKind};
+use crate::murano::yaml::{plain_value, LoadOptions, Node, NodeKind, ScalarStyle};
 use crate::murano::Pos;
 use crate::yaql::ast::{Arg, Expr, ExprKind, Lit};
 use crate::yaql::{self};
@@ -343,6 +343,18 @@ fn describe(node: &Node) -> String {
     }
 }
 
+/// True when a node holds a value Python finds true (`Break: 1`).
+fn has_value(n: &Node) -> bool {
+    match &n.kind {
+        NodeKind::Scalar { value, style, .. } if *style == ScalarStyle::Plain => plain_value(value)
+            .unwrap_or_else(|| Value::str(value.as_str()))
+            .truthy(),
+        NodeKind::Scalar { value, .. } => !value.is_empty(),
+        NodeKind::Seq(items) => !items.is_empty(),
+        NodeKind::Map(items) => !items.is_empty(),
+    }
+}
+
 fn syntax(node: &Node, msg: impl fmt::Display) -> Error {
     node.pos.error("DslSyntaxError", msg)
 }
@@ -437,6 +449,10 @@ impl Front<'_> {
                 Some(self.tmpl(v)?)
             }));
         }
+        // The macros check their own arguments as murano's do
+        // (murano/dsl/macros.py): `For`, `Repeat`, `Break` and `Continue`
+        // raise `DslSyntaxError`; a `While` that is no expression matches
+        // no macro (`SyntaxError`); `If` takes any value.
         if has("If") {
             check_keys(&["If", "Then", "Else"])?;
             let cond = self.tmpl(must("If"))?;
@@ -447,12 +463,26 @@ impl Front<'_> {
         if has("While") {
             check_keys(&["While", "Do"])?;
             let cond = self.tmpl(must("While"))?;
+            if !matches!(cond.kind, super::TmplKind::Expr(_)) {
+                return Err(incorrect(node));
+            }
             let body = self.loop_block(get("Do"))?;
             return Ok(StmtKind::While { cond, body });
         }
         if has("For") {
             check_keys(&["For", "In", "Do"])?;
-            let var = get("For").and_then(|n| n.as_scalar()).unwrap_or("");
+            let for_node = must("For");
+            let is_string = match &for_node.kind {
+                NodeKind::Scalar { value, style, .. } => {
+                    *style != ScalarStyle::Plain
+                        || matches!(plain_value(value), None | Some(Value::Str(_)))
+                }
+                _ => false,
+            };
+            if !is_string {
+                return Err(syntax(for_node, "For value must be of string type"));
+            }
+            let var = for_node.as_scalar().unwrap_or("");
             let var: Arc<str> = var.trim_start_matches('$').into();
             let Some(inn) = get("In") else {
                 return Err(syntax(node, "For needs In"));
@@ -464,11 +494,25 @@ impl Front<'_> {
         if has("Repeat") {
             check_keys(&["Repeat", "Do"])?;
             let count = self.tmpl(must("Repeat"))?;
+            let counts = match &count.kind {
+                super::TmplKind::Expr(_) => true,
+                super::TmplKind::Const(v) => matches!(v, Value::Int(_) | Value::Bool(_)),
+                _ => false,
+            };
+            if !counts {
+                return Err(syntax(
+                    must("Repeat"),
+                    "Repeat value must be either int or expression",
+                ));
+            }
             let body = self.loop_block(get("Do"))?;
             return Ok(StmtKind::Repeat { count, body });
         }
         if has("Break") {
             check_keys(&["Break"])?;
+            if has_value(must("Break")) {
+                return Err(syntax(must("Break"), "Break cannot have value"));
+            }
             return Ok(if self.in_loop {
                 StmtKind::Break
             } else {
@@ -477,6 +521,9 @@ impl Front<'_> {
         }
         if has("Continue") {
             check_keys(&["Continue"])?;
+            if has_value(must("Continue")) {
+                return Err(syntax(must("Continue"), "Continue cannot have value"));
+            }
             return Ok(if self.in_loop {
                 StmtKind::Continue
             } else {

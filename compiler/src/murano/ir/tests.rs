@@ -220,13 +220,13 @@ fn statement_forms_and_positions() {
 #[test]
 fn loops_and_clauses_decide_break_continue_and_rethrow() {
     let b = lower(
-        "- Break:\n- While: true\n  Do:\n    - Try:\n        - Break:\n      Catch:\n        - Do: [Continue: , Rethrow: ]\n      Finally: [Break: ]\n    - Parallel:\n        - [Break: , Continue: ]\n- Rethrow:",
+        "- Break:\n- While: $t\n  Do:\n    - Try:\n        - Break:\n      Catch:\n        - Do: [Continue: , Rethrow: ]\n      Finally: [Break: ]\n    - Parallel:\n        - [Break: , Continue: ]\n- Rethrow:",
     );
     let text = b.to_string();
     assert_eq!(
         text,
         "invalid break (\"Break cannot be used on method level\") @5:9\n\
-         while true @6:9\n  \
+         while e0`$t` @6:9\n  \
            try @8:13\n    \
              break @9:17\n  \
            catch * @11:17\n    \
@@ -572,7 +572,7 @@ fn verifier_rejects_misplaced_jumps() {
     assert!(err(block(vec![stmt(StmtKind::Break)])).contains("outside a loop"));
     assert!(err(block(vec![stmt(StmtKind::Rethrow)])).contains("outside a Catch"));
     // A Parallel branch inside a loop is outside it.
-    let good = lower("- While: true\n  Do:\n    - Parallel:\n        - Break:\n    - Break:");
+    let good = lower("- While: $t\n  Do:\n    - Parallel:\n        - Break:\n    - Break:");
     verify(&good).unwrap();
     let mut bad = good.clone();
     let StmtKind::While { body, .. } = &mut bad.stmts[0].kind else {
