@@ -1474,3 +1474,51 @@ fn macros_check_their_arguments() {
     assert_eq!(r.unwrap_err().kind(), "DslInvalidOperationError");
     assert_eq!(traces(&ex), ["r", "r"]);
 }
+
+const AMBIGUOUS: &str = r#"
+Name: Test
+Extends: [A, B]
+Methods:
+  callIt:
+    Scope: Public
+    Body:
+      - Return: $.dm()
+  callShared:
+    Scope: Public
+    Body:
+      - Return: $.shared()
+---
+Name: Root
+Methods:
+  shared:
+    Body:
+      - Return: root
+---
+Name: A
+Extends: Root
+Methods:
+  dm:
+    Body:
+      - Return: a
+---
+Name: B
+Extends: Root
+Methods:
+  dm:
+    Body:
+      - Return: b
+  shared:
+    Body:
+      - Return: b
+"#;
+
+/// A method two unrelated parents define cannot be chosen
+/// (`AmbiguousMethodName`), while one a parent overrides from a common
+/// ancestor can (murano's `_choose_symbol`, murano/dsl/murano_type.py).
+#[test]
+fn methods_of_two_unrelated_parents_are_ambiguous() {
+    let (_, r) = run(AMBIGUOUS, "callIt");
+    assert_eq!(r.unwrap_err().kind(), "AmbiguousMethodName");
+    let (_, r) = run(AMBIGUOUS, "callShared");
+    assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "b");
+}

@@ -266,6 +266,9 @@ pub struct Class {
     /// The properties an object of this class initializes, in order (see
     /// [`Class::init_order`]).
     init_order: Vec<(u32, u32)>,
+    /// Methods that two unrelated parents define (see
+    /// [`Class::ambiguous_method`]).
+    ambiguous: Vec<String>,
 }
 
 impl Class {
@@ -281,6 +284,73 @@ impl Class {
             };
             (c, &c.props[p as usize])
         })
+    }
+
+    /// True when `name` is a method two unrelated parents define and this
+    /// class does not, so that a call cannot choose (murano's
+    /// `_choose_symbol` in murano/dsl/murano_type.py finds one definition
+    /// per path to a root class and drops those another path overrides).
+    pub fn ambiguous_method(&self, name: &str) -> bool {
+        self.ambiguous.iter().any(|n| n == name)
+    }
+
+    fn find_ambiguous(&self) -> Vec<String> {
+        let mut names: Vec<&String> = Vec::new();
+        let mut seen: Vec<&String> = Vec::new();
+        for c in &self.ancestors {
+            for n in c.methods.keys() {
+                if seen.contains(&n) && !names.contains(&n) && !self.methods.contains_key(n) {
+                    names.push(n);
+                }
+                seen.push(n);
+            }
+        }
+        names
+            .into_iter()
+            .filter(|n| self.symbol_choices(n) > 1)
+            .cloned()
+            .collect()
+    }
+
+    /// How many definitions of method `name` murano's `_choose_symbol`
+    /// keeps: each path from this class to a root gives the chain of the
+    /// definitions along it; a chain that is the tail of a longer one is
+    /// overridden by it.
+    fn symbol_choices(&self, name: &str) -> usize {
+        fn chains(
+            c: &Class,
+            name: &str,
+            out: &mut Vec<Vec<*const Method>>,
+            path: Vec<*const Method>,
+        ) {
+            let mut path = path;
+            if let Some(m) = c.methods.get(name) {
+                path.push(Arc::as_ptr(m));
+            }
+            if c.parents.is_empty() {
+                if !path.is_empty() {
+                    out.push(path);
+                }
+                return;
+            }
+            for p in &c.parents {
+                chains(p, name, out, path.clone());
+            }
+        }
+        let mut all = Vec::new();
+        chains(self, name, &mut all, Vec::new());
+        all.sort_by_key(Vec::len);
+        let mut chosen: Vec<*const Method> = Vec::new();
+        for (i, ci) in all.iter().enumerate() {
+            if chosen.contains(&ci[0]) {
+                continue;
+            }
+            let overridden = all[i + 1..].iter().any(|cj| cj.ends_with(ci));
+            if !overridden {
+                chosen.push(ci[0]);
+            }
+        }
+        chosen.len()
     }
 
     fn make_init_order(&mut self) {
@@ -793,8 +863,10 @@ impl Catalog {
             methods,
             type_ref,
             init_order: Vec::new(),
+            ambiguous: Vec::new(),
         };
         cls.make_init_order();
+        cls.ambiguous = cls.find_ambiguous();
         let cls = Arc::new(cls);
         self.classes
             .write()
@@ -1971,6 +2043,12 @@ impl Host for Executor {
             _ => None,
         };
         if let Some(class) = &own {
+            if class.ambiguous_method(name) {
+                return Some(Err(Error::new(
+                    ErrorKind::AmbiguousMethodName,
+                    format!("Found more that one method \"{name}\""),
+                )));
+            }
             if let Some(m) = class.find_method(name) {
                 if let (Value::Type(_), false) = (receiver, m.is_static()) {
                     return Some(Err(Error::new(
