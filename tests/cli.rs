@@ -739,7 +739,8 @@ fn agent_results_and_inline_plan_files_are_murano_shaped() {
 
 /// `ui model --answers` answers the application made for an application
 /// field too: its answer is a mapping of that application's forms (so
-/// WordPress gets an Apache with PHP without editing the model).
+/// WordPress gets an Apache with PHP without editing the model); an
+/// optional application field gets one only when answered.
 #[test]
 fn ui_model_answers_reach_nested_applications() {
     let dir = std::env::temp_dir().join(format!("muranopl-nested-{}", std::process::id()));
@@ -764,7 +765,7 @@ fn ui_model_answers_reach_nested_applications() {
     };
     let app = mk(
         "App",
-        "Version: 2.2\nApplication:\n  ?: {type: ex.App}\n  part: $.main.part\nForms:\n  - main:\n      fields:\n        - name: part\n          type: ex.Part\n",
+        "Version: 2.2\nApplication:\n  ?: {type: ex.App}\n  part: $.main.part\n  spare: $.main.spare\nForms:\n  - main:\n      fields:\n        - name: part\n          type: ex.Part\n        - name: spare\n          type: ex.Part\n          required: false\n",
     );
     mk(
         "Part",
@@ -790,6 +791,12 @@ fn ui_model_answers_reach_nested_applications() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let m: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     assert_eq!(m["part"]["flag"], true, "{m}");
+    // An optional application field stays empty unless answered, as the
+    // dashboard leaves it.
+    assert!(m["spare"].is_null(), "{m}");
+    let o = model("main:\n  part: {conf: {flag: true}}\n  spare: {conf: {flag: false}}\n");
+    let m: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(m["spare"]["flag"], false, "{m}");
     let o = model("main:\n  part:\n    conf: {nosuch: 1}\n");
     assert_ne!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("nosuch"), "{}", stderr(&o));

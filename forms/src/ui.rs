@@ -1891,6 +1891,16 @@ impl Gen<'_> {
         required: bool,
         answers: Option<Value>,
     ) -> Result<Value> {
+        // The dashboard leaves an optional application field empty unless
+        // the user picks or adds an application for it.
+        if !required && answers.is_none() {
+            self.notes.push(format!(
+                "{form}.{}: optional application of type {} left empty",
+                field.name,
+                types.join(" or ")
+            ));
+            return Ok(Value::Null);
+        }
         let Some(loader) = self.opts.loader else {
             if required {
                 self.notes.push(format!(
