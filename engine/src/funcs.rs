@@ -32,7 +32,6 @@ fn obj(v: &Value) -> Result<&Arc<ObjRef>> {
     }
 }
 
-/// True when the calling method runs on `o` itself.
 /// True when the running code may read the object's private properties:
 /// its class is one the object is an instance of (murano's `get_property`
 /// asks `caller_class.is_compatible(self)`).
