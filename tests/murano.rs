@@ -1487,6 +1487,10 @@ Methods:
     Scope: Public
     Body:
       - Return: $.shared()
+  readStatic:
+    Scope: Public
+    Body:
+      - Return: :Test.amb
 ---
 Name: Root
 Methods:
@@ -1496,6 +1500,11 @@ Methods:
 ---
 Name: A
 Extends: Root
+Properties:
+  amb:
+    Contract: $
+    Usage: Static
+    Default: a
 Methods:
   dm:
     Body:
@@ -1503,6 +1512,11 @@ Methods:
 ---
 Name: B
 Extends: Root
+Properties:
+  amb:
+    Contract: $
+    Usage: Static
+    Default: b
 Methods:
   dm:
     Body:
@@ -1513,12 +1527,16 @@ Methods:
 "#;
 
 /// A method two unrelated parents define cannot be chosen
-/// (`AmbiguousMethodName`), while one a parent overrides from a common
-/// ancestor can (murano's `_choose_symbol`, murano/dsl/murano_type.py).
+/// (`AmbiguousMethodName`), nor a static property they both declare
+/// (`AmbiguousPropertyNameError`), while a method a parent overrides from
+/// a common ancestor can (murano's `_choose_symbol`,
+/// murano/dsl/murano_type.py).
 #[test]
 fn methods_of_two_unrelated_parents_are_ambiguous() {
     let (_, r) = run(AMBIGUOUS, "callIt");
     assert_eq!(r.unwrap_err().kind(), "AmbiguousMethodName");
     let (_, r) = run(AMBIGUOUS, "callShared");
     assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "b");
+    let (_, r) = run(AMBIGUOUS, "readStatic");
+    assert_eq!(r.unwrap_err().kind(), "AmbiguousPropertyNameError");
 }

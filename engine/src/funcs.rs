@@ -58,6 +58,12 @@ fn type_attr(cx: &Cx, a: Args) -> Result<Value> {
     };
     let class = ex.class(&t.name)?;
     let name = a.str(1);
+    if class.ambiguous_property(name) {
+        return Err(Error::new(
+            ErrorKind::AmbiguousPropertyNameError,
+            format!("Found more that one property \"{name}\""),
+        ));
+    }
     match class.find_prop(name) {
         Some((decl, prop)) if prop.usage == compiler::murano::PropertyUsage::Static => {
             let v = ex.static_get(&decl.key, name);

@@ -307,26 +307,39 @@ impl Class {
         }
         names
             .into_iter()
-            .filter(|n| self.symbol_choices(n) > 1)
+            .filter(|n| {
+                let defined =
+                    |c: &Class| c.methods.get(n.as_str()).map(|m| Arc::as_ptr(m) as usize);
+                self.symbol_choices(&defined) > 1
+            })
             .cloned()
             .collect()
     }
 
-    /// How many definitions of method `name` murano's `_choose_symbol`
-    /// keeps: each path from this class to a root gives the chain of the
-    /// definitions along it; a chain that is the tail of a longer one is
-    /// overridden by it.
-    fn symbol_choices(&self, name: &str) -> usize {
+    /// True when static property `name` is one two unrelated parents
+    /// declare (murano's `find_static_property` chooses as methods do).
+    pub fn ambiguous_property(&self, name: &str) -> bool {
+        let declared = |c: &Class| {
+            c.props
+                .iter()
+                .find(|p| &*p.name == name)
+                .map(|p| p as *const Prop as usize)
+        };
+        declared(self).is_none() && self.symbol_choices(&declared) > 1
+    }
+
+    /// How many definitions murano's `_choose_symbol` keeps of the symbol
+    /// `find` finds in a class (as an identity): each path from this class
+    /// to a root gives the chain of the definitions along it; a chain that
+    /// is the tail of a longer one is overridden by it.
+    fn symbol_choices(&self, find: &dyn Fn(&Class) -> Option<usize>) -> usize {
         fn chains(
             c: &Class,
-            name: &str,
-            out: &mut Vec<Vec<*const Method>>,
-            path: Vec<*const Method>,
+            find: &dyn Fn(&Class) -> Option<usize>,
+            out: &mut Vec<Vec<usize>>,
+            mut path: Vec<usize>,
         ) {
-            let mut path = path;
-            if let Some(m) = c.methods.get(name) {
-                path.push(Arc::as_ptr(m));
-            }
+            path.extend(find(c));
             if c.parents.is_empty() {
                 if !path.is_empty() {
                     out.push(path);
@@ -334,13 +347,13 @@ impl Class {
                 return;
             }
             for p in &c.parents {
-                chains(p, name, out, path.clone());
+                chains(p, find, out, path.clone());
             }
         }
         let mut all = Vec::new();
-        chains(self, name, &mut all, Vec::new());
+        chains(self, find, &mut all, Vec::new());
         all.sort_by_key(Vec::len);
-        let mut chosen: Vec<*const Method> = Vec::new();
+        let mut chosen: Vec<usize> = Vec::new();
         for (i, ci) in all.iter().enumerate() {
             if chosen.contains(&ci[0]) {
                 continue;

@@ -127,6 +127,7 @@ error_kinds! {
         NoMethodFound,
         AmbiguousClassName,
         CircularExpressionDependenciesError,
+        AmbiguousPropertyNameError,
         NoPackageFound,
         // Packages and the dynamic UI
         PackageFormatError,
@@ -175,6 +176,7 @@ impl ErrorKind {
             | NoMethodFound
             | AmbiguousClassName
             | CircularExpressionDependenciesError
+            | AmbiguousPropertyNameError
             | DslSyntaxError => Some("murano.dsl.exceptions"),
             NoMatchingMethodException
             | NoMethodRegisteredException
