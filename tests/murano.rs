@@ -135,7 +135,7 @@ fn malformed_class_files_give_positions() {
         ),
         (
             "Name: Bad\nMethods:\n  m:\n    Body:\n      - If: true\n        Oops: 1\n",
-            "DslSyntaxError",
+            "SyntaxError",
             "Bad.yaml:6:9",
         ),
     ] {

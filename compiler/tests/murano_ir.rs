@@ -255,7 +255,7 @@ fn compile_body_fails_as_the_front_end_fails() {
     let e = compile_body(&node, &Registry::new(), COMPILE)
         .err()
         .unwrap();
-    assert_eq!(e.kind(), "DslSyntaxError");
+    assert_eq!(e.kind(), "SyntaxError");
     assert_eq!(e.message(), "T.yaml:6:9: unexpected key 'Foo' in statement");
 }
 

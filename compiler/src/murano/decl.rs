@@ -824,12 +824,16 @@ fn read_namespaces(node: &Node) -> Result<Vec<(String, String)>, Error> {
             scalar_text(v, "a namespace")?
         };
         if prefix != "=" && !is_ident(prefix) {
-            return Err(k
-                .pos
-                .error(SYNTAX, format!("Invalid namespace prefix \"{prefix}\"")));
+            // murano's `NamespaceResolver` raises `ValueError`.
+            return Err(k.pos.error(
+                ErrorKind::ValueError,
+                format!("Invalid namespace prefix \"{prefix}\""),
+            ));
         }
         if !ns.is_empty() && !is_dotted(ns) {
-            return Err(v.pos.error(SYNTAX, format!("Invalid namespace \"{ns}\"")));
+            return Err(v
+                .pos
+                .error(ErrorKind::ValueError, format!("Invalid namespace \"{ns}\"")));
         }
         out.retain(|(p, _)| p != prefix);
         out.push((prefix.to_string(), ns.to_string()));

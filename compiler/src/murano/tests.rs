@@ -647,7 +647,7 @@ fn class_errors_have_positions() {
         ("Name: A\nExtends: xx:B\n", "DslSyntaxError", "C.yaml:2:10"),
         ("Name: 1A\n", "DslSyntaxError", "C.yaml:1:7"),
         ("Name: [A]\n", "DslSyntaxError", "C.yaml:1:7"),
-        ("Name: A\nNamespaces: {a-b: x}\n", "DslSyntaxError", "C.yaml:2:14"),
+        ("Name: A\nNamespaces: {a-b: x}\n", "ValueError", "C.yaml:2:14"),
         ("Name: A\nNamespaces: [x]\n", "DslSyntaxError", "C.yaml:2:13"),
         ("Name: A\nMeta: [{a: 1, b: 2}]\n", "DslSyntaxError", "C.yaml:2:8"),
         ("Name: A\nMeta: [[x]]\n", "DslSyntaxError", "C.yaml:2:8"),

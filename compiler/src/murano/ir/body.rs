@@ -14,8 +14,8 @@
 //!   `Throw`, `Rethrow`, `Do` (tried in that order) is that statement; its
 //!   other keys must be the statement's own (`Then`/`Else`, `In`/`Do`,
 //!   `Value`/`Default`, `Limit`, `Catch`/`Else`/`Finally`,
-//!   `Message`/`Extra`/`Cause`), else `DslSyntaxError` `unexpected key
-//!   'K' in statement`;
+//!   `Message`/`Extra`/`Cause`), else `SyntaxError` `unexpected key 'K'
+//!   in statement` (no macro of murano's takes it);
 //! * any other mapping is an expression statement (a dict template).
 //!
 //! `Break` and `Continue` outside a loop, and `Rethrow` outside a `Catch`
@@ -433,7 +433,11 @@ impl Front<'_> {
             for (k, _) in map {
                 let kk = key_of(k);
                 if !allowed.contains(&kk.as_str()) {
-                    return Err(syntax(k, format!("unexpected key '{kk}' in statement")));
+                    // No macro takes the key: murano's `parse_expression`
+                    // finds none and raises `SyntaxError`.
+                    return Err(k
+                        .pos
+                        .error("SyntaxError", format!("unexpected key '{kk}' in statement")));
                 }
             }
             Ok(())

@@ -61,18 +61,18 @@ fn malformed_statements_fail_as_the_engine_fails() {
     for (body, kind, msg) in [
         (
             "- If: $a\n  Then: x\n  Foo: 1",
-            syntax,
+            "SyntaxError",
             "T.yaml:7:9: unexpected key 'Foo' in statement",
         ),
         (
             "- If: $a\n  [1]: 2",
-            syntax,
+            "SyntaxError",
             "T.yaml:6:9: unexpected key '' in statement",
         ),
         ("- For: i\n  Do: [x]", syntax, "T.yaml:5:9: For needs In"),
         (
             "- For: i\n  In: $x\n  Else: 1",
-            syntax,
+            "SyntaxError",
             "T.yaml:7:9: unexpected key 'Else' in statement",
         ),
         ("- Match: {1: $x}", syntax, "T.yaml:5:9: Match needs Value"),
@@ -88,28 +88,28 @@ fn malformed_statements_fail_as_the_engine_fails() {
         ),
         (
             "- Break:\n  Do: 1",
-            syntax,
+            "SyntaxError",
             "T.yaml:6:9: unexpected key 'Do' in statement",
         ),
         (
             "- Try: [x]\n  Catch: []\n  With: e",
-            syntax,
+            "SyntaxError",
             "T.yaml:7:9: unexpected key 'With' in statement",
         ),
         (
             "- Throw: e\n  Messag: m",
-            syntax,
+            "SyntaxError",
             "T.yaml:6:9: unexpected key 'Messag' in statement",
         ),
         // Keywords are tried in order; the first one decides the keys.
         (
             "- If: 1\n  Return: 2",
-            syntax,
+            "SyntaxError",
             "T.yaml:5:9: unexpected key 'If' in statement",
         ),
         (
             "- While: 1\n  For: x\n  In: 2",
-            syntax,
+            "SyntaxError",
             "T.yaml:6:9: unexpected key 'For' in statement",
         ),
         (
