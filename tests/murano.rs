@@ -1450,7 +1450,8 @@ fn throw_names_rethrow_and_destroyed_objects() {
 /// The macros check their arguments as murano's do (murano/dsl/macros.py):
 /// `Break`/`Continue` take no value, `For` names a variable, `Repeat`
 /// counts with an int or an expression (`DslSyntaxError`); a `While` that
-/// is no expression matches no macro (`SyntaxError`).
+/// is no expression matches no macro (`SyntaxError`); a `Throw` needs names
+/// (`ValueError`, murano/dsl/virtual_exceptions.py).
 #[test]
 fn macros_check_their_arguments() {
     for (stmt, kind) in [
@@ -1465,6 +1466,7 @@ fn macros_check_their_arguments() {
             "- While: $x\n        Do:\n          - Break: 1",
             "DslSyntaxError",
         ),
+        ("- Throw: []", "ValueError"),
     ] {
         let src = format!("Name: Bad\nMethods:\n  m:\n    Body:\n      - $x: true\n      {stmt}\n");
         assert_eq!(load_error(&src).kind(), kind, "{stmt}");

@@ -598,6 +598,12 @@ impl Front<'_> {
         }
         if has("Throw") {
             check_keys(&["Throw", "Message", "Extra", "Cause"])?;
+            // murano's `ThrowMacro` refuses a statement without names.
+            if !has_value(must("Throw")) {
+                return Err(must("Throw")
+                    .pos
+                    .error("ValueError", "Throw names are not provided"));
+            }
             let names = self.tmpl(must("Throw"))?;
             let message = get("Message").map(|n| self.tmpl(n)).transpose()?;
             let extra = get("Extra").map(|n| self.tmpl(n)).transpose()?;
