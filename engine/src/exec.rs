@@ -459,7 +459,6 @@ impl Activation<'_> {
                     return Err(not_assignable());
                 };
                 let n = l.len() as i64;
-                let mut items = (*l).clone();
                 if rest.is_empty() {
                     // `src[:i] + (value,) + src[i + 1:]`, with Python's
                     // slice bounds: past the end appends, and a negative
@@ -469,11 +468,12 @@ impl Activation<'_> {
                         k as usize
                     };
                     let (a, b) = (clamp(i), clamp(i.saturating_add(1)));
-                    let mut out: Vec<Value> = items[..a].to_vec();
+                    let mut out: Vec<Value> = l[..a].to_vec();
                     out.push(v);
-                    out.extend_from_slice(&items[b..]);
+                    out.extend_from_slice(&l[b..]);
                     return Ok(Some(Value::list(out)));
                 }
+                let mut items = (*l).clone();
                 let ix = if i < 0 { i + n } else { i };
                 if ix < 0 || ix >= n {
                     return Err(Error::index("list index out of range"));
@@ -841,25 +841,26 @@ impl Activation<'_> {
                     return Ok(Step2::Next);
                 };
                 let names = self.error_names(&e);
-                let hit = code.clauses[clauses as usize].iter().find(|c| {
-                    c.with.is_empty()
-                        || c.with.iter().any(|w| {
-                            let w = self.class.resolve(w);
-                            names.contains(&w)
-                        })
+                // The clause that catches it, with the first of its names
+                // that clause names (`None` for a clause that catches all).
+                let hit = code.clauses[clauses as usize].iter().find_map(|c| {
+                    if c.with.is_empty() {
+                        return Some((c, None));
+                    }
+                    let with: Vec<String> = c.with.iter().map(|w| self.class.resolve(w)).collect();
+                    names
+                        .iter()
+                        .find(|n| with.contains(n))
+                        .map(|n| (c, Some(n)))
                 });
                 match hit {
-                    Some(c) => {
+                    Some((c, caught)) => {
                         if let Some(a) = &c.as_ {
                             let at = e
                                 .clone()
                                 .leave_method(self.class.name.clone(), self.method.clone());
                             let obj = self.ex.exception_object(&at, &names)?;
-                            // The object is named by the first of its names
-                            // the clause catches.
-                            let with: Vec<String> =
-                                c.with.iter().map(|w| self.class.resolve(w)).collect();
-                            let caught = names.iter().find(|n| with.contains(n));
+                            // The object is named by the name caught.
                             if let (Some(n), Value::Object(o)) = (caught, &obj) {
                                 self.ex.with_obj(o, |s| {
                                     s.props.insert(Value::str("name"), Value::str(n.as_str()));
@@ -926,24 +927,16 @@ impl Activation<'_> {
             SOp::Rethrow { try_ } => match st.caught[try_ as usize].clone() {
                 Some(e) => return Err(e),
                 None => {
-                    return Err(Error::new(
-                        ErrorKind::TypeError,
-                        InvalidOp::Rethrow.message(),
-                    ))
+                    let op = InvalidOp::Rethrow;
+                    return Err(Error::new(ErrorKind::from_name(op.kind()), op.message()));
                 }
             },
             SOp::Invalid { what } => {
-                let op = InvalidOp::from_code(what);
-                // murano's `Rethrow` outside a `Catch` raises the current
-                // exception, which is none: Python's `TypeError`.
-                let kind = match op {
-                    Some(InvalidOp::Rethrow) => ErrorKind::TypeError,
-                    _ => ErrorKind::DslInvalidOperationError,
-                };
-                return Err(Error::new(
-                    kind,
-                    op.map_or("invalid operation", InvalidOp::message),
-                ));
+                let (kind, message) = InvalidOp::from_code(what)
+                    .map_or(("DslInvalidOperationError", "invalid operation"), |op| {
+                        (op.kind(), op.message())
+                    });
+                return Err(Error::new(ErrorKind::from_name(kind), message));
             }
         })
     }

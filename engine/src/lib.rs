@@ -319,6 +319,8 @@ impl Class {
     /// True when static property `name` is one two unrelated parents
     /// declare (murano's `find_static_property` chooses as methods do).
     pub fn ambiguous_property(&self, name: &str) -> bool {
+        // A declaration's address identifies it (only compared, never
+        // dereferenced), as murano compares the symbols with `is`.
         let declared = |c: &Class| {
             c.props
                 .iter()

@@ -20,7 +20,12 @@ pub const STACK_SIZE: usize = 4 << 20;
 // its green threads never leave it. The running thread's identity
 // (`CURRENT`, `CURRENT_ID`) and its evaluation depth (`interp::DEPTH`) are
 // switched by `run` around every resume, so green threads never see each
-// other's.
+// other's. `PARKING` and `DEADLOCK` are hand-over slots between a green
+// thread and the scheduler that resumes it: each is set just before the
+// switch and taken just after it, so nothing stays in them between two
+// switches. `EPOCH` only grows; the one effect it has across executions
+// that share an OS thread is that a parked thread wakes once more than it
+// needs to and checks again what it waits for, never a wrong answer.
 thread_local! {
     static CURRENT: Cell<*const Yielder<(), ()>> = const { Cell::new(std::ptr::null()) };
     static CURRENT_ID: Cell<u64> = const { Cell::new(0) };

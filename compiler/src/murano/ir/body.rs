@@ -169,7 +169,17 @@ pub enum InvalidOp {
 }
 
 impl InvalidOp {
-    /// The message of the `DslInvalidOperationError` it raises.
+    /// The kind of error it raises when run: `DslInvalidOperationError`,
+    /// but a `Rethrow` re-raises no current exception, which Python
+    /// refuses with `TypeError`.
+    pub fn kind(self) -> &'static str {
+        match self {
+            InvalidOp::Rethrow => "TypeError",
+            _ => "DslInvalidOperationError",
+        }
+    }
+
+    /// The message of the error it raises.
     pub fn message(self) -> &'static str {
         match self {
             InvalidOp::Break => "Break cannot be used on method level",
