@@ -295,14 +295,14 @@ impl Class {
     }
 
     fn find_ambiguous(&self) -> Vec<String> {
+        // Only a name more than one ancestor defines can be ambiguous.
+        let mut seen: std::collections::HashSet<&String> = Default::default();
         let mut names: Vec<&String> = Vec::new();
-        let mut seen: Vec<&String> = Vec::new();
         for c in &self.ancestors {
             for n in c.methods.keys() {
-                if seen.contains(&n) && !names.contains(&n) && !self.methods.contains_key(n) {
+                if !seen.insert(n) && !names.contains(&n) && !self.methods.contains_key(n) {
                     names.push(n);
                 }
-                seen.push(n);
             }
         }
         names
@@ -1479,14 +1479,13 @@ impl Executor {
             Some(v @ Value::Object(_)) => v.clone(),
             _ => self.exception(names, e.message(), Value::dict(Dict::default()), None)?,
         };
-        let Value::Object(r) = &obj else {
-            unreachable!("exception objects are objects")
-        };
-        if self.get_property(r, "stackTrace", true)?.is_null() {
-            let trace = self.stack_trace(e)?;
-            self.with_obj(r, |o| {
-                o.props.insert(Value::str("stackTrace"), trace);
-            })?;
+        if let Value::Object(r) = &obj {
+            if self.get_property(r, "stackTrace", true)?.is_null() {
+                let trace = self.stack_trace(e)?;
+                self.with_obj(r, |o| {
+                    o.props.insert(Value::str("stackTrace"), trace);
+                })?;
+            }
         }
         Ok(obj)
     }
@@ -1696,13 +1695,7 @@ impl Executor {
         tasks: Vec<Box<dyn FnOnce() -> T>>,
         limit: usize,
     ) -> Vec<T> {
-        let seed = self.lock().schedule_seed.as_mut().map(|s| {
-            // The next draw of a 64-bit LCG (Knuth's MMIX constants).
-            *s = s
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            *s
-        });
+        let seed = self.lock().schedule_seed.as_mut().map(vm::coro::next_draw);
         vm::coro::run_seeded(tasks, limit, seed)
     }
 

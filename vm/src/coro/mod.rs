@@ -148,6 +148,16 @@ pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Vec<T> {
     run_seeded(tasks, limit, None)
 }
 
+/// The next draw of the deterministic generator seeded schedules use (a
+/// 64-bit linear congruential generator, Knuth's MMIX constants): steps
+/// `state` and returns the new state.
+pub fn next_draw(state: &mut u64) -> u64 {
+    *state = state
+        .wrapping_mul(6_364_136_223_846_793_005)
+        .wrapping_add(1_442_695_040_888_963_407);
+    *state
+}
+
 /// Chooses which of the threads due first runs next: the first in FIFO
 /// order, or one drawn from a seeded generator (to test many schedules).
 struct Picker(Option<u64>);
@@ -156,13 +166,8 @@ impl Picker {
     fn pick(&mut self, due: usize) -> usize {
         match &mut self.0 {
             None => 0,
-            Some(x) => {
-                // xorshift64*
-                *x ^= *x >> 12;
-                *x ^= *x << 25;
-                *x ^= *x >> 27;
-                (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % due
-            }
+            // The high bits are the generator's best.
+            Some(x) => (next_draw(x) >> 33) as usize % due,
         }
     }
 }
@@ -200,7 +205,7 @@ fn all_parked<T>(ready: &VecDeque<Thread<T>>) -> Result<(), String> {
 /// [`run`], with the threads due at the same time taken in an order drawn
 /// from `seed` instead of FIFO order (`None`: FIFO).
 pub fn run_seeded<T: 'static>(tasks: Vec<Task<T>>, limit: usize, seed: Option<u64>) -> Vec<T> {
-    let mut picker = Picker(seed.map(|s| s | 1));
+    let mut picker = Picker(seed);
     let n = tasks.len();
     let limit = if limit == 0 { n.max(1) } else { limit };
     let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
