@@ -36,6 +36,10 @@ fn obj(v: &Value) -> Result<&Arc<ObjRef>> {
 /// its class is one the object is an instance of (murano's `get_property`
 /// asks `caller_class.is_compatible(self)`).
 fn inside(cx: &Cx, o: &ObjRef) -> bool {
+    // The common case, a method reading its own object, costs no lookup.
+    if matches!(cx.ctx.var("this"), Value::Object(t) if t.slot == o.slot && t.store == o.store) {
+        return true;
+    }
     let Ok(ex) = executor(cx) else { return false };
     match (ex.ctx_class(cx.ctx), ex.class_of(o)) {
         (Some(caller), Ok(class)) => class.is_a(&caller.key),

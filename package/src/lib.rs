@@ -1233,7 +1233,6 @@ impl HotPackage {
             _ => Dict::default(),
         };
         let mut groups: Vec<Vec<String>> = Vec::new();
-        let mut used: Vec<String> = Vec::new();
         if let Some(Value::List(gs)) = dget(&hot, "parameter_groups") {
             for g in gs.iter() {
                 // Iterating a dict of parameters gives its names.
@@ -1251,14 +1250,13 @@ impl HotPackage {
                             .is_some_and(Value::truthy)
                     })
                     .collect();
-                used.extend(names.iter().cloned());
                 groups.push(names);
             }
         }
         let rest: Vec<String> = params
             .keys()
             .filter_map(|k| k.as_str().map(str::to_string))
-            .filter(|k| !used.contains(k))
+            .filter(|k| !groups.iter().flatten().any(|g| g == k))
             .collect();
         if !rest.is_empty() {
             groups.push(rest);
