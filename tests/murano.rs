@@ -125,7 +125,8 @@ fn malformed_class_files_give_positions() {
         ("Name: Bad\nProperties:\n  p: [unclosed\n", "", "Bad.yaml:"),
         (
             "Name: Bad\nUsage: Weird\n",
-            "DslSyntaxError",
+            // murano/dsl/murano_type.py `create`
+            "ValueError",
             "Bad.yaml:2:8",
         ),
         (
@@ -1541,4 +1542,45 @@ fn methods_of_two_unrelated_parents_are_ambiguous() {
     assert_eq!(runtime::pyrepr::to_str(&r.unwrap()), "b");
     let (_, r) = run(AMBIGUOUS, "readStatic");
     assert_eq!(r.unwrap_err().kind(), "AmbiguousPropertyNameError");
+}
+
+/// Classes are built when something first reaches them, and a declaration
+/// wrong past its name fails there, with the kind murano's constructors
+/// raise: murano/dsl/murano_type.py (`create`, `_create_meta_class`,
+/// `MuranoClass.__init__`), murano_method.py (argument order and usage),
+/// yaql_integration.py (`Unknown method usage`), meta.py (`MetaData`).
+#[test]
+fn broken_classes_fail_when_reached_with_the_reference_kinds() {
+    const META: &str =
+        "---\nName: OnlyMethods\nUsage: Meta\nApplies: Method\n---\nName: One\nUsage: Meta\n";
+    for (bad, kind) in [
+        ("Usage: Odd\n", "ValueError"),
+        ("Usage: Meta\nCardinality: Two\n", "ValueError"),
+        ("Usage: Meta\nApplies: Nowhere\n", "ValueError"),
+        ("Usage: Meta\nInherited: maybe\n", "ValueError"),
+        ("Extends: One\n", "InvalidInheritanceError"),
+        ("Meta: [{One: {}, OnlyMethods: {}}]\n", "ValueError"),
+        ("Meta: OnlyMethods\n", "ValueError"),
+        ("Meta: [One, One]\n", "ValueError"),
+        ("Properties:\n  p:\n    Contract: $\n    Meta: OnlyMethods\n", "ValueError"),
+        ("Properties:\n  p:\n    Contract: $\n    Usage: Odd\n", "DslSyntaxError"),
+        ("Methods:\n  m:\n    Usage: Odd\n", "ValueError"),
+        ("Methods:\n  m:\n    Usage: Action\n    Scope: Session\n", "ValueError"),
+        (
+            "Methods:\n  m:\n    Arguments:\n      - r: {Contract: $, Usage: VarArgs}\n      - a: {Contract: $}\n",
+            "DslSyntaxError",
+        ),
+        ("Methods:\n  m:\n    Arguments:\n      - a: {Contract: $, Usage: Odd}\n", "DslSyntaxError"),
+        ("Methods:\n  m:\n    Arguments:\n      - a: {Contract: $, Meta: OnlyMethods}\n", "ValueError"),
+    ] {
+        let classes = format!(
+            "Name: Test\nMethods:\n  ok:\n    Scope: Public\n    Body:\n      - Return: 1\n  reach:\n    Scope: Public\n    Body:\n      - Return: new(Bad)\n---\nName: Bad\n{bad}{META}"
+        );
+        let (_, r) = run(&classes, "ok");
+        assert_eq!(r.unwrap(), Value::Int(1), "{bad}: a class nothing reaches does not fail");
+        let (_, r) = run(&classes, "reach");
+        let e = r.expect_err(bad);
+        assert_eq!(e.kind(), kind, "{bad}: {e}");
+        assert!(e.message().contains("Test.yaml:"), "{bad}: {} has no position", e.message());
+    }
 }

@@ -36,13 +36,13 @@ pub use compiler::murano::node_value;
 
 use runtime::ErrorKind;
 use std::any::Any;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use compiler::murano::{
-    load_classes, ArgUsage, ClassDecl, LoadOptions, MethodDecl, MethodScope, MethodUsage,
-    PropertyUsage, Template,
+    load_classes, ArgUsage, Cardinality, ClassDecl, ClassUsage, LoadOptions, MetaTarget,
+    MethodDecl, MethodScope, MethodUsage, PropertyUsage, Template,
 };
 use compiler::{jit, CompileOptions};
 use runtime::ctx::Frame;
@@ -568,6 +568,28 @@ pub fn contract_registry(legacy: bool) -> Arc<Registry> {
         .clone()
 }
 
+/// Whether meta-class `mc` may be attached to `target` (murano/dsl/meta.py
+/// `MetaData`): it is a meta-class, applies there, and, of cardinality
+/// One, is not in `used` (the meta-classes attached to that declaration
+/// so far, which this adds to).
+pub fn check_meta(mc: &ClassDecl, target: MetaTarget, used: &mut HashSet<String>) -> Result<()> {
+    if mc.usage != ClassUsage::Meta {
+        return Err(Error::value("Only Meta classes can be attached"));
+    }
+    if !mc.applies.contains(&target) {
+        return Err(Error::value(format!(
+            "Meta class {} is not applicable here ({target:?})",
+            mc.name
+        )));
+    }
+    if !used.insert(mc.name.clone()) && mc.cardinality != Cardinality::Many {
+        return Err(Error::value(
+            "Cannot attach several Meta instances with cardinality One",
+        ));
+    }
+    Ok(())
+}
+
 /// Kinds of MuranoPL exceptions as seen from inside MuranoPL.
 pub fn qualified_kind(kind: &str) -> String {
     match ErrorKind::known(kind).and_then(|k| k.module()) {
@@ -766,6 +788,47 @@ impl Catalog {
         )
     }
 
+    /// Checks every `Meta` of a declaration as murano's `MetaData` does when
+    /// the class is built (murano/dsl/meta.py): each names a meta-class
+    /// (built here) that applies to the target, and a meta-class of
+    /// cardinality One is attached at most once per declaration.
+    fn check_metas(
+        &self,
+        pkg: &Package,
+        decl: &ClassDecl,
+        building: &mut Vec<String>,
+    ) -> Result<()> {
+        let members = decl
+            .properties
+            .iter()
+            .map(|p| (MetaTarget::Property, &p.meta));
+        let methods = decl.methods.iter().flat_map(|m| {
+            let args = m.arguments.iter().map(|a| (MetaTarget::Argument, &a.meta));
+            std::iter::once((MetaTarget::Method, &m.meta)).chain(args)
+        });
+        let all = std::iter::once((MetaTarget::Type, &decl.meta))
+            .chain(members)
+            .chain(methods);
+        for (target, metas) in all {
+            let mut used = HashSet::new();
+            for md in metas {
+                let key = self.class_key(&md.name, Some(pkg));
+                let mc = if building.contains(&key) {
+                    let own = pkg
+                        .decls
+                        .get(&md.name)
+                        .ok_or_else(|| self.no_class(&md.name))?;
+                    own.clone()
+                } else {
+                    self.build_class(&key, building)?.decl.clone()
+                };
+                check_meta(&mc, target, &mut used)
+                    .map_err(|e| md.pos.error(e.error_kind().clone(), e.message()))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Builds the class of executor key `key` (see [`Catalog::class_key`]).
     fn build_class(&self, key: &str, building: &mut Vec<String>) -> Result<Arc<Class>> {
         if let Some(c) = self.cached(key) {
@@ -794,13 +857,32 @@ impl Catalog {
         let Some((pkg, decl)) = found.map(|p| (p.clone(), p.decls[name].clone())) else {
             return Err(self.no_class(name));
         };
+        if let Some(broken) = &decl.broken {
+            return Err(broken.0.clone());
+        }
         building.push(key.to_string());
         let mut parents = Vec::new();
         for pn in &decl.extends {
             let pk = self.class_key(pn, Some(&pkg));
             parents.push(self.build_class(&pk, building)?);
         }
+        // murano/dsl/murano_type.py `MuranoClass.__init__`: a class's
+        // parents are classes; a meta-class's may be either.
+        if decl.usage == ClassUsage::Class {
+            if let Some(p) = parents.iter().find(|p| p.decl.usage == ClassUsage::Meta) {
+                building.pop();
+                return Err(decl.pos.error(
+                    ErrorKind::InvalidInheritanceError,
+                    format!(
+                        "Type {name} cannot have parent with Usage Meta (parent {})",
+                        p.name
+                    ),
+                ));
+            }
+        }
+        let metas = self.check_metas(&pkg, &decl, building);
         building.pop();
+        metas?;
         let mro = c3(&parents).ok_or_else(|| {
             Error::new(
                 ErrorKind::DslSyntaxError,

@@ -346,25 +346,11 @@ fn instantiate_metas(
     };
     let env = ex.env(legacy).clone();
     let ctx = ex.class_ctx(cls, Value::Type(cls.type_ref.clone()));
-    let mut used: HashSet<Arc<str>> = HashSet::new();
+    let mut used = HashSet::new();
     let mut out = Vec::new();
     for md in metas {
         let mc = ex.class(&md.name)?;
-        if mc.decl.usage != ClassUsage::Meta {
-            return Err(Error::value("Only Meta classes can be attached"));
-        }
-        if !mc.decl.applies.contains(&target) {
-            return Err(Error::value(format!(
-                "Meta class {} is not applicable here ({})",
-                mc.name,
-                target_name(target)
-            )));
-        }
-        if !used.insert(mc.name.clone()) && mc.decl.cardinality != Cardinality::Many {
-            return Err(Error::value(
-                "Cannot attach several Meta instances with cardinality One",
-            ));
-        }
+        crate::check_meta(&mc.decl, target, &mut used)?;
         let t = CTemplate::compile(&md.props, &reg, copts)?;
         let props = match t.eval(&env, &ctx)? {
             Value::Dict(d) => (*d).clone(),
@@ -835,17 +821,17 @@ fn invoke(cx: &Cx, a: Args) -> Result<Value> {
     match &this {
         Value::Object(o) => {
             if !ex.class_of(o)?.is_a(class) {
-                return Err(Error::type_("'this' must be of compatible type"));
+                return Err(plain_exception("'this' must be of compatible type"));
             }
         }
         Value::Type(t) => {
             if !method.is_static() || !ex.class(&t.name)?.is_a(class) {
-                return Err(Error::type_("A class instance is required"));
+                return Err(plain_exception("A class instance is required"));
             }
         }
         _ => {
             if !method.is_static() {
-                return Err(Error::type_("A class instance is required"));
+                return Err(plain_exception("A class instance is required"));
             }
         }
     }
@@ -904,4 +890,10 @@ pub fn register(r: &mut Registry) {
         ],
         invoke,
     );
+}
+
+/// What murano's `MuranoMethod.invoke` raises for a wrong receiver
+/// (murano/dsl/murano_method.py): Python's plain `Exception`.
+fn plain_exception(msg: &str) -> Error {
+    Error::new(ErrorKind::from_name("Exception"), msg)
 }

@@ -128,6 +128,7 @@ error_kinds! {
         AmbiguousClassName,
         CircularExpressionDependenciesError,
         AmbiguousPropertyNameError,
+        InvalidInheritanceError,
         NoPackageFound,
         // Packages and the dynamic UI
         PackageFormatError,
@@ -177,6 +178,7 @@ impl ErrorKind {
             | AmbiguousClassName
             | CircularExpressionDependenciesError
             | AmbiguousPropertyNameError
+            | InvalidInheritanceError
             | DslSyntaxError => Some("murano.dsl.exceptions"),
             NoMatchingMethodException
             | NoMethodRegisteredException

@@ -305,9 +305,58 @@ pub struct ClassDecl {
     /// as `file:line:col: message` lines.
     pub warnings: Vec<String>,
     resolver: NamespaceResolver,
+    /// Why the class cannot be built, for a class whose declaration is
+    /// wrong past its name. The package still loads: murano builds a class
+    /// when something first reaches it (murano/dsl/murano_package.py
+    /// `get_class`), and raises this error there.
+    pub broken: Option<Broken>,
+}
+
+/// The error a class declaration holds until the class is reached (see
+/// [`ClassDecl::broken`]). Two are equal when their kind and message are.
+#[derive(Clone, Debug)]
+pub struct Broken(pub Error);
+
+impl PartialEq for Broken {
+    fn eq(&self, other: &Broken) -> bool {
+        self.0.kind() == other.0.kind() && self.0.message() == other.0.message()
+    }
 }
 
 impl ClassDecl {
+    /// A class named `name` whose declaration fails with `error` when the
+    /// class is built.
+    fn broken(
+        name: String,
+        namespaces: Vec<(String, String)>,
+        resolver: NamespaceResolver,
+        pos: Pos,
+        error: Error,
+    ) -> ClassDecl {
+        let extends = if name == OBJECT_CLASS {
+            Vec::new()
+        } else {
+            vec![OBJECT_CLASS.to_string()]
+        };
+        ClassDecl {
+            name,
+            namespaces,
+            extends,
+            properties: Vec::new(),
+            methods: Vec::new(),
+            import: Vec::new(),
+            meta: Vec::new(),
+            usage: ClassUsage::Class,
+            cardinality: Cardinality::One,
+            applies: MetaTarget::ALL.to_vec(),
+            inherited: false,
+            pos,
+            warnings: Vec::new(),
+            resolver,
+            broken: Some(Broken(error)),
+        }
+    }
+
     /// Resolves a type name in this class's namespaces.
     pub fn resolve_name(&self, name: &str) -> Result<String, Error> {
         self.resolver.resolve_name(name)
@@ -348,6 +397,9 @@ const METHOD_KEYS: &[&str] = &["Body", "Arguments", "Usage", "Scope", "Meta"];
 const ARG_KEYS: &[&str] = &["Contract", "Usage", "Default", "Meta"];
 
 const SYNTAX: &str = "DslSyntaxError";
+/// What murano's type and method constructors raise (murano/dsl/murano_type.py,
+/// meta.py, murano_method.py): a plain `ValueError`.
+const VALUE: &str = "ValueError";
 
 /// Loads every class of a class file. `file` names it in positions.
 pub fn load_classes(text: &str, file: &str, opts: LoadOptions) -> Result<Vec<ClassDecl>, Error> {
@@ -443,11 +495,34 @@ fn class_decl(
                 .map_err(|e| at(&name_node.pos, e))?
         }
     };
+    let pos = doc.pos.clone();
+    match class_body(
+        map,
+        name.clone(),
+        namespaces.clone(),
+        resolver.clone(),
+        pos.clone(),
+        opts,
+    ) {
+        Ok(decl) => Ok(decl),
+        Err(e) => Ok(ClassDecl::broken(name, namespaces, resolver, pos, e)),
+    }
+}
 
+/// The rest of a class declaration once its name is known: what murano's
+/// `murano_type.create` reads when the class is first built.
+fn class_body(
+    map: &[(Node, Node)],
+    name: String,
+    namespaces: Vec<(String, String)>,
+    resolver: NamespaceResolver,
+    pos: Pos,
+    opts: LoadOptions,
+) -> Result<ClassDecl, Error> {
     let usage = match opt_text(get(map, "Usage"), "Usage")? {
         None | Some(("Class", _)) => ClassUsage::Class,
         Some(("Meta", _)) => ClassUsage::Meta,
-        Some((u, p)) => return Err(p.error(SYNTAX, format!("Invalid type Usage: \"{u}\""))),
+        Some((u, p)) => return Err(p.error(VALUE, format!("Invalid type Usage: \"{u}\""))),
     };
 
     let mut extends = Vec::new();
@@ -478,7 +553,7 @@ fn class_decl(
             None | Some(("One", _)) => Cardinality::One,
             Some(("Many", _)) => Cardinality::Many,
             Some((c, p)) => {
-                return Err(p.error(SYNTAX, format!("Invalid MetaClass Cardinality \"{c}\"")))
+                return Err(p.error(VALUE, format!("Invalid MetaClass Cardinality \"{c}\"")))
             }
         };
         if let Some(a) = get(map, "Applies") {
@@ -490,7 +565,7 @@ fn class_decl(
                 _ => {
                     return Err(i
                         .pos
-                        .error(SYNTAX, "Invalid Inherited value. Must be true or false"))
+                        .error(VALUE, "Invalid Inherited value. Must be true or false"))
                 }
             };
         }
@@ -525,9 +600,10 @@ fn class_decl(
         cardinality,
         applies,
         inherited,
-        pos: doc.pos.clone(),
+        pos,
         warnings: Vec::new(),
         resolver,
+        broken: None,
     })
 }
 
@@ -605,10 +681,8 @@ fn method_decl(
         Some(("Extension", _)) => MethodUsage::Extension,
         Some(("Action", _)) => MethodUsage::Action,
         Some((u, p)) => {
-            return Err(p.error(
-                SYNTAX,
-                format!("Unknown usage {u}. Must be one of (Runtime, Static, Extension, Action)"),
-            ))
+            // murano/dsl/yaql_integration.py, `_build_mpl_stub_function_definitions`
+            return Err(p.error(VALUE, format!("Unknown method usage {u}")));
         }
     };
     let scope = opt_text(get(map, "Scope"), "Scope")?;
@@ -621,7 +695,7 @@ fn method_decl(
     if decl.usage == MethodUsage::Action {
         if let Some(("Session", p)) = scope {
             return Err(p.error(
-                SYNTAX,
+                VALUE,
                 format!(
                     "Both \"Usage: Action\" and \"Scope: Session\" are provided for method {raw}"
                 ),
@@ -742,12 +816,12 @@ fn read_meta(
             NodeKind::Map(m) if m.len() == 1 => (&m[0].0, Some(&m[0].1)),
             NodeKind::Map(_) => {
                 return Err(entry.pos.error(
-                    SYNTAX,
+                    VALUE,
                     "Invalid Meta format: an entry is a mapping with one key",
                 ))
             }
             NodeKind::Scalar { .. } => (entry, None),
-            NodeKind::Seq(_) => return Err(entry.pos.error(SYNTAX, "Invalid Meta format")),
+            NodeKind::Seq(_) => return Err(entry.pos.error(VALUE, "Invalid Meta format")),
         };
         let raw = type_name_text(name_node, "Meta")?;
         let name = resolver
@@ -779,7 +853,7 @@ fn read_applies(node: &Node) -> Result<Vec<MetaTarget>, Error> {
         _ => {
             return Err(node
                 .pos
-                .error(SYNTAX, "Applies must be a target name or a list of them"))
+                .error(VALUE, "Applies must be a target name or a list of them"))
         }
     };
     let mut out = Vec::new();
@@ -796,7 +870,7 @@ fn read_applies(node: &Node) -> Result<Vec<MetaTarget>, Error> {
             Some("Argument") => MetaTarget::Argument,
             other => {
                 return Err(n.pos.error(
-                    SYNTAX,
+                    VALUE,
                     format!(
                         "Invalid MetaClass target(s) \"{}\"",
                         other.unwrap_or(n.kind_name())
@@ -843,10 +917,9 @@ fn read_namespaces(node: &Node) -> Result<Vec<(String, String)>, Error> {
 
 // ---- helpers ----
 
-/// Re-raises a positionless error at `pos` (keeping its kind).
+/// Re-raises a positionless error at `pos`, keeping its kind.
 fn at(pos: &Pos, e: Error) -> Error {
-    let kind = e.kind().to_string();
-    pos.error(SYNTAX, format!("{kind}: {}", e.message()))
+    pos.error(e.error_kind().clone(), e.message())
 }
 
 /// The value of the last entry with scalar key `key` (a Python dict keeps
