@@ -4,14 +4,17 @@
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
-use forms::ui::{generate, ModelOptions, UiDefinition};
+use forms::ui::{generate, IdGen, ModelOptions, UiDefinition};
 use package::{node_value, FormatRegistry, PackageFormat, PackageLoader};
 
 /// `muranopl ui ...`.
 #[derive(Subcommand)]
 pub enum UiCmd {
     /// Print the object model (JSON) of a package's application, from its
-    /// UI definition: answers, else `initial` values, else samples.
+    /// UI definition: answers, else `initial` values, else samples. An
+    /// application field gets a new application of its type, added to the
+    /// environment as the dashboard's "+" adds it (the field holds its id);
+    /// the output is then that environment with every application.
     Model {
         /// A package directory or .zip.
         package: PathBuf,
@@ -138,13 +141,25 @@ fn model(
             eprintln!("note: {n}");
         }
     }
+    let model = if out.added.is_empty() {
+        out.model
+    } else {
+        // Applications made for application fields sit beside this one in
+        // its environment, named as `run` names the one it makes.
+        let stem = package.file_stem().map(|s| s.to_string_lossy().to_string());
+        let name = format!("{}-env", stem.as_deref().unwrap_or("environment"));
+        let mut ids = IdGen::new(&name);
+        let mut apps = out.added;
+        apps.push(out.model);
+        sim::deploy::environment(apps, &name, || ids.uuid())
+    };
     if with_data {
         let mut d = runtime::Dict::default();
         d.insert(runtime::Value::str("data"), out.data);
-        d.insert(runtime::Value::str("model"), out.model);
+        d.insert(runtime::Value::str("model"), model);
         println!("{}", to_json(&runtime::Value::dict(d)));
     } else {
-        println!("{}", to_json(&out.model));
+        println!("{}", to_json(&model));
     }
     Ok(())
 }

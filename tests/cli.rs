@@ -740,7 +740,8 @@ fn agent_results_and_inline_plan_files_are_murano_shaped() {
 /// `ui model --answers` answers the application made for an application
 /// field too: its answer is a mapping of that application's forms (so
 /// WordPress gets an Apache with PHP without editing the model); an
-/// optional application field gets one only when answered.
+/// optional application field gets one only when answered. Each is added
+/// to the environment, and the field holds its id.
 #[test]
 fn ui_model_answers_reach_nested_applications() {
     let dir = std::env::temp_dir().join(format!("muranopl-nested-{}", std::process::id()));
@@ -787,16 +788,31 @@ fn ui_model_answers_reach_nested_applications() {
             "-q",
         ])
     };
+    // The applications of the environment, and the one of type `ty`.
+    let apps = |o: &std::process::Output| -> Vec<serde_json::Value> {
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+        let env: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap();
+        assert_eq!(env["?"]["type"], "io.murano.Environment", "{env}");
+        env["applications"].as_array().unwrap().clone()
+    };
     let o = model("main:\n  part:\n    conf: {flag: true}\n");
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let m: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(m["part"]["flag"], true, "{m}");
+    let a = apps(&o);
+    // The dashboard adds the part to the environment before the app that
+    // names it by id (muranodashboard/dynamic_ui/fields.py, make_select_cls).
+    assert_eq!(a.len(), 2, "{a:?}");
+    assert_eq!(
+        (&a[0]["?"]["type"], &a[0]["flag"]),
+        (&"ex.Part".into(), &true.into())
+    );
+    assert_eq!(a[1]["part"], a[0]["?"]["id"], "{a:?}");
     // An optional application field stays empty unless answered, as the
     // dashboard leaves it.
-    assert!(m["spare"].is_null(), "{m}");
+    assert!(a[1]["spare"].is_null(), "{a:?}");
     let o = model("main:\n  part: {conf: {flag: true}}\n  spare: {conf: {flag: false}}\n");
-    let m: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-    assert_eq!(m["spare"]["flag"], false, "{m}");
+    let a = apps(&o);
+    assert_eq!(a.len(), 3, "{a:?}");
+    assert_eq!(a[2]["spare"], a[1]["?"]["id"], "{a:?}");
+    assert_eq!(a[1]["flag"], false, "{a:?}");
     let o = model("main:\n  part:\n    conf: {nosuch: 1}\n");
     assert_ne!(o.status.code(), Some(0));
     assert!(stderr(&o).contains("nosuch"), "{}", stderr(&o));

@@ -1456,6 +1456,11 @@ pub struct Outcome {
     pub data: Value,
     /// Which fields took samples, warnings.
     pub notes: Vec<String>,
+    /// The applications made for application fields, in the order they
+    /// were made (an application's own additions before it): the
+    /// dashboard adds each to the environment beside this one, and the
+    /// fields hold their ids.
+    pub added: Vec<Value>,
 }
 
 fn answer_for(answers: &Option<Value>, form: &str, field: &str) -> Option<Value> {
@@ -1544,6 +1549,7 @@ struct Gen<'a> {
     host: Arc<UiHost>,
     regex_prog: Program,
     notes: Vec<String>,
+    added: Vec<Value>,
 }
 
 impl Gen<'_> {
@@ -1881,8 +1887,29 @@ impl Gen<'_> {
         Ok(v)
     }
 
+    /// Adds `app` to the environment, as the dashboard's "+" beside an
+    /// application field does (`make_select_cls` in
+    /// muranodashboard/dynamic_ui/fields.py adds it through the catalogue's
+    /// add view, and the field's choice is then its id). Returns that id.
+    fn add_application(&mut self, app: Value) -> Value {
+        let app = {
+            let mut g = self.host.ids.lock().unwrap_or_else(|e| e.into_inner());
+            insert_ids(app, &mut g)
+        };
+        let id = match &app {
+            Value::Dict(d) => match d.get(&Value::str("?")) {
+                Some(Value::Dict(q)) => q.get(&Value::str("id")).cloned(),
+                _ => None,
+            },
+            _ => None,
+        };
+        self.added.push(app);
+        id.unwrap_or(Value::Null)
+    }
+
     /// A new application for an application field, from its package's UI
-    /// with `answers` (see [`ModelOptions::answers`]).
+    /// with `answers` (see [`ModelOptions::answers`]): added to the
+    /// environment, the field's value is its id.
     fn app_sample(
         &mut self,
         form: &str,
@@ -1950,12 +1977,11 @@ impl Gen<'_> {
                 .copied();
             let Some(found) = found else { continue };
             let pkg = found.package.clone();
-            let ids = self.opts.ids.clone();
             let nested = ModelOptions {
                 package: pkg.full_name().to_string(),
                 answers: answers.clone(),
                 loader: self.opts.loader,
-                ids,
+                ids: Some(self.host.ids.clone()),
                 nesting: self.opts.nesting + 1,
             };
             match package_model(&*pkg, &nested) {
@@ -1987,7 +2013,8 @@ impl Gen<'_> {
                     for n in out.notes {
                         self.notes.push(format!("  {t}: {n}"));
                     }
-                    return Ok(model);
+                    self.added.extend(out.added);
+                    return Ok(self.add_application(model));
                 }
                 Ok(None) => {
                     let mut q = Dict::default();
@@ -1999,7 +2026,7 @@ impl Gen<'_> {
                         field.name,
                         pkg.full_name()
                     ));
-                    return Ok(Value::dict(d));
+                    return Ok(self.add_application(Value::dict(d)));
                 }
                 // Answers the user gave for it must fit.
                 Err(e) if answers.is_some() => return Err(e),
@@ -2144,6 +2171,7 @@ impl Gen<'_> {
             model,
             data: Value::dict(data),
             notes: self.notes,
+            added: self.added,
         })
     }
 }
@@ -2232,6 +2260,7 @@ pub fn generate(ui: &UiDefinition, opts: &ModelOptions) -> Result<Outcome> {
         host,
         regex_prog,
         notes: Vec::new(),
+        added: Vec::new(),
     };
     g.run()
 }

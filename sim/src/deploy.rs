@@ -24,9 +24,10 @@ fn object_type(obj: &Value) -> Option<String> {
     Some(t.split(['/', '@']).next().unwrap_or(t).to_string())
 }
 
-/// An environment named `name` around `app`, with a default network.
-fn wrap(ex: &Executor, app: Value, name: &str) -> Value {
-    let header = |ty: &str| dict(vec![("type", s(ty)), ("id", s(&ex.new_id()))]);
+/// An environment named `name` holding `apps`, with a default network;
+/// `new_id` gives the ids of the two objects it makes.
+pub fn environment(apps: Vec<Value>, name: &str, mut new_id: impl FnMut() -> String) -> Value {
+    let mut header = |ty: &str| dict(vec![("type", s(ty)), ("id", s(&new_id()))]);
     let net = dict(vec![
         ("?", header("io.murano.resources.NeutronNetwork")),
         ("name", s(&format!("{name}-network"))),
@@ -34,7 +35,7 @@ fn wrap(ex: &Executor, app: Value, name: &str) -> Value {
     dict(vec![
         ("?", header("io.murano.Environment")),
         ("name", s(name)),
-        ("applications", Value::list(vec![app])),
+        ("applications", Value::list(apps)),
         (
             "defaultNetworks",
             dict(vec![("environment", net), ("flat", Value::Null)]),
@@ -59,7 +60,10 @@ pub fn load(ex: &Executor, data: &Value, env_name: &str) -> Result<Arc<ObjRef>> 
     if !ex.class(&root_type)?.is_a("io.murano.Environment") {
         if let Value::Dict(d) = &mut model {
             let mut d2 = (**d).clone();
-            d2.insert(s("Objects"), wrap(ex, objects, env_name));
+            d2.insert(
+                s("Objects"),
+                environment(vec![objects], env_name, || ex.new_id()),
+            );
             model = Value::dict(d2);
         }
     }
