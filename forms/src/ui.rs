@@ -37,6 +37,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use compiler::murano::{load_documents, LoadOptions, Node, NodeKind, Pos, Template, TemplateKind};
 use compiler::{CompileOptions, Program};
+
+use crate::cloud::{self, FLAVORS, IMAGES};
 use runtime::ctx::Frame;
 use runtime::host::Host;
 use runtime::registry::{p, ArgIn, Args, Cx, Registry, Ty};
@@ -361,6 +363,11 @@ pub struct Field {
     pub requirements: Dict,
     /// `allow_auto` of a network field (default true).
     pub allow_auto: bool,
+    /// `filter` of a network field: a regular expression network names
+    /// must match from their start.
+    pub network_filter: Option<String>,
+    /// `include_subnets` of a network field (default true).
+    pub include_subnets: bool,
     /// `errorMessages.required`: the message for a missing value.
     pub required_msg: Option<String>,
     /// `confirmInput` of a password field (default true).
@@ -699,6 +706,26 @@ fn parse_field(n: &Node) -> Result<Field> {
         n.get("confirmInput").map(node_value),
         Some(Value::Bool(false))
     );
+    let include_subnets = !matches!(
+        n.get("include_subnets").map(node_value),
+        Some(Value::Bool(false))
+    );
+    let network_filter = n
+        .get("filter")
+        .and_then(|f| f.as_scalar())
+        .map(str::to_string);
+    // NetworkChoiceField refuses any other `murano_networks`.
+    if let Some(m) = n.get("murano_networks").filter(|m| !m.is_null()) {
+        let ok = m
+            .as_scalar()
+            .is_some_and(|s| ["exclude", "translate"].contains(&s.to_ascii_lowercase().as_str()));
+        if !ok {
+            return Err(m.pos.error(
+                ErrorKind::UiDefinitionError,
+                format!("field {name}: invalid value of 'murano_networks' (exclude or translate)"),
+            ));
+        }
+    }
     let raw = match node_value(n) {
         Value::Dict(d) => (*d).clone(),
         _ => Dict::default(),
@@ -723,6 +750,8 @@ fn parse_field(n: &Node) -> Result<Field> {
         requirements,
         required_msg,
         allow_auto,
+        network_filter,
+        include_subnets,
         confirm_input,
         raw,
     })
@@ -1329,35 +1358,6 @@ fn options() -> Options {
 
 // ---- samples --------------------------------------------------------------
 
-/// The flavors the samples choose from: (name, ram MB, disk GB, vcpus).
-pub const FLAVORS: &[(&str, i64, i64, i64)] = &[
-    ("m1.small", 2048, 20, 1),
-    ("m1.medium", 4096, 40, 2),
-    ("m1.large", 8192, 80, 4),
-    ("m1.xlarge", 16384, 160, 8),
-];
-
-fn flavor_ok(f: &(&str, i64, i64, i64), req: &Dict) -> bool {
-    let get = |k: &str| match req.get(&Value::str(k)) {
-        Some(Value::Int(i)) => *i,
-        _ => 0,
-    };
-    f.1 >= get("min_memory_mb") && f.2 >= get("min_disk") && f.3 >= get("min_vcpus")
-}
-
-fn sample_image(image_type: Option<&str>) -> String {
-    let t = image_type.unwrap_or("linux").to_ascii_lowercase();
-    if t.starts_with("windows") {
-        return "ws-2012-std".into();
-    }
-    match t.split_once('.') {
-        Some((_, rest)) if !rest.is_empty() => {
-            format!("ubuntu16.04-x64-{}", rest.replace('.', "-"))
-        }
-        _ => "ubuntu16.04-x64".into(),
-    }
-}
-
 fn string_candidates(field: &Field) -> Vec<String> {
     let n = field.name.to_ascii_lowercase();
     let mut c: Vec<String> = Vec::new();
@@ -1581,6 +1581,59 @@ impl Gen<'_> {
         }
     }
 
+    /// The value of an image or network field that names an image or
+    /// network of the cloud the field does not offer (its `imageType`,
+    /// `filter`, `include_subnets`), as text.
+    fn not_offered(&self, field: &Field, v: &Value) -> Result<Option<String>> {
+        match field.ty {
+            FieldType::Image => {
+                let name = v.as_str().unwrap_or("");
+                let image = IMAGES.iter().find(|i| i.name == name);
+                Ok(image
+                    .filter(|i| !i.offered_for(field.image_type.as_deref()))
+                    .map(|i| i.name.to_string()))
+            }
+            FieldType::Network => {
+                let Value::List(pair) = v else {
+                    return Ok(None);
+                };
+                let net = pair.first().and_then(Value::as_str).unwrap_or("");
+                if !cloud::known_network(net) {
+                    return Ok(None);
+                }
+                let subnet = pair.get(1).and_then(Value::as_str);
+                let offered = self.network_choices(field)?;
+                let ok = offered.iter().any(|(n, s)| *n == net && *s == subnet);
+                Ok((!ok).then(|| runtime::pyrepr::to_str(v)))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The `[network, subnet]` choices of a network field besides `Auto`.
+    fn network_choices(&self, field: &Field) -> Result<Vec<(&'static str, Option<&'static str>)>> {
+        let q = cloud::NetworkQuery {
+            filter: field.network_filter.as_deref(),
+            include_subnets: field.include_subnets,
+        };
+        let mut err = None;
+        let mut matches = |pattern: &str, name: &str| {
+            // Python's `re.match` anchors at the start only.
+            match self.regex_match(&format!("^(?:{pattern})"), name, &field.pos) {
+                Ok(b) => b,
+                Err(e) => {
+                    err.get_or_insert(e);
+                    false
+                }
+            }
+        };
+        let out = cloud::network_choices(&q, &mut matches);
+        match err {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
     /// Converts a raw value to the field's cleaned type.
     fn coerce(&self, field: &Field, v: Value) -> std::result::Result<Value, String> {
         Ok(match &field.ty {
@@ -1746,8 +1799,8 @@ impl Gen<'_> {
         // the user's cloud has it.)
         if field.ty == FieldType::Flavor {
             let name = text.clone().unwrap_or_default();
-            if let Some(f) = FLAVORS.iter().find(|f| f.0 == name) {
-                if !flavor_ok(f, &field.requirements) {
+            if let Some(f) = FLAVORS.iter().find(|f| f.name == name) {
+                if !f.meets(&field.requirements) {
                     return Ok(Err(format!(
                         "Select a valid choice. {name} is not one of the available choices \
                          (it does not meet the requirements {})",
@@ -1755,6 +1808,11 @@ impl Gen<'_> {
                     )));
                 }
             }
+        }
+        if let Some(refused) = self.not_offered(field, v)? {
+            return Ok(Err(format!(
+                "Select a valid choice. {refused} is not one of the available choices."
+            )));
         }
         let custom = field.regexp.is_some() || !field.validators.is_empty();
         if field.ty == FieldType::Password && !(custom && self.ui.version >= v23()) {
@@ -1822,11 +1880,28 @@ impl Gen<'_> {
             FieldType::Flavor => {
                 let f = FLAVORS
                     .iter()
-                    .find(|f| flavor_ok(f, &field.requirements))
+                    .find(|f| f.meets(&field.requirements))
                     .unwrap_or(&FLAVORS[FLAVORS.len() - 1]);
-                Value::str(f.0)
+                Value::str(f.name)
             }
-            FieldType::Image => Value::str(sample_image(field.image_type.as_deref())),
+            FieldType::Image => {
+                let wanted = field.image_type.as_deref();
+                match IMAGES.iter().find(|i| i.offered_for(wanted)) {
+                    Some(i) => Value::str(i.name),
+                    None if !required => return Ok(Value::str("")),
+                    None => {
+                        return Err(field.pos.error(
+                            ErrorKind::UiValidationError,
+                            format!(
+                                "{form}.{}: no image of type {} in the simulated cloud (the \
+                                 dashboard offers none); answer one with --answers",
+                                field.name,
+                                wanted.unwrap_or("")
+                            ),
+                        ))
+                    }
+                }
+            }
             FieldType::Keypair => Value::str("default"),
             FieldType::Azone => Value::str("nova"),
             FieldType::SecurityGroup => Value::str("default"),
@@ -1840,10 +1915,21 @@ impl Gen<'_> {
                 if field.allow_auto {
                     return Ok(Value::list(vec![Value::Null, Value::Null]));
                 }
-                Value::list(vec![
-                    Value::str("private-net"),
-                    Value::str("private-subnet"),
-                ])
+                match self.network_choices(field)?.first() {
+                    Some((n, sub)) => {
+                        Value::list(vec![Value::str(*n), sub.map_or(Value::Null, Value::str)])
+                    }
+                    None => {
+                        return Err(field.pos.error(
+                            ErrorKind::UiValidationError,
+                            format!(
+                                "{form}.{}: no network of the simulated cloud matches the \
+                                 field; answer one with --answers",
+                                field.name
+                            ),
+                        ))
+                    }
+                }
             }
             FieldType::Choice => field.choices[0].0.clone(),
             FieldType::DatabaseList => {
@@ -2607,6 +2693,79 @@ Forms:
             "{}",
             e.message()
         );
+    }
+
+    /// Image and network fields offer what murano-dashboard lists
+    /// (muranodashboard/dynamic_ui/fields.py `ImageChoiceField.update`,
+    /// muranodashboard/common/net.py `get_available_networks`).
+    #[test]
+    fn images_and_networks_are_the_offered_ones() {
+        let image = |ty: &str| {
+            format!("Version: 2.2\nApplication:\n  ?: {{type: A}}\n  i: $.f.im\nForms:\n  - f:\n      fields:\n        - name: im\n          type: image\n          imageType: {ty}\n")
+        };
+        let sample = |text: &str| {
+            get(&model(text, None).unwrap().model, &["i"])
+                .as_str()
+                .map(str::to_string)
+        };
+        assert_eq!(sample(&image("linux")).as_deref(), Some("ubuntu16.04-x64"));
+        assert_eq!(
+            sample(&image("linux.docker")).as_deref(),
+            Some("ubuntu16.04-x64-docker")
+        );
+        assert_eq!(sample(&image("windows")).as_deref(), Some("ws-2012-std"));
+        // A subtype is offered for its type, not the other way round.
+        assert!(model(&image("linux"), Some("f: {im: ubuntu16.04-x64-kubernetes}")).is_ok());
+        let e = model(&image("linux.docker"), Some("f: {im: ubuntu16.04-x64}"))
+            .err()
+            .unwrap();
+        assert!(
+            e.message().contains("not one of the available choices"),
+            "{}",
+            e.message()
+        );
+        let e = model(&image("windows"), Some("f: {im: ubuntu16.04-x64}"))
+            .err()
+            .unwrap();
+        assert!(e.message().contains("ubuntu16.04-x64"), "{}", e.message());
+        // An image of another cloud is the user's to name.
+        assert!(model(&image("linux"), Some("f: {im: my-own-image}")).is_ok());
+        // No image of the type: nothing to choose, and the note says why.
+        let e = model(&image("linux.centos"), None).err().unwrap();
+        assert!(
+            e.message().contains("no image of type linux.centos"),
+            "{}",
+            e.message()
+        );
+
+        let net = |extra: &str| {
+            format!("Version: 2.2\nApplication:\n  ?: {{type: A}}\n  n: $.f.net\nForms:\n  - f:\n      fields:\n        - name: net\n          type: network\n          allow_auto: false\n{extra}")
+        };
+        let pair = |text: &str, answers: Option<&str>| {
+            model(text, answers).map(|o| json(get(&o.model, &["n"])))
+        };
+        assert_eq!(
+            pair(&net(""), None).unwrap(),
+            r#"["private-net", "private-subnet"]"#
+        );
+        let no_subnets = net("          include_subnets: false\n");
+        assert_eq!(pair(&no_subnets, None).unwrap(), r#"["private-net", null]"#);
+        // External networks are never offered; a filter matches from the start.
+        let e = pair(&net(""), Some("f: {net: [public, public-subnet]}")).unwrap_err();
+        assert!(
+            e.message().contains("not one of the available choices"),
+            "{}",
+            e.message()
+        );
+        let filtered = net("          filter: net\n");
+        assert!(pair(&filtered, None)
+            .unwrap_err()
+            .message()
+            .contains("no network"));
+        assert!(pair(&net("          filter: priv\n"), None).is_ok());
+        assert!(pair(&no_subnets, Some("f: {net: [private-net, private-subnet]}")).is_err());
+        let bad = net("          murano_networks: keep\n");
+        assert!(UiDefinition::parse(&bad, "ui.yaml").is_err());
     }
 
     #[test]
