@@ -818,3 +818,59 @@ fn ui_model_answers_reach_nested_applications() {
     assert!(stderr(&o).contains("nosuch"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `ui model --answers` refuses what the dashboard would not offer: an
+/// image of another `imageType` (muranodashboard/dynamic_ui/fields.py,
+/// `ImageChoiceField.update`), a flavor below the `requirements`
+/// (`FlavorChoiceField`) and an external network
+/// (muranodashboard/common/net.py, `get_available_networks`).
+#[test]
+fn ui_model_answers_must_be_offered_choices() {
+    let dir = std::env::temp_dir().join(format!("muranopl-choices-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::create_dir_all(dir.join("UI")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.Vm\nClasses:\n  ex.Vm: C.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("Classes/C.yaml"), "Name: ex.Vm\n").unwrap();
+    std::fs::write(
+        dir.join("UI/ui.yaml"),
+        "Version: 2.2\nApplication:\n  ?: {type: ex.Vm}\n  image: $.vm.image\n  flavor: $.vm.flavor\n  net: $.vm.net\nForms:\n  - vm:\n      fields:\n        - name: image\n          type: image\n          imageType: windows\n        - name: flavor\n          type: flavor\n          requirements: {min_memory_mb: 4096}\n        - name: net\n          type: network\n",
+    )
+    .unwrap();
+    let answers = dir.join("a.yaml");
+    let run = |a: &str| {
+        std::fs::write(&answers, a).unwrap();
+        muranopl(&[
+            "ui",
+            "model",
+            dir.to_str().unwrap(),
+            "--answers",
+            answers.to_str().unwrap(),
+            "-q",
+        ])
+    };
+    let o = run("vm: {}\n");
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let m: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (m["image"].as_str(), m["flavor"].as_str()),
+        (Some("ws-2012-std"), Some("m1.medium"))
+    );
+    for (bad, named) in [
+        ("vm: {image: ubuntu16.04-x64}\n", "ubuntu16.04-x64"),
+        ("vm: {flavor: m1.small}\n", "m1.small"),
+        ("vm: {net: [public, public-subnet]}\n", "public"),
+    ] {
+        let o = run(bad);
+        assert_eq!(o.status.code(), Some(1), "{bad}");
+        let e = stderr(&o);
+        assert!(
+            e.contains("not one of the available choices") && e.contains(named),
+            "{bad}: {e}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
