@@ -22,7 +22,7 @@ pub mod lower;
 pub mod murano;
 pub mod yaql;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use runtime::{Env, Error, Frame, Registry, Value};
 use vm::bc::Chunk;
@@ -37,10 +37,16 @@ pub struct CompileOptions {
 }
 
 /// A compiled expression: compile once, evaluate many times.
+///
+/// Compiling parses and lowers (every error the expression can have at
+/// compile time is found then); the bytecode is emitted from the IR when
+/// the program is first run, so that the many expressions of a class that
+/// a run never reaches cost no emission. Once emitted, the code is frozen
+/// and shared by every thread that runs the program.
 pub struct Program {
     src: Arc<str>,
     ir: Arc<ir::Expr>,
-    chunk: Arc<Chunk>,
+    chunk: OnceLock<Arc<Chunk>>,
     /// The expression as machine code (see [`Program::native`]).
     native: jit::Tier<jit::Predicate>,
 }
@@ -67,11 +73,10 @@ pub fn compile_parsed(
     opts: CompileOptions,
 ) -> Result<Program, Error> {
     let ir = Arc::new(lower::Lowerer::new(reg).legacy(opts.legacy).lower(ast)?);
-    let chunk = emit::Emitter::chunk(&ir);
     Ok(Program {
         src: src.into(),
         ir,
-        chunk: Arc::new(chunk),
+        chunk: OnceLock::new(),
         native: Default::default(),
     })
 }
@@ -87,7 +92,8 @@ impl Program {
     }
     /// The bytecode.
     pub fn chunk(&self) -> &Arc<Chunk> {
-        &self.chunk
+        self.chunk
+            .get_or_init(|| Arc::new(emit::Emitter::chunk(&self.ir)))
     }
     /// The expression as machine code ([`jit::Predicate`]), when it is a
     /// condition the JIT compiles and `mode` wants it by now: with
@@ -99,10 +105,10 @@ impl Program {
     /// Evaluates with `$` bound to `data`. The result may hold lazy
     /// sequences; see `finalize` in the stdlib for output conversion.
     pub fn eval(&self, env: &Env, data: Value) -> Result<Value, Error> {
-        vm::interp::run(env, &self.chunk, &Frame::root(data))
+        vm::interp::run(env, self.chunk(), &Frame::root(data))
     }
     /// Evaluates in a given context.
     pub fn eval_in(&self, env: &Env, ctx: &Arc<Frame>) -> Result<Value, Error> {
-        vm::interp::run(env, &self.chunk, ctx)
+        vm::interp::run(env, self.chunk(), ctx)
     }
 }
