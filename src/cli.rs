@@ -48,9 +48,8 @@ enum Cmd {
         /// Print the IR and bytecode instead of evaluating.
         #[arg(long)]
         disasm: bool,
-        /// Iterator limit (default: unlimited).
-        #[arg(long)]
-        limit_iterators: Option<usize>,
+        #[command(flatten)]
+        limits: Limits,
     },
     /// Speak the conformance protocol (JSON Lines on stdin/stdout).
     Harness {
@@ -225,15 +224,14 @@ fn run(cli: Cli) -> i32 {
             data,
             legacy,
             disasm,
-            limit_iterators,
+            limits,
         } => {
-            let engine = Engine::new(Options {
+            let engine = Engine::new(limits.apply(Options {
                 legacy,
-                limit_iterators,
                 convert_sets_to_lists: !legacy,
                 jit,
                 ..Options::default()
-            });
+            }));
             let prog = match engine.compile(&expr) {
                 Ok(p) => p,
                 Err(e) => {
@@ -334,6 +332,43 @@ fn run(cli: Cli) -> i32 {
             each,
             parse_file,
         } => bench_eval(expr, data, repeat, each, parse_file, jit),
+    }
+}
+
+/// Resource limits of an evaluation (on by default; 0 turns one off).
+#[derive(clap::Args, Clone, Copy, Debug, Default)]
+pub struct Limits {
+    /// Longest collection an evaluation may build or walk lazily, in
+    /// elements (CollectionTooLargeException past it) [default: 10000000;
+    /// 0: unlimited]
+    #[arg(long, value_name = "N")]
+    limit_iterators: Option<usize>,
+    /// Largest string or list one operation may build, in bytes
+    /// (MemoryQuotaExceededException past it) [default: 1073741824 (1 GiB);
+    /// 0: unlimited]
+    #[arg(long, value_name = "BYTES")]
+    memory_quota: Option<usize>,
+    /// Wall-clock time one evaluation may take, in seconds (TimeoutError
+    /// past it) [default: 60; 0: unlimited]
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+}
+
+impl Limits {
+    /// `opts` with these limits where given.
+    pub fn apply(self, mut opts: Options) -> Options {
+        let on = |n: usize| (n > 0).then_some(n);
+        if let Some(n) = self.limit_iterators {
+            opts.limit_iterators = on(n);
+        }
+        if let Some(n) = self.memory_quota {
+            opts.memory_quota = on(n);
+        }
+        if let Some(t) = self.timeout {
+            opts.time_budget =
+                (t > 0.0 && t.is_finite()).then(|| std::time::Duration::from_secs_f64(t));
+        }
+        opts
     }
 }
 

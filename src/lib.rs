@@ -61,6 +61,9 @@ impl Engine {
     /// machine code when the JIT compiles it ([`jit::Predicate`]); yaql
     /// 0.2 (legacy) engines always interpret.
     pub fn eval(&self, prog: &Program, data: Value) -> Result<Value, Error> {
+        // One budget for the evaluation and the materialisation of its
+        // lazy result.
+        let _budget = runtime::budget::Budget::start(self.env.options().time_budget);
         if !self.copts.legacy {
             if let Some(b) = prog
                 .native(self.env.options().jit)

@@ -2031,13 +2031,14 @@ fn template_dict(t: &Template) -> Option<HashMap<String, Value>> {
     }
 }
 
+/// The options of MuranoPL's YAQL: the engine's default limits (murano
+/// itself sets 2000 elements and 512 KiB, which a model of a million
+/// objects validated here would exceed).
 fn options(legacy: bool, jit: jit::Mode) -> Options {
     Options {
-        limit_iterators: None,
-        memory_quota: None,
-        convert_sets_to_lists: true,
         legacy,
         jit,
+        ..Options::default()
     }
 }
 

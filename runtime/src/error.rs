@@ -107,6 +107,7 @@ error_kinds! {
         StopIteration,
         MemoryError,
         RecursionError,
+        TimeoutError,
         AssertionError,
         UnicodeDecodeError,
         // MuranoPL (murano.dsl.exceptions)

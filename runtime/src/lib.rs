@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod budget;
 pub mod ctx;
 pub mod error;
 pub mod host;
@@ -98,18 +99,35 @@ pub struct Options {
     /// When conditions (whole expressions and lambdas such as `where`'s
     /// predicate) run as machine code.
     pub jit: JitMode,
+    /// Wall-clock time one evaluation may take (see [`budget`]), `None` =
+    /// unlimited.
+    pub time_budget: Option<std::time::Duration>,
 }
 
+/// The default iterator limit: no collection may grow past ten million
+/// elements (the reference's default is none; an infinite `sequence()`
+/// must end somewhere).
+pub const DEFAULT_LIMIT_ITERATORS: usize = 10_000_000;
+
+/// The default memory quota: 256 MiB for one value an operation builds
+/// (the reference's default is none).
+pub const DEFAULT_MEMORY_QUOTA: usize = 256 << 20;
+
+/// The default time budget of one evaluation: one minute.
+pub const DEFAULT_TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(60);
+
 impl Default for Options {
+    /// Limits on: the reference has none by default, but an engine that
+    /// runs expressions and models its users did not write must end every
+    /// evaluation (`sequence()`, `'x' * 3000000000`, exponential work).
     fn default() -> Options {
         Options {
-            limit_iterators: None,
-            // Not the reference's default (none), but a guard against
-            // exhausting memory with one operation (`'x' * 3000000000`).
-            memory_quota: Some(1 << 30),
+            limit_iterators: Some(DEFAULT_LIMIT_ITERATORS),
+            memory_quota: Some(DEFAULT_MEMORY_QUOTA),
             convert_sets_to_lists: true,
             legacy: false,
             jit: JitMode::default(),
+            time_budget: Some(DEFAULT_TIME_BUDGET),
         }
     }
 }
@@ -123,6 +141,7 @@ impl Options {
             convert_sets_to_lists: !legacy,
             legacy,
             jit: JitMode::default(),
+            time_budget: Some(DEFAULT_TIME_BUDGET),
         }
     }
 }
@@ -170,5 +189,19 @@ impl Env {
     /// The iterator limit (`usize::MAX` when unlimited).
     pub fn limit(&self) -> usize {
         self.0.options.limit_iterators.unwrap_or(usize::MAX)
+    }
+    /// Fails when one value of `bytes` bytes would exceed the memory
+    /// quota. Strings that grow by concatenation, joining, replacing or
+    /// padding are bounded this way, as repetition is (the reference
+    /// bounds only repetition; an unbounded doubling would end the
+    /// process).
+    pub fn guard_size(&self, bytes: usize) -> Result<()> {
+        match self.0.options.memory_quota {
+            Some(q) if q > 0 && bytes > q => Err(Error::new(
+                ErrorKind::MemoryQuotaExceededException,
+                "Expression consumed too much memory",
+            )),
+            _ => Ok(()),
+        }
     }
 }

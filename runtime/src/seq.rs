@@ -39,6 +39,9 @@ impl Iterator for SeqIter {
                 Some(Ok(v))
             }
             Src::Memo(l, i) => {
+                if let Err(e) = crate::budget::tick() {
+                    return Some(Err(e));
+                }
                 let r = l.get(*i)?;
                 *i += 1;
                 if r.is_ok() {
@@ -50,6 +53,9 @@ impl Iterator for SeqIter {
                 Some(r)
             }
             Src::Lazy(l) => {
+                if let Err(e) = crate::budget::tick() {
+                    return Some(Err(e));
+                }
                 let r = l.next()?;
                 if r.is_ok() {
                     if self.count >= self.limit {
@@ -116,7 +122,6 @@ pub fn iterate_unlimited(v: &Value) -> Result<SeqIter> {
     let src = match v {
         Value::List(l) => Src::List(l.clone(), 0),
         Value::Set(s) => Src::Set(s.clone(), 0),
-        Value::Iter(l) if l.is_memo() => Src::Memo(l.clone(), 0),
         Value::Iter(l) if l.is_memo() => Src::Memo(l.clone(), 0),
         Value::Iter(l) => Src::Lazy(l.clone()),
         other => {

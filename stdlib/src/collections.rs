@@ -754,6 +754,9 @@ fn repeat(seq: &Value, count: &Value) -> Result<Value> {
         ));
     }
     let n = ival(count).max(0) as usize;
+    if l.is_empty() {
+        return Ok(Value::list(Vec::new()));
+    }
     if l.len().saturating_mul(n) > 2_000_000 {
         return Err(Error::new(
             ErrorKind::MemoryQuotaExceededException,

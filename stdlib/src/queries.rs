@@ -177,6 +177,20 @@ fn py_len(v: &Value) -> Option<usize> {
 
 /// Iterates any Python iterable: collections, strings (characters) and
 /// dictionaries (keys), without the iterator limit.
+/// Collects at most the iterator limit's number of elements
+/// (CollectionTooLargeException past it).
+fn collect_limited(env: &Env, it: impl Iterator<Item = Result<Value>>) -> Result<Vec<Value>> {
+    let limit = env.limit();
+    let mut out = Vec::new();
+    for x in it {
+        if out.len() >= limit {
+            return Err(Error::too_large());
+        }
+        out.push(x?);
+    }
+    Ok(out)
+}
+
 fn py_iter(v: &Value) -> Result<Box<dyn Iterator<Item = Result<Value>> + Send>> {
     Ok(match v {
         Value::Str(s) => {
@@ -787,9 +801,11 @@ fn concat(cx: &Cx, a: Args) -> Result<Value> {
 /// [1, 2, 3].where($ > 1).len()
 /// # => 2
 /// ```
-fn len_iter(_: &Cx, a: Args) -> Result<Value> {
+fn len_iter(cx: &Cx, a: Args) -> Result<Value> {
     let mut n: i64 = 0;
-    for x in iterate_unlimited(a.get(0))? {
+    // The reference counts without the iterator limit; counting an
+    // infinite sequence must end, so the limit applies here too.
+    for x in cx.iter(a.get(0))? {
         x?;
         n += 1;
     }
@@ -1433,7 +1449,7 @@ fn generate_many(cx: &Cx, a: Args) -> Result<Value> {
     Ok(gen(std::iter::from_fn(move || {
         if let Some(item) = pending.take() {
             let produced = tri!(call(&env, &producer, &[item]));
-            let items: Vec<Value> = tri!(tri!(py_iter(&produced)).collect::<Result<Vec<_>>>());
+            let items: Vec<Value> = tri!(collect_limited(&env, tri!(py_iter(&produced))));
             if depth_first {
                 for x in items.into_iter().rev() {
                     queue.push_front(x);

@@ -248,6 +248,11 @@ fn str_sizeof(s: &str) -> i64 {
     }
 }
 
+/// [`runtime::Env::guard_size`].
+pub(crate) fn guard_size(cx: &Cx, bytes: usize) -> Result<()> {
+    cx.env.guard_size(bytes)
+}
+
 /// `utils.limit_memory_usage(engine, (1 - n, ''), (n, s))`.
 fn check_repeat_memory(cx: &Cx, s: &str, n: i64) -> Result<()> {
     let quota = match cx.env.options().memory_quota {
@@ -605,12 +610,24 @@ fn format_str(s: &str, sp: &Spec) -> Result<String> {
     Ok(pad(sp, "", &body, '<'))
 }
 
-/// Python `format(value, spec)`.
-fn format_value(v: &Value, spec: &str) -> Result<String> {
+/// Python `format(value, spec)`; a width or precision past `quota` bytes
+/// is refused before anything is printed.
+fn format_value(v: &Value, spec: &str, quota: usize) -> Result<String> {
     if spec.is_empty() {
         return Ok(py_str(v));
     }
     let sp = parse_spec(spec)?;
+    if sp.width.max(sp.precision.unwrap_or(0)) > quota {
+        return Err(Error::new(
+            ErrorKind::MemoryQuotaExceededException,
+            "Expression consumed too much memory",
+        ));
+    }
+    // Rust's formatter takes precisions up to 65535 (Python, up to
+    // 2**31-1).
+    if sp.precision.is_some_and(|p| p > u16::MAX as usize) {
+        return Err(Error::value("precision too big"));
+    }
     match v {
         Value::Str(s) => format_str(s, &sp),
         Value::Int(i) => format_int(&BigInt::from(*i), &sp),
@@ -647,6 +664,8 @@ struct Fmt<'a> {
     kwargs: &'a [(std::sync::Arc<str>, Value)],
     auto: Option<usize>,
     manual: bool,
+    /// The memory quota: no field may be padded or printed wider.
+    quota: usize,
 }
 
 impl Fmt<'_> {
@@ -762,7 +781,14 @@ impl Fmt<'_> {
                     return Err(Error::value("expected '}' before end of string"));
                 }
                 let field: String = cs[i + 1..j].iter().collect();
-                out.push_str(&self.field(&field, depth)?);
+                let piece = self.field(&field, depth)?;
+                if out.len() + piece.len() > self.quota {
+                    return Err(Error::new(
+                        ErrorKind::MemoryQuotaExceededException,
+                        "Expression consumed too much memory",
+                    ));
+                }
+                out.push_str(&piece);
                 i = j + 1;
             } else if c == '}' {
                 if i + 1 < cs.len() && cs[i + 1] == '}' {
@@ -822,7 +848,7 @@ impl Fmt<'_> {
             Some('a') => Value::str(py_ascii(&v)),
             Some(c) => return Err(Error::value(format!("Unknown conversion specifier {c}"))),
         };
-        format_value(&v, &spec)
+        format_value(&v, &spec, self.quota)
     }
 }
 
@@ -999,10 +1025,15 @@ fn right_split(_: &Cx, a: Args) -> Result<Value> {
 fn join_impl(cx: &Cx, seq: &Value, sep: &str) -> Result<Value> {
     let mut out = String::new();
     for (i, x) in cx.iter(seq)?.enumerate() {
-        if i > 0 {
-            out.push_str(sep);
-        }
-        out.push_str(&to_str(&x?));
+        let x = x?;
+        let piece = match &x {
+            Value::Str(s) => std::borrow::Cow::Borrowed(&**s),
+            other => std::borrow::Cow::Owned(to_str(other)),
+        };
+        let sep = if i > 0 { sep } else { "" };
+        guard_size(cx, out.len() + sep.len() + piece.len())?;
+        out.push_str(sep);
+        out.push_str(&piece);
     }
     Ok(Value::str(out))
 }
@@ -1076,7 +1107,11 @@ fn str_(_: &Cx, a: Args) -> Result<Value> {
 /// 'a' + 1
 /// # error: NoMatchingFunctionException
 /// ```
-fn concat(_: &Cx, a: Args) -> Result<Value> {
+fn concat(cx: &Cx, a: Args) -> Result<Value> {
+    guard_size(
+        cx,
+        a.rest.iter().map(|x| x.as_str().map_or(0, str::len)).sum(),
+    )?;
     let mut out = String::new();
     for x in &a.rest {
         out.push_str(x.as_str().unwrap_or(""));
@@ -1204,13 +1239,28 @@ fn is_empty(_: &Cx, a: Args) -> Result<Value> {
 /// 'abc'.replace('', '-')
 /// # => "-a-b-c-"
 /// ```
-fn replace(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::str(py_replace(
-        a.str(0),
-        a.str(1),
-        a.str(2),
-        a.int(3)?,
-    )))
+fn replace(cx: &Cx, a: Args) -> Result<Value> {
+    let (text, old, new) = (a.str(0), a.str(1), a.str(2));
+    guard_replace(cx, text, old, new)?;
+    Ok(Value::str(py_replace(text, old, new, a.int(3)?)))
+}
+
+/// Bounds the result of replacing `old` by `new` everywhere in `text`
+/// before building it.
+fn guard_replace(cx: &Cx, text: &str, old: &str, new: &str) -> Result<()> {
+    if new.len() <= old.len() {
+        return Ok(());
+    }
+    let n = if old.is_empty() {
+        text.chars().count() + 1
+    } else {
+        text.matches(old).count()
+    };
+    guard_size(
+        cx,
+        text.len()
+            .saturating_add(n.saturating_mul(new.len() - old.len())),
+    )
 }
 
 /// `strings.replace_with_dict`: replaces every key (through `str()`) in turn.
@@ -1229,12 +1279,14 @@ fn replace(_: &Cx, a: Args) -> Result<Value> {
 /// 'a1'.replace({1 => 2})
 /// # => "a2"
 /// ```
-fn replace_with_dict(_: &Cx, a: Args) -> Result<Value> {
+fn replace_with_dict(cx: &Cx, a: Args) -> Result<Value> {
     let mut s = a.str(0).to_string();
     let count = a.int(2)?;
     if let Value::Dict(d) = a.get(1) {
         for (k, v) in d.iter() {
-            s = py_replace(&s, &to_str(k), &to_str(v), count);
+            let (old, new) = (to_str(k), to_str(v));
+            guard_replace(cx, &s, &old, &new)?;
+            s = py_replace(&s, &old, &new, count);
         }
     }
     Ok(Value::str(s))
@@ -1256,12 +1308,13 @@ fn replace_with_dict(_: &Cx, a: Args) -> Result<Value> {
 /// '{} {}'.format(1)
 /// # error: IndexError
 /// ```
-fn format_(_: &Cx, a: Args) -> Result<Value> {
+fn format_(cx: &Cx, a: Args) -> Result<Value> {
     let mut f = Fmt {
         args: &a.rest,
         kwargs: &a.kw,
         auto: None,
         manual: false,
+        quota: cx.env.options().memory_quota.unwrap_or(usize::MAX),
     };
     Ok(Value::str(f.render(a.str(0), 0)?))
 }

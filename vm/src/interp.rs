@@ -194,6 +194,9 @@ pub fn run(env: &Env, chunk: &Chunk, ctx: &Arc<Frame>) -> Result<Value> {
                     (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x + y)),
                     _ if is_num(&a) && is_num(&b) => num::add(&a, &b),
                     (Value::Str(x), Value::Str(y)) => {
+                        if let Err(e) = env.guard_size(x.len() + y.len()) {
+                            fail!(e, at)
+                        }
                         let mut s = String::with_capacity(x.len() + y.len());
                         s.push_str(x);
                         s.push_str(y);

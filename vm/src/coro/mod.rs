@@ -128,6 +128,8 @@ struct Thread<T> {
     co: Coroutine<(), (), T, DefaultStack>,
     /// The evaluation depth of this thread while it is switched out.
     depth: u32,
+    /// Its time budget while it is switched out.
+    budget: runtime::budget::State,
     yielder: std::rc::Rc<Cell<*const Yielder<(), ()>>>,
     /// Why it is parked, and the [`EPOCH`] it parked in.
     parked: Option<(String, u64)>,
@@ -232,6 +234,7 @@ pub fn run_seeded<T: 'static>(tasks: Vec<Task<T>>, limit: usize, seed: Option<u6
             ready.push_back(Thread {
                 wake: now(),
                 depth: crate::interp::depth(),
+                budget: runtime::budget::current(),
                 id,
                 index,
                 co,
@@ -265,7 +268,9 @@ pub fn run_seeded<T: 'static>(tasks: Vec<Task<T>>, limit: usize, seed: Option<u6
         let prev = CURRENT.with(|c| c.replace(t.yielder.get()));
         let prev_id = CURRENT_ID.with(|c| c.replace(t.id));
         let outer_depth = crate::interp::swap_depth(t.depth);
+        let outer_budget = runtime::budget::swap(t.budget);
         let r = t.co.resume(());
+        t.budget = runtime::budget::swap(outer_budget);
         t.depth = crate::interp::swap_depth(outer_depth);
         CURRENT.with(|c| c.set(prev));
         CURRENT_ID.with(|c| c.set(prev_id));

@@ -1,0 +1,152 @@
+//! Limits are on by default: infinite sequences, exploding strings and
+//! runaway evaluations end with a clear error, quickly, through the CLI and
+//! the harness (issue 13). Debug builds pass smaller limits than the
+//! defaults so that the test stays fast; release builds use the defaults.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{muranopl, stderr, stdout};
+
+/// The limits the CLI cases run with: the defaults in release builds.
+fn limits() -> Vec<&'static str> {
+    if cfg!(debug_assertions) {
+        vec!["--limit-iterators", "200000", "--memory-quota", "4000000"]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Runs `muranopl yaql EXPR` with [`limits`] (or with the `extra` flags
+/// alone); the error kind it ends with and how long it took.
+fn ends_with(expr: &str, extra: &[&str]) -> (String, Duration) {
+    let mut args = vec!["yaql", expr];
+    if extra.is_empty() {
+        args.extend(limits());
+    }
+    args.extend(extra);
+    let t = Instant::now();
+    let o = muranopl(&args);
+    let took = t.elapsed();
+    assert_eq!(o.status.code(), Some(1), "{expr}: {}", stdout(&o));
+    let kind = stderr(&o)
+        .split(':')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    (kind, took)
+}
+
+#[test]
+fn infinite_and_exploding_expressions_end_with_the_documented_error() {
+    for (expr, kind) in [
+        ("sequence()", "CollectionTooLargeException"),
+        ("sequence().toSet()", "CollectionTooLargeException"),
+        ("[1].cycle().len()", "CollectionTooLargeException"),
+        (
+            "range(1000000000000000000).len()",
+            "CollectionTooLargeException",
+        ),
+        ("generateMany(1, sequence())", "CollectionTooLargeException"),
+        (
+            "let(x => 'ab') -> range(40).aggregate($1 + $1, $x).len()",
+            "MemoryQuotaExceededException",
+        ),
+        (
+            "range(40).aggregate(concat($1, $1), 'a').len()",
+            "MemoryQuotaExceededException",
+        ),
+        (
+            "range(40).aggregate([$1, $1].join(''), 'a').len()",
+            "MemoryQuotaExceededException",
+        ),
+        (
+            "range(40).aggregate(format('{0}{0}', $1), 'a').len()",
+            "MemoryQuotaExceededException",
+        ),
+        (
+            "range(40).aggregate($1.replace(a, aa), 'a').len()",
+            "MemoryQuotaExceededException",
+        ),
+        ("'{0:1000000000}'.format(1)", "MemoryQuotaExceededException"),
+        ("'{0:.70000f}'.format(1.5)", "ValueError"),
+    ] {
+        let (got, took) = ends_with(expr, &[]);
+        assert_eq!(got, kind, "{expr}");
+        assert!(took < Duration::from_secs(10), "{expr}: {took:?}");
+    }
+    // An empty list repeated any number of times is empty, at once.
+    let o = muranopl(&["yaql", "[] * 9223372036854775807"]);
+    assert_eq!((o.status.code(), stdout(&o).trim()), (Some(0), "[]"));
+}
+
+/// The time budget ends what no collection or string limit catches; 0
+/// turns a limit off.
+#[test]
+fn the_time_budget_ends_long_evaluations() {
+    let (kind, took) = ends_with(
+        "[1].cycle().len()",
+        &["--limit-iterators", "0", "--timeout", "0.5"],
+    );
+    assert_eq!(kind, "TimeoutError");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let o = muranopl(&["yaql", "range(300000).len()", "--limit-iterators", "0"]);
+    assert_eq!((o.status.code(), stdout(&o).trim()), (Some(0), "300000"));
+    let o = muranopl(&["yaql", "1", "--timeout", "x"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a bad flag value is a usage error"
+    );
+}
+
+/// The harness answers every request of a stream, those that explode
+/// included, with the test suite's limits.
+#[test]
+fn the_harness_survives_exploding_requests() {
+    let requests = [
+        "sequence()",
+        "let(x => 'ab') -> range(40).aggregate($1 + $1, $x)",
+        "range(30).aggregate([$1, $1].join('-'), 'a')",
+        "'{0:100000000}'.format(1)",
+        "generateMany(1, sequence())",
+        "1 + 1",
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
+        .args(["harness", "yaql"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run the harness");
+    let mut input = child.stdin.take().expect("stdin");
+    for (i, e) in requests.iter().enumerate() {
+        let line = serde_json::json!({"id": i.to_string(), "expr": e, "data": null});
+        writeln!(input, "{line}").unwrap();
+    }
+    drop(input);
+    let out = child.wait_with_output().expect("harness output");
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), requests.len(), "every request answered");
+    let kinds: Vec<&str> = lines[..5]
+        .iter()
+        .map(|l| l["error"]["kind"].as_str().unwrap_or("none"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "CollectionTooLargeException",
+            "MemoryQuotaExceededException",
+            "MemoryQuotaExceededException",
+            "MemoryQuotaExceededException",
+            "CollectionTooLargeException"
+        ]
+    );
+    assert_eq!(lines[5]["result"], 2);
+}
