@@ -1584,3 +1584,30 @@ fn broken_classes_fail_when_reached_with_the_reference_kinds() {
         assert!(e.message().contains("Test.yaml:"), "{bad}: {} has no position", e.message());
     }
 }
+
+/// A value nested 10^5 levels deep built, held and dropped inside
+/// `Parallel` and `pselect` branches: green threads have stacks for what
+/// the main thread can do (issue 13; this segfaulted with 4 MB stacks).
+#[test]
+fn deep_values_in_green_threads_do_not_overflow_their_stacks() {
+    let src = r#"
+Name: Test
+Methods:
+  t:
+    Scope: Public
+    Body:
+      - Parallel:
+          - $x: range(100000).aggregate(list($1), list())
+          - $y: range(10).aggregate(list($1), list())
+      - Return: list(1, 2).pselect(range(100000).aggregate(list($1), list()).len())
+"#;
+    // The caller's thread gets the deep `$x` back, and drops it: it runs
+    // on a stack as large as the CLI's main thread's.
+    let r = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || run(src, "t").1.map(|v| runtime::json::to_tagged_string(&v)))
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(r.unwrap(), "[1, 1]");
+}

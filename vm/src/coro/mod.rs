@@ -13,8 +13,11 @@ use std::collections::VecDeque;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-/// Stack size of one green thread.
-pub const STACK_SIZE: usize = 4 << 20;
+/// Stack size of one green thread: address space reserved, not memory
+/// used (the pages are committed as the stack grows), sized like the
+/// CLI's main thread so that a branch can do what the main thread can
+/// (drop or print a value nested a million levels deep).
+pub const STACK_SIZE: usize = 256 << 20;
 
 // Per-OS-thread scheduler state: one scheduler runs on one OS thread and
 // its green threads never leave it. The running thread's identity
