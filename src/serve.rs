@@ -86,6 +86,29 @@ impl Catalog {
 /// An answer: HTTP status and JSON body.
 pub type Answer = (u16, J);
 
+/// The largest request body `serve` reads (413 past it).
+pub const MAX_BODY: usize = 16 << 20;
+
+/// Reads a request body of at most [`MAX_BODY`] bytes; a longer one is
+/// answered 413 without reading the rest.
+pub fn read_body(reader: impl std::io::Read) -> Result<Vec<u8>, Answer> {
+    use std::io::Read as _;
+    let mut body = Vec::new();
+    match reader.take(MAX_BODY as u64 + 1).read_to_end(&mut body) {
+        Ok(n) if n > MAX_BODY => Err(error(
+            413,
+            "PayloadTooLarge",
+            &format!("the body is larger than {MAX_BODY} bytes"),
+        )),
+        Ok(_) => Ok(body),
+        Err(e) => Err(error(
+            400,
+            "BadRequest",
+            &format!("cannot read the body: {e}"),
+        )),
+    }
+}
+
 /// Answers one request (no network here: the server loop and the tests
 /// call this).
 pub fn handle(catalog: &Catalog, method: &str, url: &str, body: &[u8]) -> Answer {
@@ -287,22 +310,34 @@ pub fn serve(
     let workers: Vec<_> = (0..threads.max(1))
         .map(|_| {
             let (server, catalog) = (server.clone(), catalog.clone());
-            std::thread::spawn(move || loop {
-                let Ok(mut req) = server.recv() else { break };
-                let mut body = Vec::new();
-                let answer = match std::io::Read::read_to_end(req.as_reader(), &mut body) {
-                    Ok(_) => handle(&catalog, req.method().as_str(), req.url(), &body),
-                    Err(e) => error(400, "BadRequest", &format!("cannot read the body: {e}")),
-                };
-                let text = answer.1.to_string();
-                let header =
-                    tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..])
-                        .expect("a valid header");
-                let resp = tiny_http::Response::from_string(text)
-                    .with_status_code(answer.0)
-                    .with_header(header);
-                let _ = req.respond(resp);
-            })
+            // Stacks like the CLI's main thread's: an action may build and
+            // drop deeply nested values.
+            std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn(move || loop {
+                    let Ok(mut req) = server.recv() else { break };
+                    let answer = match read_body(req.as_reader()) {
+                        // A panic answers 500 and leaves the worker serving.
+                        Ok(body) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            handle(&catalog, req.method().as_str(), req.url(), &body)
+                        }))
+                        .unwrap_or_else(|_| {
+                            error(500, "InternalError", "the request failed inside the engine")
+                        }),
+                        Err(answer) => answer,
+                    };
+                    let text = answer.1.to_string();
+                    let header = tiny_http::Header::from_bytes(
+                        &b"Content-Type"[..],
+                        &b"application/json"[..],
+                    )
+                    .expect("a valid header");
+                    let resp = tiny_http::Response::from_string(text)
+                        .with_status_code(answer.0)
+                        .with_header(header);
+                    let _ = req.respond(resp);
+                })
+                .expect("a worker thread")
         })
         .collect();
     for w in workers {

@@ -121,6 +121,10 @@ fn static_actions_run_and_errors_have_statuses() {
     assert_eq!(status, 400);
     let (status, _) = handle(&c, "POST", "/actions", b"{not json");
     assert_eq!(status, 400);
+    // A body past the limit is refused unread.
+    let big = vec![b' '; muranopl::serve::MAX_BODY + 10];
+    assert_eq!(muranopl::serve::read_body(&big[..]).unwrap_err().0, 413);
+    assert_eq!(muranopl::serve::read_body(&b"{}"[..]).unwrap(), b"{}");
     // Routing.
     assert_eq!(handle(&c, "GET", "/actions", b"").0, 405);
     assert_eq!(handle(&c, "GET", "/nope", b"").0, 404);
