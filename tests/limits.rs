@@ -150,3 +150,30 @@ fn the_harness_survives_exploding_requests() {
     );
     assert_eq!(lines[5]["result"], 2);
 }
+
+/// Integer literals convert in chunks: a million digits in about a second
+/// (release), not the 51 s of digit-by-digit conversion.
+#[test]
+fn huge_integer_literals_parse_in_bounded_time() {
+    let digits = if cfg!(debug_assertions) {
+        200_000
+    } else {
+        1_000_000
+    };
+    let expr = format!("{} mod 7", "1".repeat(digits));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
+        .args(["harness", "yaql"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run the harness");
+    let t = Instant::now();
+    let line = serde_json::json!({"id": "big", "expr": expr, "data": null});
+    writeln!(child.stdin.take().unwrap(), "{line}").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // 111...1 (n ones) mod 7 cycles with period 6: 1, 4, 6, 5, 2, 0.
+    let want = [0, 1, 4, 6, 5, 2][digits % 6];
+    assert_eq!(answer["result"], want);
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+}

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use num_bigint_dep::parse_int;
+use runtime::num::parse_int;
 use runtime::registry::{Form, Mode, OverloadSet};
 use runtime::{num, Error, Registry, Result, Span, Value};
 
@@ -18,26 +18,6 @@ use crate::yaql::ast::{Arg, Expr, ExprKind, Lit};
 
 /// Maximum nesting depth of an expression.
 pub const MAX_NESTING: usize = 200;
-
-mod num_bigint_dep {
-    use runtime::Value;
-    /// Parses an integer literal of any size.
-    pub fn parse_int(s: &str) -> Value {
-        match s.parse::<i64>() {
-            Ok(i) => Value::Int(i),
-            Err(_) => {
-                // Arbitrary precision: accumulate in decimal chunks.
-                let mut acc = Value::Int(0);
-                for ch in s.chars() {
-                    let d = ch.to_digit(10).unwrap_or(0) as i64;
-                    acc = runtime::num::mul(&acc, &Value::Int(10)).unwrap_or(Value::Null);
-                    acc = runtime::num::add(&acc, &Value::Int(d)).unwrap_or(Value::Null);
-                }
-                acc
-            }
-        }
-    }
-}
 
 /// Lowers expressions against a registry.
 pub struct Lowerer<'a> {
