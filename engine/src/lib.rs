@@ -370,17 +370,22 @@ impl Class {
 
     fn make_init_order(&mut self) {
         let mut order = Vec::new();
-        let mut done: Vec<&str> = Vec::new();
         let chain: Vec<&Class> = self.mro().collect();
+        // The class `find_prop` finds each property in: the first in MRO
+        // order that declares it (one pass, not a search per property).
+        let mut first: HashMap<&str, &str> = HashMap::new();
+        for c in &chain {
+            for p in &c.props {
+                first.entry(&p.name).or_insert(&c.name);
+            }
+        }
+        let mut done: HashSet<&str> = HashSet::new();
         for (ci, c) in chain.iter().enumerate().rev() {
             for (pi, p) in c.props.iter().enumerate() {
-                let redeclared = self
-                    .find_prop(&p.name)
-                    .is_some_and(|(d, _)| d.name != c.name);
-                if redeclared || done.contains(&&*p.name) {
+                let redeclared = first.get(&*p.name).is_some_and(|d| *d != &*c.name);
+                if redeclared || !done.insert(&p.name) {
                     continue;
                 }
-                done.push(&p.name);
                 if p.usage != PropertyUsage::Static {
                     order.push((ci as u32, pi as u32));
                 }
@@ -2044,6 +2049,12 @@ fn options(legacy: bool, jit: jit::Mode) -> Options {
 
 /// C3 linearization of the parents (without the class itself).
 fn c3(parents: &[Arc<Class>]) -> Option<Vec<Arc<Class>>> {
+    // One parent: its linearization (no merge to do).
+    if let [p] = parents {
+        let mut out = vec![p.clone()];
+        out.extend(p.ancestors.iter().cloned());
+        return Some(out);
+    }
     let mut seqs: Vec<Vec<Arc<Class>>> = parents
         .iter()
         .map(|p| {
