@@ -1,6 +1,6 @@
 //! The `muranopl` command line.
 
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
@@ -379,6 +379,7 @@ fn error_json(kind: &str, msg: &str) -> serde_json::Value {
 fn harness_yaql(jit: JitMode) -> i32 {
     let mut cache: std::collections::HashMap<(String, bool), std::rc::Rc<crate::Program>> =
         std::collections::HashMap::new();
+    let mut cached_bytes = 0usize;
     let engines = [
         Engine::new(Options {
             jit,
@@ -391,12 +392,10 @@ fn harness_yaql(jit: JitMode) -> i32 {
     ];
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
-        if line.trim().is_empty() {
-            continue;
-        }
-        let resp = match serde_json::from_str::<serde_json::Value>(&line) {
+    for line in crate::harness::requests(stdin.lock()) {
+        let parsed = line
+            .and_then(|l| serde_json::from_str::<serde_json::Value>(&l).map_err(|e| e.to_string()));
+        let resp = match parsed {
             Err(e) => format!(
                 "{{\"id\": null, \"error\": {}}}",
                 error_json("ValueError", &format!("bad request: {e}"))
@@ -415,10 +414,15 @@ fn harness_yaql(jit: JitMode) -> i32 {
                         Some(p) => p.clone(),
                         None => {
                             let p = std::rc::Rc::new(engine.compile(expr)?);
-                            if cache.len() >= 4096 {
+                            // Bounded by count and by the source it holds.
+                            if cache.len() >= 4096 || cached_bytes + expr.len() > 16 << 20 {
                                 cache.clear();
+                                cached_bytes = 0;
                             }
-                            cache.insert(key, p.clone());
+                            if expr.len() <= 1 << 20 {
+                                cached_bytes += expr.len();
+                                cache.insert(key, p.clone());
+                            }
                             p
                         }
                     };
