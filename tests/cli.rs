@@ -874,3 +874,37 @@ fn ui_model_answers_must_be_offered_choices() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `validate` refuses a model with no root object, a malformed `?`
+/// header or two definitions of one id, naming the JSON path (issue 13;
+/// each validated as OK with 0 objects).
+#[test]
+fn validate_refuses_models_without_objects_or_with_duplicate_ids() {
+    let dir = std::env::temp_dir().join(format!("muranopl-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = |id: &str| {
+        format!(
+            r#"{{"?": {{"type": "com.example.Server", "id": "{id}"}}, "name": "a", "port": 1, "tags": [], "enabled": true, "settings": {{"timeout": 1, "label": "x"}}}}"#
+        )
+    };
+    for (i, (model, says)) in [
+        ("{}".to_string(), "$.Objects: the model has no root object"),
+        ("[]".to_string(), "$.Objects: the model has no root object"),
+        (r#"{"Objects": {"?": "junk"}}"#.to_string(), "$.Objects.?: an object header"),
+        (r#"{"Objects": {"?": {"type": 5}}}"#.to_string(), "$.Objects.?.type"),
+        (
+            format!(r#"{{"Objects": {{"?": {{"type": "com.example.Fleet", "id": "f"}}, "servers": [{}, {}]}}}}"#, server("s"), server("s")),
+            r#"$.Objects.servers[1].?.id: duplicate object id "s" (first at $.Objects.servers[0])"#,
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let path = dir.join(format!("m{i}.json"));
+        std::fs::write(&path, &model).unwrap();
+        let o = muranopl(&["validate", "-p", "examples/validate", path.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1), "{model}");
+        assert!(stdout(&o).contains(says) || stderr(&o).contains(says), "{model}: {}{}", stdout(&o), stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -3,6 +3,7 @@
 //! `.init` in dependency order, and `ObjectsCopy` destruction.
 
 use runtime::ErrorKind;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use compiler::murano::PropertyUsage;
@@ -892,10 +893,89 @@ pub fn validate(catalog: &Arc<crate::Catalog>, data: &Value) -> Validation {
             &wrapped
         }
     };
+    if let Err(e) = check_definitions(model) {
+        return Validation {
+            objects: 0,
+            violations: Vec::new(),
+            error: Some(e),
+        };
+    }
     let error = load_model(&ex, model).err();
     Validation {
         objects: ex.all_objects().len(),
         violations: ex.take_violations(),
         error,
+    }
+}
+
+/// What makes a model unfit to validate, before it loads: no object at
+/// its root, a `?` header that is no `{type: ..., id: ...}` mapping, or
+/// two definitions with one id (murano's object store would make the
+/// second update the first, silently). The error names the JSON path.
+fn check_definitions(model: &Value) -> Result<()> {
+    let objects = match model {
+        Value::Dict(m) => m
+            .get(&Value::str("Objects"))
+            .cloned()
+            .unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    let is_def = |v: &Value| matches!(v, Value::Dict(d) if d.contains_key(&Value::str("?")));
+    if !is_def(&objects) {
+        return Err(Error::value(
+            "$.Objects: the model has no root object (a mapping with a `?: {type, id}` header)",
+        ));
+    }
+    let mut ids: HashMap<String, String> = HashMap::new();
+    // Depth-first, without recursion (models come from users).
+    let mut todo: Vec<(String, &Value)> = vec![("$.Objects".to_string(), &objects)];
+    while let Some((path, v)) = todo.pop() {
+        match v {
+            Value::Dict(d) => {
+                if let Some(h) = d.get(&Value::str("?")) {
+                    check_header(&path, h, &mut ids)?;
+                }
+                for (k, x) in d.iter().rev() {
+                    if k.as_str() != Some("?") {
+                        todo.push((format!("{path}.{}", runtime::pyrepr::to_str(k)), x));
+                    }
+                }
+            }
+            Value::List(l) => {
+                for (i, x) in l.iter().enumerate().rev() {
+                    todo.push((format!("{path}[{i}]"), x));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// One definition's `?` header (see [`check_definitions`]).
+fn check_header(path: &str, h: &Value, ids: &mut HashMap<String, String>) -> Result<()> {
+    let Value::Dict(h) = h else {
+        return Err(Error::value(format!(
+            "{path}.?: an object header is a mapping with `type` and `id`, not {}",
+            runtime::pyrepr::repr(h)
+        )));
+    };
+    if def_type(h).is_none() {
+        return Err(Error::value(format!(
+            "{path}.?.type: an object needs a class name"
+        )));
+    }
+    match h.get(&Value::str("id")) {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::Str(id)) => match ids.insert(id.to_string(), path.to_string()) {
+            Some(first) => Err(Error::value(format!(
+                "{path}.?.id: duplicate object id \"{id}\" (first at {first})"
+            ))),
+            None => Ok(()),
+        },
+        Some(other) => Err(Error::value(format!(
+            "{path}.?.id: an object id is a string, not {}",
+            runtime::pyrepr::repr(other)
+        ))),
     }
 }
