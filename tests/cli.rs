@@ -875,7 +875,7 @@ fn ui_model_answers_must_be_offered_choices() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// `validate` refuses a model with no root object, a malformed `?`
+/// `validate` refuses a model that defines no object, a malformed `?`
 /// header or two definitions of one id, naming the JSON path (issue 13;
 /// each validated as OK with 0 objects).
 #[test]
@@ -888,8 +888,8 @@ fn validate_refuses_models_without_objects_or_with_duplicate_ids() {
         )
     };
     for (i, (model, says)) in [
-        ("{}".to_string(), "$.Objects: the model has no root object"),
-        ("[]".to_string(), "$.Objects: the model has no root object"),
+        ("{}".to_string(), "$.Objects: the model defines no object"),
+        ("[]".to_string(), "$.Objects: the model defines no object"),
         (r#"{"Objects": {"?": "junk"}}"#.to_string(), "$.Objects.?: an object header"),
         (r#"{"Objects": {"?": {"type": 5}}}"#.to_string(), "$.Objects.?.type"),
         (

@@ -908,8 +908,8 @@ pub fn validate(catalog: &Arc<crate::Catalog>, data: &Value) -> Validation {
     }
 }
 
-/// What makes a model unfit to validate, before it loads: no object at
-/// its root, a `?` header that is no `{type: ..., id: ...}` mapping, or
+/// What makes a model unfit to validate, before it loads: no object
+/// definition in it, a `?` header that is no `{type: ..., id: ...}` mapping, or
 /// two definitions with one id (murano's object store would make the
 /// second update the first, silently). The error names the JSON path.
 fn check_definitions(model: &Value) -> Result<()> {
@@ -920,13 +920,8 @@ fn check_definitions(model: &Value) -> Result<()> {
             .unwrap_or(Value::Null),
         _ => Value::Null,
     };
-    let is_def = |v: &Value| matches!(v, Value::Dict(d) if d.contains_key(&Value::str("?")));
-    if !is_def(&objects) {
-        return Err(Error::value(
-            "$.Objects: the model has no root object (a mapping with a `?: {type, id}` header)",
-        ));
-    }
     let mut ids: HashMap<String, String> = HashMap::new();
+    let mut defs = 0usize;
     // Depth-first, without recursion (models come from users).
     let mut todo: Vec<(String, &Value)> = vec![("$.Objects".to_string(), &objects)];
     while let Some((path, v)) = todo.pop() {
@@ -934,6 +929,7 @@ fn check_definitions(model: &Value) -> Result<()> {
             Value::Dict(d) => {
                 if let Some(h) = d.get(&Value::str("?")) {
                     check_header(&path, h, &mut ids)?;
+                    defs += 1;
                 }
                 for (k, x) in d.iter().rev() {
                     if k.as_str() != Some("?") {
@@ -948,6 +944,11 @@ fn check_definitions(model: &Value) -> Result<()> {
             }
             _ => {}
         }
+    }
+    if defs == 0 {
+        return Err(Error::value(
+            "$.Objects: the model defines no object (a mapping with a `?: {type, id}` header)",
+        ));
     }
     Ok(())
 }
