@@ -175,6 +175,26 @@ impl Source {
         Ok(())
     }
 
+    /// `path` (under the package directory `root`) with its symlinks
+    /// resolved, refused when it leads outside the package.
+    fn inside(root: &Path, path: &Path) -> Result<PathBuf> {
+        let outside = || {
+            load_error(format!(
+                "{}: a symbolic link leads outside the package",
+                path.display()
+            ))
+        };
+        let root = root
+            .canonicalize()
+            .map_err(|e| load_error(format!("{}: {e}", root.display())))?;
+        let real = path.canonicalize().map_err(|_| outside())?;
+        if real.starts_with(&root) {
+            Ok(real)
+        } else {
+            Err(outside())
+        }
+    }
+
     /// Reads a file (None when it does not exist).
     pub fn read(&self, rel: &str) -> Result<Option<Vec<u8>>> {
         Self::check_rel(rel)?;
@@ -184,6 +204,7 @@ impl Source {
                 if !f.is_file() {
                     return Ok(None);
                 }
+                let f = Self::inside(p, &f)?;
                 std::fs::read(&f)
                     .map(Some)
                     .map_err(|e| load_error(format!("{}: {e}", f.display())))
@@ -205,7 +226,10 @@ impl Source {
     /// True when the file exists.
     pub fn exists(&self, rel: &str) -> bool {
         match self {
-            Source::Dir(p) => p.join(rel).is_file(),
+            Source::Dir(p) => {
+                let f = p.join(rel);
+                f.is_file() && Self::inside(p, &f).is_ok()
+            }
             Source::Zip { files, .. } => files.contains_key(rel),
         }
     }
@@ -214,11 +238,20 @@ impl Source {
     pub fn list(&self, dir: &str) -> Vec<String> {
         let dir = dir.trim_end_matches('/');
         match self {
-            Source::Dir(p) => {
-                let root = p.join(dir);
+            Source::Dir(pkg) => {
+                // Symbolic links are followed only within the package, and
+                // a directory is listed once (links to `..` make no cycle).
+                let root = pkg.join(dir);
                 let mut out = Vec::new();
+                let mut seen = std::collections::HashSet::new();
                 let mut stack = vec![root.clone()];
                 while let Some(d) = stack.pop() {
+                    let Ok(real) = Self::inside(pkg, &d) else {
+                        continue;
+                    };
+                    if !seen.insert(real) {
+                        continue;
+                    }
                     let Ok(rd) = std::fs::read_dir(&d) else {
                         continue;
                     };
@@ -226,6 +259,8 @@ impl Source {
                         let p = e.path();
                         if p.is_dir() {
                             stack.push(p);
+                        } else if Self::inside(pkg, &p).is_err() {
+                            continue;
                         } else if let Ok(r) = p.strip_prefix(&root) {
                             out.push(r.to_string_lossy().replace('\\', "/"));
                         }
@@ -3344,6 +3379,49 @@ mod tests {
             assert!(to_package(&*p).1.is_empty());
         }
         assert!(pack_package(&d.join("missing"), &d.join("m.zip")).is_err());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// Symbolic links never lead outside a directory package: a link to a
+    /// file outside is not read, listed or packed, and links to `..` make
+    /// no endless walk (issue 13).
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_stay_inside_the_package() {
+        use std::os::unix::fs::symlink;
+        let d = temp_dir("links");
+        let src = d.join("pkg");
+        write(
+            &src.join("manifest.yaml"),
+            "Format: 1.3\nFullName: ex.Links\nType: Application\nClasses:\n  ex.Links: App.yaml\n",
+        );
+        write(
+            &src.join("Classes/App.yaml"),
+            "Namespaces: {=: ex}\nName: Links\n",
+        );
+        write(&src.join("Resources/inside.txt"), "in\n");
+        write(&d.join("secret.txt"), "outside\n");
+        symlink(d.join("secret.txt"), src.join("Resources/secret.txt")).unwrap();
+        symlink(
+            src.join("Resources/inside.txt"),
+            src.join("Resources/alias.txt"),
+        )
+        .unwrap();
+        symlink("..", src.join("Resources/up")).unwrap();
+        symlink("../..", src.join("Resources/up2")).unwrap();
+        let p = FormatRegistry::builtin().load(&src).unwrap();
+        let e = p.get_resource("secret.txt").unwrap_err();
+        assert!(
+            e.message().contains("leads outside the package"),
+            "{}",
+            e.message()
+        );
+        assert_eq!(p.get_resource("alias.txt").unwrap(), b"in\n");
+        let listed = p.base().source.list("Resources");
+        assert!(listed.contains(&"inside.txt".to_string()), "{listed:?}");
+        assert!(!listed.iter().any(|f| f.contains("secret")), "{listed:?}");
+        let files = pack_package(&src, &d.join("out.zip")).unwrap();
+        assert!(!files.iter().any(|f| f.contains("secret")), "{files:?}");
         let _ = std::fs::remove_dir_all(&d);
     }
 }
