@@ -44,10 +44,12 @@ pub mod libraries;
 pub const CORE_PACKAGE: &str = "io.murano";
 /// Largest logo accepted (murano: 500 KiB).
 pub const MAX_IMAGE_SIZE: usize = 500 * 1024;
-/// Largest file accepted from a .zip package.
-const MAX_ZIP_ENTRY: u64 = 256 << 20;
-/// Largest total uncompressed size of a .zip package.
+/// Largest file read from a .zip package.
+const MAX_ZIP_ENTRY: u64 = 64 << 20;
+/// Largest total uncompressed size a .zip package may declare.
 const MAX_ZIP_TOTAL: u64 = 1 << 30;
+/// Most entries a .zip package may have.
+const MAX_ZIP_ENTRIES: usize = 10_000;
 
 fn format_error(msg: impl Into<String>) -> Error {
     Error::new(ErrorKind::PackageFormatError, msg)
@@ -67,12 +69,25 @@ fn class_error(msg: impl Into<String>) -> Error {
 pub enum Source {
     /// A package folder.
     Dir(PathBuf),
-    /// A .zip archive, read into memory (paths relative to the package root).
+    /// Files held in memory (the embedded libraries), as if from a .zip.
     Zip {
+        /// Where they are said to be.
+        path: PathBuf,
+        /// The files by relative path (`/`-separated).
+        files: BTreeMap<String, Vec<u8>>,
+    },
+    /// A .zip archive: its directory is read when it opens, each file when
+    /// it is asked for (a zip bomb among the packages of `-L` costs
+    /// nothing until something reads its bombed file, and then no more
+    /// than [`MAX_ZIP_ENTRY`]).
+    Archive {
         /// The archive.
         path: PathBuf,
-        /// Its files by relative path (`/`-separated).
-        files: BTreeMap<String, Vec<u8>>,
+        /// Entry index by relative path (`/`-separated, from the package
+        /// root).
+        entries: BTreeMap<String, usize>,
+        /// The open archive.
+        zip: std::sync::Mutex<zip::ZipArchive<std::fs::File>>,
     },
 }
 
@@ -96,11 +111,17 @@ impl Source {
                 path.display()
             ))
         })?;
-        let mut files = BTreeMap::new();
+        if zip.len() > MAX_ZIP_ENTRIES {
+            return Err(load_error(format!(
+                "{}: more than {MAX_ZIP_ENTRIES} entries",
+                path.display()
+            )));
+        }
+        let mut entries = BTreeMap::new();
         let mut total = 0u64;
         for i in 0..zip.len() {
-            let mut entry = zip
-                .by_index(i)
+            let entry = zip
+                .by_index_raw(i)
                 .map_err(|e| load_error(format!("{}: {e}", path.display())))?;
             if entry.is_dir() {
                 continue;
@@ -113,50 +134,69 @@ impl Source {
                 )));
             };
             let name = name.to_string_lossy().replace('\\', "/");
-            if entry.size() > MAX_ZIP_ENTRY {
+            total = total.saturating_add(entry.size());
+            if total > MAX_ZIP_TOTAL {
                 return Err(load_error(format!(
-                    "{}: {name}: entry too large",
+                    "{}: the archive declares more than {MAX_ZIP_TOTAL} bytes",
                     path.display()
                 )));
             }
-            let mut buf = Vec::with_capacity(entry.size() as usize);
-            (&mut entry)
-                .take(MAX_ZIP_ENTRY + 1)
-                .read_to_end(&mut buf)
-                .map_err(|e| load_error(format!("{}: {name}: {e}", path.display())))?;
-            total += buf.len() as u64;
-            if total > MAX_ZIP_TOTAL {
-                return Err(load_error(format!("{}: archive too large", path.display())));
-            }
-            files.insert(name, buf);
+            entries.insert(name, i);
         }
         // A single top folder holding manifest.yaml is the package root.
-        if !files.contains_key("manifest.yaml") {
-            let tops: std::collections::BTreeSet<&str> = files
+        if !entries.contains_key("manifest.yaml") {
+            let tops: std::collections::BTreeSet<&str> = entries
                 .keys()
                 .filter_map(|k| k.split_once('/'))
                 .map(|(t, _)| t)
                 .collect();
             if tops.len() == 1 {
                 let top = format!("{}/", tops.iter().next().expect("one"));
-                if files.contains_key(&format!("{top}manifest.yaml")) {
-                    files = files
+                if entries.contains_key(&format!("{top}manifest.yaml")) {
+                    entries = entries
                         .into_iter()
                         .filter_map(|(k, v)| k.strip_prefix(&top).map(|k| (k.to_string(), v)))
                         .collect();
                 }
             }
         }
-        Ok(Source::Zip {
+        Ok(Source::Archive {
             path: path.to_path_buf(),
-            files,
+            entries,
+            zip: std::sync::Mutex::new(zip),
         })
+    }
+
+    /// Reads entry `index` (`rel` in messages) of an archive, at most
+    /// [`MAX_ZIP_ENTRY`] bytes whatever size it declares.
+    fn read_entry(
+        path: &Path,
+        zip: &std::sync::Mutex<zip::ZipArchive<std::fs::File>>,
+        index: usize,
+        rel: &str,
+    ) -> Result<Vec<u8>> {
+        let mut zip = zip.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = zip
+            .by_index(index)
+            .map_err(|e| load_error(format!("{}!/{rel}: {e}", path.display())))?;
+        let mut buf = Vec::with_capacity(entry.size().min(MAX_ZIP_ENTRY) as usize);
+        entry
+            .take(MAX_ZIP_ENTRY + 1)
+            .read_to_end(&mut buf)
+            .map_err(|e| load_error(format!("{}!/{rel}: {e}", path.display())))?;
+        if buf.len() as u64 > MAX_ZIP_ENTRY {
+            return Err(load_error(format!(
+                "{}!/{rel}: the file is larger than {MAX_ZIP_ENTRY} bytes",
+                path.display()
+            )));
+        }
+        Ok(buf)
     }
 
     /// The directory or archive.
     pub fn location(&self) -> &Path {
         match self {
-            Source::Dir(p) | Source::Zip { path: p, .. } => p,
+            Source::Dir(p) | Source::Zip { path: p, .. } | Source::Archive { path: p, .. } => p,
         }
     }
 
@@ -164,7 +204,9 @@ impl Source {
     pub fn display(&self, rel: &str) -> String {
         match self {
             Source::Dir(p) => p.join(rel).display().to_string(),
-            Source::Zip { path, .. } => format!("{}!/{rel}", path.display()),
+            Source::Zip { path, .. } | Source::Archive { path, .. } => {
+                format!("{}!/{rel}", path.display())
+            }
         }
     }
 
@@ -210,6 +252,10 @@ impl Source {
                     .map_err(|e| load_error(format!("{}: {e}", f.display())))
             }
             Source::Zip { files, .. } => Ok(files.get(rel).cloned()),
+            Source::Archive { path, entries, zip } => match entries.get(rel) {
+                Some(&i) => Self::read_entry(path, zip, i, rel).map(Some),
+                None => Ok(None),
+            },
         }
     }
 
@@ -231,6 +277,7 @@ impl Source {
                 f.is_file() && Self::inside(p, &f).is_ok()
             }
             Source::Zip { files, .. } => files.contains_key(rel),
+            Source::Archive { entries, .. } => entries.contains_key(rel),
         }
     }
 
@@ -269,15 +316,18 @@ impl Source {
                 out.sort();
                 out
             }
-            Source::Zip { files, .. } => {
-                let prefix = format!("{dir}/");
-                files
-                    .keys()
-                    .filter_map(|k| k.strip_prefix(&prefix).map(str::to_string))
-                    .collect()
-            }
+            Source::Zip { files, .. } => under(files.keys(), dir),
+            Source::Archive { entries, .. } => under(entries.keys(), dir),
         }
     }
+}
+
+/// The paths under folder `dir`, relative to it.
+fn under<'a>(paths: impl Iterator<Item = &'a String>, dir: &str) -> Vec<String> {
+    let prefix = format!("{dir}/");
+    paths
+        .filter_map(|k| k.strip_prefix(&prefix).map(str::to_string))
+        .collect()
 }
 
 /// A package format: `Name/Version`.
@@ -3422,6 +3472,44 @@ mod tests {
         assert!(!listed.iter().any(|f| f.contains("secret")), "{listed:?}");
         let files = pack_package(&src, &d.join("out.zip")).unwrap();
         assert!(!files.iter().any(|f| f.contains("secret")), "{files:?}");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A .zip package is read entry by entry: a bombed file costs nothing
+    /// until it is read, and then fails past the entry limit (issue 13).
+    #[test]
+    fn zip_entries_are_read_on_demand_within_limits() {
+        use std::io::Write;
+        let d = temp_dir("bomb");
+        let path = d.join("bomb.zip");
+        {
+            let mut z = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+            let o = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated);
+            z.start_file("manifest.yaml", o).unwrap();
+            z.write_all(
+                b"Format: 1.3\nFullName: ex.Bomb\nType: Application\nClasses:\n  ex.Bomb: B.yaml\n",
+            )
+            .unwrap();
+            z.start_file("Classes/B.yaml", o).unwrap();
+            z.write_all(b"Namespaces: {=: ex}\nName: Bomb\n").unwrap();
+            z.start_file("Resources/zeros.bin", o).unwrap();
+            let chunk = vec![0u8; 1 << 20];
+            for _ in 0..(MAX_ZIP_ENTRY >> 20) + 8 {
+                z.write_all(&chunk).unwrap();
+            }
+            z.finish().unwrap();
+        }
+        assert!(
+            std::fs::metadata(&path).unwrap().len() < 1 << 20,
+            "a small archive"
+        );
+        let p = FormatRegistry::builtin().load(&path).unwrap();
+        let (pkg, errors) = to_package(&*p);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(pkg.class_names(), ["ex.Bomb"]);
+        let e = p.get_resource("zeros.bin").unwrap_err();
+        assert!(e.message().contains("larger than"), "{}", e.message());
         let _ = std::fs::remove_dir_all(&d);
     }
 }
