@@ -1611,3 +1611,40 @@ Methods:
         .unwrap();
     assert_eq!(r.unwrap(), "[1, 1]");
 }
+
+/// Several `Parallel`/`pselect` branches failing at once: the caller sees
+/// the first in branch order (murano's `helpers.parallel_select`
+/// reraises it), and the others are logged, not dropped (issue 13).
+#[test]
+fn parallel_branches_failing_together_lose_no_error() {
+    let src = r#"
+Name: Test
+Methods:
+  t:
+    Scope: Public
+    Body:
+      - Parallel:
+          - Throw: firstError
+            Message: one
+          - Throw: secondError
+            Message: two
+  u:
+    Scope: Public
+    Body:
+      - Return: list(1, 2, 3).pselect(int('x' + str($)))
+"#;
+    let (ex, r) = run(src, "t");
+    assert_eq!(r.unwrap_err().message(), "one");
+    let log = ex.take_log().join("\n");
+    assert!(
+        log.contains("Parallel branch 1 also failed") && log.contains("two"),
+        "{log}"
+    );
+    let (ex, r) = run(src, "u");
+    assert!(r.unwrap_err().message().contains("x1"));
+    let log = ex.take_log().join("\n");
+    assert!(
+        log.contains("pselect branch 1 also failed") && log.contains("pselect branch 2"),
+        "{log}"
+    );
+}

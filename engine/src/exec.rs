@@ -821,20 +821,14 @@ impl Activation<'_> {
                         r
                     }));
                 }
-                let mut first_err = None;
-                for r in self.ex.run_green(tasks, limit) {
-                    if let Err(e) = r {
-                        first_err.get_or_insert(e);
-                    }
-                }
+                let results = self.ex.run_green(tasks, limit);
+                let r = self.ex.first_error(results, "Parallel");
                 drop(shared);
                 if own {
                     self.vars.unshare();
                 }
-                match first_err {
-                    Some(e) => return Err(e),
-                    None => Step2::Next,
-                }
+                r?;
+                Step2::Next
             }
             SOp::Catch { try_, clauses } => {
                 let Some(e) = st.caught[try_ as usize].clone() else {

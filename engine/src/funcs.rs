@@ -493,11 +493,8 @@ fn parallel_select(cx: &Cx, items: Vec<Value>, f: &Value) -> Result<Value> {
             r
         }));
     }
-    let mut out = Vec::new();
-    for r in ex.run_green(tasks, 0) {
-        out.push(r?);
-    }
-    Ok(Value::list(out))
+    let results = ex.run_green(tasks, 0);
+    Ok(Value::list(ex.first_error(results, "pselect")?))
 }
 
 /// `logMessage(level, logger, message, args, kwargs[, exc])`: the native

@@ -1128,6 +1128,33 @@ impl Executor {
             .push(format!("{} {}: {}", level.to_uppercase(), logger, text));
     }
 
+    /// The results of green threads in order, or the first error (in
+    /// branch order, as murano's `helpers.parallel_select` reraises it);
+    /// every other branch's error is logged rather than dropped.
+    pub fn first_error<T>(&self, results: Vec<Result<T>>, what: &str) -> Result<Vec<T>> {
+        let mut out = Vec::with_capacity(results.len());
+        let mut first = None;
+        for (i, r) in results.into_iter().enumerate() {
+            match r {
+                Ok(v) => out.push(v),
+                Err(e) if first.is_none() => first = Some(e),
+                Err(e) => self.log(
+                    "warning",
+                    "murano.dsl",
+                    &format!(
+                        "{what} branch {i} also failed: {}: {}",
+                        e.kind(),
+                        e.message()
+                    ),
+                ),
+            }
+        }
+        match first {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
     /// Takes the log lines recorded so far.
     pub fn take_log(&self) -> Vec<String> {
         std::mem::take(&mut self.lock().log)
