@@ -289,3 +289,32 @@ fn object_models_validate_against_packages() {
     assert!(v.is_null());
     assert!(take(error).contains("nonexistent"));
 }
+
+/// Evaluation runs on an engine-owned stack: a host thread with a small
+/// stack gets a value nested 10^5 deep back instead of a segfault
+/// (issue 13).
+#[test]
+fn deep_values_do_not_overflow_the_host_stack() {
+    let out = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            // SAFETY: null options and a null error pointer are allowed.
+            let engine = unsafe { muranopl_engine_new(ptr::null(), ptr::null_mut()) };
+            let expr = c("let(x => range(20000).aggregate([$1], [])) -> range(100000).aggregate([$1], []).len() + 1");
+            let mut result = ptr::null_mut();
+            let mut error = ptr::null_mut();
+            // SAFETY: live engine, NUL-terminated expression, null data,
+            // valid out pointers.
+            let status = unsafe {
+                muranopl_eval_expr(engine, expr.as_ptr(), ptr::null(), &mut result, &mut error)
+            };
+            let out = if status == MURANOPL_OK { take(result) } else { take(error) };
+            // SAFETY: came from the library; not used again.
+            unsafe { muranopl_engine_free(engine) };
+            out
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(out, "2");
+}

@@ -422,12 +422,16 @@ unsafe fn run(
 ) -> Result<*mut c_char, Failure> {
     // SAFETY: the caller's contract on `data`.
     let text = unsafe { text_arg(data) }?.unwrap_or("null");
-    let value = json::from_tagged_str(text).map_err(|e| Failure::Error(e, None))?;
-    let out = engine
-        .engine
-        .eval(program, value)
-        .map_err(|e| Failure::Error(e, Some(source.to_string())))?;
-    Ok(to_c(json::to_tagged_string(&out)))
+    // On an engine-owned stack: the host's thread may have a small one, and
+    // parsing, evaluating, printing and dropping nested values recurse.
+    vm::coro::on_big_stack(|| {
+        let value = json::from_tagged_str(text).map_err(|e| Failure::Error(e, None))?;
+        let out = engine
+            .engine
+            .eval(program, value)
+            .map_err(|e| Failure::Error(e, Some(source.to_string())))?;
+        Ok(to_c(json::to_tagged_string(&out)))
+    })
 }
 
 fn parse_options(text: &str) -> Result<Options, Failure> {

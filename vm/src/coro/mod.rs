@@ -419,3 +419,31 @@ mod tests {
         assert!((1..20).any(|s| order(Some(s)) != order(None)));
     }
 }
+
+// A spare big stack per OS thread for `on_big_stack`: scratch memory that
+// holds nothing between calls (each call runs to completion on it).
+thread_local! {
+    static SPARE_STACK: RefCell<Option<DefaultStack>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on a stack of [`STACK_SIZE`] (reserved address space, committed
+/// as used), whatever stack the caller has: embedders call the engine from
+/// threads with small stacks, and dropping or printing a deeply nested
+/// value recurses. One stack per OS thread is kept for the next call; a
+/// nested call (already on it) runs in place. Panics propagate.
+pub fn on_big_stack<R>(f: impl FnOnce() -> R) -> R {
+    let Some(mut stack) = SPARE_STACK
+        .with(|s| s.borrow_mut().take())
+        .or_else(|| DefaultStack::new(STACK_SIZE).ok())
+    else {
+        return f();
+    };
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        corosensei::on_stack(&mut stack, f)
+    }));
+    SPARE_STACK.with(|s| *s.borrow_mut() = Some(stack));
+    match r {
+        Ok(v) => v,
+        Err(p) => std::panic::resume_unwind(p),
+    }
+}
