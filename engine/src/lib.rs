@@ -839,12 +839,6 @@ impl Catalog {
         if let Some(c) = self.cached(key) {
             return Ok(c);
         }
-        if building.iter().any(|b| b == key) {
-            return Err(Error::new(
-                ErrorKind::DslSyntaxError,
-                format!("class {key} inherits from itself"),
-            ));
-        }
         let (name, found) = match key.split_once('/') {
             Some((name, rest)) => {
                 let (ver, pkg) = rest.split_once('@').unwrap_or((rest, ""));
@@ -864,6 +858,13 @@ impl Catalog {
         };
         if let Some(broken) = &decl.broken {
             return Err(broken.0.clone());
+        }
+        if building.iter().any(|b| b == key) {
+            let chain = building.join(" -> ");
+            return Err(decl.pos.error(
+                ErrorKind::DslSyntaxError,
+                format!("class {key} inherits from itself ({chain} -> {key})"),
+            ));
         }
         building.push(key.to_string());
         let mut parents = Vec::new();
