@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECS seconds (default 30) over corpora seeded
+# from the conformance cases and fixtures; any crash, timeout (10 s per
+# input) or memory blow-up (2 GB) fails the run and leaves the input in
+# fuzz/artifacts/<target>/. Needs the nightly toolchain (cargo-fuzz and
+# libFuzzer); without one it says so and succeeds.
+set -euo pipefail
+# Process-lifetime caches (the intern table, the core library) are not leaks.
+export ASAN_OPTIONS="detect_leaks=0"
+cd "$(dirname "$0")"
+secs=${1:-30}
+if ! cargo +nightly --version >/dev/null 2>&1; then
+    echo "fuzz: skipped: no nightly toolchain (cargo-fuzz needs one)"
+    exit 0
+fi
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+python3 seed.py
+cargo +nightly fuzz build -O
+for t in $(cargo +nightly fuzz list); do
+    echo "fuzz: $t for ${secs}s"
+    cargo +nightly fuzz run -O "$t" "corpus/$t" -- \
+        -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 2>&1 |
+        grep -E 'stat::number_of_executed_units|stat::peak_rss_mb|ERROR|SUMMARY|panicked' || true
+    # `grep` ate the status: ask libFuzzer's exit status through PIPESTATUS.
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $t failed"; exit 1; }
+done
