@@ -318,3 +318,70 @@ fn deep_values_do_not_overflow_the_host_stack() {
         .unwrap();
     assert_eq!(out, "2");
 }
+
+/// One engine shared by 8 threads, and 8 engines on 8 threads, evaluate
+/// the same programs concurrently with the same answers (the header says
+/// an engine and its programs may be shared between threads).
+#[test]
+fn engines_and_programs_are_shared_across_threads() {
+    struct Shared(*mut MuranoplEngine, *mut MuranoplProgram);
+    // SAFETY: the header documents engines and programs as shareable; the
+    // test frees them only after every thread joined.
+    unsafe impl Send for Shared {}
+    // SAFETY: as above.
+    unsafe impl Sync for Shared {}
+    let eval = |engine: *const MuranoplEngine, program: *const MuranoplProgram, i: usize| {
+        let data = c(&format!("[{i}, {}, 100]", i + 1));
+        let mut result = ptr::null_mut();
+        let mut error = ptr::null_mut();
+        // SAFETY: live engine and program, NUL-terminated data, valid outs.
+        let status =
+            unsafe { muranopl_eval(engine, program, data.as_ptr(), &mut result, &mut error) };
+        assert_eq!(status, MURANOPL_OK);
+        take(result)
+    };
+    let compile = || {
+        // SAFETY: null options and a null error pointer are allowed.
+        let engine = unsafe { muranopl_engine_new(ptr::null(), ptr::null_mut()) };
+        let mut program = ptr::null_mut();
+        let expr = c("$.where($ > 5).select($ * 2).sum()");
+        // SAFETY: live engine, NUL-terminated expression, valid out pointer.
+        let status =
+            unsafe { muranopl_compile(engine, expr.as_ptr(), &mut program, ptr::null_mut()) };
+        assert_eq!(status, MURANOPL_OK);
+        Shared(engine, program)
+    };
+    let want = |i: usize| {
+        ((if i > 5 { i } else { 0 }) * 2 + (if i + 1 > 5 { i + 1 } else { 0 }) * 2 + 200)
+            .to_string()
+    };
+    let shared = compile();
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let shared = &shared;
+            s.spawn(move || {
+                for i in 0..200 {
+                    assert_eq!(eval(shared.0, shared.1, t * 200 + i), want(t * 200 + i));
+                }
+            });
+        }
+        for t in 0..8 {
+            s.spawn(move || {
+                let own = compile();
+                for i in 0..200 {
+                    assert_eq!(eval(own.0, own.1, t * 200 + i), want(t * 200 + i));
+                }
+                // SAFETY: came from the library; not used again.
+                unsafe {
+                    muranopl_program_free(own.1);
+                    muranopl_engine_free(own.0);
+                }
+            });
+        }
+    });
+    // SAFETY: every thread joined; not used again.
+    unsafe {
+        muranopl_program_free(shared.1);
+        muranopl_engine_free(shared.0);
+    }
+}
