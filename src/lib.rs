@@ -73,7 +73,30 @@ impl Engine {
             }
         }
         let v = prog.eval(&self.env, data)?;
-        stdlib::finalize(&self.env, v)
+        // A result whose lists are shared can print (and be walked)
+        // exponentially larger than it is: bounded by the memory quota,
+        // before and after its lazy parts are drained.
+        self.check_size(&v)?;
+        let v = stdlib::finalize(&self.env, v)?;
+        self.check_size(&v)?;
+        Ok(v)
+    }
+
+    /// The result's printed size against the memory quota (never below
+    /// the default quota: a small quota such as the reference test
+    /// suite's bounds what operations build, not what a result prints).
+    fn check_size(&self, v: &Value) -> Result<(), Error> {
+        let Some(q) = self.env.options().memory_quota else {
+            return Ok(());
+        };
+        let max = q.max(runtime::DEFAULT_MEMORY_QUOTA);
+        if json::longer_than(v, max) {
+            return Err(Error::new(
+                runtime::ErrorKind::MemoryQuotaExceededException,
+                format!("the result would print longer than {max} bytes"),
+            ));
+        }
+        Ok(())
     }
     /// Compiles and evaluates `expr` over tagged-JSON `data`, returning
     /// tagged JSON.

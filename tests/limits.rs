@@ -215,3 +215,28 @@ fn long_inheritance_chains_build_quickly() {
     assert_eq!(answer["steps"][0]["result"], n - 1, "{answer}");
     assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
 }
+
+/// Exponential work through shared sublists and big-integer squaring ends
+/// within the limits (issue 13).
+#[test]
+fn shared_sublists_and_squarings_are_bounded() {
+    let mut cases = vec![(
+        "range(30).aggregate([$1, $1], [1])",
+        "MemoryQuotaExceededException",
+    )];
+    // Unoptimised big-integer multiplication takes minutes near the cap.
+    if !cfg!(debug_assertions) {
+        cases.push(("range(40).aggregate($1 * $1, 3) > 0", "MemoryError"));
+    }
+    for (expr, kind) in cases {
+        let t = Instant::now();
+        let o = muranopl(&["yaql", expr]);
+        assert_eq!(o.status.code(), Some(1), "{expr}");
+        assert!(stderr(&o).starts_with(kind), "{expr}: {}", stderr(&o));
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "{expr}: {:?}",
+            t.elapsed()
+        );
+    }
+}

@@ -158,6 +158,45 @@ pub fn datetime_iso(d: &DateTime, sep: char) -> String {
     s
 }
 
+/// Whether the tagged JSON of `v` would be longer than about `max` bytes
+/// (counting as it walks, so a value whose sublists are shared, which
+/// prints exponentially larger than it is, costs at most `max` steps).
+pub fn longer_than(v: &Value, max: usize) -> bool {
+    let mut total = 0usize;
+    let mut todo: Vec<&Value> = vec![v];
+    while let Some(v) = todo.pop() {
+        total += match v {
+            Value::Str(s) => s.len() + 2,
+            Value::BigInt(b) => (b.bits() / 3) as usize + 1,
+            Value::List(l) => {
+                todo.extend(l.iter());
+                2 + 2 * l.len()
+            }
+            Value::Set(x) => {
+                todo.extend(x.iter());
+                2 + 2 * x.len()
+            }
+            Value::Dict(d) => {
+                for (k, x) in d.iter() {
+                    todo.push(k);
+                    todo.push(x);
+                }
+                2 + 4 * d.len()
+            }
+            Value::Pair(p) => {
+                todo.push(&p.0);
+                todo.push(&p.1);
+                4
+            }
+            _ => 8,
+        };
+        if total > max {
+            return true;
+        }
+    }
+    false
+}
+
 /// Writes a value as tagged JSON text. Lazy sequences are drained.
 pub fn to_tagged_string(v: &Value) -> String {
     let mut s = String::new();

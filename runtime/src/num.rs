@@ -29,6 +29,11 @@ fn float_of(v: &Value) -> Result<f64> {
     }
 }
 
+/// Largest integer (in bits) arithmetic builds: 8 MiB of digits. Squaring
+/// doubles a number's size, so a loop of squarings would otherwise run
+/// for minutes on one multiplication (Python's ints have no bound).
+pub const MAX_INT_BITS: u64 = 1 << 26;
+
 /// An integer literal's value (decimal digits): a big integer when it does
 /// not fit 64 bits. `num-bigint` converts in chunks, not digit by digit (a
 /// million digits took 51 s digit by digit).
@@ -79,7 +84,14 @@ pub fn mul(a: &Value, b: &Value) -> Result<Value> {
         });
     }
     if is_intlike(a) && is_intlike(b) {
-        return Ok(Value::from_bigint(big(a) * big(b)));
+        let (x, y) = (big(a), big(b));
+        if x.bits() + y.bits() > MAX_INT_BITS {
+            return Err(Error::new(
+                ErrorKind::MemoryError,
+                "the product would be too large",
+            ));
+        }
+        return Ok(Value::from_bigint(x * y));
     }
     Ok(Value::Float(float_of(a)? * float_of(b)?))
 }

@@ -596,7 +596,7 @@ fn min_(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// Largest result (in bits) `pow` and `shiftBitsLeft` will build.
-const MAX_BITS: u64 = 1 << 26;
+const MAX_BITS: u64 = runtime::num::MAX_INT_BITS;
 
 fn int_pow(base: &BigInt, exp: &BigInt) -> Result<Value> {
     // Trivial bases first: they never grow.
