@@ -4,11 +4,9 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{muranopl, root, stderr, stdout};
+use common::{harness, muranopl, root, stderr, stdout};
 use serde_json::{json, Value as J};
 
 fn file(name: &str) -> String {
@@ -18,18 +16,10 @@ fn file(name: &str) -> String {
 
 /// Answers one `harness dsl` request written as text (deep models cannot
 /// go through `serde_json`'s writer).
-fn harness(request: &str) -> J {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
-        .args(["harness", "dsl"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run the harness");
-    let t = Instant::now();
-    writeln!(child.stdin.take().unwrap(), "{request}").unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
-    serde_json::from_slice(&out.stdout).unwrap()
+fn answer(request: &str) -> J {
+    let (mut answers, took) = harness("dsl", &[request.to_string()]);
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    answers.remove(0)
 }
 
 fn request(classes: J, model: &str) -> String {
@@ -52,7 +42,7 @@ fn load_error(answer: &J) -> (String, String) {
 fn hostile_class_files_end_in_errors_with_positions() {
     let plain = file("plain.yaml");
     let laughs = json!({"T.yaml": plain, "L.yaml": file("billion_laughs.yaml")});
-    let (kind, msg) = load_error(&harness(&request(laughs, ROOT)));
+    let (kind, msg) = load_error(&answer(&request(laughs, ROOT)));
     assert_eq!(kind, "ComposerError", "{msg}");
     assert!(
         msg.starts_with("L.yaml:") && msg.contains("expands to more than"),
@@ -64,7 +54,7 @@ fn hostile_class_files_end_in_errors_with_positions() {
         "[".repeat(100_000),
         "]".repeat(100_000)
     );
-    let (kind, msg) = load_error(&harness(&request(
+    let (kind, msg) = load_error(&answer(&request(
         json!({"T.yaml": plain, "D.yaml": deep}),
         ROOT,
     )));
@@ -75,7 +65,7 @@ fn hostile_class_files_end_in_errors_with_positions() {
         ("extends_itself.yaml", "(T -> T)"),
         ("extends_cycle.yaml", "(T -> U -> V -> T)"),
     ] {
-        let (kind, msg) = load_error(&harness(&request(json!({"T.yaml": file(name)}), ROOT)));
+        let (kind, msg) = load_error(&answer(&request(json!({"T.yaml": file(name)}), ROOT)));
         assert_eq!(kind, "DslSyntaxError", "{name}: {msg}");
         assert!(
             msg.starts_with("T.yaml:") && msg.contains(chain),
@@ -87,17 +77,17 @@ fn hostile_class_files_end_in_errors_with_positions() {
 #[test]
 fn hostile_models_end_in_errors_or_load() {
     let classes = json!({"T.yaml": file("plain.yaml")});
-    let (kind, msg) = load_error(&harness(&request(
+    let (kind, msg) = load_error(&answer(&request(
         classes.clone(),
         &file("dangling_model.json"),
     )));
     assert_eq!(kind, "NoObjectFoundError", "{msg}");
     assert!(msg.contains("nosuch"), "{msg}");
-    let answer = harness(&request(
+    let cyclic = answer(&request(
         classes.clone(),
         &file("reference_cycle_model.json"),
     ));
-    assert_eq!(answer["steps"][0]["result"], 1, "{answer}");
+    assert_eq!(cyclic["steps"][0]["result"], 1, "{cyclic}");
 
     // An ownership chain 10^5 deep: refused by the nesting limit.
     let n = 100_000;
@@ -107,9 +97,9 @@ fn hostile_models_end_in_errors_or_load() {
     }
     deep.push_str("null");
     deep.push_str(&"}".repeat(n));
-    let answer = harness(&request(classes, &format!(r#"{{"Objects": {deep}}}"#)));
-    let (kind, msg) = load_error(&answer);
-    assert_eq!(kind, "ValueError", "{answer}");
+    let refused = answer(&request(classes, &format!(r#"{{"Objects": {deep}}}"#)));
+    let (kind, msg) = load_error(&refused);
+    assert_eq!(kind, "ValueError", "{refused}");
     assert!(msg.contains("recursion limit"), "{msg}");
 }
 

@@ -5,11 +5,9 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{muranopl, stderr, stdout};
+use common::{harness, muranopl, stderr, stdout};
 
 /// The limits the CLI cases run with: the defaults in release builds.
 fn limits() -> Vec<&'static str> {
@@ -116,23 +114,12 @@ fn the_harness_survives_exploding_requests() {
         "generateMany(1, sequence())",
         "1 + 1",
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
-        .args(["harness", "yaql"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run the harness");
-    let mut input = child.stdin.take().expect("stdin");
-    for (i, e) in requests.iter().enumerate() {
-        let line = serde_json::json!({"id": i.to_string(), "expr": e, "data": null});
-        writeln!(input, "{line}").unwrap();
-    }
-    drop(input);
-    let out = child.wait_with_output().expect("harness output");
-    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
+    let lines: Vec<String> = requests
+        .iter()
+        .enumerate()
+        .map(|(i, e)| serde_json::json!({"id": i.to_string(), "expr": e, "data": null}).to_string())
         .collect();
+    let (lines, _) = harness("yaql", &lines);
     assert_eq!(lines.len(), requests.len(), "every request answered");
     let kinds: Vec<&str> = lines[..5]
         .iter()
@@ -161,21 +148,13 @@ fn huge_integer_literals_parse_in_bounded_time() {
         1_000_000
     };
     let expr = format!("{} mod 7", "1".repeat(digits));
-    let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
-        .args(["harness", "yaql"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run the harness");
-    let t = Instant::now();
     let line = serde_json::json!({"id": "big", "expr": expr, "data": null});
-    writeln!(child.stdin.take().unwrap(), "{line}").unwrap();
-    let out = child.wait_with_output().unwrap();
-    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (answers, took) = harness("yaql", &[line.to_string()]);
+    let answer = &answers[0];
     // 111...1 (n ones) mod 7 cycles with period 6: 1, 4, 6, 5, 2, 0.
     let want = [0, 1, 4, 6, 5, 2][digits % 6];
     assert_eq!(answer["result"], want);
-    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    assert!(took < Duration::from_secs(10), "{took:?}");
 }
 
 /// A chain of inheriting classes builds in linear time per class (it was
@@ -202,18 +181,10 @@ fn long_inheritance_chains_build_quickly() {
         "model": {"Objects": {"?": {"type": "T", "id": "a"}}},
         "steps": [{"on": "root", "method": "t", "args": [], "kwargs": {}}], "serialize": false
     });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
-        .args(["harness", "dsl"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run the harness");
-    let t = Instant::now();
-    writeln!(child.stdin.take().unwrap(), "{request}").unwrap();
-    let out = child.wait_with_output().unwrap();
-    let answer: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (answers, took) = harness("dsl", &[request.to_string()]);
+    let answer = &answers[0];
     assert_eq!(answer["steps"][0]["result"], n - 1, "{answer}");
-    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    assert!(took < Duration::from_secs(5), "{took:?}");
 }
 
 /// Exponential work through shared sublists and big-integer squaring ends
