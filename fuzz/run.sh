@@ -16,11 +16,15 @@ fi
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 python3 seed.py
 cargo +nightly fuzz build -O
+mkdir -p logs
 for t in $(cargo +nightly fuzz list); do
     echo "fuzz: $t for ${secs}s"
-    cargo +nightly fuzz run -O "$t" "corpus/$t" -- \
-        -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 2>&1 |
-        grep -E 'stat::number_of_executed_units|stat::peak_rss_mb|ERROR|SUMMARY|panicked' || true
-    # `grep` ate the status: ask libFuzzer's exit status through PIPESTATUS.
-    [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "fuzz: $t failed"; exit 1; }
+    if ! cargo +nightly fuzz run -O "$t" "corpus/$t" -- \
+        -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        >"logs/$t.txt" 2>&1; then
+        grep -E 'ERROR|SUMMARY|panicked|Test unit written' "logs/$t.txt" || tail -n 30 "logs/$t.txt"
+        echo "fuzz: $t failed (log: fuzz/logs/$t.txt)"
+        exit 1
+    fi
+    grep -E 'stat::number_of_executed_units|stat::peak_rss_mb' "logs/$t.txt" || true
 done
