@@ -7,6 +7,10 @@ use muranopl::serve::{handle, Catalog};
 use std::sync::OnceLock;
 
 fn catalog() -> &'static Catalog {
+    // Built once per fuzzing process and read-only afterwards (a compiled
+    // catalogue is frozen and shared across threads), so inputs cannot
+    // affect one another through it; loading it per input would make the
+    // fuzzer measure package loading instead of the target.
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
     CATALOG.get_or_init(|| {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello-app");

@@ -6,6 +6,10 @@ use libfuzzer_sys::fuzz_target;
 use std::sync::{Arc, OnceLock};
 
 fn catalog() -> &'static Arc<engine::Catalog> {
+    // Built once per fuzzing process and read-only afterwards (a compiled
+    // catalogue is frozen and shared across threads), so inputs cannot
+    // affect one another through it; loading it per input would make the
+    // fuzzer measure package loading instead of the target.
     static CATALOG: OnceLock<Arc<engine::Catalog>> = OnceLock::new();
     CATALOG.get_or_init(|| {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/validate");

@@ -36,6 +36,7 @@ pub struct State {
 // threads get their own state (the scheduler swaps it with [`swap`] on
 // every switch). Each scope restores what it replaced.
 thread_local! {
+    // Per OS thread, swapped per green thread, restored by every scope.
     static STATE: Cell<State> = const {
         Cell::new(State { budget: None, deadline: None, ticks: 0 })
     };

@@ -162,34 +162,39 @@ pub fn datetime_iso(d: &DateTime, sep: char) -> String {
 /// (counting as it walks, so a value whose sublists are shared, which
 /// prints exponentially larger than it is, costs at most `max` steps).
 pub fn longer_than(v: &Value, max: usize) -> bool {
-    let mut total = 0usize;
-    let mut todo: Vec<&Value> = vec![v];
-    while let Some(v) = todo.pop() {
-        total += match v {
+    // A scalar's printed size; containers go on the stack (only they can
+    // make the walk long, so scalars are counted in place).
+    fn scalar(v: &Value) -> Option<usize> {
+        Some(match v {
             Value::Str(s) => s.len() + 2,
             Value::BigInt(b) => (b.bits() / 3) as usize + 1,
-            Value::List(l) => {
-                todo.extend(l.iter());
-                2 + 2 * l.len()
-            }
-            Value::Set(x) => {
-                todo.extend(x.iter());
-                2 + 2 * x.len()
-            }
-            Value::Dict(d) => {
-                for (k, x) in d.iter() {
-                    todo.push(k);
-                    todo.push(x);
-                }
-                2 + 4 * d.len()
-            }
-            Value::Pair(p) => {
-                todo.push(&p.0);
-                todo.push(&p.1);
-                4
-            }
+            Value::List(_) | Value::Set(_) | Value::Dict(_) | Value::Pair(_) => return None,
             _ => 8,
-        };
+        })
+    }
+    let mut total = 0usize;
+    let mut todo: Vec<&Value> = vec![v];
+    fn visit<'a>(x: &'a Value, total: &mut usize, todo: &mut Vec<&'a Value>) {
+        match scalar(x) {
+            Some(n) => *total += n + 2,
+            None => todo.push(x),
+        }
+    }
+    while let Some(v) = todo.pop() {
+        match v {
+            Value::List(l) => l.iter().for_each(|x| visit(x, &mut total, &mut todo)),
+            Value::Set(x) => x.iter().for_each(|x| visit(x, &mut total, &mut todo)),
+            Value::Dict(d) => d.iter().for_each(|(k, x)| {
+                visit(k, &mut total, &mut todo);
+                visit(x, &mut total, &mut todo);
+            }),
+            Value::Pair(p) => {
+                visit(&p.0, &mut total, &mut todo);
+                visit(&p.1, &mut total, &mut todo);
+            }
+            other => total += scalar(other).unwrap_or(0),
+        }
+        total += 2;
         if total > max {
             return true;
         }
