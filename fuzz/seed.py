@@ -53,8 +53,13 @@ if apps.exists():
                     if f.is_file() and f.stat().st_size < 200_000:
                         z.write(f, f.relative_to(pkg).as_posix())
             put("package_zip", buf.getvalue())
-for req in ["GET\n/health\n", "GET\n/schemas/com.example.Hello\n",
-            'POST\n/actions\n{"className": "com.example.Hello", "methodName": "shout", "parameters": {"text": "a"}}']:
+for req in ["GET\n/health\n", "GET\n/v1/schemas/com.example.Hello\n",
+            "GET\n/v1/schemas/com.example.Hello/politely?classVersion=0\n",
+            "GET\n/v1/catalog\n", "GET\n/\n",
+            'POST\n/v1/validate\ncontent-type: application/json\n\n'
+            '{"?": {"id": "a", "type": "com.example.Hello"}, "greeting": 1}',
+            'POST\n/v1/actions\ncontent-type: application/json\n\n'
+            '{"className": "com.example.Hello", "methodName": "shout", "parameters": {"text": "a"}}']:
     put("http", req)
 put("bytecode", bytes(range(64)))
 print("seeded:", {d.name: len(list(d.iterdir())) for d in sorted(corpus.iterdir())})

@@ -124,8 +124,10 @@ enum Cmd {
         #[arg(long)]
         cloud: Option<std::path::PathBuf>,
     },
-    /// Serve an HTTP API over a package catalogue: `GET /schemas/{class}[/{methods}]`
-    /// (form schemas), `POST /actions` (static actions), `GET /health`.
+    /// Serve the HTTP API Murano's clients call (`GET /v1/schemas/{class}[/{methods}]`
+    /// form schemas, `POST /v1/actions` static actions, `POST /v1/validate`,
+    /// `GET /health`) and a forms page at `/`. One request log line per
+    /// request on stderr (`MURANOPL_LOG=warn` silences it).
     Serve {
         /// Package directories or .zip files (with what they require);
         /// without any, every package on the search path.
@@ -137,9 +139,29 @@ enum Cmd {
         /// line of output names it).
         #[arg(long, default_value = "127.0.0.1:8082")]
         addr: String,
-        /// Worker threads.
+        /// Engine workers: requests worked on at once.
         #[arg(long, default_value_t = 2)]
         threads: usize,
+        /// Requests that may wait for a worker; more get 503.
+        #[arg(long, default_value_t = 64)]
+        queue: usize,
+        /// Open connections at most; more get 503.
+        #[arg(long, default_value_t = 256)]
+        max_connections: usize,
+        /// The largest request body in bytes (413 past it).
+        #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
+        max_body: usize,
+        /// Seconds a request may take in all (408), and the time budget of
+        /// its engine work (504).
+        #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+        timeout: f64,
+        /// Seconds a connection may stay idle before it is closed.
+        #[arg(long, default_value_t = 15.0, value_name = "SECS")]
+        idle_timeout: f64,
+        /// A bearer token every API request must carry (`Authorization:
+        /// Bearer TOKEN` or `X-Auth-Token: TOKEN`; 401 otherwise).
+        #[arg(long, env = "MURANOPL_TOKEN", hide_env_values = true)]
+        token: Option<String>,
     },
     /// Time evaluation: compile once, evaluate N times.
     BenchEval {
@@ -317,14 +339,44 @@ fn run(cli: Cli) -> i32 {
             libs,
             addr,
             threads,
-        } => crate::serve::serve(
-            &packages,
-            &libs,
-            &addr,
-            threads,
-            jit,
-            cli.class_configs.as_deref(),
-        ),
+            queue,
+            max_connections,
+            max_body,
+            timeout,
+            idle_timeout,
+            token,
+        } => {
+            let secs = |name: &str, s: f64| {
+                (s.is_finite() && s > 0.0 && s < 1e9)
+                    .then(|| std::time::Duration::from_secs_f64(s))
+                    .ok_or_else(|| format!("--{name} must be a positive number of seconds"))
+            };
+            let (timeout, idle_timeout) =
+                match (secs("timeout", timeout), secs("idle-timeout", idle_timeout)) {
+                    (Ok(t), Ok(i)) => (t, i),
+                    (Err(e), _) | (_, Err(e)) => {
+                        eprintln!("error: {e}");
+                        return 2;
+                    }
+                };
+            let options = crate::serve::Options {
+                threads,
+                queue,
+                max_connections,
+                max_body,
+                timeout,
+                idle_timeout,
+                token: token.filter(|t| !t.is_empty()),
+            };
+            crate::serve::serve(
+                &packages,
+                &libs,
+                &addr,
+                options,
+                jit,
+                cli.class_configs.as_deref(),
+            )
+        }
         Cmd::BenchEval {
             expr,
             data,

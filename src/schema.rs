@@ -68,7 +68,13 @@ fn run_case(req: &J, jit: compiler::jit::Mode) -> J {
         _ => None,
     };
     let package = req.get("package").and_then(|p| p.as_str());
-    match schema::generate_schema(&ex, class, methods.as_deref(), package) {
+    match schema::generate_schema(
+        &ex,
+        class,
+        methods.as_deref(),
+        package,
+        schema::Dialect::Reference,
+    ) {
         Ok(schemas) => {
             let mut out = serde_json::Map::new();
             for (name, v) in schemas {

@@ -635,11 +635,13 @@ impl Activation<'_> {
             if !self.ex.spend_step() {
                 let e = Error::new(
                     ErrorKind::ExecutionLimitExceeded,
-                    format!(
-                        "the execution ran more than {} statements",
-                        crate::STEP_BUDGET
-                    ),
+                    "the execution ran out of its statement budget",
                 );
+                return Err(leaving(e, code, pc));
+            }
+            // A statement is a unit of work of the enclosing time budget
+            // (a `runtime::budget` scope the caller opened, if any).
+            if let Err(e) = runtime::budget::tick() {
                 return Err(leaving(e, code, pc));
             }
             match self.step(code, &mut st, pc, op) {

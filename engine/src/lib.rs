@@ -1052,6 +1052,12 @@ impl Executor {
         self.cloud.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    /// Sets how many more statements this execution may run (the default
+    /// is [`STEP_BUDGET`]; `u64::MAX` is unlimited).
+    pub fn set_step_budget(&self, steps: u64) {
+        self.steps_left.store(steps, Ordering::Relaxed);
+    }
+
     /// Counts one executed statement; false when the budget is spent.
     pub fn spend_step(&self) -> bool {
         self.steps_left

@@ -187,16 +187,37 @@ struct MetaItem {
     value: Value,
 }
 
+/// Which schemas [`generate_schema`] produces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// Exactly what murano's `schema_generator` answers (the conformance
+    /// harness): type names and constants in every contract, inherited
+    /// ones included, are resolved in the requested class (so an inherited
+    /// contract naming a prefix the class does not declare fails with
+    /// `KeyError`); only model builders by name, with all their arguments.
+    Reference,
+    /// The forms spec in full (the HTTP API and the forms page): contracts
+    /// resolved in the class that declares them; `muranoObject` with the
+    /// `version` to find its type with and a `context` schema from
+    /// `check()`s on the object's properties; `len()` bounds as
+    /// `minLength`/`maxLength` (`minItems`/`maxItems` for lists); the
+    /// title defaulting to the property or argument name; model builders
+    /// without their first argument (the object model); any public static
+    /// method by name.
+    Spec,
+}
+
 /// The generator: one executor, the requested class, caches.
 struct Gen<'a> {
     ex: &'a Arc<Executor>,
     cls: Arc<Class>,
+    dialect: Dialect,
     weights: HashMap<Arc<str>, i64>,
     metas: HashMap<String, Vec<MetaItem>>,
 }
 
 impl<'a> Gen<'a> {
-    fn new(ex: &'a Arc<Executor>, cls: Arc<Class>) -> Gen<'a> {
+    fn new(ex: &'a Arc<Executor>, cls: Arc<Class>, dialect: Dialect) -> Gen<'a> {
         // murano_type.weigh_type_hierarchy: breadth-first distances.
         let mut weights = HashMap::new();
         let mut queue: VecDeque<(Arc<Class>, i64)> = VecDeque::new();
@@ -213,6 +234,7 @@ impl<'a> Gen<'a> {
         Gen {
             ex,
             cls,
+            dialect,
             weights,
             metas: HashMap::new(),
         }
@@ -564,12 +586,13 @@ impl<'a> Gen<'a> {
             let Some(pd) = decl_cls.decl.property(&n) else {
                 continue;
             };
-            let mut s = self.translate_top(&pd.contract, decl_cls.package.legacy)?;
+            let mut s = self.translate_top(&pd.contract, &decl_cls)?;
             if let Some(d) = &pd.default {
                 s.insert(key("default"), raw_value(d));
             }
             let metas = self.prop_meta(&decl_cls, &n)?;
             self.ui_hints(&metas, &mut s)?;
+            self.default_title(&n, &mut s);
             props.insert(Value::str(&*n), Value::dict(s));
         }
         let metas = self.type_meta(&cls)?;
@@ -578,7 +601,14 @@ impl<'a> Gen<'a> {
         Ok(Value::dict(schema))
     }
 
-    fn method_schema(&mut self, name: &str) -> Result<Value> {
+    /// The spec's title default: the property or argument name.
+    fn default_title(&self, name: &str, schema: &mut Dict) {
+        if self.dialect == Dialect::Spec && schema.get(&key("title")).is_none() {
+            schema.insert(key("title"), Value::str(name));
+        }
+    }
+
+    fn method_schema(&mut self, name: &str, is_builder: bool) -> Result<Value> {
         let m = self.cls.find_method(name).ok_or_else(|| {
             Error::new(
                 ErrorKind::NoMethodFound,
@@ -587,18 +617,26 @@ impl<'a> Gen<'a> {
         })?;
         let decl_cls = self.ex.class(&m.class)?;
         let mut props = Dict::default();
-        for a in &m.decl.arguments {
-            let mut s = self.translate_top(&a.contract, decl_cls.package.legacy)?;
+        // The spec: a model builder's first argument, the object model it
+        // gets, is not part of its form.
+        let skip = usize::from(self.dialect == Dialect::Spec && is_builder);
+        for a in m.decl.arguments.iter().skip(skip) {
+            let mut s = self.translate_top(&a.contract, &decl_cls)?;
             if let Some(d) = &a.default {
                 s.insert(key("default"), raw_value(d));
             }
             let metas = self.arg_meta(&decl_cls, name, &a.name)?;
             self.ui_hints(&metas, &mut s)?;
+            self.default_title(&a.name, &mut s);
             props.insert(Value::str(a.name.as_str()), Value::dict(s));
         }
         let metas = self.method_meta(&decl_cls, name)?;
         let mut schema = self.entity_schema(props, &metas)?;
         self.ui_hints(&metas, &mut schema)?;
+        if let (1, Some(first)) = (skip, m.decl.arguments.first()) {
+            // Where a caller passes the model to the builder.
+            schema.insert(key("modelArgument"), Value::str(first.name.as_str()));
+        }
         Ok(Value::dict(schema))
     }
 
@@ -615,8 +653,8 @@ impl<'a> Gen<'a> {
     // ---- contracts -----------------------------------------------------------
 
     /// A property's or argument's schema: must be a dict.
-    fn translate_top(&self, t: &Template, legacy: bool) -> Result<Dict> {
-        match self.translate(t, legacy)? {
+    fn translate_top(&self, t: &Template, owner: &Arc<Class>) -> Result<Dict> {
+        match self.translate(t, owner)? {
             Value::Dict(d) => Ok((*d).clone()),
             _ => Err(no_schema(format!(
                 "{}: the contract does not translate to a schema",
@@ -625,17 +663,17 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// `translate`: a contract template to its schema.
-    fn translate(&self, t: &Template, legacy: bool) -> Result<Value> {
+    /// `translate`: a contract template of class `owner` to its schema.
+    fn translate(&self, t: &Template, owner: &Arc<Class>) -> Result<Value> {
         Ok(match &t.kind {
             TemplateKind::Dict(items) => {
                 let mut props = Dict::default();
                 let mut additional = Value::Bool(false);
                 for (k, v) in items {
                     match &k.kind {
-                        TemplateKind::Expr { .. } => additional = self.translate(v, legacy)?,
+                        TemplateKind::Expr { .. } => additional = self.translate(v, owner)?,
                         TemplateKind::Value(kv) => {
-                            let tv = self.translate(v, legacy)?;
+                            let tv = self.translate(v, owner)?;
                             props.insert(kv.clone(), tv);
                         }
                         _ => return Err(no_schema("unhashable dict contract key")),
@@ -653,7 +691,7 @@ impl<'a> Gen<'a> {
                     if matches!(it.kind, TemplateKind::Value(Value::Int(_) | Value::Bool(_))) {
                         continue;
                     }
-                    out.push(self.translate(it, legacy)?);
+                    out.push(self.translate(it, owner)?);
                 }
                 let mut d = dict_of(vec![("type", Value::str("array"))]);
                 match out.len() {
@@ -670,6 +708,7 @@ impl<'a> Gen<'a> {
                 Value::dict(d)
             }
             TemplateKind::Expr { src, .. } => {
+                let legacy = owner.package.legacy;
                 let ast = yaql::parse(
                     src,
                     LexOptions {
@@ -677,7 +716,11 @@ impl<'a> Gen<'a> {
                         murano: true,
                     },
                 )?;
-                let cx = ExprCx { src, legacy };
+                let scope = match self.dialect {
+                    Dialect::Reference => &self.cls,
+                    Dialect::Spec => owner,
+                };
+                let cx = ExprCx { src, legacy, scope };
                 let mut v = self.eval(&cx, &ast)?;
                 // `#finalize` of the schema context.
                 if let Value::Dict(d) = &v {
@@ -771,9 +814,17 @@ impl<'a> Gen<'a> {
                         ExprKind::Op("#operator_and", a) if a.len() == 2 => (&a[0], Some(&a[1])),
                         _ => (expr, None),
                     };
-                    if let Some(res) = self.extract_pattern(cx, this) {
-                        for (k, v) in res {
-                            d.insert(k, v);
+                    if let Some((path, res)) = self.extract_pattern(cx, this, &d) {
+                        if path.is_empty() {
+                            for (k, v) in res {
+                                d.insert(k, v);
+                            }
+                        } else if is_object_schema(&d) {
+                            let ctx = match d.get(&key("context")) {
+                                Some(Value::Dict(c)) => (**c).clone(),
+                                _ => Dict::default(),
+                            };
+                            d.insert(key("context"), Value::dict(at_path(ctx, &path, res)));
                         }
                     }
                     match rest {
@@ -802,8 +853,16 @@ impl<'a> Gen<'a> {
                 }
                 let mut out = dict_of(vec![
                     ("type", type_value("muranoObject", not_null)),
-                    ("muranoType", Value::str(ty)),
+                    ("muranoType", Value::str(&ty)),
                 ]);
+                if self.dialect == Dialect::Spec {
+                    let given = bound[2].and_then(|e| self.constant(cx, e));
+                    let version = match given {
+                        Some(v) => v,
+                        None => Value::str(self.version_of(cx, &ty)?),
+                    };
+                    out.insert(key("version"), version);
+                }
                 if name == "template" {
                     out.insert(key("owned"), Value::Bool(true));
                     if let Some(ep) = bound[3] {
@@ -835,22 +894,53 @@ impl<'a> Gen<'a> {
                 _ => return Err(no_schema("bad type argument")),
             },
         };
-        let full = self.cls.decl.resolve_name(&name)?;
+        let full = cx.scope.decl.resolve_name(&name)?;
         Ok(Some(self.ex.class(&full)?.name.to_string()))
     }
 
-    /// `extract_pattern` of a `check()` predicate.
-    fn extract_pattern(&self, cx: &ExprCx, e: &Expr) -> Option<Vec<(Value, Value)>> {
+    /// The version spec the class `ty` named in a contract of `cx.scope`
+    /// is found with: what the declaring package's manifest requires of the
+    /// type's package, or the exact version of the package the type is in.
+    fn version_of(&self, cx: &ExprCx, ty: &str) -> Result<String> {
+        let from = &cx.scope.package;
+        let cls = self.ex.class_from(ty, Some(from))?;
+        let pkg = &cls.package;
+        if pkg.name != from.name {
+            if let Some((_, spec)) = from.requires.iter().find(|(n, _)| **n == *pkg.name) {
+                let text = spec.text.trim();
+                return Ok(if text.is_empty() {
+                    spec.to_string()
+                } else {
+                    text.to_string()
+                });
+            }
+        }
+        Ok(format!("={}", pkg.version))
+    }
+
+    /// `extract_pattern` of a `check()` predicate: the schema keys it
+    /// gives and the property path under `$` they constrain (empty: the
+    /// value itself; only the spec dialect has paths and `len()` bounds).
+    fn extract_pattern(
+        &self,
+        cx: &ExprCx,
+        e: &Expr,
+        schema: &Dict,
+    ) -> Option<(Vec<String>, Vec<(Value, Value)>)> {
         const OPS: [&str; 4] = ["#operator_>", "#operator_<", "#operator_>=", "#operator_<="];
+        let spec = self.dialect == Dialect::Spec;
         let ExprKind::Op(op, a) = &e.kind else {
             if let ExprKind::Method(recv, name, args) = &e.kind {
-                if is_dollar(recv) && name == "matches" {
+                let (path, false) = subject(recv, spec)? else {
+                    return None;
+                };
+                if name == "matches" {
                     let first = match args.first() {
                         Some(AArg::Pos(x)) => x,
                         _ => return None,
                     };
                     let c = self.constant(cx, first)?;
-                    return Some(vec![(key("pattern"), c)]);
+                    return Some((path, vec![(key("pattern"), c)]));
                 }
             }
             return None;
@@ -859,25 +949,31 @@ impl<'a> Gen<'a> {
             return None;
         }
         if let Some(i) = OPS.iter().position(|o| o == op) {
-            let (c, idx) = if is_dollar(&a[0]) {
-                (self.constant(cx, &a[1])?, i as i64)
-            } else if is_dollar(&a[1]) {
-                (self.constant(cx, &a[0])?, -1 - i as i64)
+            let ((path, len), c, idx) = if let Some(s) = subject(&a[0], spec) {
+                (s, self.constant(cx, &a[1])?, i as i64)
+            } else if let Some(s) = subject(&a[1], spec) {
+                (s, self.constant(cx, &a[0])?, -1 - i as i64)
             } else {
                 return None;
             };
             let op = OPS[idx.rem_euclid(4) as usize];
+            if len {
+                return Some((path, length_bound(op, &c, schema)?));
+            }
             let (k, x, excl) = match op {
                 "#operator_>" => ("minimum", "exclusiveMinimum", true),
                 "#operator_>=" => ("minimum", "exclusiveMinimum", false),
                 "#operator_<" => ("maximum", "exclusiveMaximum", true),
                 _ => ("maximum", "exclusiveMaximum", false),
             };
-            return Some(vec![(key(k), c), (key(x), Value::Bool(excl))]);
+            return Some((path, vec![(key(k), c), (key(x), Value::Bool(excl))]));
         }
-        if *op == "#operator_in" && is_dollar(&a[0]) {
+        if *op == "#operator_in" {
+            let (path, false) = subject(&a[0], spec)? else {
+                return None;
+            };
             return match self.constant(cx, &a[1])? {
-                v @ Value::List(_) => Some(vec![(key("enum"), v)]),
+                v @ Value::List(_) => Some((path, vec![(key("enum"), v)])),
                 _ => None,
             };
         }
@@ -918,10 +1014,11 @@ impl<'a> Gen<'a> {
             },
         )?;
         let env = self.ex.env(cx.legacy);
+        let scope = cx.scope;
         let ctx = self
             .ex
-            .class_ctx(&self.cls, Value::Type(self.cls.type_ref.clone()));
-        let prev = self.ex.set_caller(Some(self.cls.key.clone()));
+            .class_ctx(scope, Value::Type(scope.type_ref.clone()));
+        let prev = self.ex.set_caller(Some(scope.key.clone()));
         let r = prog.eval_in(env, &ctx);
         self.ex.set_caller(prev);
         match r? {
@@ -938,6 +1035,9 @@ const CONTRACT_METHODS: [&str; 9] = [
 struct ExprCx<'s> {
     src: &'s str,
     legacy: bool,
+    /// The class whose namespaces and static context the contract's names
+    /// and constants are resolved in.
+    scope: &'s Arc<Class>,
 }
 
 impl ExprCx<'_> {
@@ -989,6 +1089,95 @@ fn snake_to_camel(s: &str) -> String {
         }
     }
     out
+}
+
+/// What a `check()` comparison constrains: `$` itself (the reference's
+/// only subject), or, in the spec dialect, a property path under it
+/// (`$.a.b`), and whether it is its length (`len(x)`, `x.len()`).
+fn subject(e: &Expr, spec: bool) -> Option<(Vec<String>, bool)> {
+    if is_dollar(e) {
+        return Some((Vec::new(), false));
+    }
+    if !spec {
+        return None;
+    }
+    let inner = match &e.kind {
+        ExprKind::Attr(recv, name) => {
+            let (mut path, false) = subject(recv, spec)? else {
+                return None;
+            };
+            path.push(name.clone());
+            return Some((path, false));
+        }
+        ExprKind::Call(n, args) if n == "len" && args.len() == 1 => match &args[0] {
+            AArg::Pos(x) => x,
+            _ => return None,
+        },
+        ExprKind::Method(recv, n, args) if n == "len" && args.is_empty() => recv,
+        _ => return None,
+    };
+    match subject(inner, spec)? {
+        (path, false) => Some((path, true)),
+        _ => None,
+    }
+}
+
+/// `minLength`/`maxLength` (`minItems`/`maxItems` for an array schema)
+/// for a length compared with an integer.
+fn length_bound(op: &str, c: &Value, schema: &Dict) -> Option<Vec<(Value, Value)>> {
+    let Value::Int(n) = c else { return None };
+    let array = match schema.get(&key("type")) {
+        Some(Value::Str(t)) => &**t == "array",
+        Some(Value::List(ts)) => ts.iter().any(|t| t.as_str() == Some("array")),
+        _ => false,
+    };
+    let (min, max) = if array {
+        ("minItems", "maxItems")
+    } else {
+        ("minLength", "maxLength")
+    };
+    let (k, v) = match op {
+        "#operator_>" => (min, n.checked_add(1)?),
+        "#operator_>=" => (min, *n),
+        "#operator_<" => (max, n.checked_sub(1)?),
+        _ => (max, *n),
+    };
+    Some(vec![(key(k), Value::Int(v.max(0)))])
+}
+
+/// True for a `muranoObject` schema (whose `check()`s on properties go to
+/// its `context`).
+fn is_object_schema(d: &Dict) -> bool {
+    match d.get(&key("type")) {
+        Some(Value::Str(t)) => &**t == "muranoObject",
+        Some(Value::List(ts)) => ts.iter().any(|t| t.as_str() == Some("muranoObject")),
+        _ => false,
+    }
+}
+
+/// `schema` with `pairs` set on the schema of the property at `path`
+/// (nested `object` schemas made as needed).
+fn at_path(mut schema: Dict, path: &[String], pairs: Vec<(Value, Value)>) -> Dict {
+    let Some((head, rest)) = path.split_first() else {
+        for (k, v) in pairs {
+            schema.insert(k, v);
+        }
+        return schema;
+    };
+    if schema.get(&key("type")).is_none() {
+        schema.insert(key("type"), Value::str("object"));
+    }
+    let mut props = match schema.get(&key("properties")) {
+        Some(Value::Dict(p)) => (**p).clone(),
+        _ => Dict::default(),
+    };
+    let child = match props.get(&key(head)) {
+        Some(Value::Dict(c)) => (**c).clone(),
+        _ => Dict::default(),
+    };
+    props.insert(key(head), Value::dict(at_path(child, rest, pairs)));
+    schema.insert(key("properties"), Value::dict(props));
+    schema
 }
 
 fn is_dollar(e: &Expr) -> bool {
@@ -1094,13 +1283,15 @@ fn raw_value(t: &Template) -> Value {
 }
 
 /// `generate_schema`: the schemas of `class_name` (`""`) and of its model
-/// builders, or of the requested ones among them (`""` is the class).
-/// `package` restricts the class to that package.
+/// builders, or of the requested ones among them (`""` is the class; in
+/// the [`Dialect::Spec`], any public static method). `package` restricts
+/// the class to that package.
 pub fn generate_schema(
     ex: &Arc<Executor>,
     class_name: &str,
     methods: Option<&[String]>,
     package: Option<&str>,
+    dialect: Dialect,
 ) -> Result<Vec<(String, Value)>> {
     let cls = ex.class(class_name)?;
     if let Some(p) = package {
@@ -1117,19 +1308,36 @@ pub fn generate_schema(
             ));
         }
     }
-    let mut g = Gen::new(ex, cls);
+    let mut g = Gen::new(ex, cls.clone(), dialect);
     let mut builders = vec![String::new()];
     builders.extend(g.model_builders());
     let wanted: Vec<String> = match methods {
-        Some(m) if !m.is_empty() => builders.into_iter().filter(|b| m.contains(b)).collect(),
-        _ => builders,
+        Some(m) if !m.is_empty() => {
+            let mut names: Vec<String> = Vec::new();
+            for name in m {
+                let static_action = dialect == Dialect::Spec
+                    && cls
+                        .find_method(name)
+                        .is_some_and(|f| f.is_action() && f.is_static());
+                if (builders.contains(name) || static_action) && !names.contains(name) {
+                    names.push(name.clone());
+                }
+            }
+            // In the reference's order: the class, then its builders.
+            if dialect == Dialect::Reference {
+                names = builders.into_iter().filter(|b| names.contains(b)).collect();
+            }
+            names
+        }
+        _ => builders.clone(),
     };
     let mut out = Vec::new();
     for name in wanted {
         let s = if name.is_empty() {
             g.class_schema()?
         } else {
-            g.method_schema(&name)?
+            let is_builder = g.model_builders().contains(&name);
+            g.method_schema(&name, is_builder)?
         };
         out.push((name, s));
     }

@@ -1,28 +1,59 @@
-//! The HTTP API's request path: any method, URL and body answered by the
-//! example application's catalogue.
+//! The HTTP API's request path: any method, URI, headers and body through
+//! the server's router (routing, extractors, limits, the engine's answers)
+//! over the example application's catalogue.
 #![no_main]
 
+use axum::body::Body;
+use axum::http::Request;
 use libfuzzer_sys::fuzz_target;
-use muranopl::serve::{handle, Catalog};
-use std::sync::OnceLock;
+use muranopl::serve::{app, Catalog, Options};
+use std::sync::{Arc, OnceLock};
+use tower::ServiceExt;
 
-fn catalog() -> &'static Catalog {
+struct Target {
+    app: axum::Router,
+    runtime: tokio::runtime::Runtime,
+}
+
+fn target() -> &'static Target {
     // Built once per fuzzing process and read-only afterwards (a compiled
-    // catalogue is frozen and shared across threads), so inputs cannot
-    // affect one another through it; loading it per input would make the
-    // fuzzer measure package loading instead of the target.
-    static CATALOG: OnceLock<Catalog> = OnceLock::new();
-    CATALOG.get_or_init(|| {
+    // catalogue is frozen and shared across threads; the router is cloned
+    // per request), so inputs cannot affect one another through it;
+    // loading it per input would make the fuzzer measure package loading.
+    static TARGET: OnceLock<Target> = OnceLock::new();
+    TARGET.get_or_init(|| {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello-app");
-        Catalog::load(&[dir], &[], None).expect("the example application")
+        let catalog = Catalog::load(&[dir], &[], None).expect("the example application");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        Target {
+            app: app(Arc::new(catalog), Options::default()),
+            runtime,
+        }
     })
 }
 
 fuzz_target!(|data: &[u8]| {
+    // METHOD \n URI \n header lines \n\n body
     let text = String::from_utf8_lossy(data);
-    let mut parts = text.splitn(3, '\n');
-    let method = parts.next().unwrap_or("GET");
-    let url = parts.next().unwrap_or("/");
-    let body = parts.next().unwrap_or("");
-    let _ = handle(catalog(), method, url, body.as_bytes());
+    let (head, body) = text.split_once("\n\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let method = lines.next().unwrap_or("GET");
+    let uri = lines.next().unwrap_or("/");
+    let mut req = Request::builder().method(method).uri(uri);
+    for line in lines {
+        if let Some((k, v)) = line.split_once(':') {
+            req = req.header(k.trim(), v.trim());
+        }
+    }
+    // Requests the HTTP layer would refuse never reach the router.
+    let Ok(req) = req.body(Body::from(body.to_string())) else {
+        return;
+    };
+    let t = target();
+    let resp = t.runtime.block_on(t.app.clone().oneshot(req));
+    let resp = resp.expect("the router never fails");
+    assert!(resp.status().as_u16() >= 200);
 });

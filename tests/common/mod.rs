@@ -59,3 +59,90 @@ pub fn harness(kind: &str, requests: &[String]) -> (Vec<serde_json::Value>, std:
         .collect();
     (answers, t.elapsed())
 }
+
+/// A `muranopl serve` process on a free loopback port, killed on drop.
+pub struct Served {
+    pub child: std::process::Child,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+}
+
+impl Served {
+    /// Starts `muranopl serve --addr 127.0.0.1:0 ARGS...` and waits for
+    /// the line naming its address. Its request log goes to `log` when
+    /// given, else nowhere.
+    pub fn start(args: &[&str], log: Option<&std::path::Path>) -> Served {
+        use std::io::BufRead;
+        use std::process::Stdio;
+        let stderr = match log {
+            Some(p) => Stdio::from(std::fs::File::create(p).expect("log file")),
+            None => Stdio::null(),
+        };
+        let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
+            .arg("serve")
+            .args(args)
+            .args(["--addr", "127.0.0.1:0"])
+            .current_dir(root())
+            .stdout(Stdio::piped())
+            .stderr(stderr)
+            .spawn()
+            .expect("start muranopl serve");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("the address line");
+        let addr = line
+            .trim()
+            .rsplit("http://")
+            .next()
+            .unwrap_or("")
+            .to_string();
+        assert!(addr.starts_with("127.0.0.1:"), "serve printed {line:?}");
+        Served { child, addr }
+    }
+
+    /// Sends one raw HTTP/1.1 request (closing the connection) and returns
+    /// the status, the lower-cased head and the body.
+    pub fn raw(&self, request: &str) -> (u16, String, String) {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&self.addr).expect("connect");
+        s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+            .ok();
+        s.write_all(request.as_bytes()).expect("send");
+        let mut text = String::new();
+        let _ = s.read_to_string(&mut text);
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        (status, head.to_ascii_lowercase(), body.to_string())
+    }
+
+    /// `METHOD PATH` with a JSON body (or none), `Connection: close`.
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&str>,
+    ) -> (u16, serde_json::Value) {
+        let body = body.unwrap_or("");
+        let (status, _, text) = self.raw(&format!(
+            "{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ));
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(serde_json::Value::Null),
+        )
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

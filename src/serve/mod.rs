@@ -1,0 +1,426 @@
+//! `muranopl serve`: the HTTP API Murano's clients call for form schemas
+//! and static actions (the MuranoPL forms spec,
+//! `../shared/seeds/muranopl-forms-spec.txt`; murano's `/v1/schemas` and
+//! `/v1/actions`), object-model validation, and a forms page, on axum.
+//!
+//! | request | answer |
+//! | --- | --- |
+//! | `GET /v1/schemas/{class}` | `{"": schema, builder: schema, ...}`: the class and all its model builders |
+//! | `GET /v1/schemas/{class}/{methods}` | the named ones (comma-separated; an empty name is the class; any public static method) |
+//! | `POST /v1/actions` | the result of a static action: body `{"className", "methodName", "parameters"?, "packageName"?, "classVersion"?}` |
+//! | `POST /v1/validate` | the contract violations of an object model |
+//! | `GET /v1/catalog` | the packages and their classes |
+//! | `GET /health` | `{"status": "ok", "packages": [...]}` |
+//! | `GET /` | the forms page |
+//!
+//! The paths without `/v1` are aliases. `classVersion` (default `=0`, as
+//! murano) and `packageName` are query parameters of `/schemas` and fields
+//! of `/actions`. Errors answer `{"error": {"kind", "message", "trace"}}`:
+//! 400 bad request, 401 missing or wrong token, 403 not a public static
+//! method, 404 no such class, version or method, 408 the request took
+//! longer than `--timeout`, 413 body past `--max-body`, 500 the action
+//! failed, 503 every engine worker busy and the queue full (or too many
+//! connections), 504 the engine's work ran out of the time budget.
+//!
+//! Limits, all on by default: the body size, one timeout for the whole
+//! request (reading the body, waiting for a worker, the engine's work: the
+//! engine runs under a time budget of the same length, so a request that
+//! loops forever ends and frees its worker), a bounded pool of engine
+//! workers with a bounded queue, a connection count, and an idle timeout
+//! for connections that send nothing. A panic in a request answers 500;
+//! the worker lives on. SIGINT/SIGTERM stop accepting and let requests in
+//! flight finish (up to the timeout).
+
+pub mod api;
+mod page;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{DefaultBodyLimit, Path, Query, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use tokio::sync::Semaphore;
+use tower_http::cors::{Any, CorsLayer};
+use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
+
+pub use api::{Answer, Catalog};
+
+/// The server's limits and settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Engine workers: requests the engine works on at once.
+    pub threads: usize,
+    /// Requests that may wait for a worker; more are answered 503.
+    pub queue: usize,
+    /// Open connections; more are answered 503 and closed.
+    pub max_connections: usize,
+    /// The largest request body (413 past it).
+    pub max_body: usize,
+    /// How long a request may take, all in all (408), and the time budget
+    /// of its engine work (504).
+    pub timeout: Duration,
+    /// How long a connection may stay open without sending a request.
+    pub idle_timeout: Duration,
+    /// The bearer token requests must carry (`Authorization: Bearer T` or
+    /// murano's `X-Auth-Token: T`); `None`: no authentication.
+    pub token: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            threads: 2,
+            queue: 64,
+            max_connections: 256,
+            max_body: 16 << 20,
+            timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(15),
+            token: None,
+        }
+    }
+}
+
+/// What every request handler shares.
+#[derive(Clone)]
+struct Shared {
+    catalog: Arc<Catalog>,
+    options: Arc<Options>,
+    workers: Arc<Semaphore>,
+    waiting: Arc<AtomicUsize>,
+}
+
+/// The API as an axum router over `catalog` (the server runs it; tests
+/// call it in-process).
+pub fn app(catalog: Arc<Catalog>, options: Options) -> Router {
+    let shared = Shared {
+        catalog,
+        workers: Arc::new(Semaphore::new(options.threads.max(1))),
+        waiting: Arc::new(AtomicUsize::new(0)),
+        options: Arc::new(options),
+    };
+    let api = Router::new()
+        .route("/schemas/{class}", get(schemas))
+        .route("/schemas/{class}/", get(class_schema_only))
+        .route("/schemas/{class}/{methods}", get(method_schemas))
+        .route("/actions", post(action))
+        .route("/actions/", post(action))
+        .route("/validate", post(validate))
+        .route("/catalog", get(listing))
+        .route("/health", get(health));
+    let cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST])
+        .allow_headers([
+            header::CONTENT_TYPE,
+            header::AUTHORIZATION,
+            header::HeaderName::from_static("x-auth-token"),
+        ]);
+    let max_body = shared.options.max_body;
+    Router::new()
+        .nest("/v1", api.clone())
+        .merge(api)
+        .merge(page::routes())
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(max_body))
+        .layer(middleware::from_fn_with_state(shared.clone(), authenticate))
+        .layer(middleware::from_fn_with_state(shared.clone(), time_limit))
+        .layer(cors)
+        .layer(
+            TraceLayer::new_for_http()
+                .make_span_with(DefaultMakeSpan::new().level(tracing::Level::INFO))
+                .on_request(())
+                .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
+        )
+        .with_state(shared)
+}
+
+fn reply((status, body): Answer) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut resp = (status, Json(body)).into_response();
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    resp
+}
+
+/// Runs `f` on an engine worker under the request's time budget. At most
+/// `threads` run at once and `queue` wait; a panic answers 500.
+async fn engine_task(
+    shared: &Shared,
+    f: impl FnOnce(&Catalog) -> Answer + Send + 'static,
+) -> Response {
+    struct Waiting<'a>(&'a AtomicUsize);
+    impl Drop for Waiting<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+    let permit = match shared.workers.clone().try_acquire_owned() {
+        Ok(permit) => permit,
+        Err(_) => {
+            if shared.waiting.fetch_add(1, Ordering::Relaxed) >= shared.options.queue {
+                shared.waiting.fetch_sub(1, Ordering::Relaxed);
+                let msg = "every engine worker is busy and the queue is full";
+                return reply(api::error(503, "ServiceUnavailable", msg));
+            }
+            let _waiting = Waiting(&shared.waiting);
+            let Ok(permit) = shared.workers.clone().acquire_owned().await else {
+                return reply(api::error(503, "ServiceUnavailable", "shutting down"));
+            };
+            permit
+        }
+    };
+    let (catalog, budget) = (shared.catalog.clone(), shared.options.timeout);
+    // The worker keeps its permit until the engine is done, even when the
+    // client has gone: the budget bounds how long that is.
+    let task = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        let _budget = runtime::budget::Budget::start(Some(budget));
+        f(&catalog)
+    });
+    match task.await {
+        Ok(answer) => reply(answer),
+        Err(_) => reply(api::error(
+            500,
+            "InternalError",
+            "the request failed inside the engine",
+        )),
+    }
+}
+
+/// The answer to a body past the limit or cut short.
+fn bad_body(e: BytesRejection) -> Response {
+    let status = e.status().as_u16();
+    let kind = if status == 413 {
+        "PayloadTooLarge"
+    } else {
+        "BadRequest"
+    };
+    reply(api::error(status, kind, &e.body_text()))
+}
+
+type Params = Query<std::collections::HashMap<String, String>>;
+
+async fn schema_request(
+    shared: State<Shared>,
+    class: String,
+    methods: Option<String>,
+    params: Params,
+) -> Response {
+    engine_task(&shared, move |c| {
+        let param = |k: &str| params.get(k).map(String::as_str);
+        api::schemas(
+            c,
+            &class,
+            methods.as_deref(),
+            param("classVersion"),
+            param("packageName"),
+        )
+    })
+    .await
+}
+
+async fn schemas(shared: State<Shared>, Path(class): Path<String>, q: Params) -> Response {
+    schema_request(shared, class, None, q).await
+}
+
+async fn class_schema_only(
+    shared: State<Shared>,
+    Path(class): Path<String>,
+    q: Params,
+) -> Response {
+    schema_request(shared, class, Some(String::new()), q).await
+}
+
+async fn method_schemas(
+    shared: State<Shared>,
+    Path((class, methods)): Path<(String, String)>,
+    q: Params,
+) -> Response {
+    schema_request(shared, class, Some(methods), q).await
+}
+
+async fn action(State(shared): State<Shared>, body: Result<Bytes, BytesRejection>) -> Response {
+    match body {
+        Ok(body) => engine_task(&shared, move |c| api::action(c, &body)).await,
+        Err(e) => bad_body(e),
+    }
+}
+
+async fn validate(State(shared): State<Shared>, body: Result<Bytes, BytesRejection>) -> Response {
+    match body {
+        Ok(body) => engine_task(&shared, move |c| api::validate(c, &body)).await,
+        Err(e) => bad_body(e),
+    }
+}
+
+async fn listing(State(shared): State<Shared>) -> Response {
+    engine_task(&shared, api::listing).await
+}
+
+async fn health(State(shared): State<Shared>) -> Response {
+    reply(api::health(&shared.catalog))
+}
+
+async fn not_found(req: Request) -> Response {
+    let msg = format!("no such endpoint: {}", req.uri().path());
+    reply(api::error(404, "NotFound", &msg))
+}
+
+/// 401 unless the request carries the configured token. The page and its
+/// assets, `/health` and CORS preflights need none.
+async fn authenticate(State(shared): State<Shared>, req: Request, next: Next) -> Response {
+    let Some(token) = shared.options.token.as_deref() else {
+        return next.run(req).await;
+    };
+    if allowed(&req, token) {
+        return next.run(req).await;
+    }
+    let mut resp = reply(api::error(
+        401,
+        "Unauthorized",
+        "this server needs a token: `Authorization: Bearer TOKEN` or `X-Auth-Token: TOKEN`",
+    ));
+    resp.headers_mut()
+        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    resp
+}
+
+/// True for a request that carries `token` or needs none.
+fn allowed(req: &Request, token: &str) -> bool {
+    let path = req.uri().path();
+    if req.method() == Method::OPTIONS || page::is_page(path) || path == "/health" {
+        return true;
+    }
+    let given = |name: header::HeaderName| {
+        req.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    let bearer = given(header::AUTHORIZATION).and_then(|v| v.strip_prefix("Bearer "));
+    let presented = bearer.or(given(header::HeaderName::from_static("x-auth-token")));
+    presented.is_some_and(|p| same_secret(p.trim(), token))
+}
+
+/// Compares a presented secret with the configured one in time that does
+/// not depend on where they differ.
+fn same_secret(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// 408 when the whole request (body, queue, engine) takes longer than the
+/// timeout. The engine's own budget, of the same length, usually ends its
+/// work first with a 504 that says what ran out; this catches the rest
+/// (slow senders, a long wait for a worker).
+async fn time_limit(State(shared): State<Shared>, req: Request, next: Next) -> Response {
+    let grace = shared.options.timeout + Duration::from_millis(500);
+    match tokio::time::timeout(grace, next.run(req)).await {
+        Ok(resp) => resp,
+        Err(_) => reply(api::error(
+            408,
+            "RequestTimeout",
+            &format!(
+                "the request took longer than {:.1} s",
+                shared.options.timeout.as_secs_f64()
+            ),
+        )),
+    }
+}
+
+/// Runs the server until SIGINT/SIGTERM; returns the exit status (1 when
+/// the address cannot be bound or the catalogue not loaded).
+pub fn serve(
+    paths: &[PathBuf],
+    libs: &[PathBuf],
+    addr: &str,
+    options: Options,
+    jit: compiler::jit::Mode,
+    class_configs: Option<&std::path::Path>,
+) -> i32 {
+    let catalog = match Catalog::load(paths, libs, class_configs) {
+        Ok(c) => {
+            c.set_jit(jit);
+            Arc::new(c)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    // Engine work runs on the blocking pool: its threads get stacks like
+    // the CLI's main thread's (an action may build deeply nested values).
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(options.threads.max(1) + 2)
+        .thread_stack_size(256 << 20)
+        .enable_all()
+        .build();
+    let runtime = match runtime {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the server's runtime: {e}");
+            return 1;
+        }
+    };
+    runtime.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("error: cannot listen on {addr}: {e}");
+                return 1;
+            }
+        };
+        let local = listener.local_addr().map(|a| a.to_string());
+        // The first line of output says where we listen (port 0 picks one).
+        println!(
+            "muranopl: serving {} packages on http://{}",
+            catalog.names().len(),
+            local.unwrap_or_else(|_| addr.to_string())
+        );
+        use std::io::Write as _;
+        std::io::stdout().flush().ok();
+        init_log();
+        connections::accept(listener, app(catalog, options.clone()), &options).await;
+        0
+    })
+}
+
+/// The request log: one line per request on stderr, at the level
+/// `MURANOPL_LOG` names (`info` by default; `warn` silences it). The
+/// process-wide subscriber is set once, by the `serve` command only.
+fn init_log() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("MURANOPL_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .with_target(false)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}
+
+mod connections;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same_secret("abc", "abc"));
+        assert!(!same_secret("abc", "abd"));
+        assert!(!same_secret("ab", "abc"));
+        assert!(!same_secret("", "a"));
+    }
+}
