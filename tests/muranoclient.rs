@@ -1,0 +1,318 @@
+//! python-muranoclient's own CLI against `muranopl serve`: `murano
+//! class-schema` and `murano static-action-call` on the example package,
+//! with a token. The client runs without Keystone:
+//!
+//! ```text
+//! murano --os-no-client-auth --murano-url http://ADDR --os-auth-token T CMD ...
+//! ```
+//!
+//! (`--os-no-client-auth` makes it skip Keystone and talk to
+//! `--murano-url` with the token as `X-Auth-Token: T`). What it sends:
+//!
+//! * `class-schema CLASS [METHOD...] [--package-name P] [--class-version V]`:
+//!   `GET /v1/schemas/CLASS[/M1,M2]?classVersion=V[&packageName=P]`
+//!   (`classVersion` defaults to `=0`, urlencoded `%3D0`) with headers
+//!   `X-Auth-Token`, `User-Agent: python-muranoclient` and
+//!   `Content-Type: application/json` (no body); it prints the answer as
+//!   indented JSON.
+//! * `static-action-call CLASS METHOD --arguments K=V... [--package-name P]
+//!   [--class-version V]`: `POST /v1/actions` with body `{"className",
+//!   "methodName", "packageName": P or null, "classVersion": V or "=0",
+//!   "parameters": {K: V parsed as JSON, else the string}}`; it prints
+//!   `Static action result: RESULT` (RESULT as Python prints it), or the
+//!   error's message and `(HTTP 4xx)` for a 4xx answer (exiting 0).
+//!
+//! The client is installed from PyPI into a venv under `target/`
+//! (reused when it works). Without python3, venv or a reachable PyPI the
+//! test says "skipped: ..." on stderr and passes.
+
+mod common;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::Served;
+
+/// The client release this test was written against (the last one: the
+/// project is retired), checked with Python 3.11.
+const CLIENT: &str = "python-muranoclient==2.8.0";
+const TOKEN: &str = "muranoclient-s3cret";
+
+/// What a finished (or killed) process left.
+struct Ran {
+    /// `None` when it was killed at the timeout.
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Ran {
+    fn ok(&self) -> bool {
+        self.code == Some(0)
+    }
+
+    fn show(&self) -> String {
+        format!(
+            "exit {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+}
+
+/// Runs `cmd` to its end or `timeout` (then kills it).
+fn run(cmd: &mut Command, timeout: Duration) -> std::io::Result<Ran> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let pipe = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).to_string()
+        })
+    };
+    let out = pipe(Box::new(child.stdout.take().unwrap()));
+    let err = pipe(Box::new(child.stderr.take().unwrap()));
+    let start = Instant::now();
+    let code = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status.code().unwrap_or(-1));
+        }
+        if start.elapsed() > timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Ok(Ran {
+        code,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    })
+}
+
+/// A command with no OpenStack settings from the environment (they would
+/// send the client to Keystone or elsewhere).
+fn clean(program: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().to_string();
+        if k.starts_with("OS_")
+            || k.starts_with("MURANO_")
+            || ["GLANCE_URL", "GLARE_URL", "PYTHONPATH", "PYTHONHOME"].contains(&k.as_str())
+        {
+            cmd.env_remove(&k);
+        }
+    }
+    cmd.env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1");
+    cmd
+}
+
+/// The venv's `murano` once it runs (`murano --version`).
+fn works(venv: &Path) -> Option<PathBuf> {
+    let murano = venv.join("bin/murano");
+    let ran = run(clean(&murano).arg("--version"), Duration::from_secs(60)).ok()?;
+    ran.ok().then_some(murano)
+}
+
+/// `target/muranoclient-venv/bin/murano`, installing the client when the
+/// venv is missing or broken; `Err(why)` when it cannot be had.
+fn murano_cli() -> Result<PathBuf, String> {
+    let venv = common::root().join("target/muranoclient-venv");
+    if let Some(m) = works(&venv) {
+        return Ok(m);
+    }
+    let python = std::env::var("PYTHON3").unwrap_or_else(|_| "python3".into());
+    let version = run(
+        clean(Path::new(&python)).arg("--version"),
+        Duration::from_secs(30),
+    )
+    .map_err(|e| format!("no {python}: {e}"))?;
+    if !version.ok() {
+        return Err(format!("{python} --version failed: {}", version.show()));
+    }
+    if venv.exists() {
+        std::fs::remove_dir_all(&venv)
+            .map_err(|e| format!("cannot remove the broken {}: {e}", venv.display()))?;
+    }
+    let made = run(
+        clean(Path::new(&python)).args(["-m", "venv"]).arg(&venv),
+        Duration::from_secs(300),
+    )
+    .map_err(|e| format!("{python} -m venv: {e}"))?;
+    if !made.ok() {
+        return Err(format!(
+            "{python} -m venv {} failed ({}): {}",
+            venv.display(),
+            version.stdout.trim(),
+            made.show()
+        ));
+    }
+    let installed = run(
+        clean(&venv.join("bin/pip")).args(["install", "--quiet", CLIENT]),
+        Duration::from_secs(900),
+    )
+    .map_err(|e| format!("pip: {e}"))?;
+    if !installed.ok() {
+        return Err(format!(
+            "pip install {CLIENT} failed ({}): {}",
+            version.stdout.trim(),
+            installed.show()
+        ));
+    }
+    works(&venv).ok_or_else(|| {
+        format!(
+            "{CLIENT} installed in {} but `murano --version` fails",
+            venv.display()
+        )
+    })
+}
+
+#[test]
+fn python_muranoclient_reads_schemas_and_calls_static_actions() {
+    let murano = match murano_cli() {
+        Ok(m) => m,
+        Err(why) => {
+            eprintln!("skipped: python-muranoclient is not available: {why}");
+            return;
+        }
+    };
+    let log = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("muranoclient-serve.log");
+    let served = Served::start(&["examples/hello-app", "--token", TOKEN], Some(&log));
+    let url = format!("http://{}", served.addr);
+    let cli = |token: &str, args: &[&str]| {
+        let mut cmd = clean(&murano);
+        cmd.args(["--os-no-client-auth", "--murano-url", &url])
+            .args(["--os-auth-token", token])
+            .args(args);
+        let ran = run(&mut cmd, Duration::from_secs(120)).expect("run murano");
+        assert!(
+            ran.code.is_some(),
+            "murano {args:?} timed out:\n{}",
+            ran.show()
+        );
+        ran
+    };
+    // The client logs "Could not initialize glance client ..." on stdout
+    // before the JSON.
+    let json_out = |ran: &Ran| -> serde_json::Value {
+        let start = ran.stdout.find("\n{").map_or(0, |i| i + 1);
+        serde_json::from_str(&ran.stdout[start..])
+            .unwrap_or_else(|e| panic!("the output is not JSON ({e}):\n{}", ran.show()))
+    };
+
+    // The class and its model builder.
+    let ran = cli(TOKEN, &["class-schema", "com.example.Hello"]);
+    assert!(ran.ok(), "class-schema:\n{}", ran.show());
+    let all = json_out(&ran);
+    let greeting = &all[""]["properties"]["greeting"];
+    assert_eq!(greeting["title"], "Greeting", "{}", ran.show());
+    assert_eq!(greeting["default"], "hello", "{}", ran.show());
+    assert_eq!(
+        all[""]["properties"]["instance"]["muranoType"],
+        "io.murano.resources.Instance",
+        "{}",
+        ran.show()
+    );
+    assert_eq!(all["politely"]["modelArgument"], "model", "{}", ran.show());
+
+    // A static action's form, with the package and a version range.
+    let ran = cli(
+        TOKEN,
+        &[
+            "class-schema",
+            "com.example.Hello",
+            "shout",
+            "--package-name",
+            "com.example.Hello",
+            "--class-version",
+            "<1",
+        ],
+    );
+    assert!(ran.ok(), "class-schema shout:\n{}", ran.show());
+    let shout = json_out(&ran);
+    let keys: Vec<&String> = shout.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["shout"], "{}", ran.show());
+    assert_eq!(
+        shout["shout"]["properties"]["times"]["type"],
+        "integer",
+        "{}",
+        ran.show()
+    );
+
+    // The action itself: `times=2` is JSON (an int), `text=hi` a string.
+    let ran = cli(
+        TOKEN,
+        &[
+            "static-action-call",
+            "com.example.Hello",
+            "shout",
+            "--arguments",
+            "text=hi",
+            "times=2",
+        ],
+    );
+    assert!(ran.ok(), "static-action-call:\n{}", ran.show());
+    assert!(
+        ran.stdout.contains("Static action result: ['HI', 'HI']"),
+        "static-action-call:\n{}",
+        ran.show()
+    );
+
+    // A contract violation: the client prints our message and the status.
+    let ran = cli(
+        TOKEN,
+        &[
+            "static-action-call",
+            "com.example.Hello",
+            "shout",
+            "--arguments",
+            "text=hi",
+            "times=0",
+        ],
+    );
+    let both = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(
+        both.contains("(HTTP 400)") && both.contains("Hello.yaml:"),
+        "static-action-call times=0:\n{}",
+        ran.show()
+    );
+    // No such class: the client fails with the 404's message.
+    let ran = cli(TOKEN, &["class-schema", "com.example.Nope"]);
+    let both = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(
+        !ran.ok() && both.contains("(HTTP 404)") && both.contains("com.example.Nope"),
+        "class-schema com.example.Nope:\n{}",
+        ran.show()
+    );
+
+    // A wrong token is refused, end to end.
+    let ran = cli("wrong", &["class-schema", "com.example.Hello"]);
+    let both = format!("{}{}", ran.stdout, ran.stderr);
+    assert!(
+        !ran.ok() && both.contains("(HTTP 401)") && !both.contains("\"greeting\""),
+        "class-schema with a wrong token:\n{}",
+        ran.show()
+    );
+
+    // The server saw the requests the client is documented to send.
+    drop(served);
+    let seen = std::fs::read_to_string(&log).unwrap_or_default();
+    for expected in [
+        "GET uri=/v1/schemas/com.example.Hello?classVersion=%3D0 ",
+        "/v1/schemas/com.example.Hello/shout?classVersion=%3C1&packageName=com.example.Hello",
+        "POST uri=/v1/actions ",
+        "status=401",
+    ] {
+        assert!(
+            seen.contains(expected),
+            "{expected:?} is not in the server's log:\n{seen}"
+        );
+    }
+}
