@@ -98,6 +98,8 @@ enum Cmd {
         /// (searched to satisfy `Require`); repeatable.
         #[arg(short = 'L', long = "library")]
         libs: Vec<std::path::PathBuf>,
+        #[command(flatten)]
+        limits: ExecLimits,
     },
     /// Run a method (default `deploy`) of an object model in the simulated cloud.
     Run {
@@ -123,6 +125,8 @@ enum Cmd {
         /// `agent: {answers: {PLAN NAME: value, HOST/PLAN NAME: value}}`).
         #[arg(long)]
         cloud: Option<std::path::PathBuf>,
+        #[command(flatten)]
+        limits: ExecLimits,
     },
     /// Serve the HTTP API Murano's clients call (`GET /v1/schemas/{class}[/{methods}]`
     /// form schemas, `POST /v1/actions` static actions, `POST /v1/validate`,
@@ -149,7 +153,7 @@ enum Cmd {
         #[arg(long, default_value_t = 256)]
         max_connections: usize,
         /// The largest request body in bytes (413 past it).
-        #[arg(long, default_value_t = 16 << 20, value_name = "BYTES")]
+        #[arg(long, default_value_t = 4 << 20, value_name = "BYTES")]
         max_body: usize,
         /// Seconds a request may take in all (408), and the time budget of
         /// its engine work (504).
@@ -318,6 +322,7 @@ fn run(cli: Cli) -> i32 {
             record,
             libs,
             cloud,
+            limits,
         } => crate::run::run(crate::run::RunArgs {
             packages,
             model,
@@ -328,12 +333,21 @@ fn run(cli: Cli) -> i32 {
             cloud,
             jit,
             class_configs: cli.class_configs,
+            limits: limits.into(),
         }),
         Cmd::Test {
             package,
             tests,
             libs,
-        } => crate::test_cmd::run(&package, &tests, &libs, jit, cli.class_configs.as_deref()),
+            limits,
+        } => crate::test_cmd::run(
+            &package,
+            &tests,
+            &libs,
+            jit,
+            cli.class_configs.as_deref(),
+            limits.into(),
+        ),
         Cmd::Serve {
             packages,
             libs,
@@ -384,6 +398,29 @@ fn run(cli: Cli) -> i32 {
             each,
             parse_file,
         } => bench_eval(expr, data, repeat, each, parse_file, jit),
+    }
+}
+
+/// Limits of a MuranoPL execution (`run`, each test of `test`).
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub struct ExecLimits {
+    /// Wall-clock time the execution may take, in seconds (TimeoutError
+    /// past it); 0: unlimited
+    #[arg(long, value_name = "SECS", default_value_t = 600.0)]
+    timeout: f64,
+    /// Statements the execution may run (ExecutionLimitExceeded past
+    /// it); 0: unlimited
+    #[arg(long, value_name = "N", default_value_t = engine::STEP_BUDGET)]
+    max_steps: u64,
+}
+
+impl From<ExecLimits> for crate::session::Limits {
+    fn from(l: ExecLimits) -> Self {
+        crate::session::Limits {
+            timeout: (l.timeout > 0.0 && l.timeout.is_finite() && l.timeout < 1e9)
+                .then(|| std::time::Duration::from_secs_f64(l.timeout)),
+            max_steps: (l.max_steps > 0).then_some(l.max_steps),
+        }
     }
 }
 

@@ -33,6 +33,8 @@ pub struct RunArgs {
     pub cloud: Option<PathBuf>,
     /// The class configuration directory (see `read_class_configs`).
     pub class_configs: Option<PathBuf>,
+    /// Time and statement limits of the execution.
+    pub limits: crate::session::Limits,
 }
 
 fn to_json(v: &Value) -> serde_json::Value {
@@ -96,6 +98,7 @@ pub fn run(a: RunArgs) -> i32 {
 }
 
 fn run_in(session: &Session, a: &RunArgs) -> i32 {
+    let _budget = session.limit(a.limits);
     let ex = session.executor();
     let text = match std::fs::read_to_string(&a.model) {
         Ok(t) => t,

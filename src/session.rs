@@ -267,3 +267,31 @@ pub fn packages_of(
     }
     Ok(out)
 }
+
+/// The limits of one MuranoPL execution.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Wall-clock time (`None`: unlimited).
+    pub timeout: Option<std::time::Duration>,
+    /// Statements (`None`: unlimited).
+    pub max_steps: Option<u64>,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            timeout: Some(std::time::Duration::from_secs(600)),
+            max_steps: Some(engine::STEP_BUDGET),
+        }
+    }
+}
+
+impl Session {
+    /// Applies `limits` to this session's execution; the time budget holds
+    /// while the returned scope lives.
+    pub fn limit(&self, limits: Limits) -> runtime::budget::Budget {
+        self.executor()
+            .set_step_budget(limits.max_steps.unwrap_or(u64::MAX));
+        runtime::budget::Budget::start(limits.timeout)
+    }
+}

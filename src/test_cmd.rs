@@ -14,7 +14,7 @@ use std::time::Instant;
 use engine::{exec, testing, Executor};
 use package::{FormatRegistry, PackageFormat, PackageLoader};
 
-use crate::session::{Catalogue, Session};
+use crate::session::{Catalogue, Limits, Session};
 
 /// A package and its requirements, compiled once for every test.
 struct Suite {
@@ -50,9 +50,10 @@ fn render(ex: &Executor, e: &runtime::Error) -> String {
     format!("{kind}: {}", e.message())
 }
 
-/// Runs one test on a fresh executor.
-fn run_one(suite: &Suite, class: &str, test: &str) -> Result<(), String> {
+/// Runs one test on a fresh executor, under `limits`.
+fn run_one(suite: &Suite, class: &str, test: &str, limits: Limits) -> Result<(), String> {
     let session = suite.session();
+    let _budget = session.limit(limits);
     let ex = session.executor();
     testing::run_test(ex, class, test).map_err(|e| render(ex, &e))
 }
@@ -105,6 +106,7 @@ pub fn run(
     libs: &[PathBuf],
     jit: Mode,
     class_configs: Option<&Path>,
+    limits: Limits,
 ) -> i32 {
     let suite = match Suite::load(package, libs, class_configs) {
         Ok(s) => {
@@ -154,8 +156,10 @@ pub fn run(
         print!("{name} {} ", ".".repeat(width - name.len()));
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_one(&suite, c, t)))
-            .unwrap_or_else(|_| Err("InternalError: panic".to_string()));
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_one(&suite, c, t, limits)
+        }))
+        .unwrap_or_else(|_| Err("InternalError: panic".to_string()));
         match r {
             Ok(()) => println!("OK"),
             Err(e) => {

@@ -211,3 +211,30 @@ fn shared_sublists_and_squarings_are_bounded() {
         );
     }
 }
+
+#[test]
+fn muranopl_executions_have_a_time_and_a_statement_budget() {
+    let pkg = "tests/hostile/endless-tests";
+    let t = Instant::now();
+    let o = muranopl(&["test", pkg, "--timeout", "1"]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+    let all = format!("{out}{err}");
+    assert!(
+        all.contains("testForever") && all.contains("TimeoutError"),
+        "{all}"
+    );
+    // The other test still passes.
+    assert!(all.contains("testQuick"), "{all}");
+    let o = muranopl(&[
+        "test",
+        pkg,
+        "com.example.EndlessTests.testForever",
+        "--max-steps",
+        "10000",
+    ]);
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{all}");
+    assert!(all.contains("ExecutionLimitExceeded"), "{all}");
+}

@@ -73,8 +73,9 @@ async fn schemas_of_classes_builders_and_actions() {
     let props = &all[""]["properties"];
     assert_eq!(props["greeting"]["title"], "Greeting");
     assert_eq!(props["greeting"]["default"], "hello");
-    // The spec's title default and the muranoObject's version.
-    assert_eq!(props["instance"]["title"], "instance");
+    // The muranoObject's version; a title from the metadata (the builder's
+    // `name` below has the spec's default, its name).
+    assert_eq!(props["instance"]["title"], "Server");
     assert_eq!(
         props["instance"]["muranoType"],
         "io.murano.resources.Instance"
@@ -348,6 +349,14 @@ async fn bodies_past_the_limit_are_413() {
     );
     let (status, _, _) = call(&app, "POST", "/v1/validate", &big, &[]).await;
     assert_eq!(status, 413);
+    // The default limit (4 MiB) refuses a 10 MB model.
+    let app = hello();
+    let big = format!("{{\"x\": \"{}\"}}", "a".repeat(10 << 20));
+    let (status, _, e) = call(&app, "POST", "/v1/validate", &big, &[]).await;
+    assert_eq!(
+        (status, e["error"]["kind"].as_str()),
+        (413, Some("PayloadTooLarge"))
+    );
 }
 
 fn spin_body(method: &str) -> String {

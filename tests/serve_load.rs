@@ -114,7 +114,7 @@ fn well_formed(addr: &str, i: usize) -> Result<(), String> {
 /// One malicious request: Ok when the server refused it as it should.
 fn malicious(addr: &str, i: usize) -> Result<(), String> {
     let (status, body) = match i % 3 {
-        // 20 MB, past the 16 MiB limit: 413 (or closed before it is all sent).
+        // 20 MB, past the 4 MiB limit: 413 (or closed before it is all sent).
         0 => {
             let big = vec![b' '; 20 << 20];
             let r = exchange(

@@ -80,7 +80,7 @@ impl Default for Options {
             threads: 2,
             queue: 64,
             max_connections: 256,
-            max_body: 16 << 20,
+            max_body: 4 << 20,
             timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(15),
             token: None,
