@@ -360,19 +360,13 @@ fn run(cli: Cli) -> i32 {
             idle_timeout,
             token,
         } => {
-            let secs = |name: &str, s: f64| {
-                (s.is_finite() && s > 0.0 && s < 1e9)
-                    .then(|| std::time::Duration::from_secs_f64(s))
-                    .ok_or_else(|| format!("--{name} must be a positive number of seconds"))
+            let (Some(timeout), Some(idle_timeout)) = (seconds(timeout), seconds(idle_timeout))
+            else {
+                eprintln!(
+                    "error: --timeout and --idle-timeout must be positive numbers of seconds"
+                );
+                return 2;
             };
-            let (timeout, idle_timeout) =
-                match (secs("timeout", timeout), secs("idle-timeout", idle_timeout)) {
-                    (Ok(t), Ok(i)) => (t, i),
-                    (Err(e), _) | (_, Err(e)) => {
-                        eprintln!("error: {e}");
-                        return 2;
-                    }
-                };
             let options = crate::serve::Options {
                 threads,
                 queue,
@@ -401,6 +395,12 @@ fn run(cli: Cli) -> i32 {
     }
 }
 
+/// `secs` as a duration; `None` for 0 (a limit turned off) and for what
+/// is not a positive number of seconds.
+fn seconds(secs: f64) -> Option<std::time::Duration> {
+    (secs > 0.0 && secs.is_finite() && secs < 1e9).then(|| std::time::Duration::from_secs_f64(secs))
+}
+
 /// Limits of a MuranoPL execution (`run`, each test of `test`).
 #[derive(clap::Args, Clone, Copy, Debug)]
 pub struct ExecLimits {
@@ -417,8 +417,7 @@ pub struct ExecLimits {
 impl From<ExecLimits> for crate::session::Limits {
     fn from(l: ExecLimits) -> Self {
         crate::session::Limits {
-            timeout: (l.timeout > 0.0 && l.timeout.is_finite() && l.timeout < 1e9)
-                .then(|| std::time::Duration::from_secs_f64(l.timeout)),
+            timeout: seconds(l.timeout),
             max_steps: (l.max_steps > 0).then_some(l.max_steps),
         }
     }
@@ -454,8 +453,7 @@ impl Limits {
             opts.memory_quota = on(n);
         }
         if let Some(t) = self.timeout {
-            opts.time_budget =
-                (t > 0.0 && t.is_finite()).then(|| std::time::Duration::from_secs_f64(t));
+            opts.time_budget = seconds(t);
         }
         opts
     }

@@ -132,6 +132,16 @@ async fn fill(c: &Client, css: &str, value: &str) {
     e.send_keys(value).await.expect("type");
 }
 
+async fn click(c: &Client, css: &str) {
+    let e = c
+        .find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"));
+    e.click()
+        .await
+        .unwrap_or_else(|e| panic!("click {css}: {e}"));
+}
+
 async fn input_value(c: &Client, css: &str) -> String {
     let e = c.find(Locator::Css(css)).await.expect(css);
     e.prop("value").await.expect("value").unwrap_or_default()
@@ -177,12 +187,7 @@ async fn run_page(c: &Client, addr: &str) {
     // Bad values: an empty greeting, a port out of range, no server.
     fill(c, "#f-greeting", "").await;
     fill(c, "#f-port", "70000").await;
-    c.find(Locator::Css("#submit"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "#submit").await;
     let port_error = text_when(c, r#"[data-field="port"] .error"#, |t| !t.is_empty()).await;
     assert!(port_error.contains("at most 65535"), "{port_error}");
     let greeting_error = text_when(c, r#"[data-field="greeting"] .error"#, |t| !t.is_empty()).await;
@@ -209,12 +214,7 @@ async fn run_page(c: &Client, addr: &str) {
         .expect("the Linux instance among the choices");
     fill(c, "#f-instance-obj-name", "web-1").await;
     fill(c, "#f-instance-obj-flavor", "m1.small").await;
-    c.find(Locator::Css("#submit"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "#submit").await;
     let verdict = text_when(c, "#server-result", |t| {
         t.starts_with("Valid") || t.contains("refused")
     })
@@ -255,23 +255,13 @@ async fn run_page(c: &Client, addr: &str) {
 
     // The model builder: its form has the name only; the returned model
     // refills the class form.
-    c.find(Locator::Css(r#"#schema-tabs [data-tab="politely"]"#))
-        .await
-        .expect("the builder's tab")
-        .click()
-        .await
-        .unwrap();
+    click(c, r#"#schema-tabs [data-tab="politely"]"#).await;
     fill(c, "#f-name", "ann").await;
     assert!(
         c.find(Locator::Css("#f-model")).await.is_err(),
         "the model argument has no field"
     );
-    c.find(Locator::Css("#submit"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "#submit").await;
     text_when(c, "#form-status", |t| t.contains("returned a model")).await;
     assert_eq!(input_value(c, "#f-greeting").await, "hello, ann");
     assert_eq!(

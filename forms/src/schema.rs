@@ -808,28 +808,20 @@ impl<'a> Gen<'a> {
                     .next()
                     .flatten()
                     .ok_or_else(|| no_schema("check() needs a predicate"))?;
-                let mut expr = pred;
-                loop {
-                    let (this, rest) = match &expr.kind {
-                        ExprKind::Op("#operator_and", a) if a.len() == 2 => (&a[0], Some(&a[1])),
-                        _ => (expr, None),
+                for this in self.conjuncts(pred) {
+                    let Some((path, res)) = self.extract_pattern(cx, this, &d) else {
+                        continue;
                     };
-                    if let Some((path, res)) = self.extract_pattern(cx, this, &d) {
-                        if path.is_empty() {
-                            for (k, v) in res {
-                                d.insert(k, v);
-                            }
-                        } else if is_object_schema(&d) {
-                            let ctx = match d.get(&key("context")) {
-                                Some(Value::Dict(c)) => (**c).clone(),
-                                _ => Dict::default(),
-                            };
-                            d.insert(key("context"), Value::dict(at_path(ctx, &path, res)));
+                    if path.is_empty() {
+                        for (k, v) in res {
+                            d.insert(k, v);
                         }
-                    }
-                    match rest {
-                        Some(r) => expr = r,
-                        None => break,
+                    } else if is_object_schema(&d) {
+                        let ctx = match d.get(&key("context")) {
+                            Some(Value::Dict(c)) => (**c).clone(),
+                            _ => Dict::default(),
+                        };
+                        d.insert(key("context"), Value::dict(at_path(ctx, &path, res)));
                     }
                 }
                 Ok(Value::dict(d))
@@ -896,6 +888,30 @@ impl<'a> Gen<'a> {
         };
         let full = cx.scope.decl.resolve_name(&name)?;
         Ok(Some(self.ex.class(&full)?.name.to_string()))
+    }
+
+    /// The parts of a `check()` predicate `A and B and ...` tried as
+    /// patterns. murano's loop splits off the right operand only: `and`
+    /// is left-associative, so of `A and B and C` it tries `A and B` (no
+    /// pattern) and `C`. The spec splits at every `and`.
+    fn conjuncts<'e>(&self, pred: &'e Expr) -> Vec<&'e Expr> {
+        let mut out = Vec::new();
+        let mut expr = pred;
+        loop {
+            match &expr.kind {
+                ExprKind::Op("#operator_and", a) if a.len() == 2 => {
+                    match self.dialect {
+                        Dialect::Reference => out.push(&a[0]),
+                        Dialect::Spec => out.extend(self.conjuncts(&a[0])),
+                    }
+                    expr = &a[1];
+                }
+                _ => {
+                    out.push(expr);
+                    return out;
+                }
+            }
+        }
     }
 
     /// The version spec the class `ty` named in a contract of `cx.scope`
