@@ -66,11 +66,6 @@ impl Catalog {
     fn session(&self) -> Session {
         self.catalogue.session()
     }
-
-    /// How many classes the catalogue has compiled so far.
-    pub fn classes_compiled(&self) -> usize {
-        self.catalogue.catalog().compiled()
-    }
 }
 
 /// An answer: HTTP status and JSON body.
