@@ -143,29 +143,8 @@ enum Cmd {
         /// line of output names it).
         #[arg(long, default_value = "127.0.0.1:8082")]
         addr: String,
-        /// Engine workers: requests worked on at once.
-        #[arg(long, default_value_t = 2)]
-        threads: usize,
-        /// Requests that may wait for a worker; more get 503.
-        #[arg(long, default_value_t = 64)]
-        queue: usize,
-        /// Open connections at most; more get 503.
-        #[arg(long, default_value_t = 256)]
-        max_connections: usize,
-        /// The largest request body in bytes (413 past it).
-        #[arg(long, default_value_t = 4 << 20, value_name = "BYTES")]
-        max_body: usize,
-        /// Seconds a request may take in all (408), and the time budget of
-        /// its engine work (504).
-        #[arg(long, default_value_t = 30.0, value_name = "SECS")]
-        timeout: f64,
-        /// Seconds a connection may stay idle before it is closed.
-        #[arg(long, default_value_t = 15.0, value_name = "SECS")]
-        idle_timeout: f64,
-        /// A bearer token every API request must carry (`Authorization:
-        /// Bearer TOKEN` or `X-Auth-Token: TOKEN`; 401 otherwise).
-        #[arg(long, env = "MURANOPL_TOKEN", hide_env_values = true)]
-        token: Option<String>,
+        #[command(flatten)]
+        server: ServeArgs,
     },
     /// Time evaluation: compile once, evaluate N times.
     BenchEval {
@@ -352,29 +331,14 @@ fn run(cli: Cli) -> i32 {
             packages,
             libs,
             addr,
-            threads,
-            queue,
-            max_connections,
-            max_body,
-            timeout,
-            idle_timeout,
-            token,
+            server,
         } => {
-            let (Some(timeout), Some(idle_timeout)) = (seconds(timeout), seconds(idle_timeout))
-            else {
-                eprintln!(
-                    "error: --timeout and --idle-timeout must be positive numbers of seconds"
-                );
-                return 2;
-            };
-            let options = crate::serve::Options {
-                threads,
-                queue,
-                max_connections,
-                max_body,
-                timeout,
-                idle_timeout,
-                token: token.filter(|t| !t.is_empty()),
+            let options = match server.options() {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return 2;
+                }
             };
             crate::serve::serve(
                 &packages,
@@ -392,6 +356,53 @@ fn run(cli: Cli) -> i32 {
             each,
             parse_file,
         } => bench_eval(expr, data, repeat, each, parse_file, jit),
+    }
+}
+
+/// The limits and settings of `serve` (see `serve::Options`).
+#[derive(clap::Args, Clone, Debug)]
+pub struct ServeArgs {
+    /// Engine workers: requests worked on at once.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Requests that may wait for a worker; more get 503.
+    #[arg(long, default_value_t = 64)]
+    queue: usize,
+    /// Open connections at most; more get 503.
+    #[arg(long, default_value_t = 256)]
+    max_connections: usize,
+    /// The largest request body in bytes (413 past it).
+    #[arg(long, default_value_t = 4 << 20, value_name = "BYTES")]
+    max_body: usize,
+    /// Seconds a request may take in all (408), and the time budget of
+    /// its engine work (504).
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    timeout: f64,
+    /// Seconds a connection may stay idle before it is closed.
+    #[arg(long, default_value_t = 15.0, value_name = "SECS")]
+    idle_timeout: f64,
+    /// A bearer token every API request must carry (`Authorization:
+    /// Bearer TOKEN` or `X-Auth-Token: TOKEN`; 401 otherwise).
+    #[arg(long, env = "MURANOPL_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+}
+
+impl ServeArgs {
+    fn options(self) -> Result<crate::serve::Options, String> {
+        let (Some(timeout), Some(idle_timeout)) =
+            (seconds(self.timeout), seconds(self.idle_timeout))
+        else {
+            return Err("--timeout and --idle-timeout must be positive numbers of seconds".into());
+        };
+        Ok(crate::serve::Options {
+            threads: self.threads,
+            queue: self.queue,
+            max_connections: self.max_connections,
+            max_body: self.max_body,
+            timeout,
+            idle_timeout,
+            token: self.token.filter(|t| !t.is_empty()),
+        })
     }
 }
 

@@ -16,10 +16,12 @@ struct Target {
 }
 
 fn target() -> &'static Target {
-    // Built once per fuzzing process and read-only afterwards (a compiled
-    // catalogue is frozen and shared across threads; the router is cloned
-    // per request), so inputs cannot affect one another through it;
-    // loading it per input would make the fuzzer measure package loading.
+    // Built once per fuzzing process. The catalogue only caches compiled
+    // classes and the router is cloned per request; the one state requests
+    // share, the engine workers' semaphore and queue count, is back at rest
+    // when a request's answer is complete (block_on waits for it). So
+    // inputs cannot affect one another through it; loading it per input
+    // would make the fuzzer measure package loading.
     static TARGET: OnceLock<Target> = OnceLock::new();
     TARGET.get_or_init(|| {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello-app");

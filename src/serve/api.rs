@@ -153,7 +153,8 @@ pub fn schemas(
     };
     let methods: Option<Vec<String>> =
         methods.map(|m| m.split(',').map(|s| s.trim().to_string()).collect());
-    match schema::generate_schema(ex, &spec, methods.as_deref(), package, Dialect::Spec) {
+    // `spec` pins the package: generate_schema need not look it up again.
+    match schema::generate_schema(ex, &spec, methods.as_deref(), None, Dialect::Spec) {
         Ok(list) if list.is_empty() => error(
             404,
             runtime::ErrorKind::NoMethodFound,
