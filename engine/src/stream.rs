@@ -169,25 +169,68 @@ enum Resolver {
     Unknown,
 }
 
+impl Resolver {
+    fn same(&self, other: &Resolver) -> bool {
+        match (self, other) {
+            (Resolver::Known(a), Resolver::Known(b)) => match (a, b) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (a, b) => a.is_none() && b.is_none(),
+            },
+            (Resolver::Unknown, Resolver::Unknown) => true,
+            _ => false,
+        }
+    }
+}
+
 /// One piece for a worker.
 struct UnitMeta {
     start: usize,
     end: usize,
     offset: u64,
-    /// Its JSON path.
-    place: Place,
+    /// Its JSON path below its context's.
+    step: Step,
+    /// Its container (in the batch's `contexts`).
+    ctx: u32,
     /// Inside `Objects` (else only parsed, for its syntax).
     walk: bool,
     /// The `?` header of a large definition: kept as it is, not walked.
     header: bool,
-    resolver: Resolver,
     slot: u32,
+}
+
+/// What the pieces of one container share: its path and resolver. A
+/// batch holds each once, so that the pieces do not count references to
+/// them one by one on the reader's thread and again on a worker's.
+struct Context {
+    parent: Arc<str>,
+    resolver: Resolver,
 }
 
 /// Pieces for a worker, their text in one buffer.
 struct Batch {
     text: Vec<u8>,
     units: Vec<UnitMeta>,
+    contexts: Vec<Context>,
+}
+
+impl Batch {
+    fn new(capacity: usize) -> Batch {
+        Batch {
+            text: Vec::with_capacity(capacity),
+            units: Vec::new(),
+            contexts: Vec::new(),
+        }
+    }
+
+    /// The index of the context of a piece, shared with the piece before
+    /// when it has the same.
+    fn context(&mut self, parent: Arc<str>, resolver: Resolver) -> u32 {
+        match self.contexts.last() {
+            Some(c) if Arc::ptr_eq(&c.parent, &parent) && c.resolver.same(&resolver) => {}
+            _ => self.contexts.push(Context { parent, resolver }),
+        }
+        self.contexts.len() as u32 - 1
+    }
 }
 
 const BATCH_BYTES: usize = 256 << 10;
@@ -269,7 +312,27 @@ impl Place {
     }
 
     fn render(&self) -> String {
-        match &self.step {
+        self.base().render()
+    }
+
+    fn base(&self) -> Base<'_> {
+        Base {
+            parent: &self.parent,
+            step: &self.step,
+        }
+    }
+}
+
+/// A [`Place`], borrowed (from a batch).
+#[derive(Clone, Copy)]
+struct Base<'b> {
+    parent: &'b str,
+    step: &'b Step,
+}
+
+impl Base<'_> {
+    fn render(&self) -> String {
+        match self.step {
             Step::Here => self.parent.to_string(),
             Step::Index(i) => format!("{}[{i}]", self.parent),
             Step::Key(k) => format!("{}.{k}", self.parent),
@@ -288,10 +351,7 @@ impl<'a> Reader<'a> {
         Reader {
             ex: Executor::with_catalog(catalog.clone()),
             tx: Some(tx),
-            batch: Batch {
-                text: Vec::new(),
-                units: Vec::new(),
-            },
+            batch: Batch::new(0),
             stack: Vec::new(),
             root: None,
             slots: 0,
@@ -446,16 +506,17 @@ impl<'a> Reader<'a> {
                 .push((Value::str(key.as_deref().unwrap_or("")), node)),
             Node::Unit(_) => unreachable!("open containers are lists or dicts"),
         }
+        let ctx = self.batch.context(place.parent, resolver);
         let start = self.batch.text.len();
         self.batch.text.extend_from_slice(text);
         self.batch.units.push(UnitMeta {
             start,
             end: self.batch.text.len(),
             offset,
-            place,
+            step: place.step,
+            ctx,
             walk,
             header,
-            resolver,
             slot,
         });
         if self.batch.text.len() >= BATCH_BYTES {
@@ -487,13 +548,7 @@ impl<'a> Reader<'a> {
         if self.batch.units.is_empty() {
             return;
         }
-        let batch = std::mem::replace(
-            &mut self.batch,
-            Batch {
-                text: Vec::with_capacity(BATCH_BYTES + 4096),
-                units: Vec::new(),
-            },
-        );
+        let batch = std::mem::replace(&mut self.batch, Batch::new(BATCH_BYTES + 4096));
         if let Some(tx) = &self.tx {
             let _ = tx.send(batch);
         }
@@ -522,8 +577,9 @@ fn header_class(ex: &Executor, text: &[u8]) -> Result<Option<Arc<Class>>, String
 /// What the workers found.
 #[derive(Default)]
 struct Found {
-    /// Every definition: id, class, seq.
-    defs: Vec<(Arc<String>, Arc<Class>, Seq)>,
+    /// Every definition: id, class (an index into `classes`), seq.
+    defs: Vec<(Arc<String>, u32, Seq)>,
+    classes: Vec<Arc<Class>>,
     violations: Vec<(Seq, String, String, Error)>,
     /// Definitions whose contracts name other objects, checked once every
     /// object is known.
@@ -536,7 +592,10 @@ struct Found {
 
 impl Found {
     fn merge(&mut self, o: Found) {
-        self.defs.extend(o.defs);
+        let shift = self.classes.len() as u32;
+        self.classes.extend(o.classes);
+        self.defs
+            .extend(o.defs.into_iter().map(|(id, c, seq)| (id, c + shift, seq)));
         self.violations.extend(o.violations);
         self.deferred.extend(o.deferred);
         self.residuals.extend(o.residuals);
@@ -585,12 +644,27 @@ fn plan_of(catalog: &Catalog, class: &Class) -> Plan {
     plan
 }
 
+/// What names under a container resolve with, as a worker walks a piece.
+#[derive(Clone, Copy)]
+enum Scope<'r> {
+    /// As the piece's container says.
+    Piece(&'r Resolver),
+    /// The class of an enclosing definition inside the piece (an index
+    /// into the worker's `class_list`).
+    Class(u32),
+}
+
 /// A worker's state.
 struct Worker<'a> {
     ex: Arc<Executor>,
     catalog: &'a Arc<Catalog>,
-    /// Classes by the `type` of headers that name nothing else.
-    classes: FxHashMap<Arc<String>, (Arc<Class>, Plan)>,
+    /// Classes by the `type` of headers that name nothing else (indexes
+    /// into `class_list`).
+    classes: FxHashMap<Arc<String>, u32>,
+    /// The classes met, with their plans: definitions name them by index,
+    /// so that threads do not count references to one class object each
+    /// time they meet one of its objects.
+    class_list: Vec<(Arc<Class>, Plan)>,
     found: Found,
     /// Objects found since the last report.
     objects: u64,
@@ -624,7 +698,7 @@ enum Seg<'v> {
     Index(usize),
 }
 
-fn render(base: &Place, segs: &[Seg<'_>]) -> String {
+fn render(base: Base<'_>, segs: &[Seg<'_>]) -> String {
     let mut p = base.render();
     for s in segs {
         match s {
@@ -648,6 +722,7 @@ fn work(
         ex: Executor::with_catalog(catalog.clone()),
         catalog,
         classes: FxHashMap::default(),
+        class_list: Vec::new(),
         found: Found::default(),
         objects: 0,
         keys: Keys::new(),
@@ -661,7 +736,8 @@ fn work(
             continue;
         }
         for u in &batch.units {
-            if let Err(why) = w.unit(&batch.text[u.start..u.end], u) {
+            let ctx = &batch.contexts[u.ctx as usize];
+            if let Err(why) = w.unit(&batch.text[u.start..u.end], u, ctx) {
                 w.found.bail = Some(why);
                 stop.store(true, Ordering::Relaxed);
                 break;
@@ -669,12 +745,17 @@ fn work(
         }
         objects.fetch_add(std::mem::take(&mut w.objects), Ordering::Relaxed);
     }
+    w.found.classes = w.class_list.into_iter().map(|(c, _)| c).collect();
     w.found
 }
 
 impl Worker<'_> {
-    fn unit(&mut self, text: &[u8], u: &UnitMeta) -> Result<(), String> {
-        let text = std::str::from_utf8(text).map_err(|e| format!("{}: {e}", u.place.render()))?;
+    fn unit(&mut self, text: &[u8], u: &UnitMeta, ctx: &Context) -> Result<(), String> {
+        let base = Base {
+            parent: &ctx.parent,
+            step: &u.step,
+        };
+        let text = std::str::from_utf8(text).map_err(|e| format!("{}: {e}", base.render()))?;
         let v = runtime::json::from_tagged_str(text).map_err(|e| e.message().to_string())?;
         if !u.walk {
             return Ok(());
@@ -685,13 +766,15 @@ impl Worker<'_> {
         }
         let mut seq = (u.offset, 0);
         let mut segs = Vec::new();
-        let r = self.walk(&v, &u.resolver, &mut segs, &u.place, &mut seq)?;
+        let scope = Scope::Piece(&ctx.resolver);
+        let r = self.walk(&v, scope, &mut segs, base, &mut seq)?;
         self.found.residuals.push((u.slot, r.unwrap_or(v)));
         Ok(())
     }
 
-    /// The class and plan of a header with a type.
-    fn class(&mut self, h: &Dict) -> Result<Option<(Arc<Class>, Plan)>, String> {
+    /// The class (by index into `class_list`) and plan of a header with a
+    /// type.
+    fn class(&mut self, h: &Dict) -> Result<Option<(u32, Plan)>, String> {
         let k = &self.keys;
         // The common header names its class by `type` alone.
         let plain = match h.get(&k.ty) {
@@ -700,18 +783,29 @@ impl Worker<'_> {
             }
             _ => None,
         };
-        if let Some(c) = plain.as_ref().and_then(|t| self.classes.get(t)) {
-            return Ok(Some(c.clone()));
+        if let Some(&i) = plain.as_ref().and_then(|t| self.classes.get(t)) {
+            return Ok(Some((i, self.class_list[i as usize].1)));
         }
         let Some(spec) = model::def_type(h) else {
             return Ok(None);
         };
         let class = self.ex.class(&spec).map_err(|e| e.message().to_string())?;
-        let plan = plan_of(self.catalog, &class);
+        let i = match self
+            .class_list
+            .iter()
+            .position(|(c, _)| Arc::ptr_eq(c, &class))
+        {
+            Some(i) => i,
+            None => {
+                let plan = plan_of(self.catalog, &class);
+                self.class_list.push((class, plan));
+                self.class_list.len() - 1
+            }
+        } as u32;
         if let Some(t) = plain {
-            self.classes.insert(t, (class.clone(), plan));
+            self.classes.insert(t, i);
         }
-        Ok(Some((class, plan)))
+        Ok(Some((i, self.class_list[i as usize].1)))
     }
 
     /// Finds the definitions in `v` (a value at `base` + `segs`) and checks
@@ -720,9 +814,9 @@ impl Worker<'_> {
     fn walk<'v>(
         &mut self,
         v: &'v Value,
-        resolver: &Resolver,
+        scope: Scope<'_>,
         segs: &mut Vec<Seg<'v>>,
-        base: &Place,
+        base: Base<'_>,
         seq: &mut Seq,
     ) -> Result<Option<Value>, String> {
         match v {
@@ -732,17 +826,17 @@ impl Worker<'_> {
                         return self.definition(v, d, h, class, segs, base, seq).map(Some);
                     }
                 } else {
-                    self.not_a_snippet(v, d, resolver)?;
+                    self.not_a_snippet(v, d, scope)?;
                 }
                 Ok(self
-                    .walk_entries(d, false, resolver, segs, base, seq)?
+                    .walk_entries(d, false, scope, segs, base, seq)?
                     .map(Value::dict))
             }
             Value::List(l) => {
                 let mut out: Option<Vec<Value>> = None;
                 for (i, x) in l.iter().enumerate() {
                     segs.push(Seg::Index(i));
-                    let r = self.walk(x, resolver, segs, base, seq)?;
+                    let r = self.walk(x, scope, segs, base, seq)?;
                     segs.pop();
                     if let Some(r) = r {
                         out.get_or_insert_with(|| l[..i].to_vec()).push(r);
@@ -758,7 +852,7 @@ impl Worker<'_> {
 
     /// A dict without a header must not be an object definition in the
     /// snippet form, which only the ordinary load reads.
-    fn not_a_snippet(&self, v: &Value, d: &Dict, resolver: &Resolver) -> Result<(), String> {
+    fn not_a_snippet(&self, v: &Value, d: &Dict, scope: Scope<'_>) -> Result<(), String> {
         // The snippet form has a key that names a type over a dict or null:
         // without one, no need to ask.
         let maybe = d
@@ -767,16 +861,18 @@ impl Worker<'_> {
         if !maybe {
             return Ok(());
         }
-        match resolver {
+        let class = match scope {
             // The name could be a type in the namespaces of a class not
             // known yet.
-            Resolver::Unknown => {
-                Err("a dict that may be an object definition in a large container".into())
+            Scope::Piece(Resolver::Unknown) => {
+                return Err("a dict that may be an object definition in a large container".into())
             }
-            Resolver::Known(c) => match model::parse_def(&self.ex, c.as_deref(), v, None) {
-                Some(_) => Err("an object definition in the snippet form".into()),
-                None => Ok(()),
-            },
+            Scope::Piece(Resolver::Known(c)) => c.as_deref(),
+            Scope::Class(i) => Some(&*self.class_list[i as usize].0),
+        };
+        match model::parse_def(&self.ex, class, v, None) {
+            Some(_) => Err("an object definition in the snippet form".into()),
+            None => Ok(()),
         }
     }
 
@@ -787,41 +883,42 @@ impl Worker<'_> {
         v: &'v Value,
         d: &'v Dict,
         h: &Dict,
-        (class, plan): (Arc<Class>, Plan),
+        (ci, plan): (u32, Plan),
         segs: &mut Vec<Seg<'v>>,
-        base: &Place,
+        base: Base<'_>,
         seq: &mut Seq,
     ) -> Result<Value, String> {
         let id = header_id(h, &self.keys.id)?;
         if plan == Plan::No {
+            let class = &self.class_list[ci as usize].0;
             return Err(format!("class {} needs the ordinary load", class.name));
         }
         let me = *seq;
         seq.1 += 1;
-        self.found.defs.push((id.clone(), class.clone(), me));
+        self.found.defs.push((id.clone(), ci, me));
         self.objects += 1;
         // The properties with nested definitions replaced by their ids (the
         // header is no property: it stays, unread).
-        let resolver = Resolver::Known(Some(class.clone()));
-        let props = match self.walk_entries(d, true, &resolver, segs, base, seq)? {
+        let props = match self.walk_entries(d, true, Scope::Class(ci), segs, base, seq)? {
             Some(changed) => Value::dict(changed),
             None => v.clone(),
         };
         let Value::Dict(props) = props else {
             unreachable!("a definition is a dict")
         };
+        let class = &self.class_list[ci as usize].0;
         if plan == Plan::Later {
             self.found.deferred.push(Deferred {
                 seq: me,
                 path: render(base, segs),
-                class,
+                class: class.clone(),
                 props,
             });
         } else {
             let path = || render(base, segs);
             check(
                 &self.ex,
-                &class,
+                class,
                 &props,
                 me,
                 &path,
@@ -837,9 +934,9 @@ impl Worker<'_> {
         &mut self,
         d: &'v Dict,
         definition: bool,
-        resolver: &Resolver,
+        scope: Scope<'_>,
         segs: &mut Vec<Seg<'v>>,
-        base: &Place,
+        base: Base<'_>,
         seq: &mut Seq,
     ) -> Result<Option<Dict>, String> {
         let mut out: Option<Dict> = None;
@@ -848,7 +945,7 @@ impl Worker<'_> {
                 continue;
             }
             segs.push(Seg::Key(k));
-            let r = self.walk(x, resolver, segs, base, seq)?;
+            let r = self.walk(x, scope, segs, base, seq)?;
             segs.pop();
             match (r, &mut out) {
                 (Some(r), None) => {
@@ -933,11 +1030,15 @@ fn finish(
     } = large;
     drop(residuals);
     lap("large containers", &mut phases);
-    all.defs.extend(large_defs);
+    for (id, class, seq) in large_defs {
+        all.classes.push(class);
+        all.defs.push((id, all.classes.len() as u32 - 1, seq));
+    }
     all.deferred.extend(large_deferred);
     let mut classes = FxHashMap::default();
     classes.reserve(all.defs.len());
     for (id, class, _) in std::mem::take(&mut all.defs) {
+        let class = all.classes[class as usize].clone();
         if classes.insert(Id(id.clone()), class).is_some() {
             return Outcome::Fallback(format!("two objects with the id {id}"));
         }
