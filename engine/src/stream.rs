@@ -20,6 +20,7 @@
 //! and the caller validates the model with the ordinary load, which also
 //! reports malformed JSON and load errors in its own words.
 
+use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -62,34 +63,131 @@ pub enum Outcome {
 pub type Phases = Vec<(&'static str, std::time::Duration)>;
 
 /// The classes of a streamed model's objects, by id (a string value).
+///
+/// Sharded by the ids' hashes, which the workers compute while an id is
+/// fresh in their cache: after the pass, one thread per shard fills it
+/// without reading an id again. A reference to an object is usually the
+/// very string its definition's header holds (the walk puts it there), so
+/// a lookup compares pointers before bytes.
 pub struct Index {
-    classes: FxHashMap<Id, Arc<Class>>,
+    defs: Vec<Def>,
+    classes: Vec<Arc<Class>>,
+    shards: Vec<HashTable<Entry>>,
+}
+
+/// A definition met in the pass.
+struct Def {
+    hash: u64,
+    id: Arc<String>,
+    /// Into the classes of its `Found`.
+    class: u32,
+}
+
+impl Def {
+    fn new(id: Arc<String>, class: u32) -> Def {
+        Def {
+            hash: id_hash(&id),
+            id,
+            class,
+        }
+    }
+}
+
+/// An id in the index: its string's address, its definition and class.
+#[derive(Clone, Copy)]
+struct Entry {
+    ptr: usize,
+    def: u32,
+    class: u32,
+}
+
+fn id_hash(id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(id)
+}
+
+/// The shard of a hash (bits the tables' own bucket and tag bits leave).
+fn shard(hash: u64, n: usize) -> usize {
+    ((hash >> 32) % n as u64) as usize
 }
 
 impl Index {
+    /// The index of `defs`, built on `jobs` threads; the id of a
+    /// definition that is not the only one with its id is an error (the
+    /// smallest such id, whatever the threads' timing).
+    fn build(defs: Vec<Def>, classes: Vec<Arc<Class>>, jobs: usize) -> Result<Index, String> {
+        let n = jobs.max(1);
+        let results: Vec<Result<HashTable<Entry>, Arc<String>>> = std::thread::scope(|s| {
+            let defs = &defs;
+            let handles: Vec<_> = (0..n)
+                .map(|k| s.spawn(move || Index::fill(defs, k, n)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        let mut shards = Vec::with_capacity(n);
+        let mut twice: Option<Arc<String>> = None;
+        for r in results {
+            match r {
+                Ok(t) => shards.push(t),
+                Err(id) => twice = Some(twice.map_or(id.clone(), |t| t.min(id))),
+            }
+        }
+        match twice {
+            Some(id) => Err(format!("two objects with the id {id}")),
+            None => Ok(Index {
+                defs,
+                classes,
+                shards,
+            }),
+        }
+    }
+
+    /// Shard `k` of `n`.
+    fn fill(defs: &[Def], k: usize, n: usize) -> Result<HashTable<Entry>, Arc<String>> {
+        let mut t = HashTable::with_capacity(defs.len() / n + defs.len() / (8 * n) + 1);
+        let mut twice: Option<&Arc<String>> = None;
+        for (i, d) in defs.iter().enumerate() {
+            if shard(d.hash, n) != k {
+                continue;
+            }
+            let ptr = Arc::as_ptr(&d.id) as usize;
+            let same = |e: &Entry| e.ptr == ptr || defs[e.def as usize].id == d.id;
+            match t.entry(d.hash, same, |e| defs[e.def as usize].hash) {
+                hashbrown::hash_table::Entry::Occupied(_) => {
+                    twice = Some(twice.map_or(&d.id, |t| t.min(&d.id)));
+                }
+                hashbrown::hash_table::Entry::Vacant(v) => {
+                    v.insert(Entry {
+                        ptr,
+                        def: i as u32,
+                        class: d.class,
+                    });
+                }
+            }
+        }
+        match twice {
+            Some(id) => Err(id.clone()),
+            None => Ok(t),
+        }
+    }
+
+    /// The number of objects.
+    fn len(&self) -> usize {
+        self.defs.len()
+    }
+
     /// The class of the object with this id.
-    pub fn class_of(&self, id: &Arc<String>) -> Option<Arc<Class>> {
-        self.classes.get(&Id(id.clone())).cloned()
-    }
-}
-
-/// An id as the index keys it: a reference to an object is usually the
-/// very string its definition's header holds (the walk puts it there), so
-/// equality tries the pointer before the bytes.
-#[derive(Clone)]
-struct Id(Arc<String>);
-
-impl PartialEq for Id {
-    fn eq(&self, other: &Id) -> bool {
-        Arc::ptr_eq(&self.0, &other.0) || self.0 == other.0
-    }
-}
-
-impl Eq for Id {}
-
-impl std::hash::Hash for Id {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        self.0.as_str().hash(h)
+    pub fn class_of(&self, id: &Arc<String>) -> Option<&Arc<Class>> {
+        let hash = id_hash(id);
+        let ptr = Arc::as_ptr(id) as usize;
+        self.shards[shard(hash, self.shards.len())]
+            .find(hash, |e| {
+                e.ptr == ptr || *self.defs[e.def as usize].id == **id
+            })
+            .map(|e| &self.classes[e.class as usize])
     }
 }
 
@@ -577,8 +675,8 @@ fn header_class(ex: &Executor, text: &[u8]) -> Result<Option<Arc<Class>>, String
 /// What the workers found.
 #[derive(Default)]
 struct Found {
-    /// Every definition: id, class (an index into `classes`), seq.
-    defs: Vec<(Arc<String>, u32, Seq)>,
+    /// Every definition.
+    defs: Vec<Def>,
     classes: Vec<Arc<Class>>,
     violations: Vec<(Seq, String, String, Error)>,
     /// Definitions whose contracts name other objects, checked once every
@@ -594,8 +692,10 @@ impl Found {
     fn merge(&mut self, o: Found) {
         let shift = self.classes.len() as u32;
         self.classes.extend(o.classes);
-        self.defs
-            .extend(o.defs.into_iter().map(|(id, c, seq)| (id, c + shift, seq)));
+        self.defs.extend(o.defs.into_iter().map(|d| Def {
+            class: d.class + shift,
+            ..d
+        }));
         self.violations.extend(o.violations);
         self.deferred.extend(o.deferred);
         self.residuals.extend(o.residuals);
@@ -895,7 +995,7 @@ impl Worker<'_> {
         }
         let me = *seq;
         seq.1 += 1;
-        self.found.defs.push((id.clone(), ci, me));
+        self.found.defs.push(Def::new(id.clone(), ci));
         self.objects += 1;
         // The properties with nested definitions replaced by their ids (the
         // header is no property: it stays, unread).
@@ -1030,21 +1130,17 @@ fn finish(
     } = large;
     drop(residuals);
     lap("large containers", &mut phases);
-    for (id, class, seq) in large_defs {
+    for (id, class) in large_defs {
         all.classes.push(class);
-        all.defs.push((id, all.classes.len() as u32 - 1, seq));
+        all.defs.push(Def::new(id, all.classes.len() as u32 - 1));
     }
     all.deferred.extend(large_deferred);
-    let mut classes = FxHashMap::default();
-    classes.reserve(all.defs.len());
-    for (id, class, _) in std::mem::take(&mut all.defs) {
-        let class = all.classes[class as usize].clone();
-        if classes.insert(Id(id.clone()), class).is_some() {
-            return Outcome::Fallback(format!("two objects with the id {id}"));
-        }
-    }
-    let objects = classes.len();
-    let index = Arc::new(Index { classes });
+    let defs = std::mem::take(&mut all.defs);
+    let index = match Index::build(defs, std::mem::take(&mut all.classes), jobs) {
+        Ok(index) => Arc::new(index),
+        Err(why) => return Outcome::Fallback(why),
+    };
+    let objects = index.len();
     lap("index", &mut phases);
     let mut violations = all.violations;
     match check_deferred(catalog, &index, all.deferred, jobs) {
@@ -1102,7 +1198,7 @@ fn check_deferred(
 struct Large<'a> {
     ex: &'a Executor,
     residuals: &'a [Value],
-    defs: Vec<(Arc<String>, Arc<Class>, Seq)>,
+    defs: Vec<(Arc<String>, Arc<Class>)>,
     deferred: Vec<Deferred>,
 }
 
@@ -1158,7 +1254,7 @@ impl Large<'_> {
             return Err(format!("class {} needs the ordinary load", class.name));
         }
         let seq = (spine.offset, 0);
-        self.defs.push((id.clone(), class.clone(), seq));
+        self.defs.push((id.clone(), class.clone()));
         self.deferred.push(Deferred {
             seq,
             path: spine.path.clone(),
@@ -1187,6 +1283,44 @@ mod tests {
             .map(|(i, t)| (format!("C{i}.yaml"), t.to_string()))
             .collect();
         Catalog::new(vec![Package::new("t", "1.0.0", "1.4", &files).unwrap()])
+    }
+
+    #[test]
+    fn the_index_finds_ids_in_every_shard_and_refuses_an_id_twice() {
+        let ex = Executor::with_catalog(catalog());
+        let classes = vec![
+            ex.class("t.Server").unwrap(),
+            ex.class("t.Special").unwrap(),
+        ];
+        let ids: Vec<Arc<String>> = (0..1000).map(|i| Arc::new(format!("o{i}"))).collect();
+        let defs = |ids: &[Arc<String>]| -> Vec<Def> {
+            ids.iter()
+                .enumerate()
+                .map(|(i, id)| Def::new(id.clone(), (i % 3 == 0) as u32))
+                .collect()
+        };
+        for jobs in 1..=4 {
+            let index = Index::build(defs(&ids), classes.clone(), jobs).unwrap();
+            assert_eq!(index.len(), 1000);
+            for (i, id) in ids.iter().enumerate() {
+                let want = if i % 3 == 0 { "t.Special" } else { "t.Server" };
+                // The very string and an equal one at another address.
+                assert_eq!(&*index.class_of(id).unwrap().name, want);
+                let copy = Arc::new(id.to_string());
+                assert_eq!(&*index.class_of(&copy).unwrap().name, want);
+            }
+            assert!(index.class_of(&Arc::new("o1000".into())).is_none());
+            let mut twice = ids.clone();
+            twice.push(Arc::new("o7".into()));
+            twice.push(Arc::new("o500".into()));
+            twice.push(Arc::new("o12".into()));
+            let e = Index::build(defs(&twice), classes.clone(), jobs).err();
+            assert_eq!(
+                e.as_deref(),
+                Some("two objects with the id o12"),
+                "{jobs} jobs"
+            );
+        }
     }
 
     /// A server definition; `i` picks its flaws.
