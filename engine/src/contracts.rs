@@ -1022,7 +1022,7 @@ fn class_check(cx: &Cx, ex: &Executor, v: Value, want: &str, default: &Value) ->
         Value::Str(id) if ex.foreign().is_some() => {
             match ex.foreign().and_then(|f| f.class_of(id)) {
                 Some(c) if c.is_a(want) => Ok(v),
-                Some(c) => Err(incompatible(&c, want)),
+                Some(c) => Err(incompatible(c, want)),
                 None => Err(not_found(id)),
             }
         }
