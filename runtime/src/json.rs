@@ -8,7 +8,7 @@ use std::sync::Arc;
 use num_bigint::BigInt;
 
 use crate::error::{Error, Result};
-use crate::value::{DateTime, Dict, Value};
+use crate::value::{DateTime, Dict, Set, Value};
 
 const TAGS: [&str; 6] = [
     "$dict",
@@ -203,10 +203,78 @@ pub fn longer_than(v: &Value, max: usize) -> bool {
 }
 
 /// Writes a value as tagged JSON text. Lazy sequences are drained.
+///
+/// The containers being written are a stack on the heap, not a recursion:
+/// a list nested ten million deep is written without overflowing the
+/// thread's stack.
 pub fn to_tagged_string(v: &Value) -> String {
-    let mut s = String::new();
-    write(v, &mut s);
-    s
+    let mut out = String::new();
+    let mut open: Vec<Open> = Vec::new();
+    write(v, &mut out, &mut open);
+    while let Some(top) = open.last_mut() {
+        match top.next(&mut out) {
+            Some(child) => write(&child, &mut out, &mut open),
+            None => {
+                out.push_str(top.close);
+                open.pop();
+            }
+        }
+    }
+    out
+}
+
+/// A container being written: what it holds and how far it got.
+struct Open {
+    items: Items,
+    next: usize,
+    /// Written after the last item.
+    close: &'static str,
+}
+
+enum Items {
+    List(Arc<Vec<Value>>),
+    Set(Arc<Set>),
+    Pair(Arc<(Value, Value)>),
+    /// A dict with string keys (`"k": v`).
+    Object(Arc<Dict>),
+    /// Any other dict, as `{"$dict": [[k, v], ...]}`: item `2i` is the
+    /// `i`th key, `2i + 1` its value.
+    Entries(Arc<Dict>),
+}
+
+impl Open {
+    /// Writes the separator before the next item and returns the item,
+    /// or `None` at the end.
+    fn next(&mut self, out: &mut String) -> Option<Value> {
+        let i = self.next;
+        let item = match &self.items {
+            Items::List(l) => l.get(i).cloned(),
+            Items::Set(s) => s.get_index(i).cloned(),
+            Items::Pair(p) => [&p.0, &p.1].get(i).map(|v| (*v).clone()),
+            Items::Object(d) => d.get_index(i).map(|(k, v)| {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_str(k.as_str().unwrap_or(""), out);
+                out.push_str(": ");
+                v.clone()
+            }),
+            Items::Entries(d) => d.get_index(i / 2).map(|(k, v)| {
+                if i % 2 == 0 {
+                    out.push_str(if i > 0 { "], [" } else { "[" });
+                    k.clone()
+                } else {
+                    out.push_str(", ");
+                    v.clone()
+                }
+            }),
+        }?;
+        if i > 0 && matches!(self.items, Items::List(_) | Items::Set(_) | Items::Pair(_)) {
+            out.push_str(", ");
+        }
+        self.next += 1;
+        Some(item)
+    }
 }
 
 fn write_str(s: &str, out: &mut String) {
@@ -239,34 +307,26 @@ fn write_float(f: f64, out: &mut String) {
     }
 }
 
-fn write_seq<'a>(it: impl Iterator<Item = &'a Value>, out: &mut String) {
-    out.push('[');
-    for (i, x) in it.enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        write(x, out);
-    }
-    out.push(']');
-}
-
-fn write(v: &Value, out: &mut String) {
+/// Writes a scalar, or the opening of a container (pushed on `open`).
+fn write(v: &Value, out: &mut String, open: &mut Vec<Open>) {
+    let mut push = |items, opening: &str, close| {
+        out.push_str(opening);
+        open.push(Open {
+            items,
+            next: 0,
+            close,
+        });
+    };
     match v {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => out.push_str(&i.to_string()),
-        Value::BigInt(b) => out.push_str(&b.to_string()),
-        Value::Float(f) => write_float(*f, out),
-        Value::Str(s) => write_str(s, out),
-        Value::List(l) => write_seq(l.iter(), out),
-        Value::Set(s) => write_seq(s.iter(), out),
+        Value::List(l) => return push(Items::List(l.clone()), "[", "]"),
+        Value::Set(s) => return push(Items::Set(s.clone()), "[", "]"),
+        Value::Pair(p) => return push(Items::Pair(p.clone()), "[", "]"),
         Value::Iter(_) => {
             let items: Vec<Value> = crate::seq::iterate_unlimited(v)
                 .map(|i| i.filter_map(|x| x.ok()).collect())
                 .unwrap_or_default();
-            write_seq(items.iter(), out)
+            return push(Items::List(Arc::new(items)), "[", "]");
         }
-        Value::Pair(p) => write_seq([&p.0, &p.1].into_iter(), out),
         Value::Dict(d) => {
             let all_str = d.keys().all(|k| matches!(k, Value::Str(_)));
             let tag_only = d.len() == 1
@@ -274,32 +334,21 @@ fn write(v: &Value, out: &mut String) {
                     .next()
                     .and_then(|k| k.as_str())
                     .is_some_and(|k| TAGS.contains(&k));
-            if all_str && !tag_only {
-                out.push('{');
-                for (i, (k, x)) in d.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    write_str(k.as_str().unwrap_or(""), out);
-                    out.push_str(": ");
-                    write(x, out);
-                }
-                out.push('}');
+            return if all_str && !tag_only {
+                push(Items::Object(d.clone()), "{", "}")
             } else {
-                out.push_str("{\"$dict\": [");
-                for (i, (k, x)) in d.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push('[');
-                    write(k, out);
-                    out.push_str(", ");
-                    write(x, out);
-                    out.push(']');
-                }
-                out.push_str("]}");
-            }
+                push(Items::Entries(d.clone()), "{\"$dict\": [", "]]}")
+            };
         }
+        _ => {}
+    }
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Value::Int(i) => out.push_str(&i.to_string()),
+        Value::BigInt(b) => out.push_str(&b.to_string()),
+        Value::Float(f) => write_float(*f, out),
+        Value::Str(s) => write_str(s, out),
         Value::DateTime(d) => {
             out.push_str("{\"$datetime\": ");
             write_str(&datetime_iso(d, 'T'), out);
@@ -318,6 +367,9 @@ fn write(v: &Value, out: &mut String) {
             out.push_str("{\"$type\": ");
             write_str(&t.name, out);
             out.push('}');
+        }
+        Value::List(_) | Value::Set(_) | Value::Pair(_) | Value::Iter(_) | Value::Dict(_) => {
+            unreachable!("containers are opened above")
         }
     }
 }

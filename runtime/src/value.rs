@@ -15,6 +15,7 @@ use indexmap::{IndexMap, IndexSet};
 use num_bigint::BigInt;
 use num_traits::{ToPrimitive, Zero};
 use rustc_hash::FxHasher;
+use smallvec::SmallVec;
 
 use crate::ctx::Frame;
 use crate::error::Result;
@@ -468,25 +469,67 @@ pub fn num_cmp(a: &Value, b: &Value) -> Option<Ordering> {
 }
 
 impl PartialEq for Value {
+    /// Containers are compared with a stack of pairs on the heap, not by
+    /// recursion: two lists nested ten million deep compare without
+    /// overflowing the thread's stack.
     fn eq(&self, other: &Value) -> bool {
+        use Value::*;
+        let mut pending: SmallVec<[(&Value, &Value); 8]> = SmallVec::new();
+        pending.push((self, other));
+        while let Some(pair) = pending.pop() {
+            let same = match pair {
+                (List(a), List(b)) => {
+                    if !Arc::ptr_eq(a, b) {
+                        if a.len() != b.len() {
+                            return false;
+                        }
+                        pending.extend(a.iter().zip(b.iter()).rev());
+                    }
+                    true
+                }
+                (Dict(a), Dict(b)) => {
+                    if !Arc::ptr_eq(a, b) {
+                        if a.len() != b.len() {
+                            return false;
+                        }
+                        for (k, v) in a.iter() {
+                            match b.get(k) {
+                                Some(w) => pending.push((v, w)),
+                                None => return false,
+                            }
+                        }
+                    }
+                    true
+                }
+                (Pair(a), Pair(b)) => {
+                    pending.push((&a.1, &b.1));
+                    pending.push((&a.0, &b.0));
+                    true
+                }
+                (a, b) => a.eq_leaf(b),
+            };
+            if !same {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl Value {
+    /// Equality of values that are not both lists, dicts or pairs.
+    fn eq_leaf(&self, other: &Value) -> bool {
         use Value::*;
         match (self, other) {
             (Null, Null) => true,
             (Str(a), Str(b)) => Arc::ptr_eq(a, b) || a == b,
             (Int(a), Int(b)) => a == b,
-            (List(a), List(b)) => Arc::ptr_eq(a, b) || a[..] == b[..],
-            (Dict(a), Dict(b)) => {
-                Arc::ptr_eq(a, b)
-                    || (a.len() == b.len()
-                        && a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w)))
-            }
             (Set(a), Set(b)) => a.len() == b.len() && a.iter().all(|k| b.contains(k)),
             (DateTime(a), DateTime(b)) => a.micros == b.micros,
             (TimeSpan(a), TimeSpan(b)) => a == b,
             (Lambda(a), Lambda(b)) => Arc::ptr_eq(a, b),
             (Iter(a), Iter(b)) => Arc::ptr_eq(a, b),
             (Context(a), Context(b)) => Arc::ptr_eq(a, b),
-            (Pair(a), Pair(b)) => a == b,
             (Object(a), Object(b)) => Arc::ptr_eq(a, b) || (a.store == b.store && a.slot == b.slot),
             (Type(a), Type(b)) => a == b,
             _ => match num_cmp(self, other) {
@@ -501,6 +544,26 @@ impl Eq for Value {}
 
 impl Hash for Value {
     fn hash<H: Hasher>(&self, h: &mut H) {
+        self.hash_within(h, 0)
+    }
+}
+
+impl Value {
+    /// Lists and pairs deeper than this are hashed by their length only:
+    /// equal values still hash alike, and hashing a deep value takes no
+    /// deep recursion.
+    const HASH_DEPTH: u32 = 32;
+
+    fn hash_within<H: Hasher>(&self, h: &mut H, depth: u32) {
+        if depth >= Value::HASH_DEPTH {
+            if let Value::List(l) = self {
+                1u8.hash(h);
+                return l.len().hash(h);
+            }
+            if let Value::Pair(_) = self {
+                return 4u8.hash(h);
+            }
+        }
         match self {
             Value::Null => 0u8.hash(h),
             Value::Bool(b) => (*b as i64).hash(h),
@@ -521,7 +584,7 @@ impl Hash for Value {
             Value::List(l) => {
                 1u8.hash(h);
                 for v in l.iter() {
-                    v.hash(h)
+                    v.hash_within(h, depth + 1)
                 }
             }
             Value::Dict(d) => {
@@ -538,8 +601,8 @@ impl Hash for Value {
             Value::Iter(l) => (Arc::as_ptr(l) as usize).hash(h),
             Value::Context(l) => (Arc::as_ptr(l) as usize).hash(h),
             Value::Pair(p) => {
-                p.0.hash(h);
-                p.1.hash(h)
+                p.0.hash_within(h, depth + 1);
+                p.1.hash_within(h, depth + 1)
             }
             Value::Object(o) => o.slot.hash(h),
             Value::Type(t) => t.name.hash(h),
@@ -639,4 +702,66 @@ pub fn intern(s: &str) -> Arc<String> {
             a
         })
         .unwrap_or_else(|_| Arc::new(s.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deep(n: usize, leaf: Value) -> Value {
+        (0..n).fold(leaf, |v, i| {
+            if i % 2 == 0 {
+                Value::list(vec![v])
+            } else {
+                Value::Pair(Arc::new((Value::Int(i as i64), v)))
+            }
+        })
+    }
+
+    /// Comparing, hashing and writing values nested far deeper than a
+    /// small stack could recurse (300k levels on a 2 MB stack).
+    #[test]
+    fn deep_values_compare_hash_and_print_without_recursion() {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(|| {
+                let n = 300_000;
+                let (a, b, c) = (
+                    deep(n, Value::Null),
+                    deep(n, Value::Null),
+                    deep(n, Value::Int(1)),
+                );
+                assert!(a == b);
+                assert!(a != c);
+                let hash = |v: &Value| {
+                    let mut h = FxHasher::default();
+                    v.hash(&mut h);
+                    h.finish()
+                };
+                assert_eq!(hash(&a), hash(&b));
+                let text = crate::json::to_tagged_string(&a);
+                let head = "[299999, [[299997, [[299995, ";
+                let ok = text.starts_with(head)
+                    && text.contains("[1, [null]]]]")
+                    && text.ends_with("]]]]");
+                // Dropping still recurses: these are leaked rather than
+                // dropped on this small stack (also when an assertion fails).
+                std::mem::forget((a, b, c));
+                assert!(ok, "{} ... {}", &text[..40], &text[text.len() - 40..]);
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+    }
+
+    #[test]
+    fn equal_values_hash_alike_past_the_hash_depth() {
+        let mut h1 = FxHasher::default();
+        let mut h2 = FxHasher::default();
+        deep(100, Value::Int(1)).hash(&mut h1);
+        deep(100, Value::Float(1.0)).hash(&mut h2);
+        assert_eq!(h1.finish(), h2.finish());
+        assert!(deep(100, Value::Int(1)) == deep(100, Value::Float(1.0)));
+        assert!(deep(100, Value::Int(1)) != deep(101, Value::Int(1)));
+    }
 }
