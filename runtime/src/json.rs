@@ -260,7 +260,7 @@ impl Open {
                 v.clone()
             }),
             Items::Entries(d) => d.get_index(i / 2).map(|(k, v)| {
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     out.push_str(if i > 0 { "], [" } else { "[" });
                     k.clone()
                 } else {
