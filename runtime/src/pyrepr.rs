@@ -77,7 +77,38 @@ pub fn to_str(v: &Value) -> String {
     }
 }
 
+/// What is left to write: values, and the text between them.
+enum Work<'a> {
+    Value(&'a Value),
+    Text(&'static str),
+}
+
+/// Writes a repr. The work left is a stack on the heap, not a recursion,
+/// so that a value nested millions deep is written without overflowing the
+/// thread's stack (a container's items are pushed in reverse, with the
+/// text around them).
 fn write_repr(v: &Value, out: &mut String) {
+    let mut work = vec![Work::Value(v)];
+    while let Some(w) = work.pop() {
+        match w {
+            Work::Text(t) => out.push_str(t),
+            Work::Value(v) => write_one(v, out, &mut work),
+        }
+    }
+}
+
+/// Pushes the items of a container, separated by `, `, in reverse.
+fn push_items<'a>(items: impl DoubleEndedIterator<Item = Work<'a>>, work: &mut Vec<Work<'a>>) {
+    let mut rest = items.rev().peekable();
+    while let Some(w) = rest.next() {
+        work.push(w);
+        if rest.peek().is_some() {
+            work.push(Work::Text(", "));
+        }
+    }
+}
+
+fn write_one<'a>(v: &'a Value, out: &mut String, work: &mut Vec<Work<'a>>) {
     match v {
         Value::Null => out.push_str("None"),
         Value::Bool(true) => out.push_str("True"),
@@ -88,51 +119,36 @@ fn write_repr(v: &Value, out: &mut String) {
         Value::Str(s) => out.push_str(&str_repr(s)),
         Value::List(l) => {
             out.push('(');
-            for (i, x) in l.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_repr(x, out);
-            }
-            if l.len() == 1 {
-                out.push(',');
-            }
-            out.push(')');
+            work.push(Work::Text(if l.len() == 1 { ",)" } else { ")" }));
+            push_items(l.iter().map(Work::Value), work);
         }
         Value::Dict(d) => {
             out.push('{');
-            for (i, (k, x)) in d.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
+            work.push(Work::Text("}"));
+            let entries: Vec<[Work<'a>; 3]> = d
+                .iter()
+                .map(|(k, x)| [Work::Value(k), Work::Text(": "), Work::Value(x)])
+                .collect();
+            let mut rest = entries.into_iter().rev().peekable();
+            while let Some(entry) = rest.next() {
+                work.extend(entry.into_iter().rev());
+                if rest.peek().is_some() {
+                    work.push(Work::Text(", "));
                 }
-                write_repr(k, out);
-                out.push_str(": ");
-                write_repr(x, out);
             }
-            out.push('}');
         }
+        Value::Set(s) if s.is_empty() => out.push_str("frozenset()"),
         Value::Set(s) => {
-            if s.is_empty() {
-                out.push_str("frozenset()");
-                return;
-            }
             out.push_str("frozenset({");
-            for (i, x) in s.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_repr(x, out);
-            }
-            out.push_str("})");
+            work.push(Work::Text("})"));
+            push_items(s.iter().map(Work::Value), work);
         }
         Value::DateTime(d) => out.push_str(&crate::json::datetime_iso(d, ' ')),
         Value::TimeSpan(t) => out.push_str(&timespan_str(*t)),
         Value::Pair(p) => {
             out.push('(');
-            write_repr(&p.0, out);
-            out.push_str(", ");
-            write_repr(&p.1, out);
-            out.push(')');
+            work.push(Work::Text(")"));
+            push_items([Work::Value(&p.0), Work::Value(&p.1)].into_iter(), work);
         }
         Value::Lambda(_) => out.push_str("<function>"),
         Value::Iter(_) => out.push_str("<generator object>"),

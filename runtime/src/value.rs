@@ -721,7 +721,7 @@ mod tests {
     /// Comparing, hashing and writing values nested far deeper than a
     /// small stack could recurse (300k levels on a 2 MB stack).
     #[test]
-    fn deep_values_compare_hash_and_print_without_recursion() {
+    fn deep_values_compare_hash_print_and_repr_without_recursion() {
         std::thread::Builder::new()
             .stack_size(2 << 20)
             .spawn(|| {
@@ -741,9 +741,13 @@ mod tests {
                 assert_eq!(hash(&a), hash(&b));
                 let text = crate::json::to_tagged_string(&a);
                 let head = "[299999, [[299997, [[299995, ";
+                let repr = crate::pyrepr::to_str(&a);
                 let ok = text.starts_with(head)
                     && text.contains("[1, [null]]]]")
-                    && text.ends_with("]]]]");
+                    && text.ends_with("]]]]")
+                    && repr.starts_with("(299999, ((299997, ((299995, ")
+                    && repr.contains("(3, ((1, (None,)),))")
+                    && repr.ends_with(",)),)),))");
                 // Dropping still recurses: these are leaked rather than
                 // dropped on this small stack (also when an assertion fails).
                 std::mem::forget((a, b, c));
