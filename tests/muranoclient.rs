@@ -247,17 +247,19 @@ fn python_muranoclient_reads_schemas_and_calls_static_actions() {
     );
 
     // The action itself: `times=2` is JSON (an int), `text=hi` a string.
-    let ran = cli(
-        TOKEN,
-        &[
+    let shout_times = |times: &str| {
+        let times = format!("times={times}");
+        let args = [
             "static-action-call",
             "com.example.Hello",
             "shout",
             "--arguments",
             "text=hi",
-            "times=2",
-        ],
-    );
+            times.as_str(),
+        ];
+        cli(TOKEN, &args)
+    };
+    let ran = shout_times("2");
     assert!(ran.ok(), "static-action-call:\n{}", ran.show());
     assert!(
         ran.stdout.contains("Static action result: ['HI', 'HI']"),
@@ -266,17 +268,7 @@ fn python_muranoclient_reads_schemas_and_calls_static_actions() {
     );
 
     // A contract violation: the client prints our message and the status.
-    let ran = cli(
-        TOKEN,
-        &[
-            "static-action-call",
-            "com.example.Hello",
-            "shout",
-            "--arguments",
-            "text=hi",
-            "times=0",
-        ],
-    );
+    let ran = shout_times("0");
     let both = format!("{}{}", ran.stdout, ran.stderr);
     assert!(
         both.contains("(HTTP 400)") && both.contains("Hello.yaml:"),

@@ -87,28 +87,35 @@ fn is_murano_object(schema: &J) -> bool {
     }
 }
 
-/// The subschemas of `schema` (draft-04's schema-valued keywords, plus the
-/// forms spec's `context`, the schema of a `muranoObject`'s own
-/// properties), each with its JSON pointer.
+/// Draft-04's keywords whose value maps names to subschemas.
+const SCHEMA_MAPS: [&str; 3] = ["properties", "patternProperties", "definitions"];
+/// Keywords whose value is one subschema (`items` may also be a list), plus
+/// the forms spec's `context`, the schema of a `muranoObject`'s own
+/// properties.
+const SCHEMA_ONE: [&str; 5] = [
+    "items",
+    "additionalItems",
+    "additionalProperties",
+    "not",
+    "context",
+];
+/// Keywords whose value is a list of subschemas.
+const SCHEMA_LISTS: [&str; 3] = ["anyOf", "allOf", "oneOf"];
+
+/// The subschemas of `schema`, each with its JSON pointer.
 fn children<'a>(schema: &'a J, at: &str) -> Vec<(String, &'a J)> {
     let mut out = Vec::new();
     let Some(obj) = schema.as_object() else {
         return out;
     };
-    for kw in ["properties", "patternProperties", "definitions"] {
+    for kw in SCHEMA_MAPS {
         if let Some(J::Object(m)) = obj.get(kw) {
             for (k, v) in m {
                 out.push((format!("{at}/{kw}/{k}"), v));
             }
         }
     }
-    for kw in [
-        "items",
-        "additionalItems",
-        "additionalProperties",
-        "not",
-        "context",
-    ] {
+    for kw in SCHEMA_ONE {
         match obj.get(kw) {
             Some(v @ J::Object(_)) => out.push((format!("{at}/{kw}"), v)),
             Some(J::Array(vs)) if kw == "items" => {
@@ -119,7 +126,7 @@ fn children<'a>(schema: &'a J, at: &str) -> Vec<(String, &'a J)> {
             _ => {}
         }
     }
-    for kw in ["anyOf", "allOf", "oneOf"] {
+    for kw in SCHEMA_LISTS {
         if let Some(J::Array(vs)) = obj.get(kw) {
             for (i, v) in vs.iter().enumerate() {
                 out.push((format!("{at}/{kw}/{i}"), v));
@@ -181,21 +188,12 @@ fn rewrite(schema: &mut J) {
         }
         _ => {}
     }
-    for kw in ["properties", "patternProperties", "definitions"] {
+    for kw in SCHEMA_MAPS {
         if let Some(J::Object(m)) = obj.get_mut(kw) {
             m.values_mut().for_each(rewrite);
         }
     }
-    for kw in [
-        "items",
-        "additionalItems",
-        "additionalProperties",
-        "not",
-        "context",
-        "anyOf",
-        "allOf",
-        "oneOf",
-    ] {
+    for kw in SCHEMA_ONE.into_iter().chain(SCHEMA_LISTS) {
         match obj.get_mut(kw) {
             Some(v @ J::Object(_)) => rewrite(v),
             Some(J::Array(vs)) => vs.iter_mut().for_each(rewrite),
