@@ -125,16 +125,11 @@ fn write_one<'a>(v: &'a Value, out: &mut String, work: &mut Vec<Work<'a>>) {
         Value::Dict(d) => {
             out.push('{');
             work.push(Work::Text("}"));
-            let entries: Vec<[Work<'a>; 3]> = d
-                .iter()
-                .map(|(k, x)| [Work::Value(k), Work::Text(": "), Work::Value(x)])
-                .collect();
-            let mut rest = entries.into_iter().rev().peekable();
-            while let Some(entry) = rest.next() {
-                work.extend(entry.into_iter().rev());
-                if rest.peek().is_some() {
+            for (i, (k, x)) in d.iter().rev().enumerate() {
+                if i > 0 {
                     work.push(Work::Text(", "));
                 }
+                work.extend([Work::Value(x), Work::Text(": "), Work::Value(k)]);
             }
         }
         Value::Set(s) if s.is_empty() => out.push_str("frozenset()"),
