@@ -53,14 +53,16 @@ pub struct Program {
 
 /// Compiles a YAQL expression.
 pub fn compile(src: &str, reg: &Registry, opts: CompileOptions) -> Result<Program, Error> {
-    let ast = yaql::parse(
-        src,
-        yaql::LexOptions {
-            legacy: opts.legacy,
-            murano: opts.murano,
-        },
-    )?;
-    compile_parsed(src, &ast, reg, opts)
+    let lex = yaql::LexOptions {
+        legacy: opts.legacy,
+        murano: opts.murano,
+    };
+    let mut tree = yaql::flat::Flat::with_capacity(src.len());
+    let root = yaql::parse_flat(src, lex, &mut tree)?;
+    let ir = lower::Lowerer::new(reg)
+        .legacy(opts.legacy)
+        .lower_flat(&tree, root)?;
+    Ok(Program::new(src, ir))
 }
 
 /// Compiles an expression already parsed from `src` (as [`compile`] does
@@ -72,16 +74,19 @@ pub fn compile_parsed(
     reg: &Registry,
     opts: CompileOptions,
 ) -> Result<Program, Error> {
-    let ir = Arc::new(lower::Lowerer::new(reg).legacy(opts.legacy).lower(ast)?);
-    Ok(Program {
-        src: src.into(),
-        ir,
-        chunk: OnceLock::new(),
-        native: Default::default(),
-    })
+    let ir = lower::Lowerer::new(reg).legacy(opts.legacy).lower(ast)?;
+    Ok(Program::new(src, ir))
 }
 
 impl Program {
+    fn new(src: &str, ir: ir::Expr) -> Program {
+        Program {
+            src: src.into(),
+            ir: Arc::new(ir),
+            chunk: OnceLock::new(),
+            native: Default::default(),
+        }
+    }
     /// The source text.
     pub fn source(&self) -> &str {
         &self.src

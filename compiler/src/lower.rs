@@ -14,7 +14,8 @@ use runtime::registry::{Form, Mode, OverloadSet};
 use runtime::{num, Error, Registry, Result, Span, Value};
 
 use crate::ir::{self, BinOp, Builder, Call, Node, NodeId};
-use crate::yaql::ast::{Arg, Expr, ExprKind, Lit};
+use crate::yaql::ast::Expr;
+use crate::yaql::flat::{Arg, Flat, Id, Kind, Lit};
 
 /// Maximum nesting depth of an expression.
 pub const MAX_NESTING: usize = 200;
@@ -58,16 +59,16 @@ impl Drop for Lowerer<'_> {
 /// functions without keyword parameters as mapping rules).
 #[derive(Clone, Copy)]
 enum A<'e> {
-    Pos(&'e Expr),
-    Named(&'e str, &'e Expr),
+    Pos(Id),
+    Named(&'e str, Id),
     /// `key => value`; a string key comes from a rewritten named argument.
-    Mapping(Key<'e>, &'e Expr),
+    Mapping(Key<'e>, Id),
     Skip,
 }
 
 #[derive(Clone, Copy)]
 enum Key<'e> {
-    Expr(&'e Expr),
+    Expr(Id),
     Str(&'e str),
 }
 
@@ -75,8 +76,8 @@ enum Key<'e> {
 /// rewritten ones.
 #[derive(Clone, Copy)]
 enum Args<'e> {
-    Ast(&'e [Arg]),
-    Exprs(&'e [Expr]),
+    Ast(&'e [Arg<'e>]),
+    Ids(&'e [Id]),
     Conv(&'e [A<'e>]),
 }
 
@@ -84,20 +85,20 @@ impl<'e> Args<'e> {
     fn iter(self) -> impl Iterator<Item = A<'e>> + Clone {
         let n = match self {
             Args::Ast(a) => a.len(),
-            Args::Exprs(a) => a.len(),
+            Args::Ids(a) => a.len(),
             Args::Conv(a) => a.len(),
         };
         (0..n).map(move |i| match self {
             Args::Ast(a) => A::of(&a[i]),
-            Args::Exprs(a) => A::Pos(&a[i]),
+            Args::Ids(a) => A::Pos(a[i]),
             Args::Conv(a) => a[i],
         })
     }
 }
 
 impl<'e> A<'e> {
-    fn of(a: &'e Arg) -> A<'e> {
-        match a {
+    fn of(a: &Arg<'e>) -> A<'e> {
+        match *a {
             Arg::Pos(e) => A::Pos(e),
             Arg::Named(n, e) => A::Named(n, e),
             Arg::Mapping(k, v) => A::Mapping(Key::Expr(k), v),
@@ -152,23 +153,29 @@ impl<'a> Lowerer<'a> {
         self.nlocals
     }
 
-    /// Lowers an expression.
+    /// Lowers a syntax tree.
     pub fn lower(&mut self, e: &Expr) -> Result<ir::Expr> {
+        let (tree, root) = Flat::from_tree(e);
+        self.lower_flat(&tree, root)
+    }
+
+    /// Lowers the expression at `root` of a flat tree.
+    pub fn lower_flat(&mut self, f: &Flat<'_>, root: Id) -> Result<ir::Expr> {
         self.b.clear();
-        let root = self.node(e)?;
+        let root = self.node(f, root)?;
         Ok(self.b.finish(root, self.nlocals))
     }
 
     /// Lowers a subexpression.
-    fn node(&mut self, e: &Expr) -> Result<NodeId> {
+    fn node(&mut self, f: &Flat<'_>, e: Id) -> Result<NodeId> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
             return Err(
                 Error::new("YaqlGrammarException", "expression is nested too deeply")
-                    .with_span(e.span),
+                    .with_span(f.span(e)),
             );
         }
-        let r = self.node_inner(e);
+        let r = self.node_inner(f, e);
         self.depth -= 1;
         r
     }
@@ -210,110 +217,112 @@ impl<'a> Lowerer<'a> {
         self.add(Node::Const(v))
     }
 
-    fn node_inner(&mut self, e: &Expr) -> Result<NodeId> {
-        Ok(match &e.kind {
-            ExprKind::Lit(l) => self.add(Node::Const(match l {
+    fn node_inner(&mut self, f: &Flat<'_>, e: Id) -> Result<NodeId> {
+        let span = f.span(e);
+        Ok(match f.kind(e) {
+            Kind::Lit(l) => self.add(Node::Const(match l {
                 Lit::Int(s) => parse_int(s),
-                Lit::Float(f) => Value::Float(*f),
-                Lit::Str(s) => Value::str(s.as_str()),
+                Lit::Float(x) => Value::Float(*x),
+                Lit::Str(s) => Value::str(&**s),
                 Lit::Bool(b) => Value::Bool(*b),
                 Lit::Null => Value::Null,
             })),
-            ExprKind::Keyword(k) => self.add(Node::Const(Value::str(k.as_str()))),
-            ExprKind::Var(v) => {
+            Kind::Keyword(k) => self.add(Node::Const(Value::str(*k))),
+            Kind::Var(v) => {
                 let n = if v.is_empty() {
                     Node::Arg(1)
                 } else if let Some(n) = v.parse::<u32>().ok().filter(|n| *n >= 1) {
                     Node::Arg(n)
                 } else {
-                    Node::Var(Arc::new(v.clone()))
+                    Node::Var(Arc::new(v.to_string()))
                 };
                 self.add(n)
             }
-            ExprKind::Call(name, args) => {
-                self.call_args(name, Form::Function, None, args, e.span)?
+            Kind::Call(name, args) => {
+                self.call_args(f, name, Form::Function, None, f.args(*args), span)?
             }
-            ExprKind::Method(recv, name, args) => {
-                let r = self.node(recv)?;
-                self.call_args(name, Form::Method, Some(r), args, e.span)?
+            Kind::Method(recv, name, args) => {
+                let r = self.node(f, *recv)?;
+                self.call_args(f, name, Form::Method, Some(r), f.args(*args), span)?
             }
-            ExprKind::Op(name, args) => self.op(name, args, e.span)?,
-            ExprKind::Attr(recv, name) => {
-                let r = self.node(recv)?;
-                self.attr(r, name, e.span)
+            Kind::Op(name, args) => self.op(f, name, args.as_slice(), span)?,
+            Kind::Attr(recv, name) => {
+                let r = self.node(f, *recv)?;
+                self.attr(r, name, span)
             }
-            ExprKind::Dot(recv, expr) => {
-                let r = self.node(recv)?;
-                self.call_nodes("#operator_.", r, expr, e.span)?
+            Kind::Dot(recv, expr) => {
+                let r = self.node(f, *recv)?;
+                self.call_nodes(f, "#operator_.", r, *expr, span)?
             }
-            ExprKind::SafeDot(recv, member) => {
-                let r = self.node(recv)?;
+            Kind::SafeDot(recv, member) => {
+                let r = self.node(f, *recv)?;
                 let slot = self.nlocals;
                 self.nlocals += 1;
-                let m = &**member;
                 let local = self.add(Node::Local(slot));
-                let body = match &m.kind {
-                    ExprKind::Keyword(k) => self.attr(local, k, e.span),
-                    ExprKind::Call(name, args) => {
-                        self.call_args(name, Form::Method, Some(local), args, e.span)?
+                let body = match f.kind(*member) {
+                    Kind::Keyword(k) => self.attr(local, k, span),
+                    Kind::Call(name, args) => {
+                        self.call_args(f, name, Form::Method, Some(local), f.args(*args), span)?
                     }
-                    _ => self.call_nodes("#operator_.", local, m, e.span)?,
+                    _ => self.call_nodes(f, "#operator_.", local, *member, span)?,
                 };
                 self.add(Node::SafeDot(r, slot, body))
             }
-            ExprKind::Index(recv, args) => {
-                let r = self.node(recv)?;
-                self.call_args("#indexer", Form::Function, Some(r), args, e.span)?
+            Kind::Index(recv, args) => {
+                let r = self.node(f, *recv)?;
+                self.call_args(f, "#indexer", Form::Function, Some(r), f.args(*args), span)?
             }
-            ExprKind::Delegate(callee, args) => {
-                let r = self.node(callee)?;
-                self.call_args("#call", Form::Function, Some(r), args, e.span)?
+            Kind::Delegate(callee, args) => {
+                let r = self.node(f, *callee)?;
+                self.call_args(f, "#call", Form::Function, Some(r), f.args(*args), span)?
             }
-            ExprKind::List(args) => {
+            Kind::List(args) => {
+                let args = f.args(*args);
                 if args.iter().all(|a| matches!(a, Arg::Pos(_))) {
                     let mark = self.b.mark();
                     for a in args {
                         if let Arg::Pos(x) = a {
-                            let n = self.node(x)?;
+                            let n = self.node(f, *x)?;
                             self.b.push(n);
                         }
                     }
                     let (items, _) = self.b.refs(mark);
                     self.add(Node::List(items))
                 } else {
-                    self.call_args("#list", Form::Function, None, args, e.span)?
+                    self.call_args(f, "#list", Form::Function, None, args, span)?
                 }
             }
-            ExprKind::Map(args) => {
+            Kind::Map(args) => {
+                let args = f.args(*args);
                 if args
                     .iter()
                     .all(|a| matches!(a, Arg::Named(..) | Arg::Mapping(..)))
                 {
                     let mark = self.b.mark();
                     for a in args {
-                        let (k, v) = match a {
+                        let (k, v) = match *a {
                             Arg::Named(k, v) => {
-                                (self.add(Node::Const(Value::str(k.as_str()))), self.node(v)?)
+                                (self.add(Node::Const(Value::str(k))), self.node(f, v)?)
                             }
-                            Arg::Mapping(k, v) => (self.node(k)?, self.node(v)?),
+                            Arg::Mapping(k, v) => (self.node(f, k)?, self.node(f, v)?),
                             _ => continue,
                         };
                         self.b.push(k);
                         self.b.push(v);
                     }
                     let (items, _) = self.b.refs(mark);
-                    self.add(Node::Dict(items, e.span))
+                    self.add(Node::Dict(items, span))
                 } else {
-                    self.call_args("#map", Form::Function, None, args, e.span)?
+                    self.call_args(f, "#map", Form::Function, None, args, span)?
                 }
             }
-            ExprKind::NsName(ns, name) => {
-                let ns = ns.as_ref().map_or(Value::Null, |s| Value::str(s.as_str()));
+            Kind::NsName(ns, name) => {
+                let ns = ns.map_or(Value::Null, Value::str);
                 let set = self.reg.get("#operator_:").cloned();
                 let mark = self.b.mark();
                 let ns = self.add(Node::Const(ns));
                 self.b.push(ns);
-                let name_node = self.add(Node::Const(Value::str(name.as_str())));
+                let name_node = self.add(Node::Const(Value::str(*name)));
                 self.b.push(name_node);
                 let (pos, named) = self.b.refs(mark);
                 self.add(Node::Call(Box::new(Call {
@@ -322,62 +331,29 @@ impl<'a> Lowerer<'a> {
                     set,
                     pos,
                     named,
-                    span: e.span,
+                    span,
                 })))
             }
         })
     }
 
-    fn op(&mut self, name: &'static str, args: &[Expr], span: Span) -> Result<NodeId> {
+    fn op(&mut self, f: &Flat<'_>, name: &'static str, args: &[Id], span: Span) -> Result<NodeId> {
         match (name, args) {
-            ("#operator_and", [a, b]) => {
-                let (x, y) = (self.node(a)?, self.node(b)?);
+            ("#operator_and", &[a, b]) => {
+                let (x, y) = (self.node(f, a)?, self.node(f, b)?);
                 Ok(self.add(Node::And(x, y)))
             }
-            ("#operator_or", [a, b]) => {
-                let (x, y) = (self.node(a)?, self.node(b)?);
+            ("#operator_or", &[a, b]) => {
+                let (x, y) = (self.node(f, a)?, self.node(f, b)?);
                 Ok(self.add(Node::Or(x, y)))
             }
-            ("#unary_operator_not", [a]) => {
-                let x = self.node(a)?;
+            ("#unary_operator_not", &[a]) => {
+                let x = self.node(f, a)?;
                 Ok(self.add(Node::Not(x)))
             }
-            ("#operator_=>", [a, b]) => {
-                // yaql 0.2 `build_tuple`: `a => b` is the tuple (a, b) and a
-                // left operand that is itself `=>` extends its tuple.
-                // A parenthesised left operand stays one element: the
-                // grammar gives `(a => b) => c` a span starting at `(`, one
-                // byte before its left operand's.
-                let head = match &a.kind {
-                    ExprKind::Op("#operator_=>", x) if a.span.start == span.start => {
-                        Some(self.op("#operator_=>", x, a.span)?)
-                    }
-                    _ => None,
-                };
-                let mark = self.b.mark();
-                match head {
-                    Some(t) => match self.b.get(t) {
-                        Node::List(items) => {
-                            let items = *items;
-                            for i in 0..items.len() {
-                                let n = self.b.list(items)[i];
-                                self.b.push(n);
-                            }
-                        }
-                        _ => self.b.push(t),
-                    },
-                    None => {
-                        let x = self.node(a)?;
-                        self.b.push(x);
-                    }
-                }
-                let y = self.node(b)?;
-                self.b.push(y);
-                let (items, _) = self.b.refs(mark);
-                Ok(self.add(Node::List(items)))
-            }
-            ("#unary_operator_-", [a]) => {
-                let x = self.node(a)?;
+            ("#operator_=>", &[a, b]) => self.tuple(f, a, b, span),
+            ("#unary_operator_-", &[a]) => {
+                let x = self.node(f, a)?;
                 if let Node::Const(v) = self.b.get(x) {
                     if v.is_number() {
                         if let Ok(r) = num::neg(v) {
@@ -388,9 +364,9 @@ impl<'a> Lowerer<'a> {
                 let set = self.op_set(None);
                 Ok(self.add(Node::Neg(x, set, span)))
             }
-            (_, [a, b]) if BinOp::from_func(name).is_some() => {
+            (_, &[a, b]) if BinOp::from_func(name).is_some() => {
                 let op = BinOp::from_func(name).unwrap();
-                let (x, y) = (self.node(a)?, self.node(b)?);
+                let (x, y) = (self.node(f, a)?, self.node(f, b)?);
                 if let (Node::Const(p), Node::Const(q)) = (self.b.get(x), self.b.get(y)) {
                     if let Some(v) = fold(op, p, q) {
                         if x.index() + 1 == y.index() {
@@ -403,14 +379,45 @@ impl<'a> Lowerer<'a> {
                 Ok(self.add(Node::Bin(op, x, y, set, span)))
             }
             _ => self.call(
+                f,
                 name,
                 Form::Function,
                 None,
-                Args::Exprs(args),
+                Args::Ids(args),
                 Rewrite::None,
                 span,
             ),
         }
+    }
+
+    /// yaql 0.2 `build_tuple`: `a => b` is the tuple (a, b), and a left
+    /// operand that is itself `=>` extends its tuple: the chain's left
+    /// spine is walked down, then its leftmost operand and the right ones
+    /// are lowered in order. A parenthesised left operand stays one
+    /// element: the grammar gives `(a => b) => c` a span starting at `(`,
+    /// one byte before its left operand's.
+    fn tuple(&mut self, f: &Flat<'_>, a: Id, b: Id, span: Span) -> Result<NodeId> {
+        let mut rights = vec![b];
+        let (mut left, mut start) = (a, span.start);
+        while let Kind::Op("#operator_=>", ops) = f.kind(left) {
+            let (outer, [x, y]) = (f.span(left), ops.as_slice()) else {
+                break;
+            };
+            if outer.start != start {
+                break;
+            }
+            rights.push(*y);
+            (left, start) = (*x, outer.start);
+        }
+        let mark = self.b.mark();
+        let x = self.node(f, left)?;
+        self.b.push(x);
+        for &r in rights.iter().rev() {
+            let y = self.node(f, r)?;
+            self.b.push(y);
+        }
+        let (items, _) = self.b.refs(mark);
+        Ok(self.add(Node::List(items)))
     }
 
     /// The overloads of `name` and whether they decide `form` alone.
@@ -507,7 +514,14 @@ impl<'a> Lowerer<'a> {
     }
 
     /// `recv.(expr)`: `#operator_.` with the receiver and the member.
-    fn call_nodes(&mut self, name: &str, pre: NodeId, rest: &Expr, span: Span) -> Result<NodeId> {
+    fn call_nodes(
+        &mut self,
+        f: &Flat<'_>,
+        name: &str,
+        pre: NodeId,
+        rest: Id,
+        span: Span,
+    ) -> Result<NodeId> {
         let sig = self.sig(name, Form::Function);
         let npos = 2;
         let lz = match self.lazy(name, &sig, Args::Conv(&[]), npos) {
@@ -516,7 +530,7 @@ impl<'a> Lowerer<'a> {
         };
         let mark = self.b.mark();
         self.b.push(pre);
-        let mut n = self.node(rest)?;
+        let mut n = self.node(f, rest)?;
         if lz {
             n = self.add(Node::Lambda(n));
         }
@@ -532,39 +546,41 @@ impl<'a> Lowerer<'a> {
         }))))
     }
 
-    fn call_args(
+    fn call_args<'e>(
         &mut self,
+        f: &'e Flat<'e>,
         name: &str,
         form: Form,
         recv: Option<NodeId>,
-        args: &[Arg],
+        args: &'e [Arg<'e>],
         span: Span,
     ) -> Result<NodeId> {
-        self.call(name, form, recv, Args::Ast(args), Rewrite::None, span)
+        self.call(f, name, form, recv, Args::Ast(args), Rewrite::None, span)
     }
 
     /// The keyword of a yaql 0.2 `name => value` positional argument.
-    fn legacy_kw<'e>(a: &A<'e>) -> Option<(&'e str, &'e Expr)> {
-        match a {
-            A::Pos(e) => match &e.kind {
-                ExprKind::Op("#operator_=>", xs) if xs[0].span.start == e.span.start => {
-                    match &xs[0].kind {
-                        ExprKind::Keyword(k) => Some((k.as_str(), &xs[1])),
-                        _ => None,
-                    }
-                }
+    fn legacy_kw<'e>(f: &'e Flat<'e>, a: &A<'e>) -> Option<(&'e str, Id)> {
+        let A::Pos(e) = *a else { return None };
+        match f.kind(e) {
+            Kind::Op("#operator_=>", xs) => match (xs.as_slice(), f.span(e).start) {
+                (&[k, v], start) if f.span(k).start == start => match f.kind(k) {
+                    Kind::Keyword(k) => Some((k, v)),
+                    _ => None,
+                },
                 _ => None,
             },
             _ => None,
         }
     }
 
-    fn call(
+    #[allow(clippy::too_many_arguments)]
+    fn call<'e>(
         &mut self,
+        f: &'e Flat<'e>,
         name: &str,
         form: Form,
         recv: Option<NodeId>,
-        args: Args<'_>,
+        args: Args<'e>,
         rewrite: Rewrite,
         span: Span,
     ) -> Result<NodeId> {
@@ -584,11 +600,11 @@ impl<'a> Lowerer<'a> {
                         })
                     })
                 };
-                let kw = |a: A<'_>| Self::legacy_kw(&a).is_some_and(|(k, _)| takes(k));
+                let kw = |a: A<'_>| Self::legacy_kw(f, &a).is_some_and(|(k, _)| takes(k));
                 if args.iter().any(kw) {
                     let conv: Vec<A<'_>> = args
                         .iter()
-                        .map(|a| match Self::legacy_kw(&a) {
+                        .map(|a| match Self::legacy_kw(f, &a) {
                             Some((k, v)) if takes(k) => A::Named(k, v),
                             _ => a,
                         })
@@ -596,7 +612,15 @@ impl<'a> Lowerer<'a> {
                     // The arguments are lowered as the default engine does.
                     let saved = self.legacy;
                     self.legacy = false;
-                    let r = self.call(name, form, recv, Args::Conv(&conv), Rewrite::LegacyKw, span);
+                    let r = self.call(
+                        f,
+                        name,
+                        form,
+                        recv,
+                        Args::Conv(&conv),
+                        Rewrite::LegacyKw,
+                        span,
+                    );
                     self.legacy = saved;
                     return r;
                 }
@@ -610,6 +634,7 @@ impl<'a> Lowerer<'a> {
                     })
                     .collect();
                 return self.call(
+                    f,
                     name,
                     form,
                     recv,
@@ -633,7 +658,7 @@ impl<'a> Lowerer<'a> {
             match a {
                 A::Pos(e) => {
                     let lz = lazy.pos(&sig, npushed);
-                    let mut n = self.node(e)?;
+                    let mut n = self.node(f, e)?;
                     if lz {
                         n = self.add(Node::Lambda(n));
                     }
@@ -642,13 +667,13 @@ impl<'a> Lowerer<'a> {
                 A::Mapping(k, v) => {
                     let lz = lazy.pos(&sig, npushed);
                     let mut k = match k {
-                        Key::Expr(k) => self.node(k)?,
+                        Key::Expr(k) => self.node(f, k)?,
                         Key::Str(s) => self.add(Node::Const(Value::str(s))),
                     };
                     if lz {
                         k = self.add(Node::Lambda(k));
                     }
-                    let mut v = self.node(v)?;
+                    let mut v = self.node(f, v)?;
                     if lz {
                         v = self.add(Node::Lambda(v));
                     }
@@ -658,7 +683,7 @@ impl<'a> Lowerer<'a> {
                 A::Skip => self.b.push(NodeId::SKIP),
                 A::Named(n, e) => {
                     let lz = lazy.named(&sig, nnamed, n);
-                    let mut x = self.node(e)?;
+                    let mut x = self.node(f, e)?;
                     if lz {
                         x = self.add(Node::Lambda(x));
                     }
@@ -735,4 +760,40 @@ fn fold(op: BinOp, a: &Value, b: &Value) -> Option<Value> {
         _ => return None,
     };
     r.ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ir::Node;
+    use crate::yaql::{flat::Flat, parse_flat, LexOptions};
+
+    fn lower_legacy(src: &str) -> crate::ir::Expr {
+        let reg = runtime::Registry::new();
+        let lex = LexOptions {
+            legacy: true,
+            murano: false,
+        };
+        let mut f = Flat::default();
+        let root = parse_flat(src, lex, &mut f).unwrap();
+        let mut lowerer = super::Lowerer::new(&reg).legacy(true);
+        lowerer.lower_flat(&f, root).ok().unwrap()
+    }
+
+    /// yaql 0.2 `a => b => c` is one tuple (a, b, c), built in one pass:
+    /// a chain of 100,000 is 100,000 constants and one list.
+    #[test]
+    fn legacy_pair_chains_make_one_tuple() {
+        // A parenthesised left operand stays one element.
+        let ir = lower_legacy("(1 => 2) => 3 => 4");
+        let want = "list : list\n  list : list\n    const 1 : int\n    const 2 : int\n  \
+                    const 3 : int\n  const 4 : int\n";
+        assert_eq!(ir.print(), want);
+        let n = 100_000;
+        let src = vec!["7"; n].join(" => ");
+        let t = std::time::Instant::now();
+        let ir = lower_legacy(&src);
+        assert!(t.elapsed().as_secs() < 5);
+        assert_eq!(ir.nodes.len(), n + 1);
+        assert!(matches!(ir[ir.root], Node::List(items) if items.len() == n));
+    }
 }

@@ -73,13 +73,6 @@ pub enum Arg {
 }
 
 impl Expr {
-    /// Makes a node.
-    pub fn new(kind: ExprKind, l: usize, r: usize) -> Box<Expr> {
-        Box::new(Expr {
-            kind,
-            span: Span::new(l, r),
-        })
-    }
     /// Pretty form, fully parenthesised (used by tests).
     pub fn sexp(&self) -> String {
         fn args(a: &[Arg]) -> String {
@@ -117,86 +110,4 @@ impl Expr {
             ExprKind::NsName(ns, n) => format!("{}:{n}", ns.clone().unwrap_or_default()),
         }
     }
-}
-
-// The grammar's actions (`grammar.lalrpop`).
-
-/// Makes a node.
-pub(crate) fn node(kind: ExprKind, l: usize, r: usize) -> Expr {
-    Expr {
-        kind,
-        span: Span::new(l, r),
-    }
-}
-
-/// Builds a binary operator node.
-pub(crate) fn op2(name: &'static str, a: Expr, b: Expr, l: usize, r: usize) -> Expr {
-    node(ExprKind::Op(name, vec![a, b]), l, r)
-}
-
-/// Builds a unary operator node.
-pub(crate) fn op1(name: &'static str, a: Expr, l: usize, r: usize) -> Expr {
-    node(ExprKind::Op(name, vec![a]), l, r)
-}
-
-/// Builds `key => value` in an argument list: a named argument when the
-/// key is a bare keyword, else a mapping rule.
-pub(crate) fn named_or_mapping(k: Expr, v: Expr) -> Arg {
-    match k.kind {
-        ExprKind::Keyword(name) => Arg::Named(name, v),
-        _ => Arg::Mapping(k, v),
-    }
-}
-
-/// Builds `recv.member`: a keyword member makes [`ExprKind::Attr`], a call
-/// [`ExprKind::Method`] (also in parentheses: `x.(f(y))` is `x.f(y)`), any
-/// other member [`ExprKind::Dot`].
-pub(crate) fn member(recv: Expr, m: Expr, l: usize, r: usize) -> Expr {
-    let recv = Box::new(recv);
-    let kind = match m.kind {
-        ExprKind::Keyword(k) => ExprKind::Attr(recv, k),
-        ExprKind::Call(n, a) => ExprKind::Method(recv, n, a),
-        other => ExprKind::Dot(
-            recv,
-            Box::new(Expr {
-                kind: other,
-                span: m.span,
-            }),
-        ),
-    };
-    node(kind, l, r)
-}
-
-/// Starts an argument list.
-pub(crate) fn first(a: Arg) -> Vec<Arg> {
-    let mut v = Vec::with_capacity(4);
-    v.push(a);
-    v
-}
-
-/// Appends to an argument list.
-pub(crate) fn push(mut v: Vec<Arg>, a: Arg) -> Vec<Arg> {
-    v.push(a);
-    v
-}
-
-/// Checks an argument list: `f(a,,b)` and `f(,a)` are fine; a trailing
-/// empty slot and a positional argument after a named one are errors.
-pub fn check_args(mut v: Vec<Arg>) -> Result<Vec<Arg>, &'static str> {
-    if v.len() == 1 && v[0] == Arg::Skip {
-        v.clear();
-        return Ok(v);
-    }
-    if matches!(v.last(), Some(Arg::Skip)) {
-        return Err("trailing comma");
-    }
-    let mut seen_named = false;
-    for a in &v {
-        match a {
-            Arg::Named(..) | Arg::Mapping(..) => seen_named = true,
-            _ if seen_named => return Err("positional argument after a named one"),
-            _ => {}
-        }
-    }
-    Ok(v)
 }

@@ -4,6 +4,8 @@
 //! the syntax tree's strings, so a token costs no allocation. [`Lexer`]
 //! streams tokens to the parser.
 
+use std::borrow::Cow;
+
 use runtime::{Error, Span};
 
 /// A token. Payloads are slices of the source.
@@ -392,19 +394,19 @@ pub fn tokenize(src: &str, opts: LexOptions) -> Result<Vec<Spanned<'_>>, Error> 
 }
 
 /// Decodes a verbatim string's text: `` \` `` is a backquote.
-pub fn unquote_verbatim(raw: &str) -> String {
+pub fn unquote_verbatim(raw: &str) -> Cow<'_, str> {
     if raw.contains("\\`") {
-        raw.replace("\\`", "`")
+        Cow::Owned(raw.replace("\\`", "`"))
     } else {
-        raw.to_string()
+        Cow::Borrowed(raw)
     }
 }
 
 /// Decodes backslash escapes as Python's `unicode_escape` does for the
 /// sequences it knows; unknown sequences stay as they are.
-pub fn unescape(raw: &str) -> String {
+pub fn unescape(raw: &str) -> Cow<'_, str> {
     if !raw.contains('\\') {
-        return raw.to_string();
+        return Cow::Borrowed(raw);
     }
     let mut out = String::with_capacity(raw.len());
     let cs: Vec<char> = raw.chars().collect();
@@ -479,5 +481,5 @@ pub fn unescape(raw: &str) -> String {
             }
         }
     }
-    out
+    Cow::Owned(out)
 }

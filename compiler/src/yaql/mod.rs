@@ -1,6 +1,7 @@
 //! The YAQL front end: lexer, grammar (lalrpop) and syntax tree.
 
 pub mod ast;
+pub mod flat;
 pub mod lexer;
 
 #[allow(missing_docs, clippy::all, unused_parens, unreachable_pub)]
@@ -13,12 +14,23 @@ use runtime::{Error, Span};
 
 pub use lexer::LexOptions;
 
-/// Parses a YAQL expression.
+/// Parses a YAQL expression into its syntax tree.
+pub fn parse(src: &str, opts: LexOptions) -> Result<Box<ast::Expr>, Error> {
+    let mut tree = flat::Flat::with_capacity(src.len());
+    let root = parse_flat(src, opts, &mut tree)?;
+    Ok(tree.tree(root))
+}
+
+/// Parses a YAQL expression into `tree` (empty) and returns its root.
 ///
 /// The lexer streams tokens to the parser. A lexical error anywhere in
 /// `src` wins over a syntax error before it (the reference tokenizes the
 /// whole expression first), so after a syntax error the rest is lexed.
-pub fn parse(src: &str, opts: LexOptions) -> Result<Box<ast::Expr>, Error> {
+pub fn parse_flat<'s>(
+    src: &'s str,
+    opts: LexOptions,
+    tree: &mut flat::Flat<'s>,
+) -> Result<flat::Id, Error> {
     if src
         .bytes()
         .all(|c| matches!(c, b' ' | b'\t' | b'\r' | b'\n'))
@@ -29,7 +41,7 @@ pub fn parse(src: &str, opts: LexOptions) -> Result<Box<ast::Expr>, Error> {
         );
     }
     let mut lx = lexer::Lexer::new(src, opts);
-    let r = grammar::ExprParser::new().parse(lx.by_ref());
+    let r = grammar::ExprParser::new().parse(tree, lx.by_ref());
     match r {
         Ok(e) => Ok(e),
         Err(e) => Err(match lx.finish() {
