@@ -63,8 +63,8 @@ fn run_case(req: &J, jit: compiler::jit::Mode) -> J {
     };
     if let Some(J::Object(cfg)) = req.get("configs") {
         for (cls, props) in cfg {
-            if let Ok(Value::Dict(d)) = tj::from_tagged(props) {
-                pkg.configs.insert(cls.clone(), (*d).clone());
+            if let Ok(Value::Dict(ref d)) = tj::from_tagged(props) {
+                pkg.configs.insert(cls.clone(), (**d).clone());
             }
         }
     }

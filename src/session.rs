@@ -210,8 +210,8 @@ pub fn read_class_configs(dir: &std::path::Path, packages: &mut [Package]) -> Re
                 continue;
             };
             match v {
-                Value::Dict(d) => {
-                    p.configs.insert(class, (*d).clone());
+                Value::Dict(ref d) => {
+                    p.configs.insert(class, (**d).clone());
                 }
                 other => {
                     return Err(format!(

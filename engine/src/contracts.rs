@@ -410,8 +410,8 @@ impl Check {
                 // error of the contract.
                 let d = match v {
                     Value::Null => Dict::default(),
-                    Value::Dict(d) if items.is_empty() => return Ok(Value::Dict(d)),
-                    Value::Dict(d) => (*d).clone(),
+                    Value::Dict(ref d) if items.is_empty() => return Ok(Value::Dict(d.clone())),
+                    Value::Dict(ref d) => (**d).clone(),
                     other => {
                         let at = match path {
                             At::Top => String::new(),
@@ -1153,7 +1153,7 @@ fn owned_check(cx: &Cx, a: Args, want_owned: bool) -> Result<Value> {
     let this = match Scope::find(cx.ctx, |s| s.owner.clone()) {
         Some(t) => Some(t),
         None => match cx.ctx.var("this") {
-            Value::Object(t) => Some(t),
+            Value::Object(ref t) => Some(t.clone()),
             _ => None,
         },
     };

@@ -353,12 +353,18 @@ impl Activation<'_> {
             TargetRoot::Of(base, name) => {
                 let b = self.eval_expr(code, *base)?;
                 match b {
-                    Value::Type(t) => {
+                    Value::Type(ref t) => {
                         let cls = self.ex.class(&t.name)?;
                         self.assign_static(code, &cls, name, steps, v)
                     }
-                    Value::Object(o) => self
-                        .set_at(code, Value::Object(o), Value::str(&**name), steps, v)
+                    Value::Object(ref o) => self
+                        .set_at(
+                            code,
+                            Value::Object(o.clone()),
+                            Value::str(&**name),
+                            steps,
+                            v,
+                        )
                         .map(|_| ()),
                     other => Err(Error::type_(format!(
                         "cannot set property {name} of {}",
@@ -439,22 +445,22 @@ impl Activation<'_> {
         v: Value,
     ) -> Result<Option<Value>> {
         match cur {
-            Value::Object(o) => {
+            Value::Object(ref o) => {
                 let name = runtime::pyrepr::to_str(&key);
                 let inside = matches!(&self.this, Value::Object(t) if t.slot == o.slot);
                 if rest.is_empty() {
                     self.ex
-                        .set_property(&o, &name, v, inside, Some(self.class))?;
+                        .set_property(o, &name, v, inside, Some(self.class))?;
                 } else {
-                    let inner = read_for_update(self.ex.get_property(&o, &name, inside))?;
+                    let inner = read_for_update(self.ex.get_property(o, &name, inside))?;
                     if let Some(nv) = self.set_path(code, inner, rest, v)? {
                         self.ex
-                            .set_property(&o, &name, nv, inside, Some(self.class))?;
+                            .set_property(o, &name, nv, inside, Some(self.class))?;
                     }
                 }
                 Ok(None)
             }
-            Value::List(l) => {
+            Value::List(ref l) => {
                 let Some(i) = key.as_i64().filter(|_| !matches!(key, Value::Bool(_))) else {
                     return Err(not_assignable());
                 };
@@ -473,7 +479,7 @@ impl Activation<'_> {
                     out.extend_from_slice(&l[b..]);
                     return Ok(Some(Value::list(out)));
                 }
-                let mut items = (*l).clone();
+                let mut items = (**l).clone();
                 let ix = if i < 0 { i + n } else { i };
                 if ix < 0 || ix >= n {
                     return Err(Error::index("list index out of range"));
@@ -485,8 +491,8 @@ impl Activation<'_> {
                 }
                 Ok(Some(Value::list(items)))
             }
-            Value::Dict(d) => {
-                let mut d2 = (*d).clone();
+            Value::Dict(ref d) => {
+                let mut d2 = (**d).clone();
                 // A missing key reads as an empty dict.
                 let inner = d2.get(&key).cloned().unwrap_or_else(empty_dict);
                 match self.set_path(code, inner, rest, v)? {
@@ -534,7 +540,7 @@ fn not_assignable() -> Error {
 pub fn error_names(ex: &Executor, e: &Error, qualified: bool) -> Vec<String> {
     if e.kind() == MURANO_EXCEPTION {
         if let Some(Value::Object(o)) = e.data() {
-            if let Ok(Some(Value::List(l))) =
+            if let Ok(Some(Value::List(ref l))) =
                 ex.with_obj(o, |s| s.attrs.get(&Value::str("#names")).cloned())
             {
                 return l.iter().map(runtime::pyrepr::to_str).collect();

@@ -213,10 +213,10 @@ fn bind_value(obj: &Value, mappings: &runtime::Dict) -> Result<Value> {
 /// `obj.bind(mappings)`.
 fn bind(cx: &Cx, a: Args) -> Result<Value> {
     let obj = stdlib::finalize(cx.env, a.get(0).clone())?;
-    let Value::Dict(m) = stdlib::finalize(cx.env, a.get(1).clone())? else {
+    let Value::Dict(ref m) = stdlib::finalize(cx.env, a.get(1).clone())? else {
         return Err(Error::type_("mappings must be a mapping"));
     };
-    bind_value(&obj, &m)
+    bind_value(&obj, m)
 }
 
 // ---------------------------------------------------------------- substr
@@ -562,7 +562,7 @@ fn apply_op(doc: &mut Value, op: &Value) -> PResult<()> {
 fn patch(cx: &Cx, a: Args) -> Result<Value> {
     let mut doc = stdlib::finalize(cx.env, a.get(0).clone())?;
     let ops = match stdlib::finalize(cx.env, a.get(1).clone())? {
-        Value::List(l) => l.to_vec(),
+        Value::List(ref l) => l.to_vec(),
         other => vec![other],
     };
     for op in &ops {

@@ -37,7 +37,8 @@ fn obj(v: &Value) -> Result<&Arc<ObjRef>> {
 /// asks `caller_class.is_compatible(self)`).
 fn inside(cx: &Cx, o: &ObjRef) -> bool {
     // The common case, a method reading its own object, costs no lookup.
-    if matches!(cx.ctx.var("this"), Value::Object(t) if t.slot == o.slot && t.store == o.store) {
+    if matches!(cx.ctx.var("this"), Value::Object(ref t) if t.slot == o.slot && t.store == o.store)
+    {
         return true;
     }
     let Ok(ex) = executor(cx) else { return false };
@@ -546,8 +547,14 @@ fn log_message(cx: &Cx, a: Args) -> Result<Value> {
     // `exception`: the message, then the exception's stack trace
     // (murano/engine/system/logger.py joins them with a newline).
     if let Value::Object(exc) = a.get(5) {
-        if let Value::Object(trace) = ex.get_property(exc, "stackTrace", true)? {
-            let t = ex.call(&Value::Object(trace), "toString", vec![], vec![], false)?;
+        if let Value::Object(ref trace) = ex.get_property(exc, "stackTrace", true)? {
+            let t = ex.call(
+                &Value::Object(trace.clone()),
+                "toString",
+                vec![],
+                vec![],
+                false,
+            )?;
             text.push('\n');
             text.push_str(&runtime::pyrepr::to_str(&t.unwrap_or(Value::Null)));
         }

@@ -121,7 +121,7 @@ pub(crate) fn parse_def(
                     .cloned()
                     .unwrap_or(Value::Null),
                 props: match x {
-                    Value::Dict(p) => (*p).clone(),
+                    Value::Dict(ref p) => (**p).clone(),
                     _ => Dict::default(),
                 },
                 destroyed: d.get(&Value::str("destroyed")).is_some_and(Value::truthy),

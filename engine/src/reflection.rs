@@ -353,7 +353,7 @@ fn instantiate_metas(
         crate::check_meta(&mc.decl, target, &mut used)?;
         let t = CTemplate::compile(&md.props, &reg, copts)?;
         let props = match t.eval(&env, &ctx)? {
-            Value::Dict(d) => (*d).clone(),
+            Value::Dict(ref d) => (**d).clone(),
             Value::Null => Dict::default(),
             other => {
                 return Err(Error::value(format!(

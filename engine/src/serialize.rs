@@ -142,7 +142,7 @@ impl Ser<'_> {
 
     fn pass12(&mut self, n: N, parent: &Parent) -> Result<(N, bool)> {
         match n {
-            N::V(Value::Type(t)) => Ok((
+            N::V(Value::Type(ref t)) => Ok((
                 N::V(Value::str(format!(
                     "{}/{}@{}",
                     t.name, t.version, t.package

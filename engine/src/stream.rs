@@ -665,8 +665,10 @@ fn header_id(h: &Dict, key: &Value) -> Result<Arc<String>, String> {
 fn header_class(ex: &Executor, text: &[u8]) -> Result<Option<Arc<Class>>, String> {
     let text = std::str::from_utf8(text).map_err(|e| e.to_string())?;
     let h = runtime::json::from_tagged_str(text).map_err(|e| e.message().to_string())?;
-    let Value::Dict(h) = h else { return Ok(None) };
-    match model::def_type(&h) {
+    let Value::Dict(ref h) = h else {
+        return Ok(None);
+    };
+    match model::def_type(h) {
         Some(ty) => ex.class(&ty).map(Some).map_err(|e| e.message().to_string()),
         None => Ok(None),
     }
@@ -1003,7 +1005,7 @@ impl Worker<'_> {
             Some(changed) => Value::dict(changed),
             None => v.clone(),
         };
-        let Value::Dict(props) = props else {
+        let Value::Dict(ref props) = props else {
             unreachable!("a definition is a dict")
         };
         let class = &self.class_list[ci as usize].0;
@@ -1012,14 +1014,14 @@ impl Worker<'_> {
                 seq: me,
                 path: render(base, segs),
                 class: class.clone(),
-                props,
+                props: props.clone(),
             });
         } else {
             let path = || render(base, segs);
             check(
                 &self.ex,
                 class,
-                &props,
+                props,
                 me,
                 &path,
                 &mut self.found.violations,
@@ -1235,7 +1237,7 @@ impl Large<'_> {
                 _ => None,
             });
         let def = header.and_then(|slot| match self.residual(slot) {
-            Value::Dict(h) => model::def_type(&h).map(|ty| (h, ty)),
+            Value::Dict(ref h) => model::def_type(h).map(|ty| (h.clone(), ty)),
             _ => None,
         });
         let mut out = Dict::default();

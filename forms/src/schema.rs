@@ -282,7 +282,7 @@ impl<'a> Gen<'a> {
                 }
                 let t = CTemplate::compile(&md.props, &reg, copts)?;
                 let props = match t.eval(&env, &ctx)? {
-                    Value::Dict(d) => (*d).clone(),
+                    Value::Dict(ref d) => (**d).clone(),
                     Value::Null => Dict::default(),
                     _ => return Err(Error::value("Invalid Meta format")),
                 };
@@ -655,7 +655,7 @@ impl<'a> Gen<'a> {
     /// A property's or argument's schema: must be a dict.
     fn translate_top(&self, t: &Template, owner: &Arc<Class>) -> Result<Dict> {
         match self.translate(t, owner)? {
-            Value::Dict(d) => Ok((*d).clone()),
+            Value::Dict(ref d) => Ok((**d).clone()),
             _ => Err(no_schema(format!(
                 "{}: the contract does not translate to a schema",
                 t.pos
@@ -763,10 +763,10 @@ impl<'a> Gen<'a> {
         name: &str,
         args: &[AArg],
     ) -> Result<Value> {
-        let Value::Dict(d) = recv else {
+        let Value::Dict(ref d) = recv else {
             return Err(no_schema(format!("{name}() of a non-schema value")));
         };
-        let mut d = (*d).clone();
+        let mut d = (**d).clone();
         let not_null = d.get(&key(NOT_NULL)).is_some();
         match name {
             "string" | "int" | "bool" => {
@@ -781,9 +781,9 @@ impl<'a> Gen<'a> {
                 )])))
             }
             "notNull" => {
-                if let Some(Value::List(types)) = d.get(&key("type")).cloned() {
+                if let Some(Value::List(ref types)) = d.get(&key("type")).cloned() {
                     if types.iter().any(|t| t.as_str() == Some("null")) {
-                        let mut ts: Vec<Value> = (*types).clone();
+                        let mut ts: Vec<Value> = (**types).clone();
                         if let Some(i) = ts.iter().position(|t| t.as_str() == Some("null")) {
                             ts.remove(i);
                         }
@@ -880,9 +880,9 @@ impl<'a> Gen<'a> {
             ExprKind::NsName(ns, n) => format!("{}:{n}", ns.clone().unwrap_or_default()),
             _ => match self.eval_plain(cx, e)? {
                 Value::Null => return Ok(None),
-                Value::Str(s) => s.to_string(),
-                Value::Type(t) => return Ok(Some(self.ex.class(&t.name)?.name.to_string())),
-                Value::Object(o) => return Ok(Some(self.ex.class_of(&o)?.name.to_string())),
+                Value::Str(ref s) => s.to_string(),
+                Value::Type(ref t) => return Ok(Some(self.ex.class(&t.name)?.name.to_string())),
+                Value::Object(ref o) => return Ok(Some(self.ex.class_of(o)?.name.to_string())),
                 _ => return Err(no_schema("bad type argument")),
             },
         };

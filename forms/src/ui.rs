@@ -422,7 +422,7 @@ fn opt_int(n: Option<&Node>, what: &str) -> Result<Option<i64>> {
     }
     match node_value(n) {
         Value::Int(i) => Ok(Some(i)),
-        Value::Str(s) => s.trim().parse::<i64>().map(Some).map_err(|_| {
+        Value::Str(ref s) => s.trim().parse::<i64>().map(Some).map_err(|_| {
             n.pos.error(
                 ErrorKind::UiDefinitionError,
                 format!("{what} must be an integer"),
@@ -688,7 +688,7 @@ fn parse_field(n: &Node) -> Result<Field> {
     let requirements = match n.get("requirements") {
         None => Dict::default(),
         Some(r) => match node_value(r) {
-            Value::Dict(d) => (*d).clone(),
+            Value::Dict(ref d) => (**d).clone(),
             Value::Null => Dict::default(),
             _ => {
                 return Err(r.pos.error(
@@ -727,7 +727,7 @@ fn parse_field(n: &Node) -> Result<Field> {
         }
     }
     let raw = match node_value(n) {
-        Value::Dict(d) => (*d).clone(),
+        Value::Dict(ref d) => (**d).clone(),
         _ => Dict::default(),
     };
     Ok(Field {
@@ -1149,7 +1149,7 @@ impl UiHost {
         }
         let _g = self.enter()?;
         match v {
-            Value::Str(s) => {
+            Value::Str(ref s) => {
                 let name = &s[MARK.len()..];
                 let t = self
                     .templates
@@ -1157,12 +1157,12 @@ impl UiHost {
                     .ok_or_else(|| ui_error(format!("unknown template {name}")))?;
                 self.eval(env, t, ctx)
             }
-            Value::List(l) => Ok(Value::list(
+            Value::List(ref l) => Ok(Value::list(
                 l.iter()
                     .map(|x| self.resolve(env, x.clone(), ctx))
                     .collect::<Result<_>>()?,
             )),
-            Value::Dict(d) => {
+            Value::Dict(ref d) => {
                 let mut out = Dict::default();
                 for (k, x) in d.iter() {
                     out.insert(
@@ -1263,8 +1263,8 @@ fn f_ref(cx: &Cx, a: Args) -> Result<Value> {
             };
             let v = h.eval(cx.env, t, cx.ctx)?;
             let v = match v {
-                Value::Dict(d) => {
-                    let mut d = (*d).clone();
+                Value::Dict(ref d) => {
+                    let mut d = (**d).clone();
                     let mut q = match d.get(&Value::str("?")) {
                         Some(Value::Dict(q)) => (**q).clone(),
                         _ => Dict::default(),
@@ -1640,7 +1640,7 @@ impl Gen<'_> {
             FieldType::Boolean | FieldType::FloatingIp => match v {
                 Value::Bool(b) => Value::Bool(b),
                 Value::Null => Value::Bool(false),
-                Value::Str(s) => Value::Bool(!matches!(
+                Value::Str(ref s) => Value::Bool(!matches!(
                     s.to_ascii_lowercase().as_str(),
                     "" | "false" | "0" | "no" | "off"
                 )),
@@ -1650,8 +1650,8 @@ impl Gen<'_> {
                 Value::Int(i) => Value::Int(i),
                 Value::Bool(b) => Value::Int(b as i64),
                 Value::Null => Value::Null,
-                Value::Str(s) if s.trim().is_empty() => Value::Null,
-                Value::Str(s) => Value::Int(
+                Value::Str(ref s) if s.trim().is_empty() => Value::Null,
+                Value::Str(ref s) => Value::Int(
                     s.trim()
                         .parse::<i64>()
                         .map_err(|_| format!("`{s}` is not a whole number"))?,
@@ -1666,14 +1666,14 @@ impl Gen<'_> {
             },
             FieldType::DatabaseList => match v {
                 Value::Null => Value::list(vec![]),
-                Value::Str(s) => Value::list(
+                Value::Str(ref s) => Value::list(
                     s.split(',')
                         .map(str::trim)
                         .filter(|x| !x.is_empty())
                         .map(Value::str)
                         .collect(),
                 ),
-                Value::List(l) => Value::List(l),
+                Value::List(ref l) => Value::List(l.clone()),
                 other => {
                     return Err(format!(
                         "`{}` is not a list of database names",
@@ -1683,13 +1683,13 @@ impl Gen<'_> {
             },
             FieldType::Network => match v {
                 Value::Null => Value::list(vec![Value::Null, Value::Null]),
-                Value::Str(s) => match s.split_once(',') {
+                Value::Str(ref s) => match s.split_once(',') {
                     Some((n, sub)) => {
                         Value::list(vec![Value::str(n.trim()), Value::str(sub.trim())])
                     }
-                    None => Value::list(vec![Value::str(&*s), Value::Null]),
+                    None => Value::list(vec![Value::str(&**s), Value::Null]),
                 },
-                Value::List(l) if l.len() == 2 => Value::List(l),
+                Value::List(ref l) if l.len() == 2 => Value::List(l.clone()),
                 other => {
                     return Err(format!(
                         "`{}` is not a [network, subnet] pair",
@@ -1704,7 +1704,7 @@ impl Gen<'_> {
             },
             _ => match v {
                 Value::Null => Value::str(""),
-                Value::Str(s) => Value::Str(s),
+                Value::Str(ref s) => Value::Str(s.clone()),
                 other => Value::str(runtime::pyrepr::to_str(&other)),
             },
         })
@@ -2274,8 +2274,10 @@ fn has_network(v: &Value) -> bool {
 }
 
 fn set_app_name(model: Value, name: &str) -> Value {
-    let Value::Dict(d) = model else { return model };
-    let mut d = (*d).clone();
+    let Value::Dict(ref d) = model else {
+        return model;
+    };
+    let mut d = (**d).clone();
     let mut q = match d.get(&Value::str("?")) {
         Some(Value::Dict(q)) => (**q).clone(),
         _ => Dict::default(),
@@ -2291,7 +2293,7 @@ fn set_app_name(model: Value, name: &str) -> Value {
 /// Gives every `?` mapping an `id` (where it has none), in document order.
 pub fn insert_ids(v: Value, ids: &mut IdGen) -> Value {
     match v {
-        Value::Dict(d) => {
+        Value::Dict(ref d) => {
             let mut out = Dict::default();
             for (k, x) in d.iter() {
                 if k.as_str() == Some("?") {
@@ -2308,7 +2310,7 @@ pub fn insert_ids(v: Value, ids: &mut IdGen) -> Value {
             }
             Value::dict(out)
         }
-        Value::List(l) => Value::list(l.iter().map(|x| insert_ids(x.clone(), ids)).collect()),
+        Value::List(ref l) => Value::list(l.iter().map(|x| insert_ids(x.clone(), ids)).collect()),
         other => other,
     }
 }

@@ -638,7 +638,7 @@ mod tests {
             "123456789012345678901234567890",
         ] {
             match one(big) {
-                Value::BigInt(b) => assert_eq!(b.to_string(), big),
+                Value::BigInt(ref b) => assert_eq!(b.to_string(), big),
                 v => panic!("{big} loaded as {v:?}"),
             }
         }
@@ -675,7 +675,7 @@ mod tests {
         );
         // Keys are interned: one allocation for a key repeated across objects.
         let v = from_tagged_str(r#"[{"name": 1, "age": 2}, {"age": 3, "name": 4}]"#).unwrap();
-        let Value::List(l) = v else { panic!() };
+        let Value::List(ref l) = v else { panic!() };
         let key = |i: usize, k: usize| match &l[i] {
             Value::Dict(d) => match d.get_index(k).unwrap().0 {
                 Value::Str(s) => s.clone(),

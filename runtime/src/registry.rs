@@ -692,13 +692,13 @@ fn bind_one(cx: &Cx, prm: &Param, a: &ArgIn, slot: &mut Option<Value>) -> Result
     }
     let v = force(cx, a, slot)?;
     // A pair of thunks given to an eager mapping-rule parameter: force both.
-    let v = match (&prm.ty, v) {
+    let v = match (&prm.ty, &v) {
         (Ty::Pair, Value::Pair(pr)) => {
             let k = force_val(cx, &pr.0)?;
             let w = force_val(cx, &pr.1)?;
             Value::Pair(Arc::new((k, w)))
         }
-        (_, v) => v,
+        _ => v,
     };
     Ok(if prm.check(&v, cx.env.options().legacy) {
         Some(v)

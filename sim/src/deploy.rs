@@ -78,7 +78,7 @@ pub fn run(ex: &Executor, root: &Arc<ObjRef>, method: &str) -> Result<()> {
     if ex.class_of(root)?.find_method(method).is_some() {
         return ex.call(&root_v, method, vec![], vec![], false).map(|_| ());
     }
-    let Value::List(apps) = ex.get_property(root, "applications", true)? else {
+    let Value::List(ref apps) = ex.get_property(root, "applications", true)? else {
         return Ok(());
     };
     for app in apps.iter() {

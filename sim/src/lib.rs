@@ -560,7 +560,7 @@ fn resolve(c: &mut Cloud, stack: &str, template: &Value, params: &Value, v: &Val
                         .map(|t| runtime::pyrepr::to_str(&t));
                     let params_v =
                         get(&arg, "params").map(|p| resolve(c, stack, template, params, p));
-                    if let (Some(mut text), Some(Value::Dict(ps))) = (text, params_v) {
+                    if let (Some(mut text), Some(Value::Dict(ref ps))) = (text, params_v) {
                         let mut pairs: Vec<(String, String)> = ps
                             .iter()
                             .map(|(k, v)| (runtime::pyrepr::to_str(k), runtime::pyrepr::to_str(v)))
@@ -577,7 +577,7 @@ fn resolve(c: &mut Cloud, stack: &str, template: &Value, params: &Value, v: &Val
                 "Fn::Join" => {
                     if let Value::List(l) = &arg {
                         let sep = l.first().and_then(|x| x.as_str()).unwrap_or("").to_string();
-                        if let Some(Value::List(items)) =
+                        if let Some(Value::List(ref items)) =
                             l.get(1).map(|x| resolve(c, stack, template, params, x))
                         {
                             let parts: Vec<String> =
@@ -591,7 +591,7 @@ fn resolve(c: &mut Cloud, stack: &str, template: &Value, params: &Value, v: &Val
                         let sep = l.first().and_then(|x| x.as_str()).unwrap_or("").to_string();
                         let mut parts = Vec::new();
                         for x in l.iter().skip(1) {
-                            if let Value::List(items) = resolve(c, stack, template, params, x) {
+                            if let Value::List(ref items) = resolve(c, stack, template, params, x) {
                                 for i in items.iter() {
                                     parts.push(runtime::pyrepr::to_str(i));
                                 }
@@ -956,10 +956,10 @@ fn neutron(c: &SimCloud, a: Args) -> Result<Value> {
                 }
             };
             let objs = c.neutron.entry(kind.clone()).or_default();
-            let Some(Value::Dict(old)) = objs.get(&s(&id)).cloned() else {
+            let Some(Value::Dict(ref old)) = objs.get(&s(&id)).cloned() else {
                 return Err(not_found(&id));
             };
-            let mut obj = (*old).clone();
+            let mut obj = (**old).clone();
             if let Value::Dict(f) = &fields {
                 for (k, v) in f.iter() {
                     if k.as_str() != Some("id") {

@@ -128,9 +128,10 @@ fn indexer(cx: &Cx, a: Args) -> Result<Value> {
     }
     let it = cx.iter(&coll)?;
     let env = cx.env.clone();
-    let Value::Lambda(c) = f else {
+    let Value::Lambda(c) = &f else {
         return Ok(Value::iter(it));
     };
+    let c = c.clone();
     Ok(Value::iter(it.filter_map(move |x| match x {
         Ok(v) => match c.call(&env, std::slice::from_ref(&v)) {
             Ok(r) if r.truthy() => Some(Ok(v)),

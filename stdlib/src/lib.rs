@@ -67,7 +67,7 @@ pub fn env(options: Options) -> Env {
 /// lazy sequences become lists (honouring the iterator limit), sets become
 /// lists when `convertSetsToLists` is on, recursively.
 pub fn finalize(env: &Env, v: Value) -> Result<Value> {
-    Ok(match v {
+    Ok(match &v {
         Value::Iter(_) => {
             let items = runtime::seq::to_vec(env, &v)?;
             Value::list(
@@ -82,7 +82,7 @@ pub fn finalize(env: &Env, v: Value) -> Result<Value> {
                 return Err(runtime::Error::too_large());
             }
             if l.iter().all(|x| is_final(x, env.limit())) {
-                Value::List(l)
+                v
             } else {
                 Value::list(
                     l.iter()
@@ -104,7 +104,7 @@ pub fn finalize(env: &Env, v: Value) -> Result<Value> {
                         .collect::<Result<_>>()?,
                 )
             } else {
-                Value::Set(s)
+                v
             }
         }
         Value::Dict(d) => {
@@ -112,7 +112,7 @@ pub fn finalize(env: &Env, v: Value) -> Result<Value> {
                 return Err(runtime::Error::too_large());
             }
             if d.values().all(|x| is_final(x, env.limit())) {
-                Value::Dict(d)
+                v
             } else {
                 let mut out = runtime::Dict::default();
                 for (k, x) in d.iter() {
@@ -121,7 +121,7 @@ pub fn finalize(env: &Env, v: Value) -> Result<Value> {
                 Value::dict(out)
             }
         }
-        other => other,
+        _ => v,
     })
 }
 

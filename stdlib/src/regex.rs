@@ -666,7 +666,7 @@ fn call_with_match(env: &Env, f: &Value, c: &Compiled, s: &str, sp: &Spans) -> R
         // `value` is the unpacked character itself; start/end are those of
         // the group it names.
         let mut r = match rec(s, sp[*gi]) {
-            Value::Dict(d) => (*d).clone(),
+            Value::Dict(ref d) => (**d).clone(),
             _ => Dict::default(),
         };
         r.insert(Value::str("value"), Value::str(gname));
@@ -837,7 +837,7 @@ fn sub_lambda(cx: &Cx, c: &Compiled, s: &str, f: &Value, count: i64) -> Result<S
     sub_with(c, s, count, |sp| {
         match call_with_match(cx.env, f, c, s, sp)? {
             Value::Null => Ok(None),
-            Value::Str(r) => Ok(Some(r.to_string())),
+            Value::Str(ref r) => Ok(Some(r.to_string())),
             other => Err(Error::type_(format!(
                 "expected str instance, {} found",
                 other.type_name()

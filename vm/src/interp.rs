@@ -377,7 +377,7 @@ pub fn call_site(
             ArgKind::Skip => ArgIn::Skip,
             ArgKind::Val => ArgIn::Val(it.next().unwrap_or(Value::Null)),
             ArgKind::Thunk => match it.next() {
-                Some(Value::Lambda(c)) => ArgIn::Thunk(c),
+                Some(Value::Lambda(ref c)) => ArgIn::Thunk(c.clone()),
                 Some(v) => ArgIn::Val(v),
                 None => ArgIn::Skip,
             },

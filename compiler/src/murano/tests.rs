@@ -310,8 +310,8 @@ fn quoted_and_block_scalars_are_strings() {
             val(s)
         );
     }
-    assert!(matches!(value("!!str $"), Value::Str(s) if s.as_str() == "$"));
-    assert!(matches!(value("!!str 12"), Value::Str(s) if s.as_str() == "12"));
+    assert!(matches!(value("!!str $"), Value::Str(ref s) if s.as_str() == "$"));
+    assert!(matches!(value("!!str 12"), Value::Str(ref s) if s.as_str() == "12"));
     assert!(matches!(value("!!int '12'"), Value::Int(12)));
     assert!(matches!(value("!!float '1'"), Value::Float(f) if f == 1.0));
 }
@@ -747,7 +747,7 @@ fn loads_every_dsl_corpus_class() {
         let legacy = field("format")
             .and_then(|v| v.as_str().map(|f| f == "1.0" || f == "1.1"))
             .unwrap_or(false);
-        let Some(Value::Dict(cls)) = field("classes") else {
+        let Some(Value::Dict(ref cls)) = field("classes") else {
             continue;
         };
         for (name, src) in cls.iter() {

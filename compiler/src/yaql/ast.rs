@@ -111,3 +111,48 @@ impl Expr {
         }
     }
 }
+
+/// Trees nest as deep as their text (lowering refuses past 200 levels,
+/// but MuranoPL keeps the trees it parses): dropping moves a node's
+/// children onto a stack on the heap, emptied one by one, so that it never
+/// recurses more than one level.
+impl Drop for Expr {
+    fn drop(&mut self) {
+        let mut stack = Vec::new();
+        take_children(&mut self.kind, &mut stack);
+        while let Some(mut e) = stack.pop() {
+            take_children(&mut e.kind, &mut stack);
+        }
+    }
+}
+
+/// Moves the children of a node onto `stack`.
+fn take_children(kind: &mut ExprKind, stack: &mut Vec<Expr>) {
+    fn take(e: &mut Expr) -> Expr {
+        let null = Expr {
+            kind: ExprKind::Lit(Lit::Null),
+            span: Span::default(),
+        };
+        std::mem::replace(e, null)
+    }
+    fn args(a: &mut Vec<Arg>, stack: &mut Vec<Expr>) {
+        for a in a.drain(..) {
+            match a {
+                Arg::Pos(e) | Arg::Named(_, e) => stack.push(e),
+                Arg::Mapping(k, v) => stack.extend([k, v]),
+                Arg::Skip => {}
+            }
+        }
+    }
+    match kind {
+        ExprKind::Lit(_) | ExprKind::Keyword(_) | ExprKind::Var(_) | ExprKind::NsName(..) => {}
+        ExprKind::Call(_, a) | ExprKind::List(a) | ExprKind::Map(a) => args(a, stack),
+        ExprKind::Method(r, _, a) | ExprKind::Index(r, a) | ExprKind::Delegate(r, a) => {
+            stack.push(take(r));
+            args(a, stack);
+        }
+        ExprKind::Op(_, xs) => stack.append(xs),
+        ExprKind::Attr(r, _) => stack.push(take(r)),
+        ExprKind::Dot(r, m) | ExprKind::SafeDot(r, m) => stack.extend([take(r), take(m)]),
+    }
+}
