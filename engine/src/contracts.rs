@@ -643,7 +643,7 @@ impl Check {
                 items.iter().all(|(k, c)| match k {
                     DictKey::Const(key) => c.holds(
                         ex,
-                        runtime::value::get_interned(d, key).unwrap_or(&Value::Null),
+                        runtime::value::get_interned(d, key).unwrap_or(&runtime::value::NULL),
                     ),
                     DictKey::Expr(kc) => d.iter().all(|(rk, rv)| {
                         items

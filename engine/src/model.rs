@@ -465,7 +465,7 @@ fn all_hold(ex: &Executor, class: &Arc<Class>, props: &Dict) -> bool {
         match given {
             Some(v) if !runtime => p.contract.holds(ex, v),
             None if runtime && !p.has_default => true,
-            _ if p.default.is_none() => p.contract.holds(ex, &Value::Null),
+            _ if p.default.is_none() => p.contract.holds(ex, &runtime::value::NULL),
             _ => false,
         }
     })

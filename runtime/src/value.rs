@@ -28,6 +28,11 @@ pub type Dict = IndexMap<Value, Value, FxBuild>;
 /// order makes results deterministic).
 pub type Set = IndexSet<Value, FxBuild>;
 
+/// `null` with a `'static` address: a borrowed default that costs no
+/// temporary (values have a destructor, so `&Value::Null` is not promoted
+/// to a constant).
+pub static NULL: Value = Value::Null;
+
 /// A YAQL value.
 #[derive(Clone)]
 pub enum Value {

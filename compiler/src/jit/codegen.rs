@@ -600,7 +600,7 @@ impl Gen<'_> {
                     return Err(unsupported("get() of anything but a constant key"));
                 };
                 let default = match rest.first().map(|&d| &e[d]) {
-                    None => &Value::Null,
+                    None => &runtime::value::NULL,
                     Some(Node::Const(
                         v @ (Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_)),
                     )) => v,
