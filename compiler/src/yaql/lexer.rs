@@ -1,8 +1,8 @@
 //! The YAQL lexer, following `yaql/language/lexer.py`.
 //!
-//! Tokens borrow their text from the source: the grammar's actions make
-//! the syntax tree's strings, so a token costs no allocation. [`Lexer`]
-//! streams tokens to the parser.
+//! Tokens borrow their text from the source, and so do the nodes of the
+//! parser's [`super::flat::Flat`] tree: a token costs no allocation.
+//! [`Lexer`] streams tokens to the parser.
 
 use std::borrow::Cow;
 
