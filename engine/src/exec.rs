@@ -357,14 +357,8 @@ impl Activation<'_> {
                         let cls = self.ex.class(&t.name)?;
                         self.assign_static(code, &cls, name, steps, v)
                     }
-                    Value::Object(ref o) => self
-                        .set_at(
-                            code,
-                            Value::Object(o.clone()),
-                            Value::str(&**name),
-                            steps,
-                            v,
-                        )
+                    o @ Value::Object(_) => self
+                        .set_at(code, o, Value::str(&**name), steps, v)
                         .map(|_| ()),
                     other => Err(Error::type_(format!(
                         "cannot set property {name} of {}",

@@ -547,14 +547,8 @@ fn log_message(cx: &Cx, a: Args) -> Result<Value> {
     // `exception`: the message, then the exception's stack trace
     // (murano/engine/system/logger.py joins them with a newline).
     if let Value::Object(exc) = a.get(5) {
-        if let Value::Object(ref trace) = ex.get_property(exc, "stackTrace", true)? {
-            let t = ex.call(
-                &Value::Object(trace.clone()),
-                "toString",
-                vec![],
-                vec![],
-                false,
-            )?;
+        if let trace @ Value::Object(_) = ex.get_property(exc, "stackTrace", true)? {
+            let t = ex.call(&trace, "toString", vec![], vec![], false)?;
             text.push('\n');
             text.push_str(&runtime::pyrepr::to_str(&t.unwrap_or(Value::Null)));
         }

@@ -1673,7 +1673,7 @@ impl Gen<'_> {
                         .map(Value::str)
                         .collect(),
                 ),
-                Value::List(ref l) => Value::List(l.clone()),
+                l @ Value::List(_) => l,
                 other => {
                     return Err(format!(
                         "`{}` is not a list of database names",
@@ -1689,7 +1689,7 @@ impl Gen<'_> {
                     }
                     None => Value::list(vec![Value::str(&**s), Value::Null]),
                 },
-                Value::List(ref l) if l.len() == 2 => Value::List(l.clone()),
+                l @ Value::List(_) if matches!(&l, Value::List(x) if x.len() == 2) => l,
                 other => {
                     return Err(format!(
                         "`{}` is not a [network, subnet] pair",
@@ -1704,7 +1704,7 @@ impl Gen<'_> {
             },
             _ => match v {
                 Value::Null => Value::str(""),
-                Value::Str(ref s) => Value::Str(s.clone()),
+                s @ Value::Str(_) => s,
                 other => Value::str(runtime::pyrepr::to_str(&other)),
             },
         })

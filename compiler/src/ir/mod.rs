@@ -465,10 +465,6 @@ impl Builder {
         }
         (pos, named)
     }
-    /// The items of a list made by `refs`.
-    pub fn list(&self, r: Refs) -> &[NodeId] {
-        &self.refs[r.range()]
-    }
     /// Moves the nodes out (into exactly sized vectors), leaving the
     /// builder empty for reuse.
     pub fn finish(&mut self, root: NodeId, nlocals: u32) -> Expr {
