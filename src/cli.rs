@@ -381,6 +381,10 @@ pub struct ServeArgs {
     /// Seconds a connection may stay idle before it is closed.
     #[arg(long, default_value_t = 15.0, value_name = "SECS")]
     idle_timeout: f64,
+    /// Bytes the values of one request's engine work may take in all
+    /// (allocated, not live; 500 MemoryQuotaExceededException past it)
+    #[arg(long, default_value_t = runtime::DEFAULT_MAX_MEMORY, value_name = "BYTES")]
+    max_memory: usize,
     /// A bearer token every API request must carry (`Authorization:
     /// Bearer TOKEN` or `X-Auth-Token: TOKEN`; 401 otherwise).
     #[arg(long, env = "MURANOPL_TOKEN", hide_env_values = true)]
@@ -401,6 +405,7 @@ impl ServeArgs {
             max_body: self.max_body,
             timeout,
             idle_timeout,
+            max_memory: self.max_memory,
             token: self.token.filter(|t| !t.is_empty()),
         })
     }
@@ -423,6 +428,11 @@ pub struct ExecLimits {
     /// it); 0: unlimited
     #[arg(long, value_name = "N", default_value_t = engine::STEP_BUDGET)]
     max_steps: u64,
+    /// Bytes the execution's strings and collections may take in all
+    /// (allocated, not live; MemoryQuotaExceededException past it); 0:
+    /// unlimited
+    #[arg(long, value_name = "BYTES", default_value_t = runtime::DEFAULT_MAX_MEMORY)]
+    max_memory: usize,
 }
 
 impl From<ExecLimits> for crate::session::Limits {
@@ -430,6 +440,7 @@ impl From<ExecLimits> for crate::session::Limits {
         crate::session::Limits {
             timeout: seconds(l.timeout),
             max_steps: (l.max_steps > 0).then_some(l.max_steps),
+            max_memory: (l.max_memory > 0).then_some(l.max_memory),
         }
     }
 }
@@ -443,10 +454,15 @@ pub struct Limits {
     #[arg(long, value_name = "N")]
     limit_iterators: Option<usize>,
     /// Largest string or list one operation may build, in bytes
-    /// (MemoryQuotaExceededException past it) [default: 1073741824 (1 GiB);
-    /// 0: unlimited]
+    /// (MemoryQuotaExceededException past it) [default: 268435456 (256
+    /// MiB); 0: unlimited]
     #[arg(long, value_name = "BYTES")]
     memory_quota: Option<usize>,
+    /// Bytes the strings and collections of one evaluation may take in all
+    /// (allocated, not live; MemoryQuotaExceededException past it)
+    /// [default: 805306368 (768 MiB); 0: unlimited]
+    #[arg(long, value_name = "BYTES")]
+    max_memory: Option<usize>,
     /// Wall-clock time one evaluation may take, in seconds (TimeoutError
     /// past it) [default: 60; 0: unlimited]
     #[arg(long, value_name = "SECS")]
@@ -462,6 +478,9 @@ impl Limits {
         }
         if let Some(n) = self.memory_quota {
             opts.memory_quota = on(n);
+        }
+        if let Some(n) = self.max_memory {
+            opts.max_memory = on(n);
         }
         if let Some(t) = self.timeout {
             opts.time_budget = seconds(t);

@@ -63,7 +63,8 @@ impl Engine {
     pub fn eval(&self, prog: &Program, data: Value) -> Result<Value, Error> {
         // One budget for the evaluation and the materialisation of its
         // lazy result.
-        let _budget = runtime::budget::Budget::start(self.env.options().time_budget);
+        let opts = self.env.options();
+        let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
         if !self.copts.legacy {
             if let Some(b) = prog
                 .native(self.env.options().jit)

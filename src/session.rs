@@ -275,6 +275,8 @@ pub struct Limits {
     pub timeout: Option<std::time::Duration>,
     /// Statements (`None`: unlimited).
     pub max_steps: Option<u64>,
+    /// Bytes the execution's values may take in all (`None`: unlimited).
+    pub max_memory: Option<usize>,
 }
 
 impl Default for Limits {
@@ -282,6 +284,7 @@ impl Default for Limits {
         Limits {
             timeout: Some(std::time::Duration::from_secs(600)),
             max_steps: Some(engine::STEP_BUDGET),
+            max_memory: Some(runtime::DEFAULT_MAX_MEMORY),
         }
     }
 }
@@ -292,6 +295,6 @@ impl Session {
     pub fn limit(&self, limits: Limits) -> runtime::budget::Budget {
         self.executor()
             .set_step_budget(limits.max_steps.unwrap_or(u64::MAX));
-        runtime::budget::Budget::start(limits.timeout)
+        runtime::budget::Budget::start(limits.timeout, limits.max_memory)
     }
 }

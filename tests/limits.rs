@@ -102,6 +102,46 @@ fn the_time_budget_ends_long_evaluations() {
     );
 }
 
+/// Many values each under the per-value quota still end at the
+/// evaluation's memory budget (bytes allocated in all), and 0 turns it off.
+#[test]
+fn the_memory_budget_bounds_an_evaluation_in_all() {
+    let (n, budget) = if cfg!(debug_assertions) {
+        ("2000000", "50000000")
+    } else {
+        ("200000000", "0")
+    };
+    let expr = format!("range(1000).select('x' * {n}).len()");
+    let mut flags = limits();
+    if budget != "0" {
+        flags.extend(["--max-memory", budget]);
+    }
+    let (kind, took) = ends_with(&expr, &flags);
+    assert_eq!(kind, "MemoryQuotaExceededException");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    // Within the budget, and without one.
+    for flags in [&["--max-memory", "400000000"][..], &["--max-memory", "0"]] {
+        let o = muranopl(&[&["yaql", "range(100).select('x' * 1000000).len()"], flags].concat());
+        assert_eq!(
+            (o.status.code(), stdout(&o).trim()),
+            (Some(0), "100"),
+            "{flags:?}"
+        );
+    }
+    let o = muranopl(&[
+        "yaql",
+        "range(100).select('x' * 1000000).len()",
+        "--max-memory",
+        "50000000",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("more than 50000000 bytes in all"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// The harness answers every request of a stream, those that explode
 /// included, with the test suite's limits.
 #[test]
@@ -227,6 +267,21 @@ fn muranopl_executions_have_a_time_and_a_statement_budget() {
     );
     // The other test still passes.
     assert!(all.contains("testQuick"), "{all}");
+    // A method keeping ever more strings ends at the execution's memory
+    // budget, however many statements and seconds it has left.
+    let o = muranopl(&[
+        "test",
+        pkg,
+        "com.example.EndlessTests.testHoarding",
+        "--max-memory",
+        "100000000",
+    ]);
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("MemoryQuotaExceededException") && all.contains("100000000 bytes"),
+        "{all}"
+    );
     let o = muranopl(&[
         "test",
         pkg,

@@ -110,12 +110,14 @@ impl Program {
     /// Evaluates with `$` bound to `data`. The result may hold lazy
     /// sequences; see `finalize` in the stdlib for output conversion.
     pub fn eval(&self, env: &Env, data: Value) -> Result<Value, Error> {
-        let _budget = runtime::budget::Budget::start(env.options().time_budget);
+        let _budget =
+            runtime::budget::Budget::start(env.options().time_budget, env.options().max_memory);
         vm::interp::run(env, self.chunk(), &Frame::root(data))
     }
     /// Evaluates in a given context.
     pub fn eval_in(&self, env: &Env, ctx: &Arc<Frame>) -> Result<Value, Error> {
-        let _budget = runtime::budget::Budget::start(env.options().time_budget);
+        let _budget =
+            runtime::budget::Budget::start(env.options().time_budget, env.options().max_memory);
         vm::interp::run(env, self.chunk(), ctx)
     }
 }

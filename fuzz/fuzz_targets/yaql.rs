@@ -12,6 +12,7 @@ fn engine(legacy: bool) -> Engine {
         convert_sets_to_lists: !legacy,
         limit_iterators: Some(1000),
         memory_quota: Some(1 << 20),
+        max_memory: Some(64 << 20),
         time_budget: Some(Duration::from_millis(200)),
         ..Options::default()
     })

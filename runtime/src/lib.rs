@@ -90,8 +90,12 @@ impl std::str::FromStr for JitMode {
 pub struct Options {
     /// `yaql.limitIterators`: maximum collection size, `None` = unlimited.
     pub limit_iterators: Option<usize>,
-    /// `yaql.memoryQuota` in (approximate) bytes, `None` = unlimited.
+    /// `yaql.memoryQuota` in (approximate) bytes: the largest value one
+    /// operation may build, `None` = unlimited.
     pub memory_quota: Option<usize>,
+    /// Bytes the strings and collections of one evaluation may take in
+    /// all (allocated, not live; see [`budget`]), `None` = unlimited.
+    pub max_memory: Option<usize>,
     /// `yaql.convertSetsToLists` on output.
     pub convert_sets_to_lists: bool,
     /// yaql 0.2 compatibility (legacy) mode.
@@ -113,6 +117,10 @@ pub const DEFAULT_LIMIT_ITERATORS: usize = 10_000_000;
 /// (the reference's default is none).
 pub const DEFAULT_MEMORY_QUOTA: usize = 256 << 20;
 
+/// The default memory budget of one evaluation: 768 MiB allocated by its
+/// values in all (the reference has none).
+pub const DEFAULT_MAX_MEMORY: usize = 768 << 20;
+
 /// The default time budget of one evaluation: one minute.
 pub const DEFAULT_TIME_BUDGET: std::time::Duration = std::time::Duration::from_secs(60);
 
@@ -124,6 +132,7 @@ impl Default for Options {
         Options {
             limit_iterators: Some(DEFAULT_LIMIT_ITERATORS),
             memory_quota: Some(DEFAULT_MEMORY_QUOTA),
+            max_memory: Some(DEFAULT_MAX_MEMORY),
             convert_sets_to_lists: true,
             legacy: false,
             jit: JitMode::default(),
@@ -138,6 +147,7 @@ impl Options {
         Options {
             limit_iterators: Some(100),
             memory_quota: Some(20000),
+            max_memory: Some(DEFAULT_MAX_MEMORY),
             convert_sets_to_lists: !legacy,
             legacy,
             jit: JitMode::default(),
@@ -191,17 +201,17 @@ impl Env {
         self.0.options.limit_iterators.unwrap_or(usize::MAX)
     }
     /// Fails when one value of `bytes` bytes would exceed the memory
-    /// quota. Strings that grow by concatenation, joining, replacing or
-    /// padding are bounded this way, as repetition is (the reference
-    /// bounds only repetition; an unbounded doubling would end the
-    /// process).
+    /// quota, or would take the evaluation past its memory budget. Strings
+    /// that grow by concatenation, joining, replacing or padding are
+    /// bounded this way, as repetition is (the reference bounds only
+    /// repetition; an unbounded doubling would end the process).
     pub fn guard_size(&self, bytes: usize) -> Result<()> {
         match self.0.options.memory_quota {
             Some(q) if q > 0 && bytes > q => Err(Error::new(
                 ErrorKind::MemoryQuotaExceededException,
                 "Expression consumed too much memory",
             )),
-            _ => Ok(()),
+            _ => budget::reserve(bytes),
         }
     }
 }

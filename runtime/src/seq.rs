@@ -157,5 +157,6 @@ pub fn to_list(env: &Env, v: &Value) -> Result<Arc<Vec<Value>>> {
         }
         return Ok(l.clone());
     }
-    Ok(Arc::new(iterate(env, v)?.collect::<Result<Vec<_>>>()?))
+    let items = iterate(env, v)?.collect::<Result<Vec<_>>>()?;
+    Ok(crate::value::list_arc(items))
 }

@@ -233,22 +233,48 @@ impl LazySeq {
     }
 }
 
+/// Bytes of an `Arc`'s counts and a `String`/`Vec`/map header, as the
+/// memory budget counts them.
+const ARC_HEADER: usize = 16 + 24;
+/// Bytes of one dict entry: its hash, key and value, and an index slot.
+const DICT_ENTRY: usize = 8 + 2 * size_of::<Value>() + 8;
+/// Bytes of one set entry: its hash and value, and an index slot.
+const SET_ENTRY: usize = 8 + size_of::<Value>() + 8;
+
+/// A list's storage, counted toward the memory budget as [`Value::list`]
+/// counts it.
+pub fn list_arc(v: Vec<Value>) -> Arc<Vec<Value>> {
+    crate::budget::charge(ARC_HEADER + v.capacity() * size_of::<Value>());
+    Arc::new(v)
+}
+
+/// A set's storage, counted toward the memory budget as [`Value::set`]
+/// counts it.
+pub fn set_arc(s: Set) -> Arc<Set> {
+    crate::budget::charge(ARC_HEADER + s.capacity() * SET_ENTRY);
+    Arc::new(s)
+}
+
 impl Value {
-    /// Makes a string value.
+    /// Makes a string value. Its bytes count toward the evaluation's
+    /// memory budget ([`crate::budget::charge`]), as do a collection's.
     pub fn str<S: Into<String>>(s: S) -> Value {
-        Value::Str(Arc::new(s.into()))
+        let s = s.into();
+        crate::budget::charge(ARC_HEADER + s.capacity());
+        Value::Str(Arc::new(s))
     }
     /// Makes a list value.
     pub fn list(v: Vec<Value>) -> Value {
-        Value::List(Arc::new(v))
+        Value::List(list_arc(v))
     }
     /// Makes a dict value.
     pub fn dict(d: Dict) -> Value {
+        crate::budget::charge(ARC_HEADER + d.capacity() * DICT_ENTRY);
         Value::Dict(Arc::new(d))
     }
     /// Makes a set value.
     pub fn set(s: Set) -> Value {
-        Value::Set(Arc::new(s))
+        Value::Set(set_arc(s))
     }
     /// Makes a lazy sequence from an iterator.
     pub fn iter<I>(it: I) -> Value

@@ -69,6 +69,9 @@ pub struct Options {
     pub timeout: Duration,
     /// How long a connection may stay open without sending a request.
     pub idle_timeout: Duration,
+    /// Bytes the values of one request's engine work may take in all
+    /// (MemoryQuotaExceededException past it).
+    pub max_memory: usize,
     /// The bearer token requests must carry (`Authorization: Bearer T` or
     /// murano's `X-Auth-Token: T`); `None`: no authentication.
     pub token: Option<String>,
@@ -83,6 +86,7 @@ impl Default for Options {
             max_body: 4 << 20,
             timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(15),
+            max_memory: runtime::DEFAULT_MAX_MEMORY,
             token: None,
         }
     }
@@ -180,11 +184,12 @@ async fn engine_task(
         }
     };
     let (catalog, budget) = (shared.catalog.clone(), shared.options.timeout);
+    let max_memory = shared.options.max_memory;
     // The worker keeps its permit until the engine is done, even when the
     // client has gone: the budget bounds how long that is.
     let task = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        let _budget = runtime::budget::Budget::start(Some(budget));
+        let _budget = runtime::budget::Budget::start(Some(budget), Some(max_memory));
         f(&catalog)
     });
     match task.await {

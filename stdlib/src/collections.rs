@@ -100,7 +100,7 @@ fn set_of(cx: &Cx, v: &Value) -> Result<Arc<Set>> {
             for x in cx.iter(other)? {
                 s.insert(x?);
             }
-            Ok(Arc::new(s))
+            Ok(runtime::value::set_arc(s))
         }
     }
 }

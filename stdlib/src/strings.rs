@@ -281,7 +281,7 @@ fn check_repeat_memory(cx: &Cx, s: &str, n: i64) -> Result<()> {
     if total > quota {
         return Err(exceeded());
     }
-    Ok(())
+    runtime::budget::reserve(s.len().saturating_mul(n.max(0) as usize))
 }
 
 /// Python `str(value)` (not yaql's `str()`: `True`, `None`).
