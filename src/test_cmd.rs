@@ -70,6 +70,13 @@ fn discover(suite: &Suite) -> Result<Vec<(String, Vec<String>)>, String> {
             }
         }
     }
+    // A class of the package that does not compile fails the run: its
+    // tests would otherwise go missing without a word.
+    for name in suite.root.classes() {
+        if let Err(e) = ex.class(&name) {
+            return Err(format!("class {name}: {}", render(ex, &e)));
+        }
+    }
     let mut out = Vec::new();
     for name in names {
         let Some(tests) = testing::tests_of(ex, &name) else {

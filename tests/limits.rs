@@ -293,3 +293,16 @@ fn muranopl_executions_have_a_time_and_a_statement_budget() {
     assert_eq!(o.status.code(), Some(1), "{all}");
     assert!(all.contains("ExecutionLimitExceeded"), "{all}");
 }
+
+/// A test class that does not compile fails `muranopl test` with its
+/// error and position, instead of running no tests and passing.
+#[test]
+fn a_test_class_that_does_not_compile_fails_the_run() {
+    let o = muranopl(&["test", "tests/hostile/broken-tests"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{}{err}", stdout(&o));
+    assert!(
+        err.contains("class com.example.BrokenTests") && err.contains("BrokenTests.yaml:11:9"),
+        "{err}"
+    );
+}
