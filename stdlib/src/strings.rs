@@ -264,7 +264,7 @@ fn check_repeat_memory(cx: &Cx, s: &str, n: i64) -> Result<()> {
                     "the repeated string would exceed 4 GiB",
                 ));
             }
-            return Ok(());
+            return runtime::budget::reserve(s.len().saturating_mul(n.max(0) as usize));
         }
     };
     let mut total: i128 = (1 - n as i128) * str_sizeof("") as i128;
