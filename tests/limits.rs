@@ -269,29 +269,24 @@ fn muranopl_executions_have_a_time_and_a_statement_budget() {
     assert!(all.contains("testQuick"), "{all}");
     // A method keeping ever more strings ends at the execution's memory
     // budget, however many statements and seconds it has left.
-    let o = muranopl(&[
-        "test",
-        pkg,
-        "com.example.EndlessTests.testHoarding",
-        "--max-memory",
-        "100000000",
-    ]);
-    let all = format!("{}{}", stdout(&o), stderr(&o));
-    assert_eq!(o.status.code(), Some(1), "{all}");
+    let all = failing_test("testHoarding", &["--max-memory", "100000000"]);
     assert!(
         all.contains("MemoryQuotaExceededException") && all.contains("100000000 bytes"),
         "{all}"
     );
-    let o = muranopl(&[
-        "test",
-        pkg,
-        "com.example.EndlessTests.testForever",
-        "--max-steps",
-        "10000",
-    ]);
-    let all = format!("{}{}", stdout(&o), stderr(&o));
-    assert_eq!(o.status.code(), Some(1), "{all}");
+    let all = failing_test("testForever", &["--max-steps", "10000"]);
     assert!(all.contains("ExecutionLimitExceeded"), "{all}");
+}
+
+/// Runs one test of `tests/hostile/endless-tests` with `flags`; it must
+/// fail. Its output, stdout then stderr.
+fn failing_test(test: &str, flags: &[&str]) -> String {
+    let name = format!("com.example.EndlessTests.{test}");
+    let args = [&["test", "tests/hostile/endless-tests", &name][..], flags].concat();
+    let o = muranopl(&args);
+    let all = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{test}: {all}");
+    all
 }
 
 /// A test class that does not compile fails `muranopl test` with its

@@ -70,6 +70,12 @@ thread_local! {
         Cell::new(State { budget: None, deadline: None, ticks: 0 })
     };
     // Per OS thread, shared by its green threads, restored by every scope.
+    // No result depends on what an earlier evaluation left here: the
+    // outermost scope starts the count at 0 and its end turns the meter off
+    // (unlimited), and nested scopes only lower the quota. A value freed on
+    // another thread never touches it (bytes are counted when made), and
+    // threads that evaluate in parallel (validate's workers, serve's
+    // workers) each open their own scope.
     static METER: Cell<Meter> = const { Cell::new(Meter::UNLIMITED) };
 }
 
@@ -233,7 +239,7 @@ pub fn reserve(bytes: usize) -> Result<()> {
 
 /// The error of a spent memory budget (`yaql`'s
 /// `MemoryQuotaExceededException`, the kind a too large value gets).
-pub fn memory_exceeded(quota: usize) -> Error {
+fn memory_exceeded(quota: usize) -> Error {
     Error::new(
         ErrorKind::MemoryQuotaExceededException,
         format!("Expression consumed too much memory: its strings and collections took more than {quota} bytes in all (the max-memory limit)"),
