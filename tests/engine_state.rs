@@ -209,3 +209,21 @@ fn validate_stats_report_classes_compiled_once_for_all_models() {
     assert_eq!(one, stats(&files));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Each executor holds its catalogue: a catalogue referenced by no more
+/// than its owner shows that every execution over it has been freed.
+#[test]
+fn executors_are_freed_when_their_run_ends() {
+    let (catalog, models) = validate_example();
+    let owners = Arc::strong_count(&catalog);
+    for m in &models {
+        model::validate(&catalog, m);
+    }
+    assert_eq!(Arc::strong_count(&catalog), owners, "after validate");
+
+    let cat = Catalogue::load(&[common::root().join("examples/hello-app")], &[], true).unwrap();
+    let owners = Arc::strong_count(cat.catalog());
+    let (record, _) = deploy(&cat, "hello");
+    assert!(record.contains("hello from 10."), "{record}");
+    assert_eq!(Arc::strong_count(cat.catalog()), owners, "after deploy");
+}

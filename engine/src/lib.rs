@@ -1018,10 +1018,12 @@ impl Executor {
             foreign: OnceLock::new(),
         });
         let _ = ex.me.set(Arc::downgrade(&ex));
-        let host: Arc<dyn Host> = ex.clone();
+        // The environments refer back to the executor without owning it:
+        // it owns them, and a strong link would keep both alive forever.
+        let me = Arc::downgrade(&ex) as std::sync::Weak<dyn Host>;
         let _ = ex.envs.set([
-            Env::with_host(murano_registry(false), options(false, jit), host.clone()),
-            Env::with_host(murano_registry(true), options(true, jit), host),
+            Env::with_host_back(murano_registry(false), options(false, jit), me.clone()),
+            Env::with_host_back(murano_registry(true), options(true, jit), me),
         ]);
         ex
     }
@@ -2126,6 +2128,9 @@ impl Host for Executor {
     fn as_any(&self) -> &dyn Any {
         self
     }
+    fn as_any_arc(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
 
     /// Objects and types dispatch here; a plain value only when some
     /// loaded class declares an extension method of that name.
@@ -2227,8 +2232,7 @@ pub fn call_registry(cx: &Cx, name: &str, form: Form, args: Vec<Value>) -> Resul
 pub fn executor(cx: &Cx) -> Result<Arc<Executor>> {
     cx.env
         .host()
-        .and_then(|h| h.as_any().downcast_ref::<Executor>())
-        .map(|e| e.arc())
+        .and_then(|h| h.into_owned().as_any_arc().downcast::<Executor>().ok())
         .ok_or_else(|| {
             Error::new(
                 ErrorKind::RuntimeError,

@@ -1068,6 +1068,9 @@ impl Host for UiHost {
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
+    fn as_any_arc(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
     fn call_method(
         &self,
         _: &Cx,
@@ -1186,10 +1189,10 @@ fn has_marker(v: &Value) -> bool {
     }
 }
 
-fn host<'a>(cx: &'a Cx) -> Result<&'a UiHost> {
+fn host(cx: &Cx) -> Result<Arc<UiHost>> {
     cx.env
         .host()
-        .and_then(|h| h.as_any().downcast_ref::<UiHost>())
+        .and_then(|h| h.into_owned().as_any_arc().downcast::<UiHost>().ok())
         .ok_or_else(|| Error::new(ErrorKind::RuntimeError, "not in a Dynamic UI evaluation"))
 }
 

@@ -12,6 +12,8 @@ use crate::value::Value;
 pub trait Host: Send + Sync {
     /// For downcasting to the concrete host.
     fn as_any(&self) -> &dyn Any;
+    /// For downcasting a shared host to the concrete type.
+    fn as_any_arc(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
     /// `receiver.name(args)` where the receiver is a MuranoPL object or
     /// type. `None` means "not a method of the object": the call falls back
     /// to the function registry (extension methods, yaql methods).

@@ -159,7 +159,17 @@ impl Options {
 struct EnvInner {
     registry: Arc<Registry>,
     options: Options,
-    host: Option<Arc<dyn host::Host>>,
+    host: Option<HostLink>,
+}
+
+/// How an environment reaches its host.
+enum HostLink {
+    /// The environment keeps the host alive (a host made for it).
+    Owned(Arc<dyn host::Host>),
+    /// The host owns the environment: a strong link back would make a
+    /// cycle that keeps both alive forever (an executor holds its
+    /// environments). Calls made after the host is gone see no host.
+    Back(std::sync::Weak<dyn host::Host>),
 }
 
 /// What evaluation needs: the function registry and the options. Cheap to
@@ -181,12 +191,28 @@ impl Env {
         Env(Arc::new(EnvInner {
             registry,
             options,
-            host: Some(host),
+            host: Some(HostLink::Owned(host)),
         }))
     }
-    /// The host, if any.
-    pub fn host(&self) -> Option<&Arc<dyn host::Host>> {
-        self.0.host.as_ref()
+    /// Makes an environment for a host that holds it: the environment
+    /// refers back to the host without keeping it alive.
+    pub fn with_host_back(
+        registry: Arc<Registry>,
+        options: Options,
+        host: std::sync::Weak<dyn host::Host>,
+    ) -> Env {
+        Env(Arc::new(EnvInner {
+            registry,
+            options,
+            host: Some(HostLink::Back(host)),
+        }))
+    }
+    /// The host, if any (and still alive).
+    pub fn host(&self) -> Option<std::borrow::Cow<'_, Arc<dyn host::Host>>> {
+        match self.0.host.as_ref()? {
+            HostLink::Owned(h) => Some(std::borrow::Cow::Borrowed(h)),
+            HostLink::Back(w) => w.upgrade().map(std::borrow::Cow::Owned),
+        }
     }
     /// The registry.
     pub fn registry(&self) -> &Arc<Registry> {
