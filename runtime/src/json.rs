@@ -36,6 +36,13 @@ pub fn from_tagged_str(s: &str) -> Result<Value> {
     load::from_str(s)
 }
 
+/// Parses whitespace-separated tagged JSON documents (jq's input stream):
+/// the documents, and the error of the first malformed one, which ends
+/// the stream.
+pub fn documents_from_str(s: &str) -> (Vec<Value>, Option<Error>) {
+    load::documents(s)
+}
+
 fn bad_json(e: serde_json::Error) -> Error {
     Error::new(ErrorKind::ValueError, format!("bad JSON: {e}"))
 }
@@ -219,6 +226,28 @@ pub fn to_tagged_string(v: &Value) -> String {
                 open.pop();
             }
         }
+    }
+    out
+}
+
+/// [`to_tagged_string`] without the space after each `,` and `:`
+/// (jq's `-c`).
+pub fn to_compact_string(v: &Value) -> String {
+    let text = to_tagged_string(v);
+    let mut out = String::with_capacity(text.len());
+    let (mut in_str, mut escaped, mut after_sep) = (false, false, false);
+    for c in text.chars() {
+        if in_str {
+            in_str = escaped || c != '"';
+            escaped = !escaped && c == '\\';
+        } else if after_sep && c == ' ' {
+            after_sep = false;
+            continue;
+        } else {
+            in_str = c == '"';
+            after_sep = c == ',' || c == ':';
+        }
+        out.push(c);
     }
     out
 }
@@ -572,6 +601,31 @@ mod tests {
             }
         }
         assert!(n > 0);
+    }
+
+    #[test]
+    fn compact_text_drops_the_spaces_between_tokens_only() {
+        let v = from_tagged_str(
+            r#"[{"$timespan": 1}, {"a, b": "x: \\\" y", "c": [{"$datetime": "2020-01-02T03:04:05+00:00"}]}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            to_compact_string(&v),
+            r#"[{"$timespan":1},{"a, b":"x: \\\" y","c":[{"$datetime":"2020-01-02T03:04:05+00:00"}]}]"#
+        );
+    }
+
+    #[test]
+    fn a_stream_of_documents_reads_to_the_first_malformed_one() {
+        let (docs, err) = documents_from_str(" 1 [2, 3]\n{\"a\": {\"$timespan\": 5}}\n\"x\"  ");
+        let docs: Vec<String> = docs.iter().map(to_tagged_string).collect();
+        assert_eq!(docs, ["1", "[2, 3]", r#"{"a": {"$timespan": 5}}"#, r#""x""#]);
+        assert!(err.is_none());
+        let (docs, err) = documents_from_str("1\n2\n{\"a\" 3}\n4");
+        assert_eq!(docs.len(), 2);
+        let err = err.unwrap().to_string();
+        assert!(err.contains("bad JSON") && err.contains("line 3"), "{err}");
+        assert_eq!(documents_from_str("  \n").0.len(), 0);
     }
 
     #[test]

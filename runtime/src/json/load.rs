@@ -55,6 +55,26 @@ pub(super) fn from_str(s: &str) -> Result<Value> {
     loaded
 }
 
+/// Parses a sequence of tagged JSON documents separated by whitespace (a
+/// stream, as jq reads its input). A malformed document ends the sequence
+/// with its error; the documents before it are kept.
+pub(super) fn documents(s: &str) -> (Vec<Value>, Option<Error>) {
+    let mut scratch = Scratch::default();
+    scratch.keys.direct = s.len() < Keys::WORTH_IT;
+    let mut de = serde_json::Deserializer::from_str(s);
+    let mut docs = Vec::new();
+    // `end` only looks past whitespace: it fails, consuming nothing, when
+    // another document follows.
+    while de.end().is_err() {
+        match Load(&mut scratch).deserialize(&mut de) {
+            Ok(Ok(v)) => docs.push(v),
+            Ok(Err(e)) => return (docs, Some(e)),
+            Err(e) => return (docs, Some(super::bad_json(e))),
+        }
+    }
+    (docs, None)
+}
+
 /// Elements and entries of the lists and dicts being read, innermost last,
 /// and the keys met so far.
 #[derive(Default)]
