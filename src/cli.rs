@@ -33,24 +33,25 @@ struct Cli {
 
 type JitMode = compiler::jit::Mode;
 
+/// Exit statuses, the same for every command.
+pub mod exit {
+    /// Success.
+    pub const OK: i32 = 0;
+    /// An evaluation error, a failed validation or test.
+    pub const FAILED: i32 = 1;
+    /// A usage error, or input that cannot be read or parsed.
+    pub const USAGE: i32 = 2;
+    /// The expression does not compile (a grammar error).
+    pub const COMPILE: i32 = 3;
+    /// An internal error (a bug: please report it).
+    pub const INTERNAL: i32 = 4;
+}
+
 #[derive(Subcommand)]
 enum Cmd {
-    /// Evaluate a YAQL expression and print the result as (tagged) JSON.
-    Yaql {
-        /// The expression.
-        expr: String,
-        /// Input data file (JSON) bound to `$`; `-` reads standard input.
-        #[arg(long)]
-        data: Option<String>,
-        /// yaql 0.2 (legacy) mode.
-        #[arg(long)]
-        legacy: bool,
-        /// Print the IR and bytecode instead of evaluating.
-        #[arg(long)]
-        disasm: bool,
-        #[command(flatten)]
-        limits: Limits,
-    },
+    /// Evaluate a YAQL expression over JSON input (files or standard
+    /// input) and print each result as (tagged) JSON.
+    Yaql(crate::yaql_cmd::YaqlArgs),
     /// Speak the conformance protocol (JSON Lines on stdin/stdout).
     Harness {
         /// `yaql`, `dsl` or `schema`.
@@ -197,7 +198,7 @@ pub fn main() -> i32 {
         .stack_size(512 << 20)
         .spawn(move || run(cli))
         .expect("spawn");
-    h.join().unwrap_or(3)
+    h.join().unwrap_or(exit::INTERNAL)
 }
 
 fn read_data(path: &Option<String>) -> Result<Value, String> {
@@ -224,49 +225,7 @@ fn run(cli: Cli) -> i32 {
         }
     };
     match cli.cmd {
-        Cmd::Yaql {
-            expr,
-            data,
-            legacy,
-            disasm,
-            limits,
-        } => {
-            let engine = Engine::new(limits.apply(Options {
-                legacy,
-                convert_sets_to_lists: !legacy,
-                jit,
-                ..Options::default()
-            }));
-            let prog = match engine.compile(&expr) {
-                Ok(p) => p,
-                Err(e) => {
-                    eprintln!("{}", e.render(&expr));
-                    return 1;
-                }
-            };
-            if disasm {
-                println!("; IR\n{}", prog.ir().print());
-                println!("; bytecode\n{}", prog.chunk().disas());
-                return 0;
-            }
-            let data = match read_data(&data) {
-                Ok(d) => d,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return 2;
-                }
-            };
-            match engine.eval(&prog, data) {
-                Ok(v) => {
-                    println!("{}", json::to_tagged_string(&v));
-                    0
-                }
-                Err(e) => {
-                    eprintln!("{}", e.render(&expr));
-                    1
-                }
-            }
-        }
+        Cmd::Yaql(args) => crate::yaql_cmd::run(args, jit),
         Cmd::Harness { kind } => match kind.as_str() {
             "yaql" => harness_yaql(jit),
             "dsl" => crate::dsl::harness_dsl(jit),

@@ -20,6 +20,7 @@ pub mod session;
 pub mod test_cmd;
 pub mod ui;
 pub mod validate;
+pub mod yaql_cmd;
 
 pub use compiler::{compile, jit, CompileOptions, Program};
 pub use runtime::{json, Env, Error, Options, Value};
@@ -61,10 +62,36 @@ impl Engine {
     /// machine code when the JIT compiles it ([`jit::Predicate`]); yaql
     /// 0.2 (legacy) engines always interpret.
     pub fn eval(&self, prog: &Program, data: Value) -> Result<Value, Error> {
+        self.eval_with(prog, data, &[])
+    }
+
+    /// [`Engine::eval`] with the variables `vars` bound (`$name`).
+    ///
+    /// ```
+    /// use muranopl::{Engine, Value};
+    /// let engine = Engine::new(Default::default());
+    /// let prog = engine.compile("$.where($ > $min)").unwrap();
+    /// let data = muranopl::json::from_tagged_str("[1, 5, 9]").unwrap();
+    /// let v = engine.eval_with(&prog, data, &[("min".into(), Value::Int(4))]).unwrap();
+    /// assert_eq!(muranopl::json::to_tagged_string(&v), "[5, 9]");
+    /// ```
+    pub fn eval_with(
+        &self,
+        prog: &Program,
+        data: Value,
+        vars: &[(std::sync::Arc<str>, Value)],
+    ) -> Result<Value, Error> {
         // One budget for the evaluation and the materialisation of its
         // lazy result.
         let opts = self.env.options();
         let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
+        if !vars.is_empty() {
+            let mut root = runtime::ctx::Frame::default();
+            root.args.push(data);
+            root.vars.extend(vars.iter().cloned());
+            let v = prog.eval_in(&self.env, &std::sync::Arc::new(root))?;
+            return self.finish(v);
+        }
         if !self.copts.legacy {
             if let Some(b) = prog
                 .native(self.env.options().jit)
@@ -74,6 +101,11 @@ impl Engine {
             }
         }
         let v = prog.eval(&self.env, data)?;
+        self.finish(v)
+    }
+
+    /// Drains the lazy parts of a result, within the memory quota.
+    fn finish(&self, v: Value) -> Result<Value, Error> {
         // A result whose lists are shared can print (and be walked)
         // exponentially larger than it is: bounded by the memory quota,
         // before and after its lazy parts are drained.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{muranopl, read_json, stderr, stdout};
+use common::{muranopl, muranopl_with_input, read_json, stderr, stdout};
 
 #[test]
 fn yaql_prints_json_and_reports_errors_with_a_caret() {
@@ -16,7 +16,7 @@ fn yaql_prints_json_and_reports_errors_with_a_caret() {
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o).trim(), r#"["alice", "carol"]"#);
     let o = muranopl(&["yaql", "1 + (2 ? 3)"]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(3), "a grammar error");
     let e = stderr(&o);
     assert!(e.starts_with("YaqlLexicalException"), "{e}");
     assert!(
@@ -25,6 +25,98 @@ fn yaql_prints_json_and_reports_errors_with_a_caret() {
     );
     let o = muranopl(&["yaql"]);
     assert_eq!(o.status.code(), Some(2), "usage error");
+}
+
+/// Input as jq reads it: files or standard input, each document an input.
+#[test]
+fn yaql_reads_files_and_standard_input_like_jq() {
+    let o = muranopl_with_input(&["yaql", "$.len()"], "[1, 2, 3]");
+    assert_eq!((o.status.code(), stdout(&o)), (Some(0), "3\n".into()));
+    let o = muranopl_with_input(&["yaql", "$ * 2"], "1 2\n[3]\n");
+    assert_eq!(stdout(&o), "2\n4\n[3, 3]\n", "one result per document");
+    let o = muranopl(&[
+        "yaql",
+        "$.len()",
+        "examples/people.json",
+        "examples/people.json",
+    ]);
+    assert_eq!(stdout(&o), "4\n4\n", "{}", stderr(&o));
+    let o = muranopl_with_input(&["yaql", "-n", "$"], "[1]");
+    assert_eq!(stdout(&o), "null\n", "-n reads nothing");
+    let o = muranopl_with_input(&["yaql", "1 + 2"], "");
+    assert_eq!(stdout(&o), "3\n", "no input: once with $ null");
+    let o = muranopl_with_input(
+        &["yaql", "$.name.toUpper()", "-", "examples/people.json"],
+        r#"{"name": "x"}"#,
+    );
+    assert_eq!(o.status.code(), Some(1), "the second file is a list");
+    assert_eq!(stdout(&o), "\"X\"\n");
+}
+
+#[test]
+fn yaql_raw_compact_and_variables() {
+    let o = muranopl_with_input(&["yaql", "-r", "$.name"], r#"{"name": "a \"b\""}"#);
+    assert_eq!(stdout(&o), "a \"b\"\n");
+    let o = muranopl_with_input(&["yaql", "-r", "$"], r#"{"k": ["v"]}"#);
+    assert_eq!(
+        stdout(&o),
+        "{\"k\": [\"v\"]}\n",
+        "-r leaves non-strings as JSON"
+    );
+    let o = muranopl_with_input(&["yaql", "-c", "$"], r#"{"a": [1, 2], "b": "x, y: z"}"#);
+    assert_eq!(stdout(&o), "{\"a\":[1,2],\"b\":\"x, y: z\"}\n");
+    let o = muranopl(&[
+        "yaql",
+        "-n",
+        "--arg",
+        "who",
+        "42",
+        "--argjson",
+        "n",
+        "[1, 2]",
+        "--",
+        "[$who, $n.sum()]",
+    ]);
+    assert_eq!(stdout(&o), "[\"42\", 3]\n", "{}", stderr(&o));
+    let o = muranopl(&["yaql", "-n", "--argjson", "n", "[1,", "$n"]);
+    assert_eq!(o.status.code(), Some(2), "bad --argjson");
+    assert!(
+        stderr(&o).contains("--argjson n: ValueError: bad JSON"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `--jsonl`: every line an input, evaluated on all cores, results in
+/// input order; a bad line is reported with its number and the rest go on.
+#[test]
+fn yaql_jsonl_keeps_input_order_and_reports_bad_lines() {
+    let lines: String = (0..20_000).map(|i| format!("{{\"x\": {i}}}\n")).collect();
+    let o = muranopl_with_input(&["yaql", "--jsonl", "--jobs", "2", "$.x * 2"], &lines);
+    assert_eq!(o.status.code(), Some(0));
+    let want: String = (0..20_000).map(|i| format!("{}\n", i * 2)).collect();
+    assert!(stdout(&o) == want, "results out of order");
+    let o = muranopl_with_input(&["yaql", "--jsonl", "10 / $"], "1\n\n{oops\n0\n5\n");
+    assert_eq!(stdout(&o), "10\n2\n", "blank lines are skipped");
+    let e = stderr(&o);
+    assert!(e.contains("<stdin>:3: ValueError: bad JSON"), "{e}");
+    assert!(e.contains("<stdin>:4: ZeroDivisionError"), "{e}");
+    assert_eq!(o.status.code(), Some(2), "the worst status wins");
+}
+
+/// 0 ok, 1 evaluation error, 2 usage or input error, 3 grammar error.
+#[test]
+fn exit_codes_tell_what_failed() {
+    let code = |args: &[&str]| muranopl_with_input(args, "").status.code();
+    assert_eq!(code(&["yaql", "1"]), Some(0));
+    assert_eq!(code(&["yaql", "1 / 0"]), Some(1));
+    assert_eq!(code(&["yaql", "1", "no-such-file.json"]), Some(2));
+    assert_eq!(code(&["yaql", "1", "--no-such-flag"]), Some(2));
+    assert_eq!(
+        muranopl_with_input(&["yaql", "$"], "{bad").status.code(),
+        Some(2)
+    );
+    assert_eq!(code(&["yaql", "1 +"]), Some(3));
 }
 
 /// `--jit` on every command: the same answers off and always; a mode that

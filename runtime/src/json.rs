@@ -619,7 +619,10 @@ mod tests {
     fn a_stream_of_documents_reads_to_the_first_malformed_one() {
         let (docs, err) = documents_from_str(" 1 [2, 3]\n{\"a\": {\"$timespan\": 5}}\n\"x\"  ");
         let docs: Vec<String> = docs.iter().map(to_tagged_string).collect();
-        assert_eq!(docs, ["1", "[2, 3]", r#"{"a": {"$timespan": 5}}"#, r#""x""#]);
+        assert_eq!(
+            docs,
+            ["1", "[2, 3]", r#"{"a": {"$timespan": 5}}"#, r#""x""#]
+        );
         assert!(err.is_none());
         let (docs, err) = documents_from_str("1\n2\n{\"a\" 3}\n4");
         assert_eq!(docs.len(), 2);

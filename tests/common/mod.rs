@@ -146,3 +146,27 @@ impl Drop for Served {
         let _ = self.child.wait();
     }
 }
+
+/// Runs `muranopl ARGS...` with `input` on standard input.
+pub fn muranopl_with_input(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run muranopl");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let input = input.to_string();
+    // Written from a thread: a large input must not fill the pipe while
+    // the child's output fills the other.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let out = child.wait_with_output().expect("wait for muranopl");
+    writer.join().expect("write stdin");
+    out
+}
