@@ -102,7 +102,8 @@ enum Cmd {
         #[command(flatten)]
         limits: ExecLimits,
     },
-    /// Run a method (default `deploy`) of an object model in the simulated cloud.
+    /// Run a method (default `deploy`) of an object model in the simulated
+    /// cloud; print its result, with reports and a summary on stderr.
     Run {
         /// Package directories or .zip files.
         #[arg(required = true)]
@@ -126,6 +127,9 @@ enum Cmd {
         /// `agent: {answers: {PLAN NAME: value, HOST/PLAN NAME: value}}`).
         #[arg(long)]
         cloud: Option<std::path::PathBuf>,
+        /// Print only the method's result: no reports, no summary.
+        #[arg(short, long)]
+        quiet: bool,
         #[command(flatten)]
         limits: ExecLimits,
     },
@@ -260,6 +264,7 @@ fn run(cli: Cli) -> i32 {
             record,
             libs,
             cloud,
+            quiet,
             limits,
         } => crate::run::run(crate::run::RunArgs {
             packages,
@@ -272,6 +277,7 @@ fn run(cli: Cli) -> i32 {
             jit,
             class_configs: cli.class_configs,
             limits: limits.into(),
+            quiet,
         }),
         Cmd::Test {
             package,

@@ -1,6 +1,8 @@
 //! `muranopl run`: loads packages and an object model, runs a method (by
 //! default `deploy`) in the simulated cloud, and writes the resulting
-//! model and the deployment record.
+//! model and the deployment record. The method's return value is
+//! printed (tagged JSON) on stdout; status reports stream to stderr as the
+//! run makes them, then a summary of what it did.
 //!
 //! A model whose root is not an `io.murano.Environment` (for example the
 //! application object that `muranopl ui model` prints) is wrapped into an
@@ -35,6 +37,8 @@ pub struct RunArgs {
     pub class_configs: Option<PathBuf>,
     /// Time and statement limits of the execution.
     pub limits: crate::session::Limits,
+    /// Print only the method's result: no reports, no summary.
+    pub quiet: bool,
 }
 
 fn to_json(v: &Value) -> serde_json::Value {
@@ -131,11 +135,23 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
             return 1;
         }
     };
+    if !a.quiet {
+        session
+            .cloud()
+            .on_report(|r| eprintln!("{}", report_line(r)));
+    }
+    let started = std::time::Instant::now();
     let mut status = 0;
     let result = sim::deploy::run(ex, &root, &a.method);
-    if let Err(e) = &result {
-        print_error(e);
-        status = 1;
+    match &result {
+        Ok(v) => println!("{}", runtime::json::to_tagged_string(v)),
+        Err(e) => {
+            print_error(e);
+            status = 1;
+        }
+    }
+    if !a.quiet {
+        eprintln!("{}", summary(session, a, result.is_ok(), started.elapsed()));
     }
     if let Some(out) = &a.out {
         match serialize::serialize_model(ex, &root) {
@@ -162,7 +178,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
             m.insert(
                 "status".into(),
                 match &result {
-                    Ok(()) => "ok".into(),
+                    Ok(_) => "ok".into(),
                     Err(e) => serde_json::json!({
                         "error": e.kind(),
                         "message": e.message(),
@@ -177,4 +193,47 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
         }
     }
     status
+}
+
+/// A status report as one line: `[level] entity: text`.
+fn report_line(r: &Value) -> String {
+    let field = |k: &str| match r {
+        Value::Dict(d) => d
+            .get(&Value::str(k.to_string()))
+            .map(runtime::pyrepr::to_str)
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    format!(
+        "[{}] {}: {}",
+        field("level"),
+        field("entity"),
+        field("text")
+    )
+}
+
+/// What the run did, in one line.
+fn summary(session: &Session, a: &RunArgs, ok: bool, took: std::time::Duration) -> String {
+    let record = session.record();
+    let count = |k: &str| match &record {
+        Value::Dict(d) => match d.get(&Value::str(k.to_string())) {
+            Some(Value::List(l)) => l.len(),
+            Some(Value::Dict(d)) => d.len(),
+            _ => 0,
+        },
+        _ => 0,
+    };
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    format!(
+        "{}: {} in {:.2} s: {}, {}, {}, {}, {}",
+        a.method,
+        if ok { "ok" } else { "failed" },
+        took.as_secs_f64(),
+        plural(session.executor().all_objects().len(), "object", "objects"),
+        plural(count("stacks"), "stack", "stacks"),
+        plural(count("pushes"), "template push", "template pushes"),
+        plural(count("plans"), "agent plan", "agent plans"),
+        plural(count("reports"), "report", "reports"),
+    )
 }

@@ -125,7 +125,8 @@ impl Session {
 
     /// Loads an object model and runs `method` on it in the simulated
     /// cloud (see [`sim::deploy`]: a root that is not an environment is
-    /// placed into one); returns the root object.
+    /// placed into one); returns the root object (the method's return
+    /// value is dropped).
     pub fn deploy(&self, model: &Value, method: &str) -> runtime::Result<Value> {
         let root = sim::deploy::load(&self.ex, model, "environment")?;
         sim::deploy::run(&self.ex, &root, method)?;

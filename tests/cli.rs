@@ -259,6 +259,27 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
     };
     let o = run_hello(&["--record", record.to_str().unwrap(), "--out", out_s]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // The environment's deploy returns nothing; reports stream to stderr,
+    // then the summary.
+    assert_eq!(stdout(&o), "null\n");
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].starts_with("[info] ") && lines[0].ends_with(": Creating the server"),
+        "{err}"
+    );
+    assert!(lines[1].contains(": hello from 10."), "{err}");
+    let summary = lines.last().unwrap();
+    assert!(summary.starts_with("deploy: ok in "), "{err}");
+    assert!(
+        summary.ends_with("1 stack, 1 template push, 1 agent plan, 2 reports"),
+        "{err}"
+    );
+    let quiet = run_hello(&["-q"]);
+    assert_eq!(
+        (stdout(&quiet), stderr(&quiet)),
+        ("null\n".into(), String::new())
+    );
     let rec: serde_json::Value = read_json(&record);
     let reports: Vec<&str> = rec["reports"]
         .as_array()
@@ -618,6 +639,36 @@ fn write_package(dir: &std::path::Path, name: &str, version: &str, require: &str
 /// Runs `muranopl run PACKAGE --model MODEL EXTRA...` with a deployment
 /// record beside the model; asserts it succeeds and returns the lines the
 /// classes logged to logger `t`.
+/// `run` prints what the method returned: an application method called
+/// on each application gives the list of their results.
+#[test]
+fn run_prints_the_methods_result() {
+    let dir = std::env::temp_dir().join(format!("muranopl-result-{}", std::process::id()));
+    write_package(
+        &dir,
+        "ex.Sum",
+        "1.0.0",
+        "",
+        "Extends: std:Application\nProperties:\n  n: {Contract: $.int()}\n\
+         Methods:\n  total:\n    Body:\n      - Return: [$.n, range($.n).sum()]\n",
+    );
+    let model = dir.join("model.json");
+    std::fs::write(&model, r#"{"?": {"id": "a", "type": "ex.Sum"}, "n": 5}"#).unwrap();
+    let pkg = dir.join("ex.Sum-1.0.0");
+    let o = muranopl(&[
+        "run",
+        pkg.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--method",
+        "total",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "[[5, 10]]\n");
+    assert!(stderr(&o).starts_with("total: ok in "), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 fn run_logged(package: &std::path::Path, model: &std::path::Path, extra: &[&str]) -> Vec<String> {
     let record = model.with_extension("record.json");
     let mut args = vec![

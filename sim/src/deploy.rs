@@ -72,22 +72,27 @@ pub fn load(ex: &Executor, data: &Value, env_name: &str) -> Result<Arc<ObjRef>> 
 
 /// Runs `method` on the environment `root`, or, when its class has no
 /// such method, on each of its applications in order (the first error
-/// stops the run).
-pub fn run(ex: &Executor, root: &Arc<ObjRef>, method: &str) -> Result<()> {
+/// stops the run). Returns what the method returned (a list of the
+/// applications' results in the second case).
+pub fn run(ex: &Executor, root: &Arc<ObjRef>, method: &str) -> Result<Value> {
     let root_v = Value::Object(root.clone());
     if ex.class_of(root)?.find_method(method).is_some() {
-        return ex.call(&root_v, method, vec![], vec![], false).map(|_| ());
+        return ex
+            .call(&root_v, method, vec![], vec![], false)
+            .map(|r| r.unwrap_or(Value::Null));
     }
     let Value::List(ref apps) = ex.get_property(root, "applications", true)? else {
-        return Ok(());
+        return Ok(Value::Null);
     };
+    let mut results = Vec::with_capacity(apps.len());
     for app in apps.iter() {
-        if ex.call(app, method, vec![], vec![], false)?.is_none() {
+        let Some(r) = ex.call(app, method, vec![], vec![], false)? else {
             return Err(Error::new(
                 ErrorKind::NoMethodFound,
                 format!("Method {method} is not found"),
             ));
-        }
+        };
+        results.push(r);
     }
-    Ok(())
+    Ok(Value::list(results))
 }

@@ -77,7 +77,13 @@ struct Cloud {
 #[derive(Default)]
 pub struct SimCloud {
     state: Mutex<Cloud>,
+    /// Told of each status report as the run makes it (see
+    /// [`SimCloud::on_report`]).
+    report_sink: Mutex<Option<ReportSink>>,
 }
+
+/// A function told of each status report.
+type ReportSink = Box<dyn Fn(&Value) + Send + Sync>;
 
 impl SimCloud {
     /// A cloud with nothing deployed.
@@ -87,6 +93,12 @@ impl SimCloud {
 
     fn with<T>(&self, f: impl FnOnce(&mut Cloud) -> T) -> T {
         f(&mut self.state.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Calls `sink` with each status report (`{level, entity, text}`) as
+    /// the run makes it: progress for long deployments.
+    pub fn on_report(&self, sink: impl Fn(&Value) + Send + Sync + 'static) {
+        *self.report_sink.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(sink));
     }
 
     /// Makes the resources of package `name` readable by the run.
@@ -1167,6 +1179,11 @@ fn execution_plan(c: &SimCloud, a: Args) -> Result<Value> {
 fn record_entry(c: &SimCloud, a: Args) -> Result<Value> {
     let section = a.get(0).as_str().unwrap_or("events").to_string();
     let entry = a.get(1).clone();
+    if section == "reports" {
+        if let Some(sink) = &*c.report_sink.lock().unwrap_or_else(|e| e.into_inner()) {
+            sink(&entry);
+        }
+    }
     c.with(|c| match section.as_str() {
         "reports" => c.reports.push(entry),
         "notifications" => c.notifications.push(entry),
