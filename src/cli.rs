@@ -91,17 +91,28 @@ enum Cmd {
     /// Run the MuranoPL tests of a package (classes extending
     /// io.murano.test.TestFixture).
     Test {
-        /// A package directory or .zip.
-        package: std::path::PathBuf,
-        /// Test classes or `Class.test` names to run (default: all).
-        tests: Vec<String>,
+        /// The package (a directory or .zip), then the test classes or
+        /// `Class.test` names to run (default: all); with `-p`, all are
+        /// test names.
+        #[arg(value_name = "PACKAGE | TEST")]
+        args: Vec<String>,
+        /// The package (murano-test-runner's `-p`).
+        #[arg(short = 'p', long = "package", value_name = "PACKAGE")]
+        package: Option<std::path::PathBuf>,
         /// A directory whose subfolders or .zip files are packages
-        /// (searched to satisfy `Require`); repeatable.
-        #[arg(short = 'L', long = "library")]
+        /// (searched to satisfy `Require`); repeatable (`-l` as in
+        /// murano-test-runner).
+        #[arg(short = 'L', long = "library", visible_short_alias = 'l')]
         libs: Vec<std::path::PathBuf>,
         #[command(flatten)]
         limits: ExecLimits,
     },
+    /// Print the JSON schema of a class, or of its methods' parameters
+    /// (the murano CLI's `class-schema`).
+    Schema(crate::api_cmd::SchemaArgs),
+    /// Call a static action of a class and print its result (the murano
+    /// CLI's `static-action-call`).
+    Action(crate::api_cmd::ActionArgs),
     /// Run a method (default `deploy`) of an object model in the simulated
     /// cloud; print its result, with reports and a summary on stderr.
     Run {
@@ -280,18 +291,28 @@ fn run(cli: Cli) -> i32 {
             quiet,
         }),
         Cmd::Test {
+            mut args,
             package,
-            tests,
             libs,
             limits,
-        } => crate::test_cmd::run(
-            &package,
-            &tests,
-            &libs,
-            jit,
-            cli.class_configs.as_deref(),
-            limits.into(),
-        ),
+        } => {
+            let Some(package) = package
+                .or_else(|| (!args.is_empty()).then(|| std::path::PathBuf::from(args.remove(0))))
+            else {
+                eprintln!("error: which package? (muranopl test PACKAGE [TEST]... or -p PACKAGE)");
+                return exit::USAGE;
+            };
+            crate::test_cmd::run(
+                &package,
+                &args,
+                &libs,
+                jit,
+                cli.class_configs.as_deref(),
+                limits.into(),
+            )
+        }
+        Cmd::Schema(args) => crate::api_cmd::schema(args, jit, cli.class_configs.as_deref()),
+        Cmd::Action(args) => crate::api_cmd::action(args, jit, cli.class_configs.as_deref()),
         Cmd::Serve {
             packages,
             libs,

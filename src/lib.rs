@@ -8,6 +8,7 @@
 //! ```
 #![deny(unsafe_code)]
 
+pub mod api_cmd;
 pub mod capi;
 pub mod cli;
 pub mod dsl;

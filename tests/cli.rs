@@ -639,6 +639,75 @@ fn write_package(dir: &std::path::Path, name: &str, version: &str, require: &str
 /// Runs `muranopl run PACKAGE --model MODEL EXTRA...` with a deployment
 /// record beside the model; asserts it succeeds and returns the lines the
 /// classes logged to logger `t`.
+/// The murano CLI's `class-schema` and `static-action-call`, and
+/// murano-test-runner's `-p PACKAGE -l DIR` spelling.
+#[test]
+fn schema_action_and_test_take_the_murano_tools_shapes() {
+    let o = muranopl(&["schema", "com.example.Hello", "-p", "examples/hello-app"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s[""]["properties"]["greeting"]["default"], "hello");
+    let o = muranopl(&[
+        "schema",
+        "com.example.Hello",
+        "shout",
+        "-p",
+        "examples/hello-app",
+    ]);
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(s.as_object().unwrap().keys().collect::<Vec<_>>(), ["shout"]);
+    assert!(s["shout"]["properties"]["times"].is_object(), "{s}");
+    let o = muranopl(&["schema", "com.example.Nope", "-p", "examples/hello-app"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("NoClassFound: Class \"com.example.Nope\" is not found"));
+
+    let action = |args: &str| {
+        muranopl(&[
+            "action",
+            "com.example.Hello",
+            "shout",
+            "-p",
+            "examples/hello-app",
+            "--args",
+            args,
+        ])
+    };
+    let o = action(r#"{"text": "hi", "times": 2}"#);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(out, serde_json::json!(["HI", "HI"]));
+    let o = action(r#"{"text": "hi", "times": 0}"#);
+    assert_eq!(o.status.code(), Some(1), "a contract violation");
+    assert!(
+        stderr(&o).contains("ContractViolationException"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("Hello.yaml:"), "{}", stderr(&o));
+    assert_eq!(
+        action("[1]").status.code(),
+        Some(2),
+        "--args must be an object"
+    );
+
+    let o = muranopl(&[
+        "test",
+        "-p",
+        "examples/hello-app",
+        "-l",
+        "examples",
+        "com.example.HelloTest.testTrue",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("com.example.HelloTest.testTrue "),
+        "{}",
+        stdout(&o)
+    );
+    assert!(stdout(&o).contains("Ran 1 test"), "{}", stdout(&o));
+    assert_eq!(muranopl(&["test"]).status.code(), Some(2), "no package");
+}
+
 /// `run` prints what the method returned: an application method called
 /// on each application gives the list of their results.
 #[test]

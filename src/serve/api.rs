@@ -17,6 +17,8 @@ use crate::session::{load_formats, Catalogue, Session};
 /// The packages the API serves, compiled once for every request.
 pub struct Catalog {
     catalogue: Catalogue,
+    /// Statements each request's execution may run.
+    max_steps: u64,
 }
 
 impl Catalog {
@@ -45,6 +47,7 @@ impl Catalog {
         let extra = schema::forms_package().into_iter().collect();
         Ok(Catalog {
             catalogue: Catalogue::from_formats(formats, false, extra, class_configs)?,
+            max_steps: engine::STEP_BUDGET,
         })
     }
 
@@ -62,9 +65,17 @@ impl Catalog {
         self.catalogue.catalog().set_jit(mode);
     }
 
+    /// Sets how many statements each request's execution may run
+    /// (`u64::MAX`: unlimited).
+    pub fn set_max_steps(&mut self, steps: u64) {
+        self.max_steps = steps;
+    }
+
     /// A fresh session over the catalogue (each request has its own).
     fn session(&self) -> Session {
-        self.catalogue.session()
+        let session = self.catalogue.session();
+        session.executor().set_step_budget(self.max_steps);
+        session
     }
 }
 

@@ -1,0 +1,145 @@
+//! `muranopl schema` and `muranopl action`: the murano CLI's
+//! `class-schema` and `static-action-call`, answered from local packages
+//! by the same code as `serve`'s `GET /v1/schemas` and `POST /v1/actions`.
+
+use std::path::PathBuf;
+
+use serde_json::json;
+
+use crate::cli::{exit, ExecLimits};
+use crate::serve::api::{self, Answer, Catalog};
+
+/// Where the classes come from.
+#[derive(clap::Args, Debug)]
+pub struct Packages {
+    /// A package directory or .zip (with what it requires); repeatable.
+    /// Without any, every package on the search path.
+    #[arg(short = 'p', long = "package-dir", value_name = "PKG")]
+    packages: Vec<PathBuf>,
+    /// Package search path (repeatable).
+    #[arg(short = 'L', long = "library", value_name = "DIR")]
+    libs: Vec<PathBuf>,
+    /// The version the class must match, e.g. `>=1.2,<2` (default: the
+    /// newest).
+    #[arg(long, value_name = "SPEC")]
+    class_version: Option<String>,
+    /// The package that must provide the class (its FullName).
+    #[arg(long = "package", value_name = "NAME")]
+    package_name: Option<String>,
+}
+
+/// `schema` arguments.
+#[derive(clap::Args, Debug)]
+pub struct SchemaArgs {
+    /// The class (full name).
+    class: String,
+    /// Methods whose parameter schemas to print (default: the class's own
+    /// schema and its model builders').
+    methods: Vec<String>,
+    #[command(flatten)]
+    from: Packages,
+}
+
+/// `action` arguments.
+#[derive(clap::Args, Debug)]
+pub struct ActionArgs {
+    /// The class (full name).
+    class: String,
+    /// The static action (a static method with `Usage: Action`).
+    method: String,
+    /// The action's arguments as a JSON object (tagged JSON values).
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    args: String,
+    #[command(flatten)]
+    from: Packages,
+    #[command(flatten)]
+    limits: ExecLimits,
+}
+
+fn load(
+    from: &Packages,
+    jit: crate::jit::Mode,
+    configs: Option<&std::path::Path>,
+) -> Result<Catalog, i32> {
+    let catalog = Catalog::load(&from.packages, &from.libs, configs).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::USAGE
+    })?;
+    catalog.set_jit(jit);
+    Ok(catalog)
+}
+
+/// Prints an answer: the body on stdout when it succeeded, the error on
+/// stderr otherwise; the exit status.
+fn print(answer: Answer) -> i32 {
+    let (status, body) = answer;
+    if status == 200 {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&body).unwrap_or_default()
+        );
+        return exit::OK;
+    }
+    let e = &body["error"];
+    eprintln!(
+        "error: {}: {}",
+        e["kind"].as_str().unwrap_or("Error"),
+        e["message"].as_str().unwrap_or("")
+    );
+    for frame in e["trace"].as_array().into_iter().flatten() {
+        eprintln!("  at {}", frame.as_str().unwrap_or(""));
+    }
+    // A class, package or method that is not there is the caller's
+    // mistake; anything else failed while running.
+    if status == 404 || status == 403 {
+        exit::USAGE
+    } else {
+        exit::FAILED
+    }
+}
+
+/// Runs `muranopl schema`.
+pub fn schema(a: SchemaArgs, jit: crate::jit::Mode, configs: Option<&std::path::Path>) -> i32 {
+    let catalog = match load(&a.from, jit, configs) {
+        Ok(c) => c,
+        Err(status) => return status,
+    };
+    let methods = (!a.methods.is_empty()).then(|| a.methods.join(","));
+    print(api::schemas(
+        &catalog,
+        &a.class,
+        methods.as_deref(),
+        a.from.class_version.as_deref(),
+        a.from.package_name.as_deref(),
+    ))
+}
+
+/// Runs `muranopl action`.
+pub fn action(a: ActionArgs, jit: crate::jit::Mode, configs: Option<&std::path::Path>) -> i32 {
+    let params: serde_json::Value = match serde_json::from_str(&a.args) {
+        Ok(p @ serde_json::Value::Object(_)) => p,
+        Ok(_) => {
+            eprintln!("error: --args must be a JSON object");
+            return exit::USAGE;
+        }
+        Err(e) => {
+            eprintln!("error: --args: bad JSON: {e}");
+            return exit::USAGE;
+        }
+    };
+    let mut catalog = match load(&a.from, jit, configs) {
+        Ok(c) => c,
+        Err(status) => return status,
+    };
+    let limits: crate::session::Limits = a.limits.into();
+    catalog.set_max_steps(limits.max_steps.unwrap_or(u64::MAX));
+    let body = json!({
+        "className": a.class,
+        "methodName": a.method,
+        "parameters": params,
+        "classVersion": a.from.class_version,
+        "packageName": a.from.package_name,
+    });
+    let _budget = runtime::budget::Budget::start(limits.timeout, limits.max_memory);
+    print(api::action(&catalog, body.to_string().as_bytes()))
+}
