@@ -33,6 +33,15 @@ struct Cli {
 
 type JitMode = compiler::jit::Mode;
 
+/// How a report is printed.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// Lines for people.
+    Text,
+    /// JSON for tools.
+    Json,
+}
+
 /// Exit statuses, the same for every command.
 pub mod exit {
     /// Success.
@@ -62,7 +71,7 @@ enum Cmd {
         /// A package directory (manifest.yaml + Classes/); repeatable.
         #[arg(long = "package", short = 'p', required = true)]
         packages: Vec<std::path::PathBuf>,
-        /// Object model JSON files.
+        /// Object model JSON files; `-` is standard input.
         #[arg(required = true)]
         models: Vec<std::path::PathBuf>,
         /// Worker threads (default: all cores).
@@ -76,6 +85,10 @@ enum Cmd {
         /// objects, and the time of each phase.
         #[arg(long)]
         stats: bool,
+        /// `text`: a `FILE: $.path.property: message` line per violation,
+        /// sorted by model then path; `json`: one JSON document.
+        #[arg(long, value_enum, default_value = "text")]
+        format: ReportFormat,
     },
     /// Murano packages: `info` (manifest facts as JSON), `check` (load and compile),
     /// `pack` (directory to .zip), `bundle` (resolve a bundle as JSON).
@@ -256,6 +269,7 @@ fn run(cli: Cli) -> i32 {
             jobs,
             libs,
             stats,
+            format,
         } => crate::validate::run(crate::validate::Options {
             packages,
             models,
@@ -264,6 +278,7 @@ fn run(cli: Cli) -> i32 {
             stats,
             jit,
             class_configs: cli.class_configs,
+            json: format == ReportFormat::Json,
         }),
         Cmd::Package { cmd } => crate::package::run(cmd, jit),
         Cmd::Ui { cmd } => crate::ui::run(cmd),

@@ -20,16 +20,18 @@ pub struct Report {
     pub file: PathBuf,
     /// Objects loaded.
     pub objects: usize,
-    /// `path.property: message` lines.
-    pub violations: Vec<String>,
+    /// The contract violations, sorted by path.
+    pub violations: Vec<Violation>,
     /// A load error that stopped validation.
     pub error: Option<String>,
     /// A streamed model's phases.
     pub phases: engine::stream::Phases,
+    /// The model could not be read or is not JSON (`error` says why).
+    pub unreadable: bool,
 }
 
 impl Report {
-    /// The report of a model that could not be validated.
+    /// The report of a model that could not be read or parsed.
     fn failed(file: &Path, error: String) -> Report {
         Report {
             file: file.to_path_buf(),
@@ -37,6 +39,15 @@ impl Report {
             violations: Vec::new(),
             error: Some(error),
             phases: Vec::new(),
+            unreadable: true,
+        }
+    }
+
+    /// The report of a model whose validation panicked (a bug).
+    fn panicked(file: &Path) -> Report {
+        Report {
+            unreadable: false,
+            ..Report::failed(file, "internal error (panic)".into())
         }
     }
 }
@@ -60,17 +71,68 @@ pub fn validate_text(catalog: &Arc<Catalog>, text: &str) -> Report {
     }
 }
 
+/// A contract violation in a model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The JSON path of the object (`$.Objects.servers[9]`).
+    pub path: String,
+    /// The property whose value violates its contract.
+    pub property: String,
+    /// What is wrong, and the contract's position.
+    pub message: String,
+}
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}: {}", self.path, self.property, self.message)
+    }
+}
+
+/// A JSON path's steps, array indices as numbers: `[10]` sorts after `[9]`.
+#[derive(PartialEq, Eq, PartialOrd, Ord)]
+enum Step<'a> {
+    Index(u64),
+    Key(&'a str),
+}
+
+fn steps(path: &str) -> Vec<Step<'_>> {
+    path.split(['.', '['])
+        .filter(|s| !s.is_empty())
+        .map(|s| match s.strip_suffix(']').and_then(|i| i.parse().ok()) {
+            Some(i) => Step::Index(i),
+            None => Step::Key(s),
+        })
+        .collect()
+}
+
+/// Sorts violations by JSON path, then property (a stable sort: several
+/// violations of one property keep the order they were found in).
+pub fn sort_violations(v: &mut [Violation]) {
+    v.sort_by(|a, b| {
+        steps(&a.path)
+            .cmp(&steps(&b.path))
+            .then_with(|| a.property.cmp(&b.property))
+    });
+}
+
 fn report_of(v: model::Validation) -> Report {
+    let mut violations: Vec<Violation> = v
+        .violations
+        .into_iter()
+        .map(|(path, property, e)| Violation {
+            path,
+            property,
+            message: e.message().to_string(),
+        })
+        .collect();
+    sort_violations(&mut violations);
     Report {
         file: PathBuf::new(),
         objects: v.objects,
-        violations: v
-            .violations
-            .into_iter()
-            .map(|(path, prop, e)| format!("{path}.{prop}: {}", e.message()))
-            .collect(),
+        violations,
         error: v.error.map(|e| format!("{}: {}", e.kind(), e.message())),
         phases: Vec::new(),
+        unreadable: false,
     }
 }
 
@@ -90,6 +152,8 @@ pub struct Options {
     pub jit: compiler::jit::Mode,
     /// The class configuration directory (see `read_class_configs`).
     pub class_configs: Option<PathBuf>,
+    /// Print one JSON document instead of lines.
+    pub json: bool,
 }
 
 /// Models at least this large are streamed: read once, checked on every
@@ -97,7 +161,8 @@ pub struct Options {
 pub const STREAM_MIN_BYTES: u64 = 4 << 20;
 
 /// Validates `models` against the classes of `packages`; prints a report
-/// and returns the exit status (1 when anything is invalid).
+/// and returns the exit status: 1 when a model is invalid, 2 when one
+/// cannot be read or is not JSON.
 pub fn run(o: Options) -> i32 {
     let Options {
         packages,
@@ -107,6 +172,7 @@ pub fn run(o: Options) -> i32 {
         stats,
         jit,
         class_configs,
+        json,
     } = o;
     let start = Instant::now();
     // The packages, with what they require from the search path, are
@@ -127,9 +193,15 @@ pub fn run(o: Options) -> i32 {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     let size = |m: &PathBuf| std::fs::metadata(m).map_or(0, |md| md.len());
-    let (large, small): (Vec<usize>, Vec<usize>) =
-        (0..models.len()).partition(|&i| size(&models[i]) >= STREAM_MIN_BYTES);
+    let stdin = |m: &PathBuf| m.as_os_str() == "-";
+    let (large, small): (Vec<usize>, Vec<usize>) = (0..models.len())
+        .filter(|&i| !stdin(&models[i]))
+        .partition(|&i| size(&models[i]) >= STREAM_MIN_BYTES);
     let mut reports: Vec<Option<Report>> = (0..models.len()).map(|_| None).collect();
+    // Standard input (`-`), read once whatever its size.
+    if let Some(i) = models.iter().position(stdin) {
+        reports[i] = Some(validate_stdin(catalog));
+    }
     // Small models: one per worker at a time.
     let smalls: Vec<&PathBuf> = small.iter().map(|&i| &models[i]).collect();
     for (i, r) in small.iter().zip(validate_many(catalog, &smalls, jobs)) {
@@ -142,33 +214,20 @@ pub fn run(o: Options) -> i32 {
         streamed += usize::from(was_streamed);
         reports[i] = Some(r);
     }
-    let (mut bad, mut objects, mut nviol) = (0usize, 0usize, 0usize);
-    for r in reports.into_iter().flatten() {
-        if stats && !r.phases.is_empty() {
-            let phases: Vec<String> = r
-                .phases
-                .iter()
-                .map(|(name, t)| format!("{name} {:.3}s", t.as_secs_f64()))
-                .collect();
-            eprintln!(
-                "stats: {} streamed: {}",
-                r.file.display(),
-                phases.join(", ")
-            );
-        }
-        objects += r.objects;
-        let f = r.file.display();
-        if let Some(e) = &r.error {
-            println!("{f}: error: {e}");
-            bad += 1;
-        }
-        for v in &r.violations {
-            println!("{f}: {v}");
-        }
-        nviol += r.violations.len();
-        if !r.violations.is_empty() && r.error.is_none() {
-            bad += 1;
-        }
+    let reports: Vec<Report> = reports.into_iter().flatten().collect();
+    if stats {
+        print_phases(&reports);
+    }
+    let objects: usize = reports.iter().map(|r| r.objects).sum();
+    let nviol: usize = reports.iter().map(|r| r.violations.len()).sum();
+    let bad = reports
+        .iter()
+        .filter(|r| r.error.is_some() || !r.violations.is_empty())
+        .count();
+    if json {
+        print_json(&reports);
+    } else {
+        print_lines(&reports);
     }
     let n = models.len();
     let secs = start.elapsed().as_secs_f64();
@@ -186,7 +245,86 @@ pub fn run(o: Options) -> i32 {
         "validated {n} model(s), {objects} object(s) in {secs:.2}s ({:.0} objects/s, {jobs} thread(s)): {nviol} violation(s), {bad} invalid model(s)",
         objects as f64 / secs.max(1e-9)
     );
-    i32::from(bad > 0)
+    if reports.iter().any(|r| r.unreadable) {
+        crate::cli::exit::USAGE
+    } else if bad > 0 {
+        crate::cli::exit::FAILED
+    } else {
+        crate::cli::exit::OK
+    }
+}
+
+/// Standard input's model (`-`), validated on a large stack.
+fn validate_stdin(catalog: &Arc<Catalog>) -> Report {
+    let file = Path::new("-");
+    let mut text = String::new();
+    if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
+        return Report::failed(file, format!("cannot read standard input: {e}"));
+    }
+    let mut rep =
+        on_big_stack(|| validate_text(catalog, &text)).unwrap_or_else(|_| Report::panicked(file));
+    rep.file = file.to_path_buf();
+    rep
+}
+
+fn print_phases(reports: &[Report]) {
+    for r in reports.iter().filter(|r| !r.phases.is_empty()) {
+        let phases: Vec<String> = r
+            .phases
+            .iter()
+            .map(|(name, t)| format!("{name} {:.3}s", t.as_secs_f64()))
+            .collect();
+        eprintln!(
+            "stats: {} streamed: {}",
+            r.file.display(),
+            phases.join(", ")
+        );
+    }
+}
+
+/// `FILE: path.property: message` and `FILE: error: ...` lines.
+fn print_lines(reports: &[Report]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for r in reports {
+        let f = r.file.display();
+        if let Some(e) = &r.error {
+            let _ = writeln!(out, "{f}: error: {e}");
+        }
+        for v in &r.violations {
+            let _ = writeln!(out, "{f}: {v}");
+        }
+    }
+}
+
+/// One JSON document: `{"models": [{"file", "valid", "objects", "error",
+/// "violations": [{"path", "property", "message"}]}], "objects",
+/// "violations", "invalid"}`; a violation's path is the property's
+/// (`$.Objects.servers[9].port`).
+fn print_json(reports: &[Report]) {
+    let models: Vec<serde_json::Value> = reports
+        .iter()
+        .map(|r| {
+            serde_json::json!({
+                "file": r.file.display().to_string(),
+                "valid": r.error.is_none() && r.violations.is_empty(),
+                "objects": r.objects,
+                "error": r.error,
+                "violations": r.violations.iter().map(|v| serde_json::json!({
+                    "path": format!("{}.{}", v.path, v.property),
+                    "property": v.property,
+                    "message": v.message,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "models": models,
+        "objects": reports.iter().map(|r| r.objects).sum::<usize>(),
+        "violations": reports.iter().map(|r| r.violations.len()).sum::<usize>(),
+        "invalid": reports.iter().filter(|r| r.error.is_some() || !r.violations.is_empty()).count(),
+    });
+    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
 }
 
 /// A progress bar that shows itself once the work has taken a second.
@@ -200,6 +338,12 @@ fn progress_bar(len: u64, template: &str) -> indicatif::ProgressBar {
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     bar
+}
+
+/// `N objects (R/s)` since `t0`.
+fn objects_rate(objects: u64, t0: Instant) -> String {
+    let rate = objects as f64 / t0.elapsed().as_secs_f64().max(1e-3);
+    format!("{objects} objects ({rate:.0}/s)")
 }
 
 fn show_after_a_second(bar: &indicatif::ProgressBar, t0: Instant) {
@@ -216,7 +360,11 @@ fn validate_many(catalog: &Arc<Catalog>, models: &[&PathBuf], jobs: usize) -> Ve
     let jobs = jobs.min(n.max(1));
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let bar = progress_bar(n as u64, "{elapsed_precise} [{bar:40}] {pos}/{len} models");
+    let objects = AtomicUsize::new(0);
+    let bar = progress_bar(
+        n as u64,
+        "{elapsed_precise} [{bar:40}] {pos}/{len} models, {msg}",
+    );
     let mut reports: Vec<Option<Report>> = (0..n).map(|_| None).collect();
     let results = std::sync::Mutex::new(&mut reports);
     let finished = std::sync::atomic::AtomicBool::new(false);
@@ -225,6 +373,7 @@ fn validate_many(catalog: &Arc<Catalog>, models: &[&PathBuf], jobs: usize) -> Ve
             let t0 = Instant::now();
             while !finished.load(Ordering::Relaxed) {
                 show_after_a_second(&bar, t0);
+                bar.set_message(objects_rate(objects.load(Ordering::Relaxed) as u64, t0));
                 std::thread::sleep(std::time::Duration::from_millis(50));
             }
         });
@@ -236,6 +385,7 @@ fn validate_many(catalog: &Arc<Catalog>, models: &[&PathBuf], jobs: usize) -> Ve
                         break;
                     }
                     let r = validate_big_stack(catalog, models[i]);
+                    objects.fetch_add(r.objects, Ordering::Relaxed);
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                     bar.set_position(done.fetch_add(1, Ordering::Relaxed) as u64 + 1);
                 })
@@ -267,7 +417,7 @@ fn validate_large(catalog: &Arc<Catalog>, file: &Path, jobs: usize) -> (Report, 
     let progress = |bytes: u64, objects: u64| {
         show_after_a_second(&bar, t0);
         bar.set_position(bytes);
-        bar.set_message(format!("{objects} objects"));
+        bar.set_message(objects_rate(objects, t0));
     };
     let opts = engine::stream::Options {
         jobs,
@@ -303,6 +453,34 @@ pub fn on_big_stack<T: Send>(f: impl Fn() -> T + Sync) -> std::thread::Result<T>
 }
 
 fn validate_big_stack(catalog: &Arc<Catalog>, file: &Path) -> Report {
-    on_big_stack(|| validate_one(catalog, file))
-        .unwrap_or_else(|_| Report::failed(file, "internal error (panic)".into()))
+    on_big_stack(|| validate_one(catalog, file)).unwrap_or_else(|_| Report::panicked(file))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(path: &str, property: &str, message: &str) -> Violation {
+        Violation {
+            path: path.into(),
+            property: property.into(),
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn violations_sort_by_path_with_indices_as_numbers() {
+        let mut got = vec![
+            v("$.Objects.servers[10]", "port", "a"),
+            v("$.Objects.servers[9].settings", "x", "b"),
+            v("$.Objects.servers[9]", "port", "c"),
+            v("$.Objects", "name", "d"),
+            v("$.Objects.servers[9]", "name", "e"),
+            v("$.Objects.servers[9]", "name", "f"),
+        ];
+        sort_violations(&mut got);
+        let order: String = got.iter().map(|v| v.message.as_str()).collect();
+        assert_eq!(order, "defcba");
+        assert_eq!(got[0].to_string(), "$.Objects.name: d");
+    }
 }

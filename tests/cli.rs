@@ -708,6 +708,60 @@ fn schema_action_and_test_take_the_murano_tools_shapes() {
     assert_eq!(muranopl(&["test"]).status.code(), Some(2), "no package");
 }
 
+/// `validate`: `-` reads standard input, `--format json` for tools, 2 for
+/// a model that cannot be read or parsed.
+#[test]
+fn validate_reads_stdin_prints_json_and_tells_unreadable_models_apart() {
+    let model = r#"{"Objects": {"?": {"id": "fleet", "type": "com.example.Fleet"}, "servers": [
+        {"?": {"id": "s2", "type": "com.example.Server"}, "name": "b", "port": 70000,
+         "tags": [], "enabled": true, "settings": {"timeout": "soon"}}]}}"#;
+    let o = muranopl_with_input(
+        &[
+            "validate",
+            "-p",
+            "examples/validate",
+            "-",
+            "--format",
+            "json",
+        ],
+        model,
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m = &report["models"][0];
+    assert_eq!(
+        (
+            m["file"].as_str(),
+            m["valid"].as_bool(),
+            m["objects"].as_u64()
+        ),
+        (Some("-"), Some(false), Some(2))
+    );
+    let paths: Vec<&str> = m["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        ["$.Objects.servers[0].port", "$.Objects.servers[0].settings"]
+    );
+    assert!(m["violations"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Server.yaml:8:15"));
+    assert_eq!(report["violations"], 2);
+    let o = muranopl(&["validate", "-p", "examples/validate", "no-such-model.json"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let o = muranopl_with_input(
+        &["validate", "-p", "examples/validate", "-"],
+        "{\"Objects\": ",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stdout(&o).contains("-: error: bad JSON"), "{}", stdout(&o));
+}
+
 /// `run` prints what the method returned: an application method called
 /// on each application gives the list of their results.
 #[test]

@@ -305,7 +305,7 @@ pub unsafe extern "C" fn muranopl_validate(
             let j = serde_json::json!({
                 "valid": rep.violations.is_empty(),
                 "objects": rep.objects,
-                "violations": rep.violations,
+                "violations": rep.violations.iter().map(ToString::to_string).collect::<Vec<_>>(),
             });
             *report = to_c(j.to_string());
             Ok(())
