@@ -12,21 +12,26 @@ use crate::{json, Engine, Options, Value};
 #[command(
     name = "muranopl",
     version,
-    about = "A fast engine for YAQL and MuranoPL"
+    about = "A fast engine for YAQL and MuranoPL",
+    after_help = "Exit status: 0 success; 1 an evaluation error, invalid model or failed test; \
+                  2 a usage error or input that cannot be read or parsed; 3 an expression \
+                  that does not compile; 4 an internal error (a bug)."
 )]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
-    /// When contracts and YAQL conditions are compiled to machine code:
-    /// `off` (interpret), `auto` (once hot, the default) or `always` (as each
-    /// class is compiled; conditions at their first evaluation). Default:
-    /// `MURANOPL_JIT`, else `auto`.
+    /// When to compile contracts and conditions to machine code: off, auto, always.
+    ///
+    /// `off` interprets, `auto` (the default) compiles once hot, `always`
+    /// compiles as each class is compiled, and conditions at their first
+    /// evaluation. Default: `MURANOPL_JIT`, else `auto`.
     #[arg(long, global = true, value_name = "MODE")]
     jit: Option<JitMode>,
-    /// A directory of class configuration files for `run`, `test`, `serve`
-    /// and `validate`: `<full class name>.json` or `.yaml`, mapping the
-    /// class's `Usage: Config` properties to values (murano's `[engine]
-    /// class_configs`).
+    /// A directory of class configuration files (murano's `class_configs`).
+    ///
+    /// For `run`, `test`, `serve` and `validate`: `<full class name>.json`
+    /// or `.yaml`, mapping the class's `Usage: Config` properties to values
+    /// (murano's `[engine] class_configs`).
     #[arg(long, global = true, value_name = "DIR")]
     class_configs: Option<std::path::PathBuf>,
 }
@@ -58,8 +63,10 @@ pub mod exit {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Evaluate a YAQL expression over JSON input (files or standard
-    /// input) and print each result as (tagged) JSON.
+    /// Evaluate a YAQL expression over JSON input and print each result.
+    ///
+    /// Input comes from files or standard input; results are (tagged)
+    /// JSON, one line per input document.
     Yaql(crate::yaql_cmd::YaqlArgs),
     /// Speak the conformance protocol (JSON Lines on stdin/stdout).
     Harness {
@@ -90,8 +97,10 @@ enum Cmd {
         #[arg(long, value_enum, default_value = "text")]
         format: ReportFormat,
     },
-    /// Murano packages: `info` (manifest facts as JSON), `check` (load and compile),
-    /// `pack` (directory to .zip), `bundle` (resolve a bundle as JSON).
+    /// Murano packages: `info`, `check`, `pack`, `bundle`.
+    ///
+    /// `info` prints manifest facts as JSON, `check` loads and compiles,
+    /// `pack` zips a directory, `bundle` resolves a bundle as JSON.
     Package {
         #[command(subcommand)]
         cmd: crate::package::PackageCmd,
@@ -126,8 +135,9 @@ enum Cmd {
     /// Call a static action of a class and print its result (the murano
     /// CLI's `static-action-call`).
     Action(crate::api_cmd::ActionArgs),
-    /// Run a method (default `deploy`) of an object model in the simulated
-    /// cloud; print its result, with reports and a summary on stderr.
+    /// Run a method (default `deploy`) of an object model in the simulated cloud.
+    ///
+    /// Prints the method's result; reports and a summary go to stderr.
     Run {
         /// Package directories or .zip files.
         #[arg(required = true)]
@@ -157,10 +167,12 @@ enum Cmd {
         #[command(flatten)]
         limits: ExecLimits,
     },
-    /// Serve the HTTP API Murano's clients call (`GET /v1/schemas/{class}[/{methods}]`
-    /// form schemas, `POST /v1/actions` static actions, `POST /v1/validate`,
-    /// `GET /health`) and a forms page at `/`. One request log line per
-    /// request on stderr (`MURANOPL_LOG=warn` silences it).
+    /// Serve the HTTP API Murano's clients call, and a forms page at `/`.
+    ///
+    /// `GET /v1/schemas/{class}[/{methods}]` form schemas, `POST
+    /// /v1/actions` static actions, `POST /v1/validate`, `GET /health`. One
+    /// request log line per request on stderr (`MURANOPL_LOG=warn` silences
+    /// it).
     Serve {
         /// Package directories or .zip files (with what they require);
         /// without any, every package on the search path.
@@ -175,6 +187,16 @@ enum Cmd {
         #[command(flatten)]
         server: ServeArgs,
     },
+    /// Print a shell completion script.
+    ///
+    /// `muranopl completions bash > /etc/bash_completion.d/muranopl`.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff: `muranopl man | man -l -`).
+    Man,
     /// Time evaluation: compile once, evaluate N times.
     BenchEval {
         /// The expression.
@@ -349,6 +371,24 @@ fn run(cli: Cli) -> i32 {
                 jit,
                 cli.class_configs.as_deref(),
             )
+        }
+        Cmd::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "muranopl", &mut std::io::stdout());
+            exit::OK
+        }
+        Cmd::Man => {
+            use clap::CommandFactory;
+            let man = clap_mangen::Man::new(Cli::command());
+            match man.render(&mut std::io::stdout()) {
+                Ok(()) => exit::OK,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    exit::USAGE
+                }
+            }
         }
         Cmd::BenchEval {
             expr,

@@ -1174,3 +1174,45 @@ fn validate_refuses_models_without_objects_or_with_duplicate_ids() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The README's command list is `muranopl --help`, line for line.
+#[test]
+fn the_readme_lists_the_commands_as_help_does() {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let begin = "<!-- BEGIN muranopl --help -->\n```text\n";
+    let start = readme.find(begin).expect("the README's help block") + begin.len();
+    let end = start + readme[start..].find("\n```\n<!-- END").expect("its end");
+    let o = muranopl(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let help: Vec<String> = stdout(&o)
+        .trim_end()
+        .lines()
+        .map(|l| l.trim_end().to_string())
+        .collect();
+    let copy: Vec<&str> = readme[start..end].lines().collect();
+    assert_eq!(copy, help, "update README.md from `muranopl --help`");
+}
+
+#[test]
+fn completions_and_the_manual_page_come_from_the_command_line_definition() {
+    let o = muranopl(&["completions", "bash"]);
+    assert_eq!(o.status.code(), Some(0));
+    let script = stdout(&o);
+    assert!(
+        script.contains("_muranopl()") && script.contains("--jsonl"),
+        "{script}"
+    );
+    let o = muranopl(&["completions", "zsh"]);
+    assert!(
+        stdout(&o).starts_with("#compdef muranopl"),
+        "{}",
+        stdout(&o)
+    );
+    let o = muranopl(&["man"]);
+    let page = stdout(&o);
+    assert!(
+        page.contains(".TH muranopl 1") && page.contains("validate"),
+        "{page}"
+    );
+    assert_eq!(muranopl(&["completions", "cmd.exe"]).status.code(), Some(2));
+}
