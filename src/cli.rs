@@ -34,6 +34,10 @@ struct Cli {
     /// (murano's `[engine] class_configs`).
     #[arg(long, global = true, value_name = "DIR")]
     class_configs: Option<std::path::PathBuf>,
+    /// How errors are printed: `human` (source snippets) or `json` (one
+    /// object per line: file, line, col, kind, message, trace).
+    #[arg(long, global = true, value_enum, default_value = "human")]
+    message_format: crate::diag::MessageFormat,
 }
 
 type JitMode = compiler::jit::Mode;
@@ -275,7 +279,7 @@ fn run(cli: Cli) -> i32 {
         }
     };
     match cli.cmd {
-        Cmd::Yaql(args) => crate::yaql_cmd::run(args, jit),
+        Cmd::Yaql(args) => crate::yaql_cmd::run(args, jit, cli.message_format),
         Cmd::Harness { kind } => match kind.as_str() {
             "yaql" => harness_yaql(jit),
             "dsl" => crate::dsl::harness_dsl(jit),
@@ -302,7 +306,7 @@ fn run(cli: Cli) -> i32 {
             class_configs: cli.class_configs,
             json: format == ReportFormat::Json,
         }),
-        Cmd::Package { cmd } => crate::package::run(cmd, jit),
+        Cmd::Package { cmd } => crate::package::run(cmd, jit, cli.message_format),
         Cmd::Ui { cmd } => crate::ui::run(cmd),
         Cmd::Run {
             packages,
@@ -326,6 +330,7 @@ fn run(cli: Cli) -> i32 {
             class_configs: cli.class_configs,
             limits: limits.into(),
             quiet,
+            messages: cli.message_format,
         }),
         Cmd::Test {
             mut args,
@@ -346,6 +351,7 @@ fn run(cli: Cli) -> i32 {
                 jit,
                 cli.class_configs.as_deref(),
                 limits.into(),
+                cli.message_format,
             )
         }
         Cmd::Schema(args) => crate::api_cmd::schema(args, jit, cli.class_configs.as_deref()),

@@ -11,6 +11,7 @@
 pub mod api_cmd;
 pub mod capi;
 pub mod cli;
+pub mod diag;
 pub mod dsl;
 pub mod harness;
 pub mod package;

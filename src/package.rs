@@ -64,10 +64,10 @@ pub enum PackageCmd {
 }
 
 /// Runs a `package` subcommand; returns the exit status.
-pub fn run(cmd: PackageCmd, jit: compiler::jit::Mode) -> i32 {
+pub fn run(cmd: PackageCmd, jit: compiler::jit::Mode, messages: crate::diag::MessageFormat) -> i32 {
     match cmd {
         PackageCmd::Info { package, libs } => info(&package, &libs),
-        PackageCmd::Check { package, libs } => check(&package, &libs, jit),
+        PackageCmd::Check { package, libs } => check(&package, &libs, jit, messages),
         PackageCmd::Pack { dir, out, libs } => pack(&dir, &out, &libs),
         PackageCmd::Bundle { bundle, libs } => bundle_cmd(&bundle, &libs),
     }
@@ -304,18 +304,26 @@ pub fn check_package(
     Ok(report)
 }
 
-fn check(path: &Path, libs: &[PathBuf], jit: compiler::jit::Mode) -> i32 {
+fn check(
+    path: &Path,
+    libs: &[PathBuf],
+    jit: compiler::jit::Mode,
+    messages: crate::diag::MessageFormat,
+) -> i32 {
+    use crate::diag::Diagnostic;
     match check_package(path, libs, jit) {
         Err(e) => {
-            eprintln!("error: {e}");
+            Diagnostic::from_text("PackageLoadError", &e).eprint(messages);
             1
         }
         Ok(r) => {
             for w in &r.warnings {
-                eprintln!("warning: {w}");
+                Diagnostic::from_text("PackageWarning", w)
+                    .as_warning()
+                    .eprint(messages);
             }
             for e in &r.errors {
-                eprintln!("error: {e}");
+                Diagnostic::from_text("CompileError", e).eprint(messages);
             }
             let deps = if r.loaded.is_empty() {
                 String::new()

@@ -39,6 +39,8 @@ pub struct RunArgs {
     pub limits: crate::session::Limits,
     /// Print only the method's result: no reports, no summary.
     pub quiet: bool,
+    /// How errors are printed.
+    pub messages: crate::diag::MessageFormat,
 }
 
 fn to_json(v: &Value) -> serde_json::Value {
@@ -50,8 +52,8 @@ fn write_json(path: &Path, v: &serde_json::Value) -> Result<(), String> {
     std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn print_error(e: &runtime::Error) {
-    eprintln!("error: {}", e.report(None));
+fn print_error(e: &runtime::Error, a: &RunArgs) {
+    crate::diag::Diagnostic::from_error(e, None).eprint(a.messages);
 }
 
 /// Runs `muranopl run`; returns the exit status.
@@ -131,7 +133,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
             return 1;
         }
         Err(e) => {
-            print_error(&e);
+            print_error(&e, &a);
             return 1;
         }
     };
@@ -146,7 +148,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
     match &result {
         Ok(v) => println!("{}", runtime::json::to_tagged_string(v)),
         Err(e) => {
-            print_error(e);
+            print_error(e, a);
             status = 1;
         }
     }
@@ -162,7 +164,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
                 }
             }
             Err(e) => {
-                print_error(&e);
+                print_error(&e, &a);
                 status = 1;
             }
         }

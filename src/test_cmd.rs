@@ -114,6 +114,7 @@ pub fn run(
     jit: Mode,
     class_configs: Option<&Path>,
     limits: Limits,
+    messages: crate::diag::MessageFormat,
 ) -> i32 {
     let suite = match Suite::load(package, libs, class_configs) {
         Ok(s) => {
@@ -128,7 +129,7 @@ pub fn run(
     let classes = match discover(&suite) {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::diag::Diagnostic::from_text("CompileError", &e).eprint(messages);
             return 2;
         }
     };

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::cli::{exit, Limits};
+use crate::diag::{Diagnostic, MessageFormat};
 use crate::{json, Engine, Options, Program, Value};
 
 /// The `yaql` command's arguments.
@@ -81,23 +82,28 @@ struct Job<'a> {
     vars: &'a [(Arc<str>, Value)],
     expr: &'a str,
     style: Style,
+    messages: MessageFormat,
 }
 
 /// A result line, or an error's text and the exit status it leaves.
 type Outcome = Result<String, (i32, String)>;
 
 impl Job<'_> {
-    /// One input's result line, or its error.
-    fn eval(&self, data: Value) -> Outcome {
+    /// One input's result line, or its error (`input` names the input
+    /// in the error).
+    fn eval(&self, data: Value, input: Option<String>) -> Outcome {
         self.engine
             .eval_with(self.prog, data, self.vars)
             .map(|v| self.style.show(&v))
-            .map_err(|e| (exit::FAILED, e.render(self.expr)))
+            .map_err(|e| {
+                let d = Diagnostic::from_error(&e, Some(self.expr)).with_input(input);
+                (exit::FAILED, d.show(self.messages))
+            })
     }
 }
 
 /// Runs the command; returns the exit status.
-pub fn run(a: YaqlArgs, jit: crate::jit::Mode) -> i32 {
+pub fn run(a: YaqlArgs, jit: crate::jit::Mode, messages: MessageFormat) -> i32 {
     let engine = Engine::new(a.limits.apply(Options {
         legacy: a.legacy,
         convert_sets_to_lists: !a.legacy,
@@ -107,7 +113,7 @@ pub fn run(a: YaqlArgs, jit: crate::jit::Mode) -> i32 {
     let prog = match engine.compile(&a.expr) {
         Ok(p) => p,
         Err(e) => {
-            eprintln!("{}", e.render(&a.expr));
+            Diagnostic::from_error(&e, Some(&a.expr)).eprint(messages);
             return exit::COMPILE;
         }
     };
@@ -132,6 +138,7 @@ pub fn run(a: YaqlArgs, jit: crate::jit::Mode) -> i32 {
             raw: a.raw_output,
             compact: a.compact,
         },
+        messages,
     };
     let mut files = a.files;
     files.extend(a.data);
@@ -140,7 +147,7 @@ pub fn run(a: YaqlArgs, jit: crate::jit::Mode) -> i32 {
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let status = if a.null_input || files.is_empty() {
-        emit(&mut out, job.eval(Value::Null))
+        emit(&mut out, job.eval(Value::Null, None))
     } else if a.jsonl {
         json_lines(&job, &files, a.jobs, &mut out)
     } else {
@@ -174,7 +181,7 @@ fn emit(out: &mut impl Write, r: Outcome) -> i32 {
         }
         Err((status, e)) => {
             let _ = out.flush();
-            eprintln!("{e}");
+            eprint!("{e}");
             status
         }
     }
@@ -212,18 +219,20 @@ fn documents(job: &Job, files: &[String], out: &mut impl Write) -> i32 {
             }
         };
         let (docs, bad) = json::documents_from_str(&text);
-        seen += docs.len();
-        for d in docs {
-            status = status.max(emit(out, job.eval(d)));
+        let several = docs.len() > 1 || files.len() > 1;
+        for (i, d) in docs.into_iter().enumerate() {
+            let input = several.then(|| format!("{}, document {}", name(file), i + 1));
+            status = status.max(emit(out, job.eval(d, input)));
+            seen += 1;
         }
         if let Some(e) = bad {
             let _ = out.flush();
-            eprintln!("error: {}: {e}", name(file));
+            Diagnostic::bad_json(name(file), &text, &e).eprint(job.messages);
             return exit::USAGE;
         }
     }
     if seen == 0 {
-        status = emit(out, job.eval(Value::Null));
+        status = emit(out, job.eval(Value::Null, None));
     }
     status
 }
@@ -281,10 +290,15 @@ fn json_lines(job: &Job, files: &[String], jobs: Option<usize>, out: &mut impl W
                     .par_iter()
                     .filter(|(_, l)| !l.trim().is_empty())
                     .map(|(n, l)| {
-                        let r = json::from_tagged_str(l)
-                            .map_err(|e| (exit::USAGE, e.to_string()))
-                            .and_then(|d| job.eval(d));
-                        r.map_err(|(s, e)| (s, format!("{}:{n}: {e}", name(file))))
+                        let input = format!("{}:{n}", name(file));
+                        match json::from_tagged_str(l) {
+                            Ok(d) => job.eval(d, Some(input)),
+                            Err(e) => {
+                                let d =
+                                    Diagnostic::bad_json(name(file), l, &e).with_input(Some(input));
+                                Err((exit::USAGE, d.show(job.messages)))
+                            }
+                        }
                     })
                     .collect()
             });

@@ -127,7 +127,7 @@ fn validate_bounds_deep_and_large_models() {
         "examples/validate",
         path.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2), "input that cannot be parsed");
     let text = format!("{}{}", stdout(&o), stderr(&o));
     assert!(
         text.contains("recursion limit exceeded at line 1 column"),
