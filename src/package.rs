@@ -285,11 +285,15 @@ pub fn check_package(
         match ex.class(&class) {
             Ok(_) => report.ok.push(class),
             Err(e) => {
-                let file = ex
-                    .packages()
-                    .first()
-                    .and_then(|p| p.decl(&class))
-                    .map(|d| d.pos.to_string())
+                let file = e
+                    .location()
+                    .map(ToString::to_string)
+                    .or_else(|| {
+                        ex.packages()
+                            .first()
+                            .and_then(|p| p.decl(&class))
+                            .map(|d| d.pos.to_string())
+                    })
                     .or_else(|| root.get_class(&class).ok().map(|s| s.file))
                     .unwrap_or_else(|| root.full_name().to_string());
                 let msg = e.message();

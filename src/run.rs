@@ -133,7 +133,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
             return 1;
         }
         Err(e) => {
-            print_error(&e, &a);
+            print_error(&e, a);
             return 1;
         }
     };
@@ -164,7 +164,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
                 }
             }
             Err(e) => {
-                print_error(&e, &a);
+                print_error(&e, a);
                 status = 1;
             }
         }

@@ -18,9 +18,9 @@ fn yaql_prints_json_and_reports_errors_with_a_caret() {
     let o = muranopl(&["yaql", "1 + (2 ? 3)"]);
     assert_eq!(o.status.code(), Some(3), "a grammar error");
     let e = stderr(&o);
-    assert!(e.starts_with("YaqlLexicalException"), "{e}");
+    assert!(e.starts_with("error[YaqlLexicalException]"), "{e}");
     assert!(
-        e.contains("line 1, column 8") && e.contains("       ^"),
+        e.contains("--> <expr>:1:8") && e.contains("|        ^\n"),
         "{e}"
     );
     let o = muranopl(&["yaql"]);
@@ -99,8 +99,14 @@ fn yaql_jsonl_keeps_input_order_and_reports_bad_lines() {
     let o = muranopl_with_input(&["yaql", "--jsonl", "10 / $"], "1\n\n{oops\n0\n5\n");
     assert_eq!(stdout(&o), "10\n2\n", "blank lines are skipped");
     let e = stderr(&o);
-    assert!(e.contains("<stdin>:3: ValueError: bad JSON"), "{e}");
-    assert!(e.contains("<stdin>:4: ZeroDivisionError"), "{e}");
+    assert!(
+        e.contains("error[ValueError]: bad JSON") && e.contains("= input: <stdin>:3"),
+        "{e}"
+    );
+    assert!(
+        e.contains("error[ZeroDivisionError]") && e.contains("= input: <stdin>:4"),
+        "{e}"
+    );
     assert_eq!(o.status.code(), Some(2), "the worst status wins");
 }
 

@@ -868,9 +868,18 @@ impl Catalog {
         }
         building.push(key.to_string());
         let mut parents = Vec::new();
-        for pn in &decl.extends {
+        for (i, pn) in decl.extends.iter().enumerate() {
             let pk = self.class_key(pn, Some(&pkg));
-            parents.push(self.build_class(&pk, building)?);
+            // A parent that is not found is reported where it is named.
+            let parent =
+                self.build_class(&pk, building)
+                    .map_err(|e| match decl.extends_at.get(i) {
+                        Some(at) if *e.error_kind() == ErrorKind::NoClassFound => {
+                            e.with_location(at.location())
+                        }
+                        _ => e,
+                    })?;
+            parents.push(parent);
         }
         // murano/dsl/murano_type.py `MuranoClass.__init__`: a class's
         // parents are classes; a meta-class's may be either.

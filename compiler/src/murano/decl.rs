@@ -283,6 +283,8 @@ pub struct ClassDecl {
     pub namespaces: Vec<(String, String)>,
     /// Full names of the parents, in order (`io.murano.Object` by default).
     pub extends: Vec<String>,
+    /// Where each declared parent is named (empty for the default parent).
+    pub extends_at: Vec<Pos>,
     /// `Properties`, in order.
     pub properties: Vec<PropertyDecl>,
     /// `Methods`, in order.
@@ -342,6 +344,7 @@ impl ClassDecl {
             name,
             namespaces,
             extends,
+            extends_at: Vec::new(),
             properties: Vec::new(),
             methods: Vec::new(),
             import: Vec::new(),
@@ -526,9 +529,11 @@ fn class_body(
     };
 
     let mut extends = Vec::new();
+    let mut extends_at = Vec::new();
     for n in list_value(get(map, "Extends")) {
         let raw = type_name_text(n, "Extends")?;
         extends.push(resolver.resolve_name(raw).map_err(|e| at(&n.pos, e))?);
+        extends_at.push(n.pos.clone());
     }
     if extends.is_empty() && name != OBJECT_CLASS {
         extends.push(OBJECT_CLASS.to_string());
@@ -592,6 +597,7 @@ fn class_body(
         name,
         namespaces,
         extends,
+        extends_at,
         properties: properties.items,
         methods: methods.items,
         import,
