@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use serde_json::json;
 
 use crate::cli::{exit, ExecLimits};
+use crate::diag::{Diagnostic, MessageFormat};
 use crate::serve::api::{self, Answer, Catalog};
 
 /// Where the classes come from.
@@ -71,7 +72,7 @@ fn load(
 
 /// Prints an answer: the body on stdout when it succeeded, the error on
 /// stderr otherwise; the exit status.
-fn print(answer: Answer) -> i32 {
+fn print(answer: Answer, messages: MessageFormat) -> i32 {
     let (status, body) = answer;
     if status == 200 {
         println!(
@@ -81,14 +82,15 @@ fn print(answer: Answer) -> i32 {
         return exit::OK;
     }
     let e = &body["error"];
-    eprintln!(
-        "error: {}: {}",
-        e["kind"].as_str().unwrap_or("Error"),
-        e["message"].as_str().unwrap_or("")
-    );
-    for frame in e["trace"].as_array().into_iter().flatten() {
-        eprintln!("  at {}", frame.as_str().unwrap_or(""));
-    }
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or("").to_string();
+    let mut d = Diagnostic::from_text(text(&e["kind"]), &text(&e["message"]));
+    d.trace = e["trace"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(text)
+        .collect();
+    d.eprint(messages);
     // A class, package or method that is not there is the caller's
     // mistake; anything else failed while running.
     if status == 404 || status == 403 {
@@ -99,23 +101,36 @@ fn print(answer: Answer) -> i32 {
 }
 
 /// Runs `muranopl schema`.
-pub fn schema(a: SchemaArgs, jit: crate::jit::Mode, configs: Option<&std::path::Path>) -> i32 {
+pub fn schema(
+    a: SchemaArgs,
+    jit: crate::jit::Mode,
+    configs: Option<&std::path::Path>,
+    messages: MessageFormat,
+) -> i32 {
     let catalog = match load(&a.from, jit, configs) {
         Ok(c) => c,
         Err(status) => return status,
     };
     let methods = (!a.methods.is_empty()).then(|| a.methods.join(","));
-    print(api::schemas(
-        &catalog,
-        &a.class,
-        methods.as_deref(),
-        a.from.class_version.as_deref(),
-        a.from.package_name.as_deref(),
-    ))
+    print(
+        api::schemas(
+            &catalog,
+            &a.class,
+            methods.as_deref(),
+            a.from.class_version.as_deref(),
+            a.from.package_name.as_deref(),
+        ),
+        messages,
+    )
 }
 
 /// Runs `muranopl action`.
-pub fn action(a: ActionArgs, jit: crate::jit::Mode, configs: Option<&std::path::Path>) -> i32 {
+pub fn action(
+    a: ActionArgs,
+    jit: crate::jit::Mode,
+    configs: Option<&std::path::Path>,
+    messages: MessageFormat,
+) -> i32 {
     let params: serde_json::Value = match serde_json::from_str(&a.args) {
         Ok(p @ serde_json::Value::Object(_)) => p,
         Ok(_) => {
@@ -141,5 +156,5 @@ pub fn action(a: ActionArgs, jit: crate::jit::Mode, configs: Option<&std::path::
         "packageName": a.from.package_name,
     });
     let _budget = runtime::budget::Budget::start(limits.timeout, limits.max_memory);
-    print(api::action(&catalog, body.to_string().as_bytes()))
+    print(api::action(&catalog, body.to_string().as_bytes()), messages)
 }

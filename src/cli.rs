@@ -354,8 +354,12 @@ fn run(cli: Cli) -> i32 {
                 cli.message_format,
             )
         }
-        Cmd::Schema(args) => crate::api_cmd::schema(args, jit, cli.class_configs.as_deref()),
-        Cmd::Action(args) => crate::api_cmd::action(args, jit, cli.class_configs.as_deref()),
+        Cmd::Schema(args) => {
+            crate::api_cmd::schema(args, jit, cli.class_configs.as_deref(), cli.message_format)
+        }
+        Cmd::Action(args) => {
+            crate::api_cmd::action(args, jit, cli.class_configs.as_deref(), cli.message_format)
+        }
         Cmd::Serve {
             packages,
             libs,

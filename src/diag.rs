@@ -121,9 +121,9 @@ impl Diagnostic {
             .and_then(|t| offset(t, line, col).map(|o| (t, o)))
         {
             Some((t, start)) => {
-                let end = start + t[start..].find('\n').unwrap_or(t.len() - start);
-                let end = start + t[start..end].trim_end().len().max(1).min(end - start);
-                self.at_span(file, t, start..end.max(start))
+                let line_end = t[start..].find('\n').map_or(t.len(), |i| start + i);
+                let end = start + t[start..line_end].trim_end().len();
+                self.at_span(file, t, start..end)
             }
             None => {
                 self.file = Some(file.to_string());

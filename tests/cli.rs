@@ -665,7 +665,7 @@ fn schema_action_and_test_take_the_murano_tools_shapes() {
     assert!(s["shout"]["properties"]["times"].is_object(), "{s}");
     let o = muranopl(&["schema", "com.example.Nope", "-p", "examples/hello-app"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("NoClassFound: Class \"com.example.Nope\" is not found"));
+    assert!(stderr(&o).contains("error[NoClassFound]: Class \"com.example.Nope\" is not found"));
 
     let action = |args: &str| {
         muranopl(&[

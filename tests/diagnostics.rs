@@ -34,6 +34,20 @@ const CASES: &[(&str, &[&str], &str, i32)] = &[
         1,
     ),
     (
+        "contract_violation",
+        &[
+            "action",
+            "com.example.Hello",
+            "shout",
+            "-p",
+            "examples/hello-app",
+            "--args",
+            r#"{"text": "hi", "times": 0}"#,
+        ],
+        "",
+        1,
+    ),
+    (
         "yaml_syntax",
         &["package", "check", "tests/diagnostics/bad-yaml"],
         "",
