@@ -71,14 +71,6 @@ impl Diagnostic {
         }
     }
 
-    /// A warning of `kind`.
-    pub fn warning(kind: impl Into<String>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            warning: true,
-            ..Diagnostic::error(kind, message)
-        }
-    }
-
     /// An engine error: its position in the expression `expr` (when it
     /// arose there) or in its file, and its MuranoPL stack.
     pub fn from_error(e: &runtime::Error, expr: Option<&str>) -> Diagnostic {
@@ -168,21 +160,11 @@ impl Diagnostic {
             let (line, col) = pos.split_once(" column ")?;
             Some((line.parse::<usize>().ok()?, col.parse::<usize>().ok()?))
         });
-        let d = Diagnostic::error(e.kind(), msg.clone());
+        let d = Diagnostic::error(e.kind(), msg);
         match at {
             Some((line, col)) => {
-                let start = text
-                    .split_inclusive('\n')
-                    .take(line.saturating_sub(1))
-                    .map(str::len)
-                    .sum::<usize>();
-                let line_text = text[start..].split('\n').next().unwrap_or("");
-                let byte = line_text
-                    .char_indices()
-                    .nth(col.saturating_sub(1))
-                    .map_or(line_text.len(), |(i, _)| i);
-                let at = start + byte;
-                let end = (at + line_text[byte..].chars().next().map_or(0, char::len_utf8)).max(at);
+                let at = offset(text, line, col).unwrap_or(text.len());
+                let end = at + text[at..].chars().next().map_or(0, char::len_utf8);
                 d.at_span(file, text, at..end)
             }
             None => Diagnostic {
@@ -195,12 +177,6 @@ impl Diagnostic {
     /// Names the input being worked on.
     pub fn with_input(mut self, input: Option<String>) -> Diagnostic {
         self.input = input;
-        self
-    }
-
-    /// Adds a suggestion.
-    pub fn with_help(mut self, help: impl Into<String>) -> Diagnostic {
-        self.help = Some(help.into());
         self
     }
 
