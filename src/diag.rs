@@ -292,7 +292,7 @@ fn line_col(text: &str, at: usize) -> (usize, usize) {
 }
 
 /// The byte offset of line `line`, column `col` (1-based, in characters).
-fn offset(text: &str, line: usize, col: usize) -> Option<usize> {
+pub(crate) fn offset(text: &str, line: usize, col: usize) -> Option<usize> {
     let start = if line <= 1 {
         0
     } else {

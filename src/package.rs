@@ -27,7 +27,13 @@ pub enum PackageCmd {
         #[arg(short = 'L', long = "library")]
         libs: Vec<PathBuf>,
     },
-    /// Load a package and its requirements and compile every class of it.
+    /// Load a package and its requirements, compile every class of it,
+    /// and lint it: errors for what murano rejects (exit 1), warnings with
+    /// positions for what it accepts but is probably wrong (YAQL-looking
+    /// strings that do not parse, ignored keys, undefined variables,
+    /// unknown methods and properties, defaults that violate their
+    /// contracts, unreachable statements, unused `Require` entries,
+    /// classes nothing names).
     Check {
         /// A package directory or .zip.
         package: PathBuf,
@@ -35,6 +41,15 @@ pub enum PackageCmd {
         /// (searched to satisfy `Require`); repeatable.
         #[arg(short = 'L', long = "library")]
         libs: Vec<PathBuf>,
+        /// How to print the findings.
+        #[arg(long, value_enum, default_value_t)]
+        format: crate::lint::LintFormat,
+        /// Do not report this lint (e.g. `unreferenced-class`); repeatable.
+        #[arg(short = 'A', long = "allow", value_name = "LINT", value_parser = parse_lint)]
+        allow: Vec<crate::lint::Lint>,
+        /// Exit 1 when there are warnings too.
+        #[arg(long)]
+        deny_warnings: bool,
     },
     /// Pack a package directory into a .zip (manifest.yaml, Classes/,
     /// Resources/, UI/, images.lst, logos; template.yaml for HOT). With
@@ -67,7 +82,22 @@ pub enum PackageCmd {
 pub fn run(cmd: PackageCmd, jit: compiler::jit::Mode, messages: crate::diag::MessageFormat) -> i32 {
     match cmd {
         PackageCmd::Info { package, libs } => info(&package, &libs),
-        PackageCmd::Check { package, libs } => check(&package, &libs, jit, messages),
+        PackageCmd::Check {
+            package,
+            libs,
+            format,
+            allow,
+            deny_warnings,
+        } => {
+            let opts = CheckOptions {
+                jit,
+                messages,
+                format,
+                allow: allow.into_iter().collect(),
+                deny_warnings,
+            };
+            check(&package, &libs, &opts)
+        }
         PackageCmd::Pack { dir, out, libs } => pack(&dir, &out, &libs),
         PackageCmd::Bundle { bundle, libs } => bundle_cmd(&bundle, &libs),
     }
@@ -188,6 +218,9 @@ pub struct CheckReport {
     pub warnings: Vec<String>,
     /// Required packages loaded, `name/version`.
     pub loaded: Vec<String>,
+    /// The package and the executor that compiled its classes (none when
+    /// its requirements could not be resolved).
+    pub compiled: Option<(Arc<dyn PackageFormat>, Arc<Executor>)>,
 }
 
 /// Loads `path` and its requirements from `libs` and compiles every class.
@@ -206,6 +239,7 @@ pub fn check_package(
         errors: Vec::new(),
         warnings: Vec::new(),
         loaded: Vec::new(),
+        compiled: None,
     };
     let deps = match loader.resolve(&root) {
         Ok(d) => d,
@@ -305,49 +339,138 @@ pub fn check_package(
             }
         }
     }
+    report.compiled = Some((root, ex));
     Ok(report)
 }
 
-fn check(
+/// How `package check` runs and reports.
+pub struct CheckOptions {
+    /// When contracts become machine code.
+    pub jit: compiler::jit::Mode,
+    /// How diagnostics print (human format).
+    pub messages: crate::diag::MessageFormat,
+    /// What is printed.
+    pub format: crate::lint::LintFormat,
+    /// Lints not reported.
+    pub allow: std::collections::HashSet<crate::lint::Lint>,
+    /// Warnings fail the check too.
+    pub deny_warnings: bool,
+}
+
+fn parse_lint(s: &str) -> Result<crate::lint::Lint, String> {
+    crate::lint::Lint::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = crate::lint::Lint::ALL.iter().map(|l| l.name()).collect();
+        format!("unknown lint `{s}` (one of: {})", names.join(", "))
+    })
+}
+
+/// Checks and lints a package: the diagnostics (errors first), the lint
+/// counts, and the summary.
+pub fn check_and_lint(
     path: &Path,
     libs: &[PathBuf],
-    jit: compiler::jit::Mode,
-    messages: crate::diag::MessageFormat,
-) -> i32 {
+    opts: &CheckOptions,
+) -> Result<
+    (
+        CheckReport,
+        Vec<crate::diag::Diagnostic>,
+        Vec<(crate::lint::Lint, usize)>,
+    ),
+    String,
+> {
     use crate::diag::Diagnostic;
-    match check_package(path, libs, jit) {
+    let r = check_package(path, libs, opts.jit)?;
+    let mut diags: Vec<Diagnostic> = r
+        .errors
+        .iter()
+        .map(|e| Diagnostic::from_text("CompileError", e))
+        .collect();
+    // The lints report the keys class declarations ignore.
+    let ignored: Vec<&String> = r
+        .compiled
+        .iter()
+        .flat_map(|(_, ex)| ex.packages().first())
+        .flat_map(|p| p.decls.values())
+        .flat_map(|d| d.warnings.iter())
+        .collect();
+    diags.extend(
+        r.warnings
+            .iter()
+            .filter(|w| !ignored.contains(w))
+            .map(|w| Diagnostic::from_text("PackageWarning", w).as_warning()),
+    );
+    let mut counts = Vec::new();
+    if let Some((root, ex)) = &r.compiled {
+        let input = crate::lint::Input {
+            root: &**root,
+            classes: &r.ok,
+            executor: ex,
+        };
+        let lints = crate::lint::lint(&input, &opts.allow);
+        counts = lints.counts();
+        diags.extend(lints.findings.iter().map(|f| f.diagnostic(&lints.texts)));
+    }
+    Ok((r, diags, counts))
+}
+
+fn check(path: &Path, libs: &[PathBuf], opts: &CheckOptions) -> i32 {
+    use crate::diag::Diagnostic;
+    use crate::lint::LintFormat;
+    let (r, diags, counts) = match check_and_lint(path, libs, opts) {
+        Ok(x) => x,
         Err(e) => {
-            Diagnostic::from_text("PackageLoadError", &e).eprint(messages);
-            1
+            Diagnostic::from_text("PackageLoadError", &e).eprint(opts.messages);
+            return 1;
         }
-        Ok(r) => {
-            for w in &r.warnings {
-                Diagnostic::from_text("PackageWarning", w)
-                    .as_warning()
-                    .eprint(messages);
-            }
-            for e in &r.errors {
-                Diagnostic::from_text("CompileError", e).eprint(messages);
+    };
+    let warnings = diags.iter().filter(|d| d.warning).count();
+    let failed = !r.errors.is_empty() || (opts.deny_warnings && warnings > 0);
+    match opts.format {
+        LintFormat::Human => {
+            for d in &diags {
+                d.eprint(opts.messages);
             }
             let deps = if r.loaded.is_empty() {
                 String::new()
             } else {
                 format!(" (with {})", r.loaded.join(", "))
             };
-            if r.errors.is_empty() {
-                println!("{}: {} classes compiled{deps}", r.name, r.ok.len());
-                0
+            let lints: Vec<String> = counts.iter().map(|(l, n)| format!("{n} {l}")).collect();
+            let lints = if lints.is_empty() {
+                String::new()
             } else {
-                println!(
-                    "{}: {} classes compiled, {} errors{deps}",
-                    r.name,
-                    r.ok.len(),
-                    r.errors.len()
-                );
-                1
-            }
+                format!(": {}", lints.join(", "))
+            };
+            println!(
+                "{}: {} classes compiled, {} errors, {warnings} warnings{lints}{deps}",
+                r.name,
+                r.ok.len(),
+                r.errors.len(),
+            );
+        }
+        LintFormat::Json => {
+            let (errors, warns): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
+                diags.iter().partition(|d| !d.warning);
+            let counts: serde_json::Map<String, serde_json::Value> = counts
+                .iter()
+                .map(|(l, n)| (l.name().to_string(), (*n).into()))
+                .collect();
+            let j = serde_json::json!({
+                "package": r.name,
+                "classes": r.ok,
+                "loaded": r.loaded,
+                "errors": errors.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
+                "warnings": warns.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
+                "lints": counts,
+            });
+            println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
+        }
+        LintFormat::Sarif => {
+            let log = crate::lint::render_sarif(&diags);
+            println!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
+    i32::from(failed)
 }
 
 /// Prints a warning for each `Require` of the package at `path` that the
