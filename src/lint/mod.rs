@@ -4,14 +4,14 @@
 //! | lint | what |
 //! | --- | --- |
 //! | `unparsable-yaql` | a string that looks like YAQL (`$x`, `f(...)`) but does not parse, so murano keeps it as a string |
-//! | `unknown-key` | a key murano ignores: in a class, property, method or argument declaration, or a statement mapping whose key is no keyword (`Retrun:`), which murano evaluates as a dictionary |
+//! | `unknown-key` | a key murano ignores: at the top of the manifest, or in a class, property, method or argument declaration (a statement with an unknown key is an error: murano rejects it) |
 //! | `undefined-variable` | a `$name` no path through the method assigns before it is read (murano reads it as null) |
 //! | `unknown-method` | a call of a method the class of `$this` (or, on another receiver, any class loaded) does not declare and no function has |
 //! | `unknown-property` | `$.name` / `$this.name` of a property the class and its parents do not declare |
 //! | `default-violates-contract` | a constant `Default` its own `Contract` rejects |
 //! | `unreachable-code` | statements after `Return`, `Throw`, `Rethrow`, `Break` or `Continue` |
 //! | `unused-require` | a `Require` entry whose classes the package never names |
-//! | `unreferenced-class` | a class of an application package that nothing names: not the package, its UI, nor another class |
+//! | `unreferenced-class` | a class of an application package that nothing names: not the package, its UI, nor another class; and a class file the manifest does not list (murano never loads it) |
 //!
 //! The lints read the declarations and lowered bodies only; nothing runs,
 //! except contract checks of constant defaults.

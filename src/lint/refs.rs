@@ -42,6 +42,74 @@ pub(super) fn lint_references(
     if input.root.package_type() == "Application" {
         unreferenced_classes(&corpus, out);
     }
+    unlisted_files(input, out);
+    if let Ok(Some(text)) = src.read_text("manifest.yaml") {
+        unknown_manifest_keys(&src.display("manifest.yaml"), &text, out);
+    }
+}
+
+/// The manifest keys murano reads.
+const MANIFEST_KEYS: &[&str] = &[
+    "Format",
+    "Type",
+    "FullName",
+    "Name",
+    "Version",
+    "Description",
+    "Author",
+    "Supplier",
+    "Tags",
+    "Classes",
+    "Require",
+    "Logo",
+    "UI",
+    "Meta",
+];
+
+/// Top-level manifest keys murano does not read.
+fn unknown_manifest_keys(file: &str, text: &str, out: &mut Vec<Finding>) {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let key = line
+            .split_once(':')
+            .map(|(k, _)| k)
+            .filter(|k| k.starts_with(|c: char| c.is_ascii_alphabetic()))
+            .filter(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+        if let Some(key) = key.filter(|k| !MANIFEST_KEYS.contains(k)) {
+            out.push(Finding {
+                lint: Lint::UnknownKey,
+                message: format!("unknown key \"{key}\" in the manifest is ignored"),
+                file: file.to_string(),
+                span: at..at + key.len(),
+                help: super::body::closest(key, MANIFEST_KEYS.iter().copied())
+                    .map(|k| format!("did you mean `{k}`?")),
+            });
+        }
+        at += line.len();
+    }
+}
+
+/// Class files the manifest does not list: murano never reads them.
+fn unlisted_files(input: &Input<'_>, out: &mut Vec<Finding>) {
+    let base = input.root.base();
+    if base.manifest.classes.is_empty() {
+        return;
+    }
+    for f in base.source.list("Classes") {
+        let listed = base.manifest.classes.iter().any(|(_, file)| *file == f);
+        if listed || !(f.ends_with(".yaml") || f.ends_with(".yml")) {
+            continue;
+        }
+        out.push(Finding {
+            lint: Lint::UnreferencedClass,
+            message: format!(
+                "Classes/{f} is not listed in the manifest's Classes: murano never loads it"
+            ),
+            file: base.source.display(&format!("Classes/{f}")),
+            span: 0..0,
+            help: Some("list its class in the manifest, or remove the file".into()),
+        });
+    }
 }
 
 struct Corpus<'a> {

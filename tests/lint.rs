@@ -1,0 +1,178 @@
+//! `muranopl package check` as a lint: every lint at its position on a
+//! package made to trip each once, the output formats, and the switches.
+
+use std::process::{Command, Output};
+
+fn check(extra: &[&str]) -> Output {
+    let mut args = vec![
+        "package",
+        "check",
+        "tests/lint/linty",
+        "-L",
+        "tests/lint/lib",
+    ];
+    args.extend(extra);
+    Command::new(env!("CARGO_BIN_EXE_muranopl"))
+        .args(&args)
+        .output()
+        .expect("muranopl runs")
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+/// `(lint, file name, line, col)` of each warning.
+fn warnings(j: &serde_json::Value) -> Vec<(String, String, u64, u64)> {
+    j["warnings"]
+        .as_array()
+        .expect("a warnings list")
+        .iter()
+        .map(|w| {
+            let file = w["file"].as_str().unwrap_or("");
+            (
+                w["kind"].as_str().unwrap_or("").to_string(),
+                file.rsplit('/').next().unwrap_or(file).to_string(),
+                w["line"].as_u64().unwrap_or(0),
+                w["col"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_lint_reports_at_its_position() {
+    let o = check(&["--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "warnings alone pass");
+    let j = json(&o);
+    assert_eq!(j["package"], "ex.Linty");
+    assert_eq!(j["errors"].as_array().map(Vec::len), Some(0));
+    let w = |k: &str, f: &str, l: u64, c: u64| (k.to_string(), f.to_string(), l, c);
+    assert_eq!(
+        warnings(&j),
+        vec![
+            w("unreachable-code", "Helper.yaml", 14, 13),
+            w("default-violates-contract", "Linty.yaml", 12, 14),
+            w("unknown-key", "Linty.yaml", 16, 5),
+            w("unparsable-yaql", "Linty.yaml", 26, 15),
+            w("undefined-variable", "Linty.yaml", 31, 21),
+            w("unknown-method", "Linty.yaml", 33, 9),
+            w("unknown-property", "Linty.yaml", 34, 17),
+            w("unreachable-code", "Linty.yaml", 35, 9),
+            w("unreferenced-class", "Orphan.yaml", 4, 1),
+            w("unreferenced-class", "Unlisted.yaml", 1, 1),
+            w("unknown-key", "manifest.yaml", 7, 1),
+            w("unused-require", "manifest.yaml", 9, 3),
+        ]
+    );
+    let by_kind = |k: &str| {
+        j["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|w| w["kind"] == k)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by_kind("unknown-method")["help"], "did you mean `deploy`?");
+    assert_eq!(by_kind("unknown-property")["help"], "did you mean `title`?");
+    let manifest_key = j["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "unknown-key" && w["line"] == 7)
+        .unwrap();
+    assert_eq!(manifest_key["help"], "did you mean `Tags`?");
+    let m = by_kind("unparsable-yaql")["message"].to_string();
+    assert!(m.contains("format('{0}', $count +)"), "{m}");
+    let m = by_kind("default-violates-contract")["message"].to_string();
+    assert!(
+        m.contains("property `port`") && m.contains("Value 0"),
+        "{m}"
+    );
+    assert_eq!(j["lints"]["unreachable-code"], 2);
+    assert_eq!(j["lints"]["unknown-method"], 1);
+}
+
+#[test]
+fn human_output_shows_snippets_and_a_summary() {
+    let o = check(&[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("warning[undefined-variable]: `$totl` is not assigned on any path")
+            && err.contains("31 |           - Return: $totl\n")
+            && err.contains("|                     ^^^^^"),
+        "{err}"
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("ex.Linty: 3 classes compiled, 0 errors, 12 warnings: 1 unparsable-yaql,"),
+        "{out}"
+    );
+}
+
+#[test]
+fn switches_allow_lints_and_deny_warnings() {
+    let o = check(&[
+        "--format",
+        "json",
+        "-A",
+        "unreachable-code",
+        "--allow",
+        "unused-require",
+    ]);
+    let kinds: Vec<String> = warnings(&json(&o)).into_iter().map(|w| w.0).collect();
+    assert_eq!(kinds.len(), 9);
+    assert!(!kinds
+        .iter()
+        .any(|k| k == "unreachable-code" || k == "unused-require"));
+    assert_eq!(check(&["--deny-warnings"]).status.code(), Some(1));
+    let o = check(&["-A", "no-such-lint"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown lint `no-such-lint`"));
+}
+
+#[test]
+fn sarif_lists_each_finding_with_its_rule_and_region() {
+    let log = json(&check(&["--format", "sarif"]));
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "muranopl");
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 12);
+    let r = results
+        .iter()
+        .find(|r| r["ruleId"] == "unparsable-yaql")
+        .unwrap();
+    assert_eq!(r["level"], "warning");
+    let loc = &r["locations"][0]["physicalLocation"];
+    assert!(loc["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap()
+        .ends_with("tests/lint/linty/Classes/Linty.yaml"));
+    assert_eq!(loc["region"]["startLine"], 26);
+    assert_eq!(loc["region"]["startColumn"], 15);
+}
+
+#[test]
+fn errors_still_fail_the_check_in_every_format() {
+    for format in ["human", "json", "sarif"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_muranopl"))
+            .args([
+                "package",
+                "check",
+                "tests/diagnostics/bad-extends",
+                "--format",
+                format,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{format}");
+    }
+}
