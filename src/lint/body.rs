@@ -182,12 +182,13 @@ impl Cx<'_> {
         }
     }
 
-    /// Constant defaults of properties and arguments: YAQL-looking strings,
-    /// and contracts that reject them.
+    /// Contracts and constant defaults of properties and arguments:
+    /// YAQL-looking strings, and defaults their contracts reject.
     fn defaults(&mut self) {
         let class = self.class.clone();
         let decl = &class.decl;
         for (p, d) in class.props.iter().zip(&decl.properties) {
+            self.template_strings(&d.contract);
             if let Some(t) = &d.default {
                 self.template_strings(t);
                 self.check_default(&p.contract, t, &d.name, &format!("property `{}`", d.name));
@@ -198,6 +199,7 @@ impl Cx<'_> {
                 continue;
             };
             for (a, d) in m.args.iter().zip(&md.arguments) {
+                self.template_strings(&d.contract);
                 if let Some(t) = &d.default {
                     self.template_strings(t);
                     let what = format!("argument `{}` of method `{}`", d.name, md.name);
