@@ -96,10 +96,14 @@ enum Cmd {
         /// objects, and the time of each phase.
         #[arg(long)]
         stats: bool,
-        /// `text`: a `FILE: $.path.property: message` line per violation,
+        /// `text`: a `FILE:LINE:COL: $.path.property: message` line per
+        /// violation (the line and column of the value in the model),
         /// sorted by model then path; `json`: one JSON document.
         #[arg(long, value_enum, default_value = "text")]
         format: ReportFormat,
+        /// No summary line on stderr.
+        #[arg(short, long)]
+        quiet: bool,
     },
     /// Murano packages: `info`, `check`, `pack`, `bundle`.
     ///
@@ -296,12 +300,14 @@ fn run(cli: Cli) -> i32 {
             libs,
             stats,
             format,
+            quiet,
         } => crate::validate::run(crate::validate::Options {
             packages,
             models,
             jobs,
             libs,
             stats,
+            quiet,
             jit,
             class_configs: cli.class_configs,
             json: format == ReportFormat::Json,

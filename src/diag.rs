@@ -276,7 +276,7 @@ fn stack(e: &runtime::Error) -> Vec<String> {
 }
 
 /// 1-based line and column (in characters) of byte `at` of `text`.
-fn line_col(text: &str, at: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, at: usize) -> (usize, usize) {
     let at = at.min(text.len());
     let at = (0..=at)
         .rev()

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod diag;
 pub mod dsl;
 pub mod harness;
+pub mod jsonpos;
 pub mod lint;
 pub mod package;
 pub mod run;

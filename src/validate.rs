@@ -148,6 +148,8 @@ pub struct Options {
     pub libs: Vec<PathBuf>,
     /// Print counts and phase times to stderr.
     pub stats: bool,
+    /// Print no summary line.
+    pub quiet: bool,
     /// When contracts are compiled to machine code.
     pub jit: compiler::jit::Mode,
     /// The class configuration directory (see `read_class_configs`).
@@ -170,6 +172,7 @@ pub fn run(o: Options) -> i32 {
         jobs,
         libs,
         stats,
+        quiet,
         jit,
         class_configs,
         json,
@@ -241,10 +244,12 @@ pub fn run(o: Options) -> i32 {
             secs - loaded,
         );
     }
-    eprintln!(
-        "validated {n} model(s), {objects} object(s) in {secs:.2}s ({:.0} objects/s, {jobs} thread(s)): {nviol} violation(s), {bad} invalid model(s)",
-        objects as f64 / secs.max(1e-9)
-    );
+    if !quiet {
+        eprintln!(
+            "validated {n} model(s), {objects} object(s) in {secs:.2}s ({:.0} objects/s, {jobs} thread(s)): {nviol} violation(s), {bad} invalid model(s)",
+            objects as f64 / secs.max(1e-9)
+        );
+    }
     if reports.iter().any(|r| r.unreadable) {
         crate::cli::exit::USAGE
     } else if bad > 0 {
@@ -282,7 +287,38 @@ fn print_phases(reports: &[Report]) {
     }
 }
 
-/// `FILE: path.property: message` and `FILE: error: ...` lines.
+/// The largest model file read again to find where violations are.
+const MAX_LOCATE: u64 = 64 << 20;
+
+/// The line and column (1-based, in characters) of each violation's value
+/// in its model file, when the file can be read again and is not huge.
+fn positions(r: &Report) -> Vec<Option<(usize, usize)>> {
+    let none = || vec![None; r.violations.len()];
+    if r.violations.is_empty() || r.file.as_os_str() == "-" {
+        return none();
+    }
+    let small = std::fs::metadata(&r.file).is_ok_and(|m| m.len() <= MAX_LOCATE);
+    let Some(text) = small
+        .then(|| std::fs::read_to_string(&r.file).ok())
+        .flatten()
+    else {
+        return none();
+    };
+    let paths: Vec<String> = r
+        .violations
+        .iter()
+        .map(|v| format!("{}.{}", v.path, v.property))
+        .collect();
+    let wanted: Vec<&str> = paths.iter().map(String::as_str).collect();
+    let found = crate::jsonpos::locate(&text, &wanted);
+    paths
+        .iter()
+        .map(|p| found.get(p).map(|&at| crate::diag::line_col(&text, at)))
+        .collect()
+}
+
+/// `FILE:LINE:COL: path.property: message` (`FILE:` alone when the
+/// position is unknown) and `FILE: error: ...` lines.
 fn print_lines(reports: &[Report]) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
@@ -291,14 +327,18 @@ fn print_lines(reports: &[Report]) {
         if let Some(e) = &r.error {
             let _ = writeln!(out, "{f}: error: {e}");
         }
-        for v in &r.violations {
-            let _ = writeln!(out, "{f}: {v}");
+        for (v, at) in r.violations.iter().zip(positions(r)) {
+            let _ = match at {
+                Some((line, col)) => writeln!(out, "{f}:{line}:{col}: {v}"),
+                None => writeln!(out, "{f}: {v}"),
+            };
         }
     }
 }
 
 /// One JSON document: `{"models": [{"file", "valid", "objects", "error",
-/// "violations": [{"path", "property", "message"}]}], "objects",
+/// "violations": [{"path", "property", "message", "line", "col"}]}],
+/// "objects",
 /// "violations", "invalid"}`; a violation's path is the property's
 /// (`$.Objects.servers[9].port`).
 fn print_json(reports: &[Report]) {
@@ -310,10 +350,12 @@ fn print_json(reports: &[Report]) {
                 "valid": r.error.is_none() && r.violations.is_empty(),
                 "objects": r.objects,
                 "error": r.error,
-                "violations": r.violations.iter().map(|v| serde_json::json!({
+                "violations": r.violations.iter().zip(positions(r)).map(|(v, at)| serde_json::json!({
                     "path": format!("{}.{}", v.path, v.property),
                     "property": v.property,
                     "message": v.message,
+                    "line": at.map(|p| p.0),
+                    "col": at.map(|p| p.1),
                 })).collect::<Vec<_>>(),
             })
         })

@@ -1,6 +1,6 @@
 //! The rendered text of representative errors, one golden file each in
 //! `tests/golden/diagnostics/` (the binary run from the repository root,
-//! so positions are relative paths). Regenerate with `DIAG_BLESS=1 cargo
+//! so positions are relative paths; stderr, then stdout). Regenerate with `DIAG_BLESS=1 cargo
 //! test --test diagnostics`.
 
 mod common;
@@ -66,6 +66,18 @@ const CASES: &[(&str, &[&str], &str, i32)] = &[
         2,
     ),
     (
+        "model_violation",
+        &[
+            "validate",
+            "-p",
+            "examples/validate",
+            "tests/diagnostics/bad-model.json",
+            "-q",
+        ],
+        "",
+        1,
+    ),
+    (
         "message_format_json",
         &["--message-format", "json", "yaql", "-n", "[1].selct($)"],
         "",
@@ -85,7 +97,8 @@ fn diagnostics_render_as_their_golden_files() {
             muranopl_with_input(args, input)
         };
         assert_eq!(o.status.code(), Some(*status), "{name}: {}", stderr(&o));
-        let got = stderr(&o);
+        // What a user sees: the diagnostics, then what went to stdout.
+        let got = stderr(&o) + &common::stdout(&o);
         let path = dir.join(format!("{name}.txt"));
         if bless {
             std::fs::create_dir_all(&dir).unwrap();

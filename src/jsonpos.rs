@@ -1,0 +1,195 @@
+//! Where JSON paths (`$.Objects.servers[9].port`) are in a document's
+//! text, so that a report about a value can name its line and column.
+//!
+//! One pass over text that has already parsed as JSON, with an explicit
+//! stack (documents nest as deep as the parser allowed), no values built.
+//! A member is found at its key, an array element at its first character.
+
+use std::collections::HashMap;
+
+/// The byte offsets of those of `wanted` that occur in `text`, a JSON
+/// document. A path that starts with `$.Objects` is also looked for under
+/// `$` (a model may be the objects themselves, without the `Objects` key).
+pub fn locate(text: &str, wanted: &[&str]) -> HashMap<String, usize> {
+    let mut want: HashMap<String, &str> = HashMap::new();
+    for w in wanted {
+        if let Some(rest) = w.strip_prefix("$.Objects") {
+            want.entry(format!("${rest}")).or_insert(w);
+        }
+    }
+    for w in wanted {
+        want.insert(w.to_string(), w);
+    }
+    let mut found = HashMap::new();
+    let mut scan = Scan::default();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() && found.len() < wanted.len() {
+        let c = b[i];
+        match c {
+            b'{' | b'[' => {
+                scan.value_at(i, &want, &mut found);
+                scan.open(c == b'{');
+                i += 1;
+            }
+            b'}' | b']' => {
+                scan.close();
+                i += 1;
+            }
+            b',' => {
+                scan.next_item();
+                i += 1;
+            }
+            b'"' => {
+                let end = string_end(b, i);
+                if scan.expects_key() {
+                    let raw = &text[i..end];
+                    let key = serde_json::from_str::<String>(raw)
+                        .unwrap_or_else(|_| raw.trim_matches('"').to_string());
+                    scan.key(&key, i);
+                } else {
+                    scan.value_at(i, &want, &mut found);
+                }
+                i = end;
+            }
+            b':' => i += 1,
+            c if c.is_ascii_whitespace() => i += 1,
+            _ => {
+                scan.value_at(i, &want, &mut found);
+                while i < b.len()
+                    && !matches!(b[i], b',' | b'}' | b']')
+                    && !b[i].is_ascii_whitespace()
+                {
+                    i += 1;
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The offset just past the string starting at `start` (a `"`).
+fn string_end(b: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// An open container: the length of the path at it, and for an object
+/// the offset of the current key (`None` while a key is expected), for an
+/// array the current index.
+enum Open {
+    Object { base: usize, key_at: Option<usize> },
+    Array { base: usize, index: usize },
+}
+
+#[derive(Default)]
+struct Scan {
+    path: String,
+    stack: Vec<Open>,
+}
+
+impl Scan {
+    fn expects_key(&self) -> bool {
+        matches!(self.stack.last(), Some(Open::Object { key_at: None, .. }))
+    }
+
+    fn open(&mut self, object: bool) {
+        let base = self.path.len();
+        self.stack.push(if object {
+            Open::Object { base, key_at: None }
+        } else {
+            Open::Array { base, index: 0 }
+        });
+    }
+
+    fn close(&mut self) {
+        if let Some(Open::Object { base, .. } | Open::Array { base, .. }) = self.stack.pop() {
+            self.path.truncate(base);
+        }
+    }
+
+    fn next_item(&mut self) {
+        match self.stack.last_mut() {
+            Some(Open::Object { key_at, .. }) => *key_at = None,
+            Some(Open::Array { index, .. }) => *index += 1,
+            None => {}
+        }
+    }
+
+    fn key(&mut self, key: &str, at: usize) {
+        if let Some(Open::Object { base, key_at }) = self.stack.last_mut() {
+            self.path.truncate(*base);
+            self.path.push('.');
+            self.path.push_str(key);
+            *key_at = Some(at);
+        }
+    }
+
+    /// A value starts at `at`: records it when its path is wanted.
+    fn value_at(
+        &mut self,
+        at: usize,
+        want: &HashMap<String, &str>,
+        found: &mut HashMap<String, usize>,
+    ) {
+        let at = match self.stack.last_mut() {
+            None => {
+                self.path = "$".into();
+                at
+            }
+            Some(Open::Object { key_at, .. }) => key_at.unwrap_or(at),
+            Some(Open::Array { base, index }) => {
+                self.path.truncate(*base);
+                self.path.push_str(&format!("[{index}]"));
+                at
+            }
+        };
+        if let Some(w) = want.get(&self.path) {
+            found.entry(w.to_string()).or_insert(at);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::locate;
+
+    #[test]
+    fn paths_are_found_at_their_keys_and_elements() {
+        let text = r#"{"Objects": {"servers": [{"port": 1}, {"na\"me": "x", "port": [7, 8]}]}}"#;
+        let got = locate(
+            text,
+            &[
+                "$.Objects.servers[1].port",
+                "$.Objects.servers[0]",
+                "$.Objects.servers[1].port[1]",
+                "$.Objects.servers[1].na\"me",
+                "$.Objects.nothing",
+            ],
+        );
+        let at = |p: &str| got.get(p).map(|&i| &text[i..i + 6]);
+        assert_eq!(at("$.Objects.servers[1].port"), Some("\"port\""));
+        assert_eq!(at("$.Objects.servers[0]"), Some("{\"port"));
+        assert_eq!(
+            got.get("$.Objects.servers[1].port[1]")
+                .map(|&i| &text[i..i + 1]),
+            Some("8")
+        );
+        assert!(got.contains_key("$.Objects.servers[1].na\"me"));
+        assert!(!got.contains_key("$.Objects.nothing"));
+    }
+
+    #[test]
+    fn a_model_without_the_objects_key_is_the_objects() {
+        let text = "{\"?\": {}, \"port\": 2}";
+        let got = locate(text, &["$.Objects.port"]);
+        assert_eq!(got.get("$.Objects.port"), Some(&10));
+    }
+}
