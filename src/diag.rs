@@ -339,6 +339,74 @@ fn find_position(text: &str) -> Option<(String, usize, usize)> {
     None
 }
 
+/// The name between the first pair of `open`/`close` quotes after
+/// `prefix` in `message`.
+fn quoted_after<'a>(message: &'a str, prefix: &str) -> Option<&'a str> {
+    let rest = &message[message.find(prefix)? + prefix.len()..];
+    let q = rest.chars().next().filter(|c| matches!(c, '"' | '\''))?;
+    rest[1..].split(q).next()
+}
+
+/// The class an error message names after `in class ` (quoted or not).
+fn class_after(message: &str) -> Option<&str> {
+    let rest = &message[message.find("in class ")? + "in class ".len()..];
+    let rest = rest.trim_start_matches(['"', '\'']);
+    rest.split(|c: char| c == '"' || c == '\'' || c.is_whitespace())
+        .next()
+        .filter(|c| !c.is_empty())
+}
+
+impl Diagnostic {
+    /// Adds `help:` naming the closest class, method or property that the
+    /// catalogue has, for an error about one it does not (a mistyped
+    /// `Extends`, `new()`, method call or property), unless there is one.
+    pub fn with_catalog_help(mut self, catalog: &engine::Catalog) -> Diagnostic {
+        if self.help.is_none() {
+            self.help = catalog_suggestion(&self.message, catalog);
+        }
+        self
+    }
+}
+
+fn catalog_suggestion(message: &str, catalog: &engine::Catalog) -> Option<String> {
+    let decls = || catalog.packages().iter().flat_map(|p| p.decls.values());
+    let classes = || decls().map(|d| d.name.as_str());
+    let mro_of = |class: &str| catalog.class(class).ok();
+    let (name, best) = if let Some(class) = quoted_after(message, "Class ") {
+        (class, crate::lint::closest(class, classes()))
+    } else if let Some(method) = quoted_after(message, "No method ")
+        .or_else(|| message.strip_prefix("Method ")?.split(' ').next())
+    {
+        let own: Option<Vec<String>> = class_after(message)
+            .and_then(mro_of)
+            .map(|c| c.mro().flat_map(|k| k.methods.keys().cloned()).collect());
+        let best = match own {
+            Some(names) => crate::lint::closest(method, names.iter().map(String::as_str)),
+            None => crate::lint::closest(
+                method,
+                decls().flat_map(|d| d.methods.iter().map(|m| m.name.as_str())),
+            ),
+        };
+        (method, best)
+    } else if let Some(prop) =
+        quoted_after(message, "property ").or_else(|| quoted_after(message, "Property "))
+    {
+        let class = mro_of(class_after(message)?)?;
+        let names: Vec<String> = class
+            .mro()
+            .flat_map(|k| k.props.iter().map(|p| p.name.to_string()))
+            .collect();
+        (
+            prop,
+            crate::lint::closest(prop, names.iter().map(String::as_str)),
+        )
+    } else {
+        return None;
+    };
+    best.filter(|b| b != name)
+        .map(|b| format!("did you mean `{b}`?"))
+}
+
 /// `help:` for a name the engine does not know: the closest it does.
 fn suggestion(e: &runtime::Error) -> Option<String> {
     use runtime::ErrorKind as K;
@@ -361,6 +429,32 @@ fn suggestion(e: &runtime::Error) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_catalogue_suggests_classes_methods_and_properties() {
+        let class =
+            "Namespaces: {=: ex}\nName: Server\nProperties:\n  port:\n    Contract: $.int()\n\
+                     Methods:\n  deploy:\n    Body:\n      - Return: 1\n";
+        let files = [("Server.yaml".to_string(), class.to_string())];
+        let pkg = engine::Package::new("ex", "1.0.0", "1.4", &files).unwrap();
+        let catalog = engine::Catalog::new(vec![pkg]);
+        let help = |m: &str| Diagnostic::error("E", m).with_catalog_help(&catalog).help;
+        assert_eq!(
+            help("Class \"ex.Sever\" is not found in ex/1.0.0").as_deref(),
+            Some("did you mean `ex.Server`?")
+        );
+        assert_eq!(
+            help("Method deplyo is not found in class ex.Server").as_deref(),
+            Some("did you mean `deploy`?")
+        );
+        assert_eq!(
+            help("Access to uninitialized property \"prot\" in class \"ex.Server\" is forbidden")
+                .as_deref(),
+            Some("did you mean `port`?")
+        );
+        assert_eq!(help("Class \"zzz.Qqq\" is not found in ex/1.0.0"), None);
+        assert_eq!(help("division by zero"), None);
+    }
 
     #[test]
     fn positions_map_between_bytes_and_lines() {

@@ -383,7 +383,13 @@ pub fn check_and_lint(
     let mut diags: Vec<Diagnostic> = r
         .errors
         .iter()
-        .map(|e| Diagnostic::from_text("CompileError", e))
+        .map(|e| {
+            let d = Diagnostic::from_text("CompileError", e);
+            match &r.compiled {
+                Some((_, ex)) => d.with_catalog_help(ex.catalog()),
+                None => d,
+            }
+        })
         .collect();
     // The lints report the keys class declarations ignore.
     let ignored: Vec<&String> = r

@@ -52,8 +52,10 @@ fn write_json(path: &Path, v: &serde_json::Value) -> Result<(), String> {
     std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn print_error(e: &runtime::Error, a: &RunArgs) {
-    crate::diag::Diagnostic::from_error(e, None).eprint(a.messages);
+fn print_error(e: &runtime::Error, a: &RunArgs, session: &Session) {
+    crate::diag::Diagnostic::from_error(e, None)
+        .with_catalog_help(session.executor().catalog())
+        .eprint(a.messages);
 }
 
 /// Runs `muranopl run`; returns the exit status.
@@ -133,7 +135,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
             return 1;
         }
         Err(e) => {
-            print_error(&e, a);
+            print_error(&e, a, session);
             return 1;
         }
     };
@@ -148,7 +150,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
     match &result {
         Ok(v) => println!("{}", runtime::json::to_tagged_string(v)),
         Err(e) => {
-            print_error(e, a);
+            print_error(e, a, session);
             status = 1;
         }
     }
@@ -164,7 +166,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
                 }
             }
             Err(e) => {
-                print_error(&e, a);
+                print_error(&e, a, session);
                 status = 1;
             }
         }

@@ -835,7 +835,7 @@ fn const_value(t: &Template) -> Option<Value> {
 
 /// The candidate closest to `name` (edit distance at most a third of its
 /// length, and at least 1 and at most 3), if any.
-pub(super) fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
     let limit = (name.chars().count() / 3).clamp(1, 3);
     candidates
         .filter(|c| *c != name)
