@@ -45,8 +45,13 @@ pub struct YaqlArgs {
     /// reported with its line and the rest go on).
     #[arg(long)]
     jsonl: bool,
-    /// Threads for `--jsonl` (default: all cores).
-    #[arg(long, value_name = "N", requires = "jsonl")]
+    /// The input and output are JSON text sequences (RFC 7464, jq's
+    /// `--seq`): each document follows an RS character (0x1E); evaluated
+    /// as `--jsonl` is, each result printed after an RS.
+    #[arg(long, conflicts_with = "jsonl")]
+    seq: bool,
+    /// Threads for `--jsonl` and `--seq` (default: all cores).
+    #[arg(long, value_name = "N")]
     jobs: Option<usize>,
     /// yaql 0.2 (legacy) mode.
     #[arg(long)]
@@ -63,14 +68,24 @@ pub struct YaqlArgs {
 struct Style {
     raw: bool,
     compact: bool,
+    /// Each result after an RS (RFC 7464).
+    seq: bool,
 }
+
+/// The record separator of JSON text sequences (RFC 7464).
+const RS: u8 = 0x1e;
 
 impl Style {
     fn show(self, v: &Value) -> String {
-        match v {
+        let text = match v {
             Value::Str(s) if self.raw => s.to_string(),
             _ if self.compact => json::to_compact_string(v),
             _ => json::to_tagged_string(v),
+        };
+        if self.seq {
+            format!("{}{text}", RS as char)
+        } else {
+            text
         }
     }
 }
@@ -137,6 +152,7 @@ pub fn run(a: YaqlArgs, jit: crate::jit::Mode, messages: MessageFormat) -> i32 {
         style: Style {
             raw: a.raw_output,
             compact: a.compact,
+            seq: a.seq,
         },
         messages,
     };
@@ -148,8 +164,9 @@ pub fn run(a: YaqlArgs, jit: crate::jit::Mode, messages: MessageFormat) -> i32 {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let status = if a.null_input || files.is_empty() {
         emit(&mut out, job.eval(Value::Null, None))
-    } else if a.jsonl {
-        json_lines(&job, &files, a.jobs, &mut out)
+    } else if a.jsonl || a.seq {
+        let sep = if a.seq { RS } else { b'\n' };
+        records(&job, &files, sep, a.jobs, &mut out)
     } else {
         documents(&job, &files, &mut out)
     };
@@ -241,9 +258,10 @@ fn documents(job: &Job, files: &[String], out: &mut impl Write) -> i32 {
 /// that results start coming soon and memory stays small.
 const BATCH: usize = 4096;
 
-/// Evaluates each line of each file as a document, a batch at a time on
-/// every core, printing results in input order.
-fn json_lines(job: &Job, files: &[String], jobs: Option<usize>, out: &mut impl Write) -> i32 {
+/// Evaluates each record of each file (a line, or with `sep` RS a JSON
+/// text sequence's element) as a document, a batch at a time on every
+/// core, printing results in input order.
+fn records(job: &Job, files: &[String], sep: u8, jobs: Option<usize>, out: &mut impl Write) -> i32 {
     let pool = match rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.unwrap_or(0))
         // Deep documents and expressions fail cleanly within the engine's
@@ -270,14 +288,20 @@ fn json_lines(job: &Job, files: &[String], jobs: Option<usize>, out: &mut impl W
                 }
             }
         };
-        let mut lines = reader.lines().enumerate();
+        let what = if sep == RS { "record " } else { "" };
+        let mut lines = reader.split(sep).enumerate();
         loop {
             let mut batch = Vec::with_capacity(BATCH);
             for (i, line) in lines.by_ref().take(BATCH) {
-                match line {
-                    Ok(l) => batch.push((i + 1, l)),
+                let text = line
+                    .map_err(|e| e.to_string())
+                    .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8".to_string()));
+                match text {
+                    // A sequence's first chunk is what precedes its first
+                    // RS (nothing, in a well-formed one).
+                    Ok(l) => batch.push((if sep == RS { i } else { i + 1 }, l)),
                     Err(e) => {
-                        eprintln!("error: {}:{}: {e}", name(file), i + 1);
+                        eprintln!("error: {}:{what}{i}: {e}", name(file));
                         return exit::USAGE;
                     }
                 }
@@ -290,7 +314,7 @@ fn json_lines(job: &Job, files: &[String], jobs: Option<usize>, out: &mut impl W
                     .par_iter()
                     .filter(|(_, l)| !l.trim().is_empty())
                     .map(|(n, l)| {
-                        let input = format!("{}:{n}", name(file));
+                        let input = format!("{}:{what}{n}", name(file));
                         match json::from_tagged_str(l) {
                             Ok(d) => job.eval(d, Some(input)),
                             Err(e) => {

@@ -110,6 +110,32 @@ fn yaql_jsonl_keeps_input_order_and_reports_bad_lines() {
     assert_eq!(o.status.code(), Some(2), "the worst status wins");
 }
 
+#[test]
+fn yaql_seq_reads_and_writes_json_text_sequences() {
+    let input: String = (0..5000).map(|i| format!("\x1e{{\"x\": {i}}}\n")).collect();
+    let o = muranopl_with_input(&["yaql", "--seq", "-c", "[$.x]"], &input);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let want: String = (0..5000).map(|i| format!("\x1e[{i}]\n")).collect();
+    assert!(stdout(&o) == want, "RS before each result, input order");
+    let o = muranopl_with_input(
+        &["yaql", "--seq", "10 / $"],
+        "\x1e1\n\x1e{oops\n\x1e0\n\x1e5\n",
+    );
+    assert_eq!(stdout(&o), "\x1e10\n\x1e2\n");
+    let e = stderr(&o);
+    assert!(
+        e.contains("= input: <stdin>:record 2") && e.contains("= input: <stdin>:record 3"),
+        "{e}"
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let o = muranopl_with_input(&["yaql", "--seq", "--jsonl", "$"], "1\n");
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "--seq and --jsonl exclude each other"
+    );
+}
+
 /// 0 ok, 1 evaluation error, 2 usage or input error, 3 grammar error.
 #[test]
 fn exit_codes_tell_what_failed() {
