@@ -58,6 +58,7 @@ fn every_lint_reports_at_its_position() {
         warnings(&j),
         vec![
             w("unreachable-code", "Helper.yaml", 14, 13),
+            w("undefined-variable", "Helper.yaml", 15, 9),
             w("default-violates-contract", "Linty.yaml", 12, 14),
             w("unknown-key", "Linty.yaml", 16, 5),
             w("unparsable-yaql", "Linty.yaml", 26, 15),
@@ -112,7 +113,7 @@ fn human_output_shows_snippets_and_a_summary() {
     );
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.starts_with("ex.Linty: 3 classes compiled, 0 errors, 12 warnings: 1 unparsable-yaql,"),
+        out.starts_with("ex.Linty: 3 classes compiled, 0 errors, 13 warnings: 1 unparsable-yaql,"),
         "{out}"
     );
 }
@@ -128,7 +129,7 @@ fn switches_allow_lints_and_deny_warnings() {
         "unused-require",
     ]);
     let kinds: Vec<String> = warnings(&json(&o)).into_iter().map(|w| w.0).collect();
-    assert_eq!(kinds.len(), 9);
+    assert_eq!(kinds.len(), 10);
     assert!(!kinds
         .iter()
         .any(|k| k == "unreachable-code" || k == "unused-require"));
@@ -145,7 +146,7 @@ fn sarif_lists_each_finding_with_its_rule_and_region() {
     let run = &log["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], "muranopl");
     let results = run["results"].as_array().unwrap();
-    assert_eq!(results.len(), 12);
+    assert_eq!(results.len(), 13);
     let r = results
         .iter()
         .find(|r| r["ruleId"] == "unparsable-yaql")

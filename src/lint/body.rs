@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::sync::Arc;
 
-use compiler::murano::ir::{lower_body, Block, Catch, DestRoot, DestStep, StmtKind, Tmpl};
+use compiler::murano::ir::{lower_body, Block, Catch, DestRoot, DestStep, Stmt, StmtKind, Tmpl};
 use compiler::murano::ir::{TmplKind, Yaql};
 use compiler::murano::yaml::{Template, TemplateKind};
 use compiler::murano::{ClassDecl, LoadOptions, MethodUsage, Pos};
@@ -294,16 +294,16 @@ impl Cx<'_> {
                     None,
                 );
                 // The rest is linted, the flow not: it never runs.
-                self.stmt(&s.kind, &mut vars.clone());
+                self.stmt(s, &mut vars.clone());
                 break;
             }
-            diverged = self.stmt(&s.kind, vars);
+            diverged = self.stmt(s, vars);
         }
         diverged
     }
 
-    fn stmt(&mut self, s: &StmtKind, vars: &mut Vars) -> bool {
-        match s {
+    fn stmt(&mut self, s: &Stmt, vars: &mut Vars) -> bool {
+        match &s.kind {
             StmtKind::Expr(t) => {
                 self.tmpl(t, vars);
                 false
@@ -319,7 +319,7 @@ impl Cx<'_> {
                     DestRoot::Local(name) => {
                         // `$x.a: 1` reads `$x`; `$x: 1` assigns it.
                         if !dest.path.is_empty() && !vars.contains(name) {
-                            self.undefined_in_dest(name, &dest.src, vars);
+                            self.undefined_in_dest(name, &s.pos);
                         }
                         vars.insert(name.clone());
                     }
@@ -531,29 +531,19 @@ impl Cx<'_> {
         });
     }
 
-    /// `$x.a: v` where nothing assigned `$x`.
-    fn undefined_in_dest(&mut self, name: &str, src: &str, vars: &Vars) {
+    /// `$x.a: v` (the statement at `pos`) where nothing assigned `$x`.
+    fn undefined_in_dest(&mut self, name: &str, pos: &Pos) {
         if !checkable(name) {
             return;
         }
-        let _ = vars;
-        let span = self.dest_span(src);
+        let span = self.line_span(pos);
+        let span = span.start..span.start + name.len() + 1;
         self.warn(
             Lint::UndefinedVariable,
             span,
             format!("`${name}` is not assigned on any path to here (it reads as null)"),
             None,
         );
-    }
-
-    /// The span of an assignment key in the file: the first occurrence of
-    /// its text (keys are short and rarely repeat); none found, nothing.
-    fn dest_span(&self, src: &str) -> Range<usize> {
-        let start = (self.class.decl.pos.offset as usize).min(self.text.len());
-        match self.text[start..].find(&format!("{src}:")) {
-            Some(i) => start + i..start + i + src.len(),
-            None => start..start,
-        }
     }
 
     /// A call of `name`: on `$this` (`own`) or on anything else.
@@ -847,19 +837,10 @@ pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
 
 /// `file:line:col: message` → line, column and message.
 fn split_position(w: &str) -> Option<(usize, usize, &str)> {
-    let (file, col, line_rest) = {
-        let mut it = w.splitn(4, ':');
-        let file = it.next()?;
-        let line = it.next()?;
-        let col = it.next()?;
-        (file, (line, col), it.next()?)
-    };
-    let _ = file;
-    Some((
-        col.0.parse().ok()?,
-        col.1.parse().ok()?,
-        line_rest.trim_start(),
-    ))
+    let mut it = w.splitn(4, ':').skip(1);
+    let line = it.next()?.parse().ok()?;
+    let col = it.next()?.parse().ok()?;
+    Some((line, col, it.next()?.trim_start()))
 }
 
 #[cfg(test)]
