@@ -373,7 +373,7 @@ fn catalog_suggestion(message: &str, catalog: &engine::Catalog) -> Option<String
     let classes = || decls().map(|d| d.name.as_str());
     let mro_of = |class: &str| catalog.class(class).ok();
     let (name, best) = if let Some(class) = quoted_after(message, "Class ") {
-        (class, crate::lint::closest(class, classes()))
+        (class, closest(class, classes()))
     } else if let Some(method) = quoted_after(message, "No method ")
         .or_else(|| message.strip_prefix("Method ")?.split(' ').next())
     {
@@ -381,8 +381,8 @@ fn catalog_suggestion(message: &str, catalog: &engine::Catalog) -> Option<String
             .and_then(mro_of)
             .map(|c| c.mro().flat_map(|k| k.methods.keys().cloned()).collect());
         let best = match own {
-            Some(names) => crate::lint::closest(method, names.iter().map(String::as_str)),
-            None => crate::lint::closest(
+            Some(names) => closest(method, names.iter().map(String::as_str)),
+            None => closest(
                 method,
                 decls().flat_map(|d| d.methods.iter().map(|m| m.name.as_str())),
             ),
@@ -396,10 +396,7 @@ fn catalog_suggestion(message: &str, catalog: &engine::Catalog) -> Option<String
             .mro()
             .flat_map(|k| k.props.iter().map(|p| p.name.to_string()))
             .collect();
-        (
-            prop,
-            crate::lint::closest(prop, names.iter().map(String::as_str)),
-        )
+        (prop, closest(prop, names.iter().map(String::as_str)))
     } else {
         return None;
     };
@@ -417,18 +414,42 @@ fn suggestion(e: &runtime::Error) -> Option<String> {
     };
     let name = e.message().split('"').nth(1)?;
     let registry = stdlib::env(runtime::Options::default()).registry().clone();
-    let best = registry
+    let names = registry
         .names()
-        .filter(|n| !n.starts_with('#') && !n.starts_with('*'))
-        .map(|n| (strsim::damerau_levenshtein(name, n), n))
-        .filter(|(d, n)| *d <= 2.max(name.len() / 3) && *n != name)
-        .min()?;
-    Some(format!("a {what} with a similar name exists: `{}`", best.1))
+        .filter(|n| !n.starts_with('#') && !n.starts_with('*'));
+    let best = closest(name, names)?;
+    Some(format!("a {what} with a similar name exists: `{best}`"))
+}
+
+/// The candidate closest to `name` by edit distance (transpositions
+/// count once): at most 1 edit for names under 4 characters, else a third
+/// of the length, between 2 and 3. `name` itself is no suggestion.
+pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
+    let len = name.chars().count();
+    let limit = if len < 4 { 1 } else { (len / 3).clamp(2, 3) };
+    candidates
+        .filter(|c| *c != name)
+        .map(|c| (strsim::damerau_levenshtein(name, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, c)| c.to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn closest_names_are_near_ones() {
+        let c = ["deploy", "destroy", "report", "len"];
+        assert_eq!(
+            closest("deplyo", c.iter().copied()).as_deref(),
+            Some("deploy")
+        );
+        assert_eq!(closest("lenn", c.iter().copied()).as_deref(), Some("len"));
+        assert_eq!(closest("xyz", c.iter().copied()), None);
+        assert_eq!(closest("deploy", c.iter().copied()), None);
+    }
 
     #[test]
     fn the_catalogue_suggests_classes_methods_and_properties() {

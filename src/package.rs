@@ -364,20 +364,22 @@ fn parse_lint(s: &str) -> Result<crate::lint::Lint, String> {
     })
 }
 
-/// Checks and lints a package: the diagnostics (errors first), the lint
-/// counts, and the summary.
+/// A package checked and linted.
+pub struct Checked {
+    /// What loading and compiling found.
+    pub report: CheckReport,
+    /// Errors first, then load warnings, then lint findings.
+    pub diagnostics: Vec<crate::diag::Diagnostic>,
+    /// The number of findings of each lint.
+    pub counts: Vec<(crate::lint::Lint, usize)>,
+}
+
+/// Checks and lints a package.
 pub fn check_and_lint(
     path: &Path,
     libs: &[PathBuf],
     opts: &CheckOptions,
-) -> Result<
-    (
-        CheckReport,
-        Vec<crate::diag::Diagnostic>,
-        Vec<(crate::lint::Lint, usize)>,
-    ),
-    String,
-> {
+) -> Result<Checked, String> {
     use crate::diag::Diagnostic;
     let r = check_package(path, libs, opts.jit)?;
     let mut diags: Vec<Diagnostic> = r
@@ -416,13 +418,21 @@ pub fn check_and_lint(
         counts = lints.counts();
         diags.extend(lints.findings.iter().map(|f| f.diagnostic(&lints.texts)));
     }
-    Ok((r, diags, counts))
+    Ok(Checked {
+        report: r,
+        diagnostics: diags,
+        counts,
+    })
 }
 
 fn check(path: &Path, libs: &[PathBuf], opts: &CheckOptions) -> i32 {
     use crate::diag::Diagnostic;
     use crate::lint::LintFormat;
-    let (r, diags, counts) = match check_and_lint(path, libs, opts) {
+    let Checked {
+        report: r,
+        diagnostics: diags,
+        counts,
+    } = match check_and_lint(path, libs, opts) {
         Ok(x) => x,
         Err(e) => {
             Diagnostic::from_text("PackageLoadError", &e).eprint(opts.messages);

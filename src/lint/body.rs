@@ -17,6 +17,7 @@ use engine::{Class, Executor};
 use runtime::Value;
 
 use super::{Finding, Lint};
+use crate::diag::closest;
 
 /// What names mean across the catalogue.
 pub(super) struct Names {
@@ -823,18 +824,6 @@ fn const_value(t: &Template) -> Option<Value> {
     })
 }
 
-/// The candidate closest to `name` (edit distance at most a third of its
-/// length, and at least 1 and at most 3), if any.
-pub fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<String> {
-    let limit = (name.chars().count() / 3).clamp(1, 3);
-    candidates
-        .filter(|c| *c != name)
-        .map(|c| (strsim::damerau_levenshtein(name, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min()
-        .map(|(_, c)| c.to_string())
-}
-
 /// `file:line:col: message` → line, column and message.
 fn split_position(w: &str) -> Option<(usize, usize, &str)> {
     let mut it = w.splitn(4, ':').skip(1);
@@ -856,17 +845,6 @@ mod tests {
         assert!(!looks_like_yaql("costs $5"));
         assert!(!looks_like_yaql("echo $HOME\necho done"));
         assert!(!looks_like_yaql("see (below)"));
-    }
-
-    #[test]
-    fn closest_names_are_near_ones() {
-        let c = ["deploy", "destroy", "report"];
-        assert_eq!(
-            closest("deplyo", c.iter().copied()).as_deref(),
-            Some("deploy")
-        );
-        assert_eq!(closest("xyz", c.iter().copied()), None);
-        assert_eq!(closest("deploy", c.iter().copied()), None);
     }
 
     #[test]

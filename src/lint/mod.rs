@@ -27,7 +27,6 @@ use std::sync::Arc;
 use engine::Executor;
 use package::PackageFormat;
 
-pub use body::closest;
 pub use report::{render_sarif, LintFormat};
 
 /// A lint: a kind of warning.

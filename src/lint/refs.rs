@@ -81,7 +81,7 @@ fn unknown_manifest_keys(file: &str, text: &str, out: &mut Vec<Finding>) {
                 message: format!("unknown key \"{key}\" in the manifest is ignored"),
                 file: file.to_string(),
                 span: at..at + key.len(),
-                help: super::body::closest(key, MANIFEST_KEYS.iter().copied())
+                help: crate::diag::closest(key, MANIFEST_KEYS.iter().copied())
                     .map(|k| format!("did you mean `{k}`?")),
             });
         }
