@@ -93,8 +93,7 @@ impl Engine {
             let mut root = runtime::ctx::Frame::default();
             root.args.push(data);
             root.vars.extend(vars.iter().cloned());
-            let v = prog.eval_in(&self.env, &std::sync::Arc::new(root))?;
-            return self.finish(v);
+            return self.eval_frame(prog, std::sync::Arc::new(root));
         }
         if !self.copts.legacy {
             if let Some(b) = prog
@@ -105,6 +104,32 @@ impl Engine {
             }
         }
         let v = prog.eval(&self.env, data)?;
+        self.finish(v)
+    }
+
+    /// Evaluates a compiled expression in a root context built by the
+    /// caller (`$`, variables and user functions, as an embedder's
+    /// context supplies them) and converts the result for output.
+    ///
+    /// ```
+    /// use muranopl::{Engine, Value};
+    /// use runtime::ctx::Frame;
+    /// let engine = Engine::new(Default::default());
+    /// let prog = engine.compile("$ + $step").unwrap();
+    /// let mut root = Frame::default();
+    /// root.args.push(Value::Int(40));
+    /// root.vars.push(("step".into(), Value::Int(2)));
+    /// let v = engine.eval_frame(&prog, std::sync::Arc::new(root)).unwrap();
+    /// assert_eq!(v.as_i64(), Some(42));
+    /// ```
+    pub fn eval_frame(
+        &self,
+        prog: &Program,
+        root: std::sync::Arc<runtime::ctx::Frame>,
+    ) -> Result<Value, Error> {
+        let opts = self.env.options();
+        let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
+        let v = prog.eval_in(&self.env, &root)?;
         self.finish(v)
     }
 

@@ -17,13 +17,19 @@ use package::{FormatRegistry, PackageFormat, PackageLoader};
 use crate::session::{Catalogue, Limits, Session};
 
 /// A package and its requirements, compiled once for every test.
-struct Suite {
+pub struct Suite {
     root: Arc<dyn PackageFormat>,
     catalogue: Catalogue,
 }
 
 impl Suite {
-    fn load(path: &Path, libs: &[PathBuf], class_configs: Option<&Path>) -> Result<Suite, String> {
+    /// Loads the package at `path` and what it requires from `libs`; a
+    /// class that does not compile is the error.
+    pub fn load(
+        path: &Path,
+        libs: &[PathBuf],
+        class_configs: Option<&Path>,
+    ) -> Result<Suite, String> {
         let root: Arc<dyn PackageFormat> = FormatRegistry::builtin()
             .load(path)
             .map_err(|e| e.message().to_string())?;
@@ -38,6 +44,44 @@ impl Suite {
     /// catalogue, compiled once, for every test).
     fn session(&self) -> Session {
         self.catalogue.session()
+    }
+
+    /// The compiled classes.
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    /// The `(class, test)` pairs that `selectors` pick (all when empty),
+    /// in declaration order. A selector that picks nothing, or a class of
+    /// the package that does not compile, is the error.
+    pub fn plan(&self, selectors: &[String]) -> Result<Vec<(String, String)>, String> {
+        let classes = discover(self)?;
+        let mut plan: Vec<(String, String)> = Vec::new();
+        for (c, tests) in &classes {
+            for t in tests {
+                if selected(selectors, c, t) {
+                    plan.push((c.clone(), t.clone()));
+                }
+            }
+        }
+        for s in selectors {
+            if !plan
+                .iter()
+                .any(|(c, t)| selected(std::slice::from_ref(s), c, t))
+            {
+                return Err(format!("no test class or test matches {s}"));
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Runs one test on a fresh executor under `limits`: `Err` holds the
+    /// failure as `Kind: message` (a panic is an `InternalError`).
+    pub fn run(&self, class: &str, test: &str, limits: Limits) -> Result<(), String> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_one(self, class, test, limits)
+        }))
+        .unwrap_or_else(|_| Err("InternalError: panic".to_string()))
     }
 }
 
@@ -126,31 +170,17 @@ pub fn run(
             return 2;
         }
     };
-    let classes = match discover(&suite) {
-        Ok(c) => c,
+    let plan = match suite.plan(selectors) {
+        Ok(p) => p,
+        Err(e) if e.starts_with("no test") => {
+            eprintln!("error: {e}");
+            return 2;
+        }
         Err(e) => {
             crate::diag::Diagnostic::from_text("CompileError", &e).eprint(messages);
             return 2;
         }
     };
-    let mut plan: Vec<(String, String)> = Vec::new();
-    for (c, tests) in &classes {
-        for t in tests {
-            if selected(selectors, c, t) {
-                plan.push((c.clone(), t.clone()));
-            }
-        }
-    }
-    // A selector that matches nothing is an error.
-    for s in selectors {
-        if !plan
-            .iter()
-            .any(|(c, t)| selected(std::slice::from_ref(s), c, t))
-        {
-            eprintln!("error: no test class or test matches {s}");
-            return 2;
-        }
-    }
     let width = plan
         .iter()
         .map(|(c, t)| c.len() + t.len() + 1)
@@ -164,11 +194,7 @@ pub fn run(
         print!("{name} {} ", ".".repeat(width - name.len()));
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_one(&suite, c, t, limits)
-        }))
-        .unwrap_or_else(|_| Err("InternalError: panic".to_string()));
-        match r {
+        match suite.run(c, t, limits) {
             Ok(()) => println!("OK"),
             Err(e) => {
                 println!("FAIL!");

@@ -108,11 +108,20 @@ fn steps(path: &str) -> Vec<Step<'_>> {
 /// Sorts violations by JSON path, then property (a stable sort: several
 /// violations of one property keep the order they were found in).
 pub fn sort_violations(v: &mut [Violation]) {
-    v.sort_by(|a, b| {
-        steps(&a.path)
-            .cmp(&steps(&b.path))
-            .then_with(|| a.property.cmp(&b.property))
-    });
+    v.sort_by(|a, b| violation_order(&a.path, &a.property, &b.path, &b.property));
+}
+
+/// The order of two violations, given as (JSON path, property): by path,
+/// indices as numbers, then by property.
+pub fn violation_order(
+    path_a: &str,
+    prop_a: &str,
+    path_b: &str,
+    prop_b: &str,
+) -> std::cmp::Ordering {
+    steps(path_a)
+        .cmp(&steps(path_b))
+        .then_with(|| prop_a.cmp(prop_b))
 }
 
 fn report_of(v: model::Validation) -> Report {

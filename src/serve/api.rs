@@ -71,8 +71,14 @@ impl Catalog {
         self.max_steps = steps;
     }
 
-    /// A fresh session over the catalogue (each request has its own).
-    fn session(&self) -> Session {
+    /// The loaded packages and their compiled classes.
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    /// A fresh session over the catalogue (each request has its own),
+    /// within the statement budget.
+    pub fn session(&self) -> Session {
         let session = self.catalogue.session();
         session.executor().set_step_budget(self.max_steps);
         session

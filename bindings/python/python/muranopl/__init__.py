@@ -1,0 +1,141 @@
+"""muranopl: a fast engine for YAQL and MuranoPL, OpenStack Murano's
+application language.
+
+- :mod:`muranopl.yaql` compiles and evaluates YAQL, and stands in for the
+  reference ``yaql`` package (``import muranopl.yaql as yaql``).
+- :class:`Catalog` loads MuranoPL packages once, then validates object
+  models against their classes' contracts, generates form schemas, runs
+  models in a deterministic simulated cloud and runs the packages' tests.
+
+>>> cat = Catalog.load([EXAMPLES / 'validate'])  # the repository's examples/
+>>> model = {'?': {'id': 's1', 'type': 'com.example.Server'}, 'name': 'a',
+...          'port': 70000, 'tags': [], 'enabled': True,
+...          'settings': {'timeout': 1, 'label': 'x'}}
+>>> [(v.path, v.property) for v in cat.validate(model)]
+[('$', 'port')]
+
+Every object here may be shared between threads; the GIL is released
+while the engine works, and the ``*_many`` methods use every core.
+"""
+
+import dataclasses
+import os
+import pathlib
+import typing
+
+from muranopl import _native
+from muranopl import yaql
+from muranopl._errors import MuranoPLError
+
+__version__ = _native.VERSION
+__all__ = ['Catalog', 'MuranoPLError', 'RunResult', 'TestResult',
+           'Violation', 'yaql']
+
+@dataclasses.dataclass(frozen=True)
+class Violation:
+    """A contract violation: the JSON path of the object in the model
+    (``$.Objects.servers[9]``), the property, what is wrong, and the
+    contract's ``file:line:col``."""
+
+    path: str
+    property: str
+    message: str
+    position: typing.Optional[str] = None
+
+    def __str__(self):
+        return f'{self.path}.{self.property}: {self.message}'
+
+
+@dataclasses.dataclass(frozen=True)
+class RunResult:
+    """What a run did: ``ok``, the method's ``value`` or the ``error``
+    (``kind``, ``message``, ``trace``), the object ``model`` after the run
+    and the simulated cloud's ``record`` (stacks, template pushes, agent
+    plans, reports and the ``log``)."""
+
+    ok: bool
+    value: typing.Any
+    error: typing.Optional[dict]
+    model: typing.Optional[dict]
+    record: dict
+
+
+@dataclasses.dataclass(frozen=True)
+class TestResult:
+    """One MuranoPL test: ``Class.test``, and its failure (``None`` when
+    it passed)."""
+
+    name: str
+    error: typing.Optional[str] = None
+
+    @property
+    def ok(self):
+        return self.error is None
+
+
+def _paths(paths):
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    return [os.fspath(p) for p in paths]
+
+
+class Catalog:
+    """MuranoPL packages and their compiled classes.
+
+    Models are dicts (as ``json.load`` gives them) or JSON text, either
+    ``{"Objects": ...}`` or a bare object.
+    """
+
+    def __init__(self, native):
+        self._native = native
+
+    @classmethod
+    def load(cls, paths, search_path=()):
+        """Loads the packages ``paths`` (directories or .zip files) and
+        what they require from the directories ``search_path``; with no
+        paths, every package on the search path. A package that cannot
+        be loaded raises ``ValueError``."""
+        return cls(_native.Catalog.load(_paths(paths), _paths(search_path)))
+
+    @property
+    def packages(self):
+        """``name/version`` of every package loaded."""
+        return self._native.packages()
+
+    def validate(self, model):
+        """The contract violations of ``model`` (sorted by path), ``[]``
+        when it is valid. A model that cannot be loaded at all (an
+        unknown class, a malformed header) raises ``MuranoPLError``."""
+        return [Violation(*v) for v in self._native.validate(model)]
+
+    def validate_many(self, models, return_exceptions=False):
+        """``validate`` of each model, on every core, in order."""
+        return [r if isinstance(r, BaseException) else [Violation(*v) for v in r]
+                for r in self._native.validate_many(models, return_exceptions)]
+
+    def schema(self, class_name, methods=None, class_version=None,
+               package=None):
+        """The JSON Schemas of ``class_name`` (and its model builders), or
+        of the named ``methods``, as ``{"": class schema, method: ...}``,
+        as Murano's class-schema API answers."""
+        return self._native.schema(class_name, methods, class_version, package)
+
+    def run(self, model, method='deploy', cloud=None):
+        """Runs ``method`` on the model's root in a fresh simulated cloud;
+        ``cloud`` is its configuration (JSON or YAML text, or a path to
+        one). Returns a :class:`RunResult`; a model that cannot be read
+        raises."""
+        if isinstance(cloud, os.PathLike) or (
+                isinstance(cloud, str) and os.path.exists(cloud)):
+            cloud = pathlib.Path(cloud).read_text()
+        return RunResult(**self._native.run(model, method, cloud))
+
+    @staticmethod
+    def test(package, selectors=(), search_path=()):
+        """Runs the MuranoPL tests of ``package`` (murano-test-runner):
+        every test of the classes extending ``io.murano.test.TestFixture``,
+        or those ``selectors`` pick (``Class`` or ``Class.test``). Each
+        runs on a fresh executor."""
+        suite = _native.TestSuite(os.fspath(package), _paths(search_path))
+        return [TestResult(f'{c}.{t}', suite.run(c, t))
+                for c, t in suite.plan(list(selectors))]

@@ -1,0 +1,276 @@
+//! MuranoPL packages for Python: load once, then validate object models,
+//! generate form schemas, run models in the simulated cloud and run the
+//! packages' MuranoPL tests. The `muranopl.Catalog` class wraps this one
+//! and turns its tuples into named results.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use engine::serialize::serialize_model;
+use muranopl::serve::api;
+use muranopl::session::{Limits, Session};
+use muranopl::test_cmd::Suite;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rayon::prelude::*;
+use runtime::{json as tj, Value};
+
+use crate::convert::{to_py, Failure, ToValue};
+use crate::errors;
+
+/// Packages and their compiled classes, shared by every call.
+#[pyclass(frozen, module = "muranopl._native")]
+pub struct Catalog {
+    inner: Arc<api::Catalog>,
+}
+
+/// `(path, property, message, position)` of each violation, or the load
+/// error that stopped validation.
+type Checked = Result<Vec<(String, String, String, Option<String>)>, runtime::Error>;
+
+fn check(catalog: &api::Catalog, model: &Value) -> Checked {
+    let v = vm::coro::on_big_stack(|| catalog.catalogue().validate(model));
+    if let Some(e) = v.error {
+        return Err(e);
+    }
+    let mut out: Vec<_> = v
+        .violations
+        .into_iter()
+        .map(|(path, prop, e)| {
+            let at = e.location().map(|l| l.to_string());
+            (path, prop, e.message().to_string(), at)
+        })
+        .collect();
+    out.sort_by(|a, b| muranopl::validate::violation_order(&a.0, &a.1, &b.0, &b.1));
+    Ok(out)
+}
+
+fn model_value(py: Python<'_>, model: &Bound<'_, PyAny>) -> PyResult<Value> {
+    if let Ok(text) = model.extract::<String>() {
+        return tj::from_tagged_str(&text).map_err(|e| errors::to_py(py, &e, None));
+    }
+    ToValue::new(py, Arc::new(Failure::default())).value(model)
+}
+
+fn json_to_py(py: Python<'_>, j: &serde_json::Value) -> PyResult<Py<PyAny>> {
+    let v = tj::from_tagged(j).map_err(|e| errors::to_py(py, &e, None))?;
+    to_py(py, &empty_env(), &v)
+}
+
+fn empty_env() -> runtime::Env {
+    runtime::Env::new(Arc::new(runtime::Registry::new()), Default::default())
+}
+
+/// The error of an API answer that is not 200, as a Python exception.
+fn answer_error(py: Python<'_>, body: &serde_json::Value) -> PyErr {
+    let field = |k: &str| body["error"][k].as_str().unwrap_or_default().to_string();
+    let e = runtime::Error::new(
+        runtime::ErrorKind::from_name(field("kind")),
+        field("message"),
+    );
+    errors::to_py(py, &e, None)
+}
+
+#[pymethods]
+impl Catalog {
+    /// Loads the packages `paths` (directories or .zip files) with what
+    /// they require from `search_path`; with no paths, every package on
+    /// the search path.
+    #[staticmethod]
+    #[pyo3(signature = (paths, search_path = Vec::new()))]
+    fn load(py: Python<'_>, paths: Vec<PathBuf>, search_path: Vec<PathBuf>) -> PyResult<Catalog> {
+        let loaded = py.detach(|| api::Catalog::load(&paths, &search_path, None));
+        match loaded {
+            Ok(c) => Ok(Catalog { inner: Arc::new(c) }),
+            Err(e) => Err(PyValueError::new_err(e)),
+        }
+    }
+
+    /// `name/version` of every package loaded.
+    fn packages(&self) -> Vec<String> {
+        self.inner.names()
+    }
+
+    /// The violations of one object model (a dict, or JSON text).
+    fn validate(
+        &self,
+        py: Python<'_>,
+        model: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<(String, String, String, Option<String>)>> {
+        let model = model_value(py, model)?;
+        let inner = self.inner.clone();
+        py.detach(|| check(&inner, &model))
+            .map_err(|e| errors::to_py(py, &e, None))
+    }
+
+    /// The violations of each model, on every core, in order. A model
+    /// that cannot be loaded raises, or with `return_exceptions` takes its
+    /// place as the exception.
+    #[pyo3(signature = (models, return_exceptions = false))]
+    fn validate_many(
+        &self,
+        py: Python<'_>,
+        models: &Bound<'_, PyAny>,
+        return_exceptions: bool,
+    ) -> PyResult<Py<PyList>> {
+        let values = models
+            .try_iter()?
+            .map(|m| model_value(py, &m?))
+            .collect::<PyResult<Vec<_>>>()?;
+        let inner = self.inner.clone();
+        let checked: Vec<Checked> =
+            py.detach(|| values.par_iter().map(|m| check(&inner, m)).collect());
+        let out = PyList::empty(py);
+        for c in checked {
+            match c {
+                Ok(v) => out.append(v)?,
+                Err(e) if return_exceptions => {
+                    out.append(errors::to_py(py, &e, None).into_value(py))?
+                }
+                Err(e) => return Err(errors::to_py(py, &e, None)),
+            }
+        }
+        Ok(out.unbind())
+    }
+
+    /// The JSON Schemas of a class and its model builders, or of the
+    /// named methods, as Murano's `generate_schema` makes them.
+    #[pyo3(signature = (class_name, methods = None, class_version = None, package = None))]
+    fn schema(
+        &self,
+        py: Python<'_>,
+        class_name: &str,
+        methods: Option<Vec<String>>,
+        class_version: Option<&str>,
+        package: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let methods = methods.map(|m| m.join(","));
+        let inner = self.inner.clone();
+        let (status, body) = py.detach(|| {
+            api::schemas(
+                &inner,
+                class_name,
+                methods.as_deref(),
+                class_version,
+                package,
+            )
+        });
+        if status != 200 {
+            return Err(answer_error(py, &body));
+        }
+        json_to_py(py, &body)
+    }
+
+    /// Loads `model` into a fresh execution over the catalogue with its
+    /// own simulated cloud (configured by the JSON or YAML text `cloud`)
+    /// and runs `method` on its root. Returns a dict: `ok`, `value`,
+    /// `error` (`kind`, `message`, `trace`), `model` (the object model
+    /// after the run) and `record` (what the cloud saw, and the log).
+    #[pyo3(signature = (model, method = "deploy", cloud = None))]
+    fn run(
+        &self,
+        py: Python<'_>,
+        model: &Bound<'_, PyAny>,
+        method: &str,
+        cloud: Option<&str>,
+    ) -> PyResult<Py<PyAny>> {
+        let model = model_value(py, model)?;
+        let session = self.inner.session();
+        if let Some(text) = cloud {
+            session
+                .cloud()
+                .configure(text, "<cloud>")
+                .map_err(|e| errors::to_py(py, &e, None))?;
+        }
+        let outcome = py.detach(|| vm::coro::on_big_stack(|| deploy(&session, &model, method)));
+        let out = PyDict::new(py);
+        let env = empty_env();
+        out.set_item("ok", outcome.result.is_ok())?;
+        match &outcome.result {
+            Ok(v) => {
+                out.set_item("value", to_py(py, &env, v)?)?;
+                out.set_item("error", py.None())?;
+            }
+            Err(e) => {
+                out.set_item("value", py.None())?;
+                let err = PyDict::new(py);
+                err.set_item("kind", e.kind())?;
+                err.set_item("message", e.message())?;
+                err.set_item("trace", e.trace())?;
+                out.set_item("error", err)?;
+            }
+        }
+        let model = match &outcome.model {
+            Some(m) => to_py(py, &env, m)?,
+            None => py.None(),
+        };
+        out.set_item("model", model)?;
+        let record = to_py(py, &env, &session.record())?;
+        record.bind(py).set_item("log", outcome.log)?;
+        out.set_item("record", record)?;
+        Ok(out.into_any().unbind())
+    }
+}
+
+/// What one run did.
+struct Outcome {
+    result: runtime::Result<Value>,
+    model: Option<Value>,
+    log: Vec<String>,
+}
+
+fn deploy(session: &Session, model: &Value, method: &str) -> Outcome {
+    let _budget = session.limit(Limits::default());
+    let ex = session.executor();
+    let (result, model) = match sim::deploy::load(ex, model, "environment") {
+        Ok(root) => {
+            let r = sim::deploy::run(ex, &root, method);
+            (r, serialize_model(ex, &root).ok())
+        }
+        Err(e) => (Err(e), None),
+    };
+    Outcome {
+        result,
+        model,
+        log: ex.take_log(),
+    }
+}
+
+/// A package's MuranoPL tests (murano-test-runner).
+#[pyclass(frozen, module = "muranopl._native")]
+pub struct TestSuite {
+    inner: Arc<Suite>,
+}
+
+#[pymethods]
+impl TestSuite {
+    /// Loads the package at `path` with what it requires from
+    /// `search_path`.
+    #[new]
+    #[pyo3(signature = (path, search_path = Vec::new()))]
+    fn new(py: Python<'_>, path: PathBuf, search_path: Vec<PathBuf>) -> PyResult<TestSuite> {
+        let suite = py.detach(|| Suite::load(&path, &search_path, None));
+        match suite {
+            Ok(s) => Ok(TestSuite { inner: Arc::new(s) }),
+            Err(e) => Err(PyValueError::new_err(e)),
+        }
+    }
+
+    /// `(class, test)` of every test `selectors` pick (`Class` or
+    /// `Class.test`; all when empty).
+    #[pyo3(signature = (selectors = Vec::new()))]
+    fn plan(&self, py: Python<'_>, selectors: Vec<String>) -> PyResult<Vec<(String, String)>> {
+        let inner = self.inner.clone();
+        py.detach(|| inner.plan(&selectors))
+            .map_err(PyValueError::new_err)
+    }
+
+    /// Runs one test on a fresh executor: `None` when it passes, else
+    /// the failure as `Kind: message`.
+    fn run(&self, py: Python<'_>, class: &str, test: &str) -> Option<String> {
+        let inner = self.inner.clone();
+        py.detach(|| vm::coro::on_big_stack(|| inner.run(class, test, Limits::default())))
+            .err()
+    }
+}
