@@ -104,22 +104,18 @@ fn read_answers(path: &Path) -> Result<runtime::Value, String> {
     Ok(docs.first().map(node_value).unwrap_or(runtime::Value::Null))
 }
 
-fn model(
+/// The object model a package's Dynamic UI produces, as the dashboard
+/// makes it: from `answers` (`{form: {field: value}}`), else the fields'
+/// `initial` values, else samples. Returns the model, the cleaned form
+/// data and notes (samples used, warnings). `libs` is searched for the
+/// packages of application-typed fields.
+pub fn ui_model(
     package: &Path,
     libs: &[PathBuf],
-    answers: Option<&Path>,
-    with_data: bool,
-    quiet: bool,
-) -> Result<(), String> {
+    answers: Option<runtime::Value>,
+) -> Result<(runtime::Value, runtime::Value, Vec<String>), String> {
     let pkg = FormatRegistry::builtin().load(package).map_err(err)?;
     let ui = load_ui(&*pkg)?;
-    let answers = match answers {
-        Some(p) => match read_answers(p)? {
-            runtime::Value::Null => None,
-            v => Some(v),
-        },
-        None => None,
-    };
     let loader = if libs.is_empty() {
         None
     } else {
@@ -129,18 +125,13 @@ fn model(
         &ui,
         &ModelOptions {
             package: pkg.full_name().to_string(),
-            answers,
+            answers: answers.filter(|a| !a.is_null()),
             loader: loader.as_ref(),
             ids: None,
             nesting: 0,
         },
     )
     .map_err(err)?;
-    if !quiet {
-        for n in &out.notes {
-            eprintln!("note: {n}");
-        }
-    }
     let model = if out.added.is_empty() {
         out.model
     } else {
@@ -153,9 +144,26 @@ fn model(
         apps.push(out.model);
         sim::deploy::environment(apps, &name, || ids.uuid())
     };
+    Ok((model, out.data, out.notes))
+}
+
+fn model(
+    package: &Path,
+    libs: &[PathBuf],
+    answers: Option<&Path>,
+    with_data: bool,
+    quiet: bool,
+) -> Result<(), String> {
+    let answers = answers.map(read_answers).transpose()?;
+    let (model, data, notes) = ui_model(package, libs, answers)?;
+    if !quiet {
+        for n in &notes {
+            eprintln!("note: {n}");
+        }
+    }
     if with_data {
         let mut d = runtime::Dict::default();
-        d.insert(runtime::Value::str("data"), out.data);
+        d.insert(runtime::Value::str("data"), data);
         d.insert(runtime::Value::str("model"), model);
         println!("{}", to_json(&runtime::Value::dict(d)));
     } else {

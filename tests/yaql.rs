@@ -44,6 +44,34 @@ fn syntax_and_operators() {
 }
 
 #[test]
+fn verbatim_strings_escape_any_character() {
+    // A backslash escapes any character inside backquotes; only `\``
+    // is decoded afterwards (the reference's `` `([^`\\]|\\.)*` ``).
+    ok(r"`c:\f\x`", "null", r#""c:\\f\\x""#);
+    ok(r"`\``", "null", r#""`""#);
+    ok(r"`\\`", "null", r#""\\\\""#);
+    ok(r"`\\` + `a`", "null", r#""\\\\a""#);
+    err(r"`\`", "null", "YaqlLexicalException");
+}
+
+#[test]
+fn user_functions_see_themselves() {
+    // yaql's `def` registers the function into the context its body runs
+    // in: a body may call itself and the functions defined beside it.
+    ok(
+        "def(rec, switch($ = 1 => 1, true => $ * rec($ - 1))) -> rec($)",
+        "4",
+        "24",
+    );
+    ok(
+        "def(f, switch($ > 9 => $, true => f($ * 2))) -> def(g, f($) + 1) -> [g(3), call(f, [5], {})]",
+        "null",
+        "[13, 10]",
+    );
+    err("def(f, f($)) -> f(1)", "null", "RecursionError");
+}
+
+#[test]
 fn errors_have_kinds_and_positions() {
     err("1 2", "null", "YaqlGrammarException");
     err("(2", "null", "YaqlGrammarException");

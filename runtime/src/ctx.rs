@@ -89,6 +89,37 @@ impl Frame {
             }
         }
     }
+    /// Looks up a user function and the frame that defines it.
+    pub fn func_home(self: &Arc<Frame>, name: &str) -> Option<(Value, Arc<Frame>)> {
+        if !self.has_funcs {
+            return None;
+        }
+        let mut f: &Arc<Frame> = self;
+        loop {
+            if let Some((_, v)) = f.funcs.iter().rev().find(|(k, _)| &**k == name) {
+                return Some((v.clone(), f.clone()));
+            }
+            f = f.parent.as_ref()?;
+        }
+    }
+    /// Calls a user function found in `home` (see [`Frame::func_home`]).
+    /// Its body runs in the frame that defines it, as yaql's `def`
+    /// registers the function into the context its lambda then runs in:
+    /// the body sees itself (recursion) and the functions defined beside
+    /// it. The frame is a child of the lambda's own context, so the body
+    /// sees everything that context does.
+    pub fn call_func(
+        env: &crate::Env,
+        f: &Value,
+        home: &Arc<Frame>,
+        args: &[Value],
+        kwargs: &[(Arc<str>, Value)],
+    ) -> crate::Result<Value> {
+        match f {
+            Value::Lambda(c) => c.code.invoke(env, home, args, kwargs),
+            other => Ok(other.clone()),
+        }
+    }
     /// Looks up a user function defined with `def`.
     pub fn func(self: &Arc<Frame>, name: &str) -> Option<Value> {
         if !self.has_funcs {

@@ -95,6 +95,11 @@ fn unpack(cx: &Cx, a: Args) -> Result<Value> {
 /// # data: [1, 2, 3]
 /// def(sq, $ * $) -> $.select(sq($))
 /// # => [1, 4, 9]
+/// # data: 4
+/// def(fact, switch($ = 1 => 1, true => $ * fact($ - 1))) -> fact($)
+/// # => 24
+/// def(f, $ + 1) -> def(g, f($) * 2) -> g(1)
+/// # => 4
 /// ```
 fn def(cx: &Cx, a: Args) -> Result<Value> {
     let name: Arc<str> = a.str(0).into();
@@ -205,7 +210,7 @@ fn call_named(
             named.push((Arc::from(k.as_str().unwrap_or("")), ArgIn::Val(v.clone())));
         }
     }
-    if let Some(f) = cx.ctx.func(name) {
+    if let Some((f, home)) = cx.ctx.func_home(name) {
         let args: Vec<Value> = pos
             .into_iter()
             .map(|x| match x {
@@ -213,7 +218,7 @@ fn call_named(
                 _ => Value::Null,
             })
             .collect();
-        return cx.call(&f, &args);
+        return Frame::call_func(cx.env, &f, &home, &args, &[]);
     }
     cx.env.registry().call(cx, name, None, form, &pos, &named)
 }

@@ -432,8 +432,8 @@ pub fn call_site(
         }
     }
     if ctx.has_funcs {
-        if let Some(f) = ctx.func(&s.name) {
-            return call_user(env, ctx, &f, &pos, &named);
+        if let Some((f, home)) = ctx.func_home(&s.name) {
+            return call_user(env, ctx, &f, &home, &pos, &named);
         }
     }
     let cx = Cx { env, ctx };
@@ -445,6 +445,7 @@ fn call_user(
     env: &Env,
     ctx: &Arc<Frame>,
     f: &Value,
+    home: &Arc<Frame>,
     pos: &[ArgIn],
     named: &[(Arc<str>, ArgIn)],
 ) -> Result<Value> {
@@ -468,8 +469,5 @@ fn call_user(
             },
         ));
     }
-    match f {
-        Value::Lambda(c) => c.call_kw(cx.env, &args, &kw),
-        other => Ok(other.clone()),
-    }
+    Frame::call_func(cx.env, f, home, &args, &kw)
 }

@@ -38,7 +38,12 @@ fn check(catalog: &api::Catalog, model: &Value) -> Checked {
         .violations
         .into_iter()
         .map(|(path, prop, e)| {
-            let at = e.location().map(|l| l.to_string());
+            let at = e.location().map(|l| l.to_string()).or_else(|| {
+                // A contract check names its contract's place last:
+                // "... (contract at FILE:LINE:COL)".
+                let (_, pos) = e.message().rsplit_once("(contract at ")?;
+                Some(pos.strip_suffix(')')?.to_string())
+            });
             (path, prop, e.message().to_string(), at)
         })
         .collect();
@@ -273,4 +278,24 @@ impl TestSuite {
         py.detach(|| vm::coro::on_big_stack(|| inner.run(class, test, Limits::default())))
             .err()
     }
+}
+
+/// The object model a package's Dynamic UI produces (as Murano's
+/// dashboard would), from `answers` (`{form: {field: value}}`), else the
+/// fields' initial values, else samples; `search_path` holds the packages
+/// of application-typed fields. Returns `(model, form data, notes)`.
+#[pyfunction]
+#[pyo3(signature = (package, search_path = Vec::new(), answers = None))]
+pub fn ui_model(
+    py: Python<'_>,
+    package: PathBuf,
+    search_path: Vec<PathBuf>,
+    answers: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(Py<PyAny>, Py<PyAny>, Vec<String>)> {
+    let answers = answers.map(|a| model_value(py, a)).transpose()?;
+    let (model, data, notes) = py
+        .detach(|| muranopl::ui::ui_model(&package, &search_path, answers))
+        .map_err(PyValueError::new_err)?;
+    let env = empty_env();
+    Ok((to_py(py, &env, &model)?, to_py(py, &env, &data)?, notes))
 }

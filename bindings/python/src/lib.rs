@@ -27,6 +27,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<yaql::Lambda>()?;
     m.add_class::<catalog::Catalog>()?;
     m.add_class::<catalog::TestSuite>()?;
+    m.add_function(wrap_pyfunction!(catalog::ui_model, m)?)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     m.add("DEFAULT_LIMIT_ITERATORS", runtime::DEFAULT_LIMIT_ITERATORS)?;
     m.add("DEFAULT_MEMORY_QUOTA", runtime::DEFAULT_MEMORY_QUOTA)?;

@@ -284,7 +284,9 @@ impl<'a> Iterator for Lexer<'a> {
                 let mut j = i + 1;
                 let mut closed = false;
                 while j < b.len() {
-                    if b[j] == b'\\' && j + 1 < b.len() && b[j + 1] == b'`' {
+                    // As the reference's `` `([^`\\]|\\.)*` ``: a backslash
+                    // escapes any character (only `` \` `` is decoded).
+                    if b[j] == b'\\' && j + 1 < b.len() {
                         j += 2;
                         continue;
                     }

@@ -12,7 +12,7 @@ application language.
 ...          'port': 70000, 'tags': [], 'enabled': True,
 ...          'settings': {'timeout': 1, 'label': 'x'}}
 >>> [(v.path, v.property) for v in cat.validate(model)]
-[('$', 'port')]
+[('$.Objects', 'port')]
 
 Every object here may be shared between threads; the GIL is released
 while the engine works, and the ``*_many`` methods use every core.
@@ -29,7 +29,7 @@ from muranopl._errors import MuranoPLError
 
 __version__ = _native.VERSION
 __all__ = ['Catalog', 'MuranoPLError', 'RunResult', 'TestResult',
-           'Violation', 'yaql']
+           'Violation', 'ui_model', 'yaql']
 
 @dataclasses.dataclass(frozen=True)
 class Violation:
@@ -139,3 +139,14 @@ class Catalog:
         suite = _native.TestSuite(os.fspath(package), _paths(search_path))
         return [TestResult(f'{c}.{t}', suite.run(c, t))
                 for c, t in suite.plan(list(selectors))]
+
+
+def ui_model(package, search_path=(), answers=None):
+    """The object model (a dict) that the Dynamic UI of ``package``
+    produces, as Murano's dashboard would: from ``answers``
+    (``{form: {field: value}}``), else the fields' initial values, else
+    samples. ``search_path`` holds the packages of application-typed
+    fields."""
+    model, _data, _notes = _native.ui_model(os.fspath(package),
+                                            _paths(search_path), answers)
+    return model

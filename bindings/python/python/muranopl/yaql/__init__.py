@@ -17,11 +17,11 @@ of one value), ``max_memory`` (bytes one evaluation allocates) and
 >>> yaql.evaluate('sequence().len()')
 Traceback (most recent call last):
   ...
-muranopl.yaql.exceptions.CollectionTooLargeException: Collection length exceeds 10000000 elements
+muranopl.yaql.exceptions.CollectionTooLargeException: ...
 >>> yaql.compile('range(1000).len()', limit_iterators=100).evaluate()
 Traceback (most recent call last):
   ...
-muranopl.yaql.exceptions.CollectionTooLargeException: Collection length exceeds 100 elements
+muranopl.yaql.exceptions.CollectionTooLargeException: ...
 
 Python functions become YAQL functions through a context, and a callable
 in the data is a delegate (``$f(x)``); the first exception a callable
@@ -31,8 +31,8 @@ raises comes back as that same object:
 >>> ctx.register_function(lambda x: x * 2, name='double')
 >>> yaql.evaluate('double($)', 21, context=ctx)
 42
->>> yaql.evaluate('$.f(2)', {'f': lambda n: n + 1})
-3
+>>> yaql.evaluate('$f(2) + $.n', {'n': 10}, f=lambda n: n + 1)
+13
 
 Code written for the reference keeps working with one import (see
 :mod:`muranopl.yaql.factory`):
@@ -244,12 +244,13 @@ def compile(expression, legacy=False, **limits):
     >>> compile('1 +')
     Traceback (most recent call last):
       ...
-    muranopl.yaql.exceptions.YaqlGrammarException: Parse error: unexpected end of statement
+    muranopl.yaql.exceptions.YaqlGrammarException: ...
     """
     return Expression(engine(legacy, **limits).compile(expression))
 
 
-def evaluate(expression, data=None, context=None, legacy=False, **variables):
+def evaluate(expression, data=NO_VALUE, context=None, legacy=False,
+             **variables):
     """Compiles and evaluates ``expression`` over ``data``."""
     return compile(expression, legacy).evaluate(data, context, **variables)
 

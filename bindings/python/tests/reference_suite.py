@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""The reference yaql's own test-suite, run against muranopl.yaql.
+
+The installed reference package ``yaql`` (3.2.0) ships its tests in
+``yaql.tests``. Its ``TestCase`` builds every engine and context through
+four methods; here they make ``muranopl.yaql`` engines and contexts, and
+the reference's exception classes are replaced by ours, so an
+``assertRaises(exceptions.NoMatchingFunctionException, ...)`` checks our
+error. The reference engine itself is fenced off: a test that reaches it
+counts as failed.
+
+Tests are counted in two groups:
+
+- ``language``: tests that only evaluate expressions;
+- ``python-api``: tests of the reference's Python API that has no
+  equivalent here (functions declared through ``specs`` decorators and
+  ``yaqltypes``, yaqlization, the reference's own ``Context``,
+  ``MultiContext`` and factory objects).
+
+    python reference_suite.py [--min-language N] [-v]
+
+prints both counts and exits 1 when fewer than N language tests pass.
+"""
+
+import argparse
+import collections.abc  # noqa: F401 (yaql 3.2.0 uses it without importing it)
+import inspect
+import sys
+import unittest
+
+import yaql as ref
+import yaql.tests as ref_tests
+from yaql.language import exceptions as ref_exceptions
+from yaql.language import factory as ref_factory
+
+import muranopl.yaql as my
+from muranopl.yaql import exceptions as my_exceptions
+from muranopl.yaql import legacy as my_legacy
+
+MODULES = [
+    'boolean', 'branching', 'collections', 'common', 'contexts', 'datetime',
+    'engine', 'legacy', 'math', 'miscellaneous', 'queries', 'regex',
+    'resolution', 'strings', 'system', 'type_aggregation',
+    'yaql_interface', 'yaqlization',
+]
+
+# What marks a test of the reference's Python API.
+API_MARKERS = ('specs.', 'yaqltypes', 'yaqlize', 'yaqlization', 'contexts.',
+               'factory.', 'YaqlFactory', 'register_function',
+               'yaql_interface', 'MultiContext', 'LinkedContext',
+               'get_functions', 'collect_functions', 'delete_function')
+
+
+class ReferenceReached(AssertionError):
+    pass
+
+
+def fence_reference():
+    """Every way into the reference engine raises."""
+    def refuse(*args, **kwargs):
+        raise ReferenceReached('the reference yaql engine was used')
+    ref_factory.YaqlEngine.__call__ = refuse
+    ref_factory.YaqlFactory.create = refuse
+
+
+def substitute():
+    case = ref_tests.TestCase
+    engine_options = case.engine_options
+    legacy_options = case.legacy_engine_options
+    engine = my.factory.YaqlFactory(allow_delegates=True).create(engine_options)
+    legacy_engine = my_legacy.YaqlFactory().create(legacy_options)
+    case.create_engine = lambda self: engine
+    case.create_legacy_engine = lambda self: legacy_engine
+
+    def context(self):
+        if self._context is None:
+            self._context = my.create_context()
+        return self._context
+
+    def set_context(self, value):
+        self._context = value
+
+    def legacy_context(self):
+        if self._legacy_context is None:
+            self._legacy_context = my_legacy.create_context()
+        return self._legacy_context
+
+    case.context = property(context, set_context)
+    case.legacy_context = property(legacy_context)
+    for name in dir(my_exceptions):
+        cls = getattr(my_exceptions, name)
+        if isinstance(cls, type) and issubclass(cls, Exception):
+            setattr(ref_exceptions, name, cls)
+    ref.eval = my.eval
+
+
+def is_api_test(test):
+    method = getattr(type(test), test._testMethodName)
+    try:
+        source = inspect.getsource(method)
+    except (OSError, TypeError):
+        return False
+    return any(m in source for m in API_MARKERS)
+
+
+class Result(unittest.TestResult):
+    def __init__(self):
+        super().__init__()
+        self.passed = []
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self.passed.append(test)
+
+
+def run(verbose=False):
+    substitute()
+    fence_reference()
+    loader = unittest.TestLoader()
+    suite = unittest.TestSuite()
+    for name in MODULES:
+        suite.addTests(loader.loadTestsFromName('yaql.tests.test_' + name))
+    tests = list(iter_tests(suite))
+    result = Result()
+    unittest.TestSuite(tests).run(result)
+    failed = {id(t): err for t, err in result.failures + result.errors}
+    groups = {'language': [0, 0], 'python-api': [0, 0]}
+    for t in tests:
+        group = groups['python-api' if is_api_test(t) else 'language']
+        group[1] += 1
+        if id(t) not in failed and t in result.passed:
+            group[0] += 1
+        elif verbose and id(t) in failed:
+            last = failed[id(t)].strip().splitlines()[-1]
+            kind = 'api' if is_api_test(t) else 'language'
+            print(f'FAIL [{kind}] {t.id()}: {last[:200]}')
+    return groups
+
+
+def iter_tests(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from iter_tests(t)
+        else:
+            yield t
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--min-language', type=int, default=0)
+    ap.add_argument('-v', '--verbose', action='store_true')
+    args = ap.parse_args()
+    groups = run(args.verbose)
+    for name, (ok, total) in groups.items():
+        print(f'{name}: {ok}/{total} passed')
+    ok = groups['language'][0]
+    if ok < args.min_language:
+        print(f'error: {ok} language tests passed, fewer than '
+              f'{args.min_language}', file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
