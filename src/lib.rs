@@ -44,8 +44,16 @@ pub struct Engine {
 impl Engine {
     /// An engine with the given options.
     pub fn new(options: Options) -> Engine {
+        let legacy = options.legacy;
+        Engine::with_syntax(options, legacy)
+    }
+    /// An engine whose syntax and library differ: the yaql 3 grammar over
+    /// the yaql 0.2 library (`options.legacy`), as the reference evaluates
+    /// a yaql 3 engine's expression in a context made by
+    /// `yaql.legacy.create_context()`, or the other way round.
+    pub fn with_syntax(options: Options, legacy_syntax: bool) -> Engine {
         let copts = CompileOptions {
-            legacy: options.legacy,
+            legacy: legacy_syntax,
             murano: false,
         };
         Engine {

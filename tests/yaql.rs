@@ -68,7 +68,15 @@ fn user_functions_see_themselves() {
         "null",
         "[13, 10]",
     );
-    err("def(f, f($)) -> f(1)", "null", "RecursionError");
+    // Endless recursion ends at the engine's depth limit. The limit is
+    // sized for the engine's own stacks (the CLI's, the embedders'), not
+    // for a test thread's 2 MiB in a debug build.
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(|| err("def(f, f($)) -> f(1)", "null", "RecursionError"))
+        .unwrap()
+        .join()
+        .unwrap();
 }
 
 #[test]

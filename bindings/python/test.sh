@@ -23,7 +23,7 @@ if ! "$venv/bin/pip" install -q --disable-pip-version-check pytest testtools 'ya
 fi
 # The build shares the workspace's target directory (and so its compiled
 # crates) with cargo.
-CARGO_TARGET_DIR="$root/target" "$venv/bin/pip" install -q --disable-pip-version-check \
+PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" "$venv/bin/pip" install -q --disable-pip-version-check \
     --no-build-isolation "$here"
 cd "$here/tests"
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider

@@ -223,20 +223,40 @@ fn as_(cx: &Cx, a: Args) -> Result<Value> {
             Value::Lambda(c) => c.call_in(cx.env, &ctx, std::slice::from_ref(&recv))?,
             other => other.clone(),
         };
-        match &t {
-            Value::List(l) if l.len() == 2 => {
-                let name = match &l[1] {
+        match pair_of(cx, &t, &recv)? {
+            Some((value, name)) => {
+                let name = match &name {
                     Value::Str(s) => s.as_str().trim_start_matches('$').to_string(),
                     other => runtime::pyrepr::to_str(other),
                 };
-                f.vars.push((name.into(), l[0].clone()));
+                f.vars.push((name.into(), value));
             }
-            Value::List(_) => return Err(Error::value("as() tuples must be of size 2")),
-            _ => return Err(Error::value("as() must have tuple parameters")),
+            None if matches!(t, Value::List(_)) => {
+                return Err(Error::value("as() tuples must be of size 2"))
+            }
+            None => return Err(Error::value("as() must have tuple parameters")),
         }
     }
     f.vars.push(("0".into(), recv));
     Ok(Value::Context(Arc::new(f)))
+}
+
+/// The two sides of a `k => v` argument: a yaql 0.2 tuple, or the
+/// mapping rule a yaql 3 grammar makes of it (a yaql 3 engine over the
+/// legacy library, as the reference's legacy context allows).
+/// The rule's sides are evaluated with `$` = `arg`, as the reference's
+/// lambda parameters evaluate a mapping rule into a `MappingRule` of
+/// values.
+fn pair_of(cx: &Cx, v: &Value, arg: &Value) -> Result<Option<(Value, Value)>> {
+    let force = |x: &Value| match x {
+        Value::Lambda(c) if c.code.is_thunk() => c.call(cx.env, std::slice::from_ref(arg)),
+        other => Ok(other.clone()),
+    };
+    Ok(match v {
+        Value::List(l) if l.len() == 2 => Some((l[0].clone(), l[1].clone())),
+        Value::Pair(p) => Some((force(&p.0)?, force(&p.1)?)),
+        _ => None,
+    })
 }
 
 /// `range(start, stop)` (`range_`): `[start, stop)`, or an endless count
@@ -285,14 +305,16 @@ fn switch(cx: &Cx, a: Args) -> Result<Value> {
     let value = a.get(0).clone();
     for c in &a.rest {
         let r = cx.call(c, std::slice::from_ref(&value))?;
-        match &r {
-            Value::List(l) if l.len() == 2 => {
-                if l[0].truthy() {
-                    return Ok(l[1].clone());
+        match pair_of(cx, &r, &value)? {
+            Some((cond, v)) => {
+                if cond.truthy() {
+                    return Ok(v);
                 }
             }
-            Value::List(_) => return Err(Error::value("switch() tuples must be of size 2")),
-            _ => {
+            None if matches!(r, Value::List(_)) => {
+                return Err(Error::value("switch() tuples must be of size 2"))
+            }
+            None => {
                 return Err(Error::value(
                     "switch() must have tuple or mapping parameters",
                 ))

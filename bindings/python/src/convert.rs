@@ -62,6 +62,14 @@ impl Invoke for PyFunc {
         args: &[Value],
         kwargs: &[(Arc<str>, Value)],
     ) -> runtime::Result<Value> {
+        if args.iter().any(|a| matches!(a, Value::Pair(_))) {
+            // `f(2 + 2 => 4)`: a mapping whose key is not a name cannot be
+            // a Python keyword argument.
+            return Err(runtime::Error::new(
+                ErrorKind::from_name("MappingTranslationException"),
+                "Cannot convert mapping to keyword argument",
+            ));
+        }
         Python::attach(|py| {
             let call = || -> PyResult<Value> {
                 let pos: Vec<Py<PyAny>> = args

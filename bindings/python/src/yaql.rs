@@ -19,7 +19,8 @@ use crate::convert::{py_lambda, to_py, Failure, ToValue};
 use crate::errors;
 
 /// A YAQL engine: the standard library (yaql 3, or yaql 0.2 when
-/// `legacy`) with its limits. `None` lifts a limit.
+/// `legacy`) with its limits (`None` lifts one). The grammar is the
+/// library's unless `legacy_syntax` says otherwise.
 #[pyclass(frozen, module = "muranopl._native")]
 pub struct Engine {
     inner: Arc<muranopl::Engine>,
@@ -36,6 +37,7 @@ impl Engine {
         max_memory = Some(runtime::DEFAULT_MAX_MEMORY),
         timeout = Some(runtime::DEFAULT_TIME_BUDGET.as_secs_f64()),
         convert_sets_to_lists = None,
+        legacy_syntax = None,
     ))]
     fn new(
         legacy: bool,
@@ -44,6 +46,7 @@ impl Engine {
         max_memory: Option<usize>,
         timeout: Option<f64>,
         convert_sets_to_lists: Option<bool>,
+        legacy_syntax: Option<bool>,
     ) -> PyResult<Engine> {
         let time_budget = match timeout {
             None => None,
@@ -63,8 +66,9 @@ impl Engine {
             time_budget,
             ..Options::default()
         };
+        let syntax = legacy_syntax.unwrap_or(legacy);
         Ok(Engine {
-            inner: Arc::new(muranopl::Engine::new(options)),
+            inner: Arc::new(muranopl::Engine::with_syntax(options, syntax)),
             legacy,
         })
     }

@@ -119,6 +119,19 @@ def test_registered_functions():
                          context=ctx) == [1, None]
 
 
+def test_registration_errors():
+    ctx = yaql.create_context()
+    ctx.register_function(lambda *a, **kw: 1, name='f')
+    assert yaql.evaluate('f(x => 4)', context=ctx) == 1
+    with pytest.raises(exceptions.MappingTranslationException):
+        yaql.evaluate('f(2 + 2 => 4)', context=ctx)
+    with pytest.raises(exceptions.InvalidMethodException):
+        ctx.register_function(lambda: 1, name='g', method=True)
+    where = ctx('where', receiver=[1, 2, 3])
+    assert where(lambda x: x > 1) == [2, 3]
+    assert where(False) == []
+
+
 def test_a_callables_exception_is_raised_as_itself():
     boom = ValueError('boom')
     ctx = yaql.create_context()

@@ -46,6 +46,8 @@ Every object here may be shared between threads; the GIL is released
 while the engine runs.
 """
 
+import inspect
+
 from muranopl import _native
 from muranopl.yaql import exceptions
 from muranopl.yaql import utils
@@ -117,18 +119,54 @@ class Context:
     def create_child_context(self):
         return Context(self)
 
+    def __call__(self, name, engine=None, receiver=NO_VALUE,
+                 data_context=None, use_convention=False,
+                 function_filter=None):
+        """The YAQL function ``name`` as a Python callable (the
+        reference's ``context(name, engine, receiver)``): its arguments
+        are passed by position and keyword, ``receiver`` (when given)
+        first, as a method call's; a Python callable passed for a lambda
+        is called with the lambda's ``$``.
+
+        >>> where = create_context()('where', receiver=[1, 2, 3])
+        >>> where(lambda x: x > 1)
+        [2, 3]
+        """
+        def param(var, value):
+            # A Python callable stands for a lambda of one argument.
+            return f'${var}($)' if callable(value) else f'${var}'
+
+        def call(*args, **kwargs):
+            names = {f'_a{i}': a for i, a in enumerate(args)}
+            params = [param(n, v) for n, v in names.items()]
+            for i, (key, value) in enumerate(kwargs.items()):
+                names[f'_k{i}'] = value
+                params.append(f'{key} => {param(f"_k{i}", value)}')
+            text = f"{name}({', '.join(params)})"
+            if receiver is not NO_VALUE:
+                names['_r'] = receiver
+                text = '$_r.' + text
+            expr = engine(text) if callable(engine) else compile(
+                text, legacy=self.legacy)
+            return expr.evaluate(context=data_context or self, **names)
+        return call
+
     def register_function(self, func, name=None, **kwargs):
         """Makes ``func`` callable from YAQL as ``name(...)`` and as a
         method (``x.name(...)``, ``x`` first). The name defaults to the
         function's, in camelCase (``get_value`` is ``getValue``).
         Arguments arrive converted to Python values; the result is
-        converted back."""
+        converted back. ``method=True`` checks that ``func`` takes a
+        receiver (``InvalidMethodException``); the reference's other
+        options, and its ``specs`` decorators, are not supported."""
         definition = getattr(func, '__yaql_function__', None)
         if definition is not None:
             name = name or getattr(definition, 'name', None)
             func = getattr(definition, 'payload', func)
         if name is None:
             name = utils.convert_function_name(func.__name__)
+        if kwargs.get('method') and not _takes_receiver(func):
+            raise exceptions.InvalidMethodException(name)
         self._functions.append((name, func))
 
     def _bindings(self):
@@ -145,6 +183,16 @@ class Context:
             functions.extend(ctx._functions)
         data = variables.pop('1', NO_VALUE)
         return data, variables, functions
+
+
+def _takes_receiver(func):
+    """Can ``func`` be called as a method (it takes a first argument)?"""
+    try:
+        params = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD,
+                          p.VAR_POSITIONAL) for p in params)
 
 
 def create_context(data=NO_VALUE, context=None, *args, **kwargs):
@@ -164,11 +212,26 @@ class Expression:
     context's variables and functions, and ``**variables`` as
     ``$name``."""
 
-    __slots__ = ('_native', 'engine')
+    __slots__ = ('_native', 'engine', '_legacy', '_mixed_engine', '_mixed')
 
-    def __init__(self, native, engine=None):
+    def __init__(self, native, engine=None, legacy=False, mixed_engine=None):
         self._native = native
         self.engine = engine
+        self._legacy = legacy
+        # Makes the engine for a legacy context: this expression's yaql 3
+        # syntax over the yaql 0.2 library.
+        self._mixed_engine = mixed_engine
+        self._mixed = None
+
+    def _in(self, context):
+        """The compiled expression for ``context``: a context made by
+        ``legacy.create_context()`` brings the yaql 0.2 library, as the
+        reference's legacy contexts do."""
+        if not context.legacy or self._legacy or self._mixed_engine is None:
+            return self._native
+        if self._mixed is None:
+            self._mixed = self._mixed_engine().compile(self.source)
+        return self._mixed
 
     @property
     def source(self):
@@ -186,7 +249,7 @@ class Expression:
             data = None if bound is NO_VALUE else bound
         if variables:
             names.update(variables)
-        return self._native.evaluate(data, names, functions)
+        return self._in(context).evaluate(data, names, functions)
 
     def evaluate_many(self, items, context=None, return_exceptions=False,
                       **variables):
@@ -197,12 +260,12 @@ class Expression:
         >>> compile('$ * 2').evaluate_many([1, 2, 3])
         [2, 4, 6]
         """
-        names, functions = {}, []
+        names, functions, native = {}, [], self._native
         if context is not None:
             _, names, functions = context._bindings()
+            native = self._in(context)
         names.update(variables)
-        return self._native.evaluate_many(items, names, functions,
-                                          return_exceptions)
+        return native.evaluate_many(items, names, functions, return_exceptions)
 
     def __repr__(self):
         return f'Expression({self.source!r})'
@@ -246,7 +309,11 @@ def compile(expression, legacy=False, **limits):
       ...
     muranopl.yaql.exceptions.YaqlGrammarException: ...
     """
-    return Expression(engine(legacy, **limits).compile(expression))
+    def mixed():
+        return _native.Engine(legacy=True, legacy_syntax=False, **limits)
+
+    return Expression(engine(legacy, **limits).compile(expression),
+                      legacy=legacy, mixed_engine=mixed)
 
 
 def evaluate(expression, data=NO_VALUE, context=None, legacy=False,

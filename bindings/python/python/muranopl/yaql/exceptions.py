@@ -15,6 +15,8 @@ regular expression). Limits raise ``CollectionTooLargeException``,
 ... except NoFunctionRegisteredException as e:
 ...     print(type(e).__name__, isinstance(e, FunctionResolutionError))
 NoFunctionRegisteredException True
+>>> str(NoMatchingFunctionException('f'))
+'No function "f" matches supplied arguments'
 """
 
 import builtins
@@ -39,52 +41,73 @@ class MethodResolutionError(ResolutionError):
     pass
 
 
+# The constructors take the reference's arguments, so that code raising
+# these classes itself keeps working; the engine's errors are made by
+# ``_from_engine`` with the engine's message.
+
 class NoFunctionRegisteredException(FunctionResolutionError):
-    pass
+    def __init__(self, name):
+        super().__init__(f'Unknown function "{name}"')
 
 
 class NoMethodRegisteredException(MethodResolutionError):
-    pass
+    def __init__(self, name, receiver):
+        super().__init__(f'Unknown method "{name}" for receiver {receiver}')
 
 
 class NoMatchingFunctionException(FunctionResolutionError):
-    pass
+    def __init__(self, name):
+        super().__init__(f'No function "{name}" matches supplied arguments')
 
 
 class NoMatchingMethodException(MethodResolutionError):
-    pass
+    def __init__(self, name, receiver):
+        super().__init__(f'No method "{name}" for receiver {receiver} '
+                         'matches supplied arguments')
 
 
 class AmbiguousFunctionException(FunctionResolutionError):
-    pass
+    def __init__(self, name):
+        super().__init__(f'Ambiguous function "{name}"')
 
 
 class AmbiguousMethodException(MethodResolutionError):
-    pass
+    def __init__(self, name, receiver):
+        super().__init__(f'Ambiguous method "{name}" for receiver {receiver}')
 
 
 class ArgumentException(YaqlException):
-    pass
+    def __init__(self, argument_name):
+        self.parameter_name = argument_name
+        super().__init__(f'Invalid argument {argument_name}')
 
 
 class MappingTranslationException(YaqlException):
-    pass
+    def __init__(self):
+        super().__init__('Cannot convert mapping to keyword argument')
 
 
 class ArgumentValueException(YaqlException):
-    pass
+    def __init__(self):
+        super().__init__()
 
 
 class DuplicateParameterDecoratorException(YaqlException):
-    pass
+    def __init__(self, function_name, param_name):
+        super().__init__(f"Function '{function_name}' has multiple "
+                         f"decorators for parameter '{param_name}'")
 
 
 class InvalidMethodException(YaqlException):
-    pass
+    def __init__(self, function_name):
+        super().__init__(
+            f"Function '{function_name}' cannot be called as a method")
 
 
 class NoParameterFoundException(YaqlException):
-    pass
+    def __init__(self, function_name, param_name):
+        super().__init__(f"Function '{function_name}' has no parameter "
+                         f"called '{param_name}'")
 
 
 class YaqlParsingException(YaqlException):
@@ -100,27 +123,41 @@ class YaqlParsingException(YaqlException):
 
 
 class YaqlGrammarException(YaqlParsingException):
-    pass
+    def __init__(self, expr, value, position):
+        if position is None:
+            message = 'Parse error: unexpected end of statement'
+        else:
+            message = (f"Parse error: unexpected '{value}' at position "
+                       f"{position} of expression '{expr}'")
+        super().__init__(value, position, message)
 
 
 class YaqlLexicalException(YaqlParsingException):
-    pass
+    def __init__(self, value, position):
+        super().__init__(value, position, "Lexical error: illegal "
+                         f"character '{value}' at position {position}")
 
 
 class InvalidOperatorTableException(YaqlException):
-    pass
+    def __init__(self, op):
+        super().__init__(
+            f"Invalid records in operator table for operator '{op}")
 
 
 class WrappedException(YaqlException):
-    pass
+    def __init__(self, exception):
+        self.wrapped = exception
+        super().__init__(str(exception))
 
 
 class CollectionTooLargeException(YaqlException):
-    pass
+    def __init__(self, count):
+        super().__init__(f'Collection length exceeds {count} elements')
 
 
 class MemoryQuotaExceededException(YaqlException):
-    pass
+    def __init__(self):
+        super().__init__('Expression consumed too much memory')
 
 
 def _from_engine(kind, message, position, source, location, trace):
@@ -128,13 +165,14 @@ def _from_engine(kind, message, position, source, location, trace):
     the native module)."""
     cls = globals().get(kind)
     if isinstance(cls, type) and issubclass(cls, YaqlException):
-        if issubclass(cls, YaqlParsingException):
-            value = None
-            if source is not None and position is not None:
-                value = source[position:position + 1] or None
-            return cls(value, position, message)
-        exc = cls(message)
+        exc = cls.__new__(cls)
+        Exception.__init__(exc, message)
         exc.position = position
+        if issubclass(cls, YaqlParsingException):
+            exc.message = message
+            exc.value = None
+            if source is not None and position is not None:
+                exc.value = source[position:position + 1] or None
         return exc
     if kind == 'error':
         return re.error(message)

@@ -32,6 +32,7 @@ class YaqlEngine:
         if 'yaql.convertSetsToLists' in self._options:
             kwargs['convert_sets_to_lists'] = bool(
                 self._options['yaql.convertSetsToLists'])
+        self._kwargs = kwargs
         self._engine = _native.Engine(**kwargs)
 
     @property
@@ -43,7 +44,14 @@ class YaqlEngine:
         return self._engine.legacy
 
     def __call__(self, expression, options=None):
-        return _yaql.Expression(self._engine.compile(expression), self)
+        return _yaql.Expression(self._engine.compile(expression), self,
+                                self.legacy, self._mixed_engine)
+
+    def _mixed_engine(self):
+        """This engine's options and yaql 3 syntax over the yaql 0.2
+        library (for legacy contexts)."""
+        return _native.Engine(**dict(self._kwargs, legacy=True,
+                                     legacy_syntax=False))
 
     def copy(self, options):
         merged = dict(self._options)
