@@ -252,6 +252,10 @@ impl<'py> ToValue<'py> {
             }
             return Ok(Value::dict(out));
         }
+        if o.hasattr("__index__")? {
+            // Integers that are not `int` (numpy's, for one).
+            return int(o.call_method0("__index__")?.cast::<PyInt>()?);
+        }
         if o.is_callable() {
             self.saw_callable = true;
             return Ok(py_lambda(o.clone().unbind(), self.failure.clone()));

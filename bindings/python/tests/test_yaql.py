@@ -21,6 +21,16 @@ def test_scalars_and_collections_round_trip():
     assert type(yaql.evaluate('$.f * 2', data)) is float
 
 
+def test_integers_that_are_not_int():
+    class Index:
+        def __index__(self):
+            return 41
+
+    assert yaql.evaluate('$ + 1', Index()) == 42
+    with pytest.raises(TypeError):
+        yaql.evaluate('$', object())
+
+
 def test_dicts_keep_their_order_and_any_key():
     assert list(yaql.evaluate('$', {'b': 1, 'a': 2})) == ['b', 'a']
     assert yaql.evaluate('dict([1, 2] => 3)') == {(1, 2): 3}
