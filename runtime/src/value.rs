@@ -118,6 +118,23 @@ pub trait Invoke: Send + Sync {
         args: &[Value],
         kwargs: &[(Arc<str>, Value)],
     ) -> Result<Value>;
+    /// Calls the code with positional arguments some of which the call
+    /// left out (`f(, 1)`: `None`). By default a left-out argument is
+    /// null; code with defaults of its own (a Python function's) fills
+    /// them.
+    fn invoke_partial(
+        &self,
+        env: &crate::Env,
+        ctx: &Arc<Frame>,
+        args: &[Option<Value>],
+        kwargs: &[(Arc<str>, Value)],
+    ) -> Result<Value> {
+        let args: Vec<Value> = args
+            .iter()
+            .map(|a| a.clone().unwrap_or(Value::Null))
+            .collect();
+        self.invoke(env, ctx, &args, kwargs)
+    }
     /// A short description for diagnostics.
     fn describe(&self) -> String {
         "<lambda>".into()

@@ -453,9 +453,9 @@ fn call_user(
     let mut args = Vec::with_capacity(pos.len());
     for a in pos {
         args.push(match a {
-            ArgIn::Val(v) => v.clone(),
-            ArgIn::Thunk(c) => c.call(env, &[])?,
-            ArgIn::Skip => Value::Null,
+            ArgIn::Val(v) => Some(v.clone()),
+            ArgIn::Thunk(c) => Some(c.call(env, &[])?),
+            ArgIn::Skip => None,
         });
     }
     let mut kw = Vec::new();
@@ -469,5 +469,14 @@ fn call_user(
             },
         ));
     }
-    Frame::call_func(cx.env, f, home, &args, &kw)
+    match f {
+        // `f(, 1)`: the function fills what the call left out.
+        Value::Lambda(c) if args.iter().any(Option::is_none) => {
+            c.code.invoke_partial(cx.env, home, &args, &kw)
+        }
+        _ => {
+            let args: Vec<Value> = args.into_iter().map(|a| a.unwrap_or(Value::Null)).collect();
+            Frame::call_func(cx.env, f, home, &args, &kw)
+        }
+    }
 }

@@ -54,15 +54,15 @@ pub struct PyFunc {
     pub failure: Arc<Failure>,
 }
 
-impl Invoke for PyFunc {
-    fn invoke(
+impl PyFunc {
+    /// Calls the function with `args` (`None`: left out by the call).
+    fn call(
         &self,
         env: &Env,
-        _ctx: &Arc<Frame>,
-        args: &[Value],
+        args: &[Option<Value>],
         kwargs: &[(Arc<str>, Value)],
     ) -> runtime::Result<Value> {
-        if args.iter().any(|a| matches!(a, Value::Pair(_))) {
+        if args.iter().any(|a| matches!(a, Some(Value::Pair(_)))) {
             // `f(2 + 2 => 4)`: a mapping whose key is not a name cannot be
             // a Python keyword argument.
             return Err(runtime::Error::new(
@@ -71,18 +71,33 @@ impl Invoke for PyFunc {
             ));
         }
         Python::attach(|py| {
-            let call = || -> PyResult<Value> {
-                let pos: Vec<Py<PyAny>> = args
-                    .iter()
-                    .map(|a| to_py(py, env, a))
-                    .collect::<PyResult<_>>()?;
-                let kw = PyDict::new(py);
-                for (k, v) in kwargs {
-                    kw.set_item(&**k, to_py(py, env, v)?)?;
-                }
-                let r = self.f.bind(py).call(PyTuple::new(py, pos)?, Some(&kw))?;
-                ToValue::new(py, self.failure.clone()).value(&r)
-            };
+            let call =
+                || -> PyResult<Value> {
+                    let mut pos = Vec::with_capacity(args.len());
+                    let mut skipped = Vec::new();
+                    for (i, a) in args.iter().enumerate() {
+                        match a {
+                            Some(v) => pos.push(to_py(py, env, v)?),
+                            None => {
+                                skipped.push(i);
+                                pos.push(py.None());
+                            }
+                        }
+                    }
+                    let kw = PyDict::new(py);
+                    for (k, v) in kwargs {
+                        kw.set_item(&**k, to_py(py, env, v)?)?;
+                    }
+                    let r =
+                        if skipped.is_empty() {
+                            self.f.bind(py).call(PyTuple::new(py, pos)?, Some(&kw))?
+                        } else {
+                            // Python's defaults fill what the call left out.
+                            imported(py, &CALL_PARTIAL, "muranopl.yaql", "_call_partial")?
+                                .call1((self.f.bind(py), pos, skipped, kw))?
+                        };
+                    ToValue::new(py, self.failure.clone()).value(&r)
+                };
             call().map_err(|e| {
                 let kind = e
                     .get_type(py)
@@ -94,6 +109,28 @@ impl Invoke for PyFunc {
                 err
             })
         })
+    }
+}
+
+impl Invoke for PyFunc {
+    fn invoke(
+        &self,
+        env: &Env,
+        _ctx: &Arc<Frame>,
+        args: &[Value],
+        kwargs: &[(Arc<str>, Value)],
+    ) -> runtime::Result<Value> {
+        let args: Vec<Option<Value>> = args.iter().cloned().map(Some).collect();
+        self.call(env, &args, kwargs)
+    }
+    fn invoke_partial(
+        &self,
+        env: &Env,
+        _ctx: &Arc<Frame>,
+        args: &[Option<Value>],
+        kwargs: &[(Arc<str>, Value)],
+    ) -> runtime::Result<Value> {
+        self.call(env, args, kwargs)
     }
     fn describe(&self) -> String {
         Python::attach(|py| {
@@ -131,6 +168,7 @@ static TIMEDELTA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static TO_DATETIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static FROM_DATETIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static FROZEN_DICT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static CALL_PARTIAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static MAPPING: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The state of one conversion into engine values.

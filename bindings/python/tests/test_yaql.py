@@ -142,6 +142,30 @@ def test_registration_errors():
     assert where(False) == []
 
 
+def test_overloads_and_left_out_arguments():
+    ctx = yaql.create_context()
+    ctx.register_function(lambda a: a, name='f')
+    ctx.register_function(lambda a, b: a + b, name='f')
+    assert yaql.evaluate('[f(12), f(12, 13)]', context=ctx) == [12, 25]
+    with pytest.raises(exceptions.NoMatchingFunctionException):
+        yaql.evaluate('f(1, 2, 3)', context=ctx)
+    child = ctx.create_child_context()
+    child.register_function(lambda a: -a, name='f')
+    assert yaql.evaluate('[f(12), f(12, 13)]', context=child) == [-12, 25]
+    child.register_function(lambda x: x, name='f')
+    with pytest.raises(exceptions.AmbiguousFunctionException):
+        yaql.evaluate('f(1)', context=child)
+
+    def g(a=11, b=22, c=33):
+        return [a, b, c]
+
+    ctx.register_function(g)
+    assert yaql.evaluate('[g(,,1), g(0,,1), g(,1, c => 4)]', context=ctx) == \
+        [[11, 22, 1], [0, 22, 1], [11, 1, 4]]
+    with pytest.raises(exceptions.NoMatchingFunctionException):
+        yaql.evaluate('g(,1, b => 4)', context=ctx)
+
+
 def test_a_callables_exception_is_raised_as_itself():
     boom = ValueError('boom')
     ctx = yaql.create_context()

@@ -171,18 +171,91 @@ class Context:
 
     def _bindings(self):
         """``(data, variables, functions)`` of this context and its
-        parents, nearest first winning."""
+        parents, nearest first winning. Functions registered under one
+        name more than once are one :class:`_Overloads`."""
         chain = []
         ctx = self
         while ctx is not None:
             chain.append(ctx)
             ctx = ctx._parent
-        variables, functions = {}, []
+        variables, layers = {}, {}
         for ctx in reversed(chain):
             variables.update(ctx._data)
-            functions.extend(ctx._functions)
+            mine = {}
+            for name, func in ctx._functions:
+                mine.setdefault(name, []).append(func)
+            for name, funcs in mine.items():
+                layers.setdefault(name, []).insert(0, funcs)
+        functions = [
+            (name, found[0][0] if len(found) == 1 and len(found[0]) == 1
+             else _Overloads(name, found))
+            for name, found in layers.items()]
         data = variables.pop('1', NO_VALUE)
         return data, variables, functions
+
+
+class _Overloads:
+    """The functions registered under one name, as the reference resolves
+    them: the nearest context that has a function whose parameters take
+    the call's arguments wins; two such functions in one context are
+    ambiguous."""
+
+    def __init__(self, name, layers):
+        self.name = name
+        self.layers = [[(f, _signature(f)) for f in layer] for layer in layers]
+
+    def __call__(self, *args, **kwargs):
+        for layer in self.layers:
+            fits = [f for f, sig in layer if _binds(sig, args, kwargs)]
+            if len(fits) > 1:
+                raise exceptions.AmbiguousFunctionException(self.name)
+            if fits:
+                return fits[0](*args, **kwargs)
+        raise exceptions.NoMatchingFunctionException(self.name)
+
+
+def _signature(func):
+    try:
+        return inspect.signature(func)
+    except (TypeError, ValueError):
+        return None
+
+
+def _binds(sig, args, kwargs):
+    if sig is None:
+        return True
+    try:
+        sig.bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True
+
+
+def _call_partial(func, args, skipped, kwargs):
+    """Calls ``func`` for ``f(, 1)``: the positional arguments at the
+    indices ``skipped`` were left out, so those after a gap go by their
+    parameters' names and the function's defaults fill the gaps (called
+    by the native module)."""
+    sig = _signature(func)
+    params = [] if sig is None else [
+        p.name for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    name = getattr(func, 'name', None) or getattr(func, '__name__', '?')
+    gaps = set(skipped)
+    positional, named = [], dict(kwargs)
+    for i, value in enumerate(args):
+        if i < len(params) and i in gaps and params[i] in named:
+            # Left out by position and given by name.
+            raise exceptions.NoMatchingFunctionException(name)
+        if i in gaps:
+            continue
+        if i < min(gaps):
+            positional.append(value)
+        elif i < len(params) and params[i] not in named:
+            named[params[i]] = value
+        else:
+            raise exceptions.NoMatchingFunctionException(name)
+    return func(*positional, **named)
 
 
 def _takes_receiver(func):
