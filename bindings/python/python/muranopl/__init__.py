@@ -117,14 +117,29 @@ class Catalog:
                package=None):
         """The JSON Schemas of ``class_name`` (and its model builders), or
         of the named ``methods``, as ``{"": class schema, method: ...}``,
-        as Murano's class-schema API answers."""
+        as Murano's class-schema API answers. ``class_version`` is a
+        version spec (Murano's default ``=0`` picks a 0.x package).
+
+        >>> cat = Catalog.load([EXAMPLES / 'validate'])
+        >>> schema = cat.schema('com.example.Server', class_version='=1')
+        >>> schema['']['properties']['port']['type']
+        'integer'
+        """
         return self._native.schema(class_name, methods, class_version, package)
 
     def run(self, model, method='deploy', cloud=None):
         """Runs ``method`` on the model's root in a fresh simulated cloud;
         ``cloud`` is its configuration (JSON or YAML text, or a path to
         one). Returns a :class:`RunResult`; a model that cannot be read
-        raises."""
+        raises.
+
+        >>> cat = Catalog.load([EXAMPLES / 'hello-app'])
+        >>> vm = {'?': {'id': 'vm', 'type': 'io.murano.resources.LinuxMuranoInstance'},
+        ...       'name': 'web', 'flavor': 'm1.small', 'image': 'ubuntu'}
+        >>> r = cat.run({'?': {'id': 'app', 'type': 'com.example.Hello'}, 'instance': vm})
+        >>> r.ok, len(r.record['stacks']) > 0
+        (True, True)
+        """
         if isinstance(cloud, os.PathLike) or (
                 isinstance(cloud, str) and os.path.exists(cloud)):
             cloud = pathlib.Path(cloud).read_text()
