@@ -46,16 +46,10 @@ impl Suite {
         self.catalogue.session()
     }
 
-    /// The compiled classes.
-    pub fn catalogue(&self) -> &Catalogue {
-        &self.catalogue
-    }
-
     /// The `(class, test)` pairs that `selectors` pick (all when empty),
-    /// in declaration order. A selector that picks nothing, or a class of
-    /// the package that does not compile, is the error.
-    pub fn plan(&self, selectors: &[String]) -> Result<Vec<(String, String)>, String> {
-        let classes = discover(self)?;
+    /// in declaration order.
+    pub fn plan(&self, selectors: &[String]) -> Result<Vec<(String, String)>, PlanError> {
+        let classes = discover(self).map_err(PlanError::Compile)?;
         let mut plan: Vec<(String, String)> = Vec::new();
         for (c, tests) in &classes {
             for t in tests {
@@ -69,7 +63,7 @@ impl Suite {
                 .iter()
                 .any(|(c, t)| selected(std::slice::from_ref(s), c, t))
             {
-                return Err(format!("no test class or test matches {s}"));
+                return Err(PlanError::NoMatch(s.clone()));
             }
         }
         Ok(plan)
@@ -82,6 +76,24 @@ impl Suite {
             run_one(self, class, test, limits)
         }))
         .unwrap_or_else(|_| Err("InternalError: panic".to_string()))
+    }
+}
+
+/// Why there is no test plan.
+#[derive(Debug)]
+pub enum PlanError {
+    /// A class of the package does not compile (the error, rendered).
+    Compile(String),
+    /// A selector picks no test.
+    NoMatch(String),
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlanError::Compile(e) => f.write_str(e),
+            PlanError::NoMatch(s) => write!(f, "no test class or test matches {s}"),
+        }
     }
 }
 
@@ -172,11 +184,11 @@ pub fn run(
     };
     let plan = match suite.plan(selectors) {
         Ok(p) => p,
-        Err(e) if e.starts_with("no test") => {
+        Err(e @ PlanError::NoMatch(_)) => {
             eprintln!("error: {e}");
             return 2;
         }
-        Err(e) => {
+        Err(PlanError::Compile(e)) => {
             crate::diag::Diagnostic::from_text("CompileError", &e).eprint(messages);
             return 2;
         }

@@ -268,7 +268,7 @@ impl TestSuite {
     fn plan(&self, py: Python<'_>, selectors: Vec<String>) -> PyResult<Vec<(String, String)>> {
         let inner = self.inner.clone();
         py.detach(|| inner.plan(&selectors))
-            .map_err(PyValueError::new_err)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// Runs one test on a fresh executor: `None` when it passes, else
