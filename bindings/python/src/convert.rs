@@ -179,7 +179,8 @@ pub struct ToValue<'py> {
     /// The objects outlive the conversion (the caller holds the data).
     keys: HashMap<usize, Arc<String>>,
     failure: Arc<Failure>,
-    /// True once a callable was met (the evaluation may call Python).
+    /// True once a callable or a Python iterator was met: the evaluation
+    /// may run Python code.
     pub saw_callable: bool,
     depth: usize,
 }
