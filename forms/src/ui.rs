@@ -1349,9 +1349,13 @@ pub fn registry() -> Arc<Registry> {
     .clone()
 }
 
+/// The dashboard's yaql options, but for the iterator limit: the
+/// dashboard has none, and an endless or huge `repeat($t, n)` would grow
+/// one list until memory ran out (found by the `ui` fuzz target); here it
+/// stops at [`runtime::DEFAULT_LIMIT_ITERATORS`] elements.
 fn options() -> Options {
     Options {
-        limit_iterators: None,
+        limit_iterators: Some(runtime::DEFAULT_LIMIT_ITERATORS),
         memory_quota: None,
         convert_sets_to_lists: true,
         legacy: true,
@@ -2771,6 +2775,16 @@ Forms:
         assert!(pair(&no_subnets, Some("f: {net: [private-net, private-subnet]}")).is_err());
         let bad = net("          murano_networks: keep\n");
         assert!(UiDefinition::parse(&bad, "ui.yaml").is_err());
+    }
+
+    #[test]
+    fn a_huge_repeat_is_an_error_not_an_abort() {
+        // Fuzzing (ui target): `repeat(x)` without a count repeats without
+        // end, as yaql's does; the list it made grew to 2 GiB before the
+        // process was killed. It now stops at the iterator limit.
+        let text = "Version: 2.2\nApplication:\n  ?: {type: A}\n  x: repeat($nosuch)\nTemplates:\n  t: {y: 1}\n";
+        let e = model(text, None).err().unwrap();
+        assert_eq!(e.kind(), "CollectionTooLargeException", "{}", e.message());
     }
 
     #[test]
