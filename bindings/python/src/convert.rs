@@ -71,33 +71,32 @@ impl PyFunc {
             ));
         }
         Python::attach(|py| {
-            let call =
-                || -> PyResult<Value> {
-                    let mut pos = Vec::with_capacity(args.len());
-                    let mut skipped = Vec::new();
-                    for (i, a) in args.iter().enumerate() {
-                        match a {
-                            Some(v) => pos.push(to_py(py, env, v)?),
-                            None => {
-                                skipped.push(i);
-                                pos.push(py.None());
-                            }
+            let call = || -> PyResult<Value> {
+                let mut pos = Vec::with_capacity(args.len());
+                let mut skipped = Vec::new();
+                for (i, a) in args.iter().enumerate() {
+                    match a {
+                        Some(v) => pos.push(to_py(py, env, v)?),
+                        None => {
+                            skipped.push(i);
+                            pos.push(py.None());
                         }
                     }
-                    let kw = PyDict::new(py);
-                    for (k, v) in kwargs {
-                        kw.set_item(&**k, to_py(py, env, v)?)?;
-                    }
-                    let r =
-                        if skipped.is_empty() {
-                            self.f.bind(py).call(PyTuple::new(py, pos)?, Some(&kw))?
-                        } else {
-                            // Python's defaults fill what the call left out.
-                            imported(py, &CALL_PARTIAL, "muranopl.yaql", "_call_partial")?
-                                .call1((self.f.bind(py), pos, skipped, kw))?
-                        };
-                    ToValue::new(py, self.failure.clone()).value(&r)
+                }
+                let kw = PyDict::new(py);
+                for (k, v) in kwargs {
+                    kw.set_item(&**k, to_py(py, env, v)?)?;
+                }
+                let r = if skipped.is_empty() {
+                    self.f.bind(py).call(PyTuple::new(py, pos)?, Some(&kw))?
+                } else {
+                    // Python's defaults fill what the call left out.
+                    CALL_PARTIAL
+                        .import(py, "muranopl.yaql", "_call_partial")?
+                        .call1((self.f.bind(py), pos, skipped, kw))?
                 };
+                ToValue::new(py, self.failure.clone()).value(&r)
+            };
             call().map_err(|e| {
                 let kind = e
                     .get_type(py)
@@ -151,18 +150,11 @@ pub fn py_lambda(f: Py<PyAny>, failure: Arc<Failure>) -> Value {
     }))
 }
 
-/// Classes of the standard library and of the package, imported once per
-/// interpreter. Each attribute named here is never rebound by its module,
-/// so caching the object it names cannot go stale.
-fn imported<'py>(
-    py: Python<'py>,
-    cell: &'static PyOnceLock<Py<PyAny>>,
-    module: &str,
-    name: &str,
-) -> PyResult<&'py Bound<'py, PyAny>> {
-    cell.import(py, module, name)
-}
-
+// Classes and helpers of the standard library and of this package,
+// imported once per process and then only read. Safe to share: each is
+// set once (PyOnceLock, under the GIL) to a module attribute its module
+// never rebinds, holds no per-evaluation state, and no result depends on
+// which call imported it first.
 static DATETIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static TIMEDELTA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static TO_DATETIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -271,18 +263,18 @@ impl<'py> ToValue<'py> {
             return self.set(s.iter());
         }
         let py = self.py;
-        if o.is_instance(imported(py, &DATETIME, "datetime", "datetime")?)? {
-            let conv = imported(py, &FROM_DATETIME, "muranopl._convert", "from_datetime")?;
+        if o.is_instance(DATETIME.import(py, "datetime", "datetime")?)? {
+            let conv = FROM_DATETIME.import(py, "muranopl._convert", "from_datetime")?;
             let (micros, offset): (i64, i32) = conv.call1((o,))?.extract()?;
             return Ok(Value::DateTime(Arc::new(DateTime { micros, offset })));
         }
-        if o.is_instance(imported(py, &TIMEDELTA, "datetime", "timedelta")?)? {
+        if o.is_instance(TIMEDELTA.import(py, "datetime", "timedelta")?)? {
             let days: i64 = o.getattr("days")?.extract()?;
             let secs: i64 = o.getattr("seconds")?.extract()?;
             let micros: i64 = o.getattr("microseconds")?.extract()?;
             return Ok(Value::TimeSpan((days * 86_400 + secs) * 1_000_000 + micros));
         }
-        if o.is_instance(imported(py, &MAPPING, "collections.abc", "Mapping")?)? {
+        if o.is_instance(MAPPING.import(py, "collections.abc", "Mapping")?)? {
             let m = o.cast::<PyMapping>()?;
             let mut out = Dict::default();
             for item in m.items()?.iter() {
@@ -375,10 +367,12 @@ impl Out<'_, '_> {
             Value::BigInt(b) => (**b).clone().into_pyobject(py)?.into_any().unbind(),
             Value::Float(f) => PyFloat::new(py, *f).into_any().unbind(),
             Value::Str(s) => PyString::new(py, s).into_any().unbind(),
-            Value::TimeSpan(us) => imported(py, &TIMEDELTA, "datetime", "timedelta")?
+            Value::TimeSpan(us) => TIMEDELTA
+                .import(py, "datetime", "timedelta")?
                 .call1((0, 0, *us))?
                 .unbind(),
-            Value::DateTime(d) => imported(py, &TO_DATETIME, "muranopl._convert", "to_datetime")?
+            Value::DateTime(d) => TO_DATETIME
+                .import(py, "muranopl._convert", "to_datetime")?
                 .call1((d.micros, d.offset))?
                 .unbind(),
             Value::Lambda(c) => lambda_to_py(py, self.env, c)?,
@@ -405,13 +399,7 @@ impl Out<'_, '_> {
         }
         let py = self.py;
         let out = match v {
-            Value::List(l) => {
-                let items = l
-                    .iter()
-                    .map(|x| self.value(x))
-                    .collect::<PyResult<Vec<_>>>()?;
-                PyList::new(py, items)?.into_any().unbind()
-            }
+            Value::List(l) => self.list(l)?,
             Value::Dict(d) => {
                 let out = PyDict::new(py);
                 for (k, x) in d.iter() {
@@ -429,11 +417,7 @@ impl Out<'_, '_> {
             Value::Iter(_) => {
                 let items = runtime::seq::to_vec(self.env, v)
                     .map_err(|e| crate::errors::to_py(py, &e, None))?;
-                let items = items
-                    .iter()
-                    .map(|x| self.value(x))
-                    .collect::<PyResult<Vec<_>>>()?;
-                PyList::new(py, items)?.into_any().unbind()
+                self.list(&items)?
             }
             Value::Pair(p) => {
                 let (a, b) = (self.value(&p.0)?, self.value(&p.1)?);
@@ -443,6 +427,14 @@ impl Out<'_, '_> {
         };
         self.depth -= 1;
         Ok(out)
+    }
+
+    fn list(&mut self, items: &[Value]) -> PyResult<Py<PyAny>> {
+        let items = items
+            .iter()
+            .map(|x| self.value(x))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(PyList::new(self.py, items)?.into_any().unbind())
     }
 
     /// A value as a dictionary key or set element: lists become tuples,
@@ -460,7 +452,8 @@ impl Out<'_, '_> {
             }
             Value::Dict(_) => {
                 let d = self.nested(v)?;
-                imported(py, &FROZEN_DICT, "muranopl.yaql.utils", "FrozenDict")?
+                FROZEN_DICT
+                    .import(py, "muranopl.yaql.utils", "FrozenDict")?
                     .call1((d,))?
                     .unbind()
             }

@@ -10,6 +10,8 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
+// The package's error-mapping helper, imported once per process and then
+// only read: a module attribute never rebound, holding no state.
 static FROM_ENGINE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The Python exception for an engine error raised by `source` (the
