@@ -27,7 +27,7 @@ pub mod validate;
 pub mod yaql_cmd;
 
 pub use compiler::{compile, jit, CompileOptions, Program};
-pub use runtime::{json, Env, Error, Options, Value};
+pub use runtime::{ctx::Frame, json, Env, Error, Options, Value};
 pub use session::{Catalogue, Session};
 
 /// An empty dictionary (for building values by hand).
@@ -120,8 +120,7 @@ impl Engine {
     /// context supplies them) and converts the result for output.
     ///
     /// ```
-    /// use muranopl::{Engine, Value};
-    /// use runtime::ctx::Frame;
+    /// use muranopl::{Engine, Frame, Value};
     /// let engine = Engine::new(Default::default());
     /// let prog = engine.compile("$ + $step").unwrap();
     /// let mut root = Frame::default();
