@@ -1,0 +1,212 @@
+//! `murano_validate(class, json)`: the contract violations of one object
+//! model, as `validate` finds them, as a list of `{path, property,
+//! message}` structs (empty when the model is valid).
+//!
+//! Each row is a model of its own (`{"Objects": ...}` or a bare object),
+//! loaded in an execution of its own: rows never see each other's
+//! objects, so the result of a row does not depend on how the rows are
+//! split into batches, partitions or executors.
+//!
+//! `class` is the class the root object must be: a root without a type
+//! in its `?` header is taken to be one, and a root of another class (not
+//! `class` nor a subclass of it) is one violation at `$`. A NULL class
+//! takes the model's own types; a NULL model is a NULL result. A model
+//! that cannot be validated at all (malformed JSON, an unknown class, a
+//! load error) is one violation at `$` with a NULL property and the
+//! error as its message, so one bad row does not stop a scan over
+//! millions.
+
+use std::sync::Arc;
+
+use datafusion::arrow::array::{Array, ArrayRef, ListBuilder, StringBuilder, StructBuilder};
+use datafusion::arrow::datatypes::{DataType, Field, Fields};
+use datafusion::common::Result;
+use datafusion::logical_expr::{
+    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+};
+use muranopl::session::Catalogue;
+use muranopl::validate::{sort_violations, Violation};
+use runtime::{Dict, Value};
+
+use crate::strings::{strings, StrColumn};
+
+/// `murano_validate` over one catalogue.
+pub struct Validate {
+    signature: Signature,
+    catalogue: Arc<Catalogue>,
+}
+
+impl std::fmt::Debug for Validate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Validate")
+    }
+}
+
+// One function per process: resolved by name on every node, whatever
+// catalogue each node loaded.
+impl PartialEq for Validate {
+    fn eq(&self, _: &Validate) -> bool {
+        true
+    }
+}
+impl Eq for Validate {}
+impl std::hash::Hash for Validate {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        "murano_validate".hash(h)
+    }
+}
+
+/// The fields of one violation.
+pub fn violation_fields() -> Fields {
+    Fields::from(vec![
+        Field::new("path", DataType::Utf8, false),
+        Field::new("property", DataType::Utf8, true),
+        Field::new("message", DataType::Utf8, false),
+    ])
+}
+
+impl Validate {
+    /// The function as DataFusion registers it.
+    pub fn udf(catalogue: Arc<Catalogue>) -> ScalarUDF {
+        ScalarUDF::new_from_impl(Validate {
+            signature: Signature::exact(
+                vec![DataType::Utf8, DataType::Utf8],
+                Volatility::Immutable,
+            ),
+            catalogue,
+        })
+    }
+
+    /// The violations of one model, sorted as `validate` sorts them.
+    pub fn violations(&self, class: Option<&str>, doc: &str) -> Vec<Violation> {
+        let model = match runtime::json::from_tagged_str(doc) {
+            Ok(m) => m,
+            Err(e) => return vec![whole(format!("the model is not JSON: {}", e.message()))],
+        };
+        let model = match class {
+            Some(c) => match self.expect_class(model, c) {
+                Ok(m) => m,
+                Err(v) => return vec![v],
+            },
+            None => model,
+        };
+        let v = self.catalogue.validate(&model);
+        let mut out: Vec<Violation> = v
+            .violations
+            .into_iter()
+            .map(|(path, property, e)| Violation {
+                path,
+                property,
+                message: e.message().to_string(),
+            })
+            .collect();
+        sort_violations(&mut out);
+        if let Some(e) = v.error {
+            out.push(whole(format!("{}: {}", e.kind(), e.message())));
+        }
+        out
+    }
+
+    /// The model with its root object typed `class` when its header names
+    /// no type; a violation when it names a class that is not a `class`.
+    fn expect_class(&self, model: Value, class: &str) -> Result<Value, Violation> {
+        let objects = Value::str("Objects");
+        let (root, wrapped) = match &model {
+            Value::Dict(d) if d.contains_key(&objects) => (d.get(&objects).cloned(), true),
+            _ => (Some(model.clone()), false),
+        };
+        let Some(Value::Dict(obj)) = &root else {
+            return Ok(model);
+        };
+        let header = Value::str("?");
+        let ty = Value::str("type");
+        let mut head = match obj.get(&header) {
+            Some(Value::Dict(h)) => (**h).clone(),
+            _ => Dict::default(),
+        };
+        match head.get(&ty).and_then(|t| t.as_str()) {
+            Some(name) => {
+                let catalog = self.catalogue.catalog();
+                match catalog.class(name) {
+                    Ok(c) if c.is_a(class) => Ok(model),
+                    Ok(_) => Err(whole(format!("the object is a {name}, not a {class}"))),
+                    Err(e) => Err(whole(format!("{}: {}", e.kind(), e.message()))),
+                }
+            }
+            None => {
+                head.insert(ty, Value::str(class));
+                let mut obj = (**obj).clone();
+                obj.insert(header, Value::dict(head));
+                let obj = Value::dict(obj);
+                Ok(if wrapped {
+                    let mut m = Dict::default();
+                    m.insert(objects, obj);
+                    Value::dict(m)
+                } else {
+                    obj
+                })
+            }
+        }
+    }
+
+    fn column(&self, classes: &StrColumn, docs: &StrColumn, rows: usize) -> ArrayRef {
+        let mut out = ListBuilder::new(StructBuilder::from_fields(violation_fields(), 0));
+        for i in 0..rows {
+            let Some(doc) = docs.get(i) else {
+                out.append_null();
+                continue;
+            };
+            for v in self.violations(classes.get(i), doc) {
+                let s = out.values();
+                string_field(s, 0).append_value(&v.path);
+                match v.property.is_empty() {
+                    true => string_field(s, 1).append_null(),
+                    false => string_field(s, 1).append_value(&v.property),
+                }
+                string_field(s, 2).append_value(&v.message);
+                s.append(true);
+            }
+            out.append(true);
+        }
+        Arc::new(out.finish())
+    }
+}
+
+fn string_field(s: &mut StructBuilder, i: usize) -> &mut StringBuilder {
+    s.field_builder::<StringBuilder>(i)
+        .expect("violation fields are strings")
+}
+
+/// A violation of the whole model (at `$`, no property).
+fn whole(message: String) -> Violation {
+    Violation {
+        path: "$".into(),
+        property: String::new(),
+        message,
+    }
+}
+
+impl ScalarUDFImpl for Validate {
+    fn name(&self) -> &str {
+        "murano_validate"
+    }
+
+    fn signature(&self) -> &Signature {
+        &self.signature
+    }
+
+    fn return_type(&self, _: &[DataType]) -> Result<DataType> {
+        Ok(DataType::new_list(
+            DataType::Struct(violation_fields()),
+            true,
+        ))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        let rows = args.number_rows;
+        let cols = strings("murano_validate", &args.args, rows)?;
+        let out = vm::coro::on_big_stack(|| self.column(&cols[0], &cols[1], rows));
+        debug_assert_eq!(out.len(), rows);
+        Ok(ColumnarValue::Array(out))
+    }
+}
