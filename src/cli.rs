@@ -203,6 +203,18 @@ enum Cmd {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// SQL over object models with YAQL and contract validation, on this
+    /// machine's cores or a Ballista cluster (`muranopl batch --help`).
+    ///
+    /// Runs the `muranopl-batch` program beside this one (or on PATH),
+    /// built apart because DataFusion and Ballista take long to compile:
+    /// `cargo build --release -p muranopl-datafusion`.
+    #[command(disable_help_flag = true)]
+    Batch {
+        /// The arguments of `muranopl-batch`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<std::ffi::OsString>,
+    },
     /// Print the manual page (roff: `muranopl man | man -l -`).
     Man,
     /// Time evaluation: compile once, evaluate N times.
@@ -388,6 +400,7 @@ fn run(cli: Cli) -> i32 {
                 cli.class_configs.as_deref(),
             )
         }
+        Cmd::Batch { args } => batch(&args),
         Cmd::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
@@ -722,4 +735,29 @@ fn bench_eval(
         serde_json::json!({"eval_s": times, "summary": summary})
     );
     0
+}
+
+/// `muranopl batch`: runs `muranopl-batch` from this program's directory,
+/// else from PATH, with `args`; its exit status is ours.
+fn batch(args: &[std::ffi::OsString]) -> i32 {
+    const PROGRAM: &str = "muranopl-batch";
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join(PROGRAM)))
+        .filter(|p| p.is_file());
+    let program = beside.map_or_else(|| PROGRAM.into(), std::ffi::OsString::from);
+    match std::process::Command::new(&program).args(args).status() {
+        Ok(status) => status.code().unwrap_or(exit::INTERNAL),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "error: `muranopl batch` needs the {PROGRAM} program, built apart: \
+                 cargo build --release -p muranopl-datafusion"
+            );
+            exit::USAGE
+        }
+        Err(e) => {
+            eprintln!("error: cannot run {}: {e}", program.to_string_lossy());
+            exit::INTERNAL
+        }
+    }
 }
