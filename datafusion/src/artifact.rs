@@ -142,8 +142,8 @@ fn manifest<R: Read + std::io::Seek>(z: &mut zip::ZipArchive<R>) -> Result<Conte
 
 /// Unpacks the artifact at `path` under `cache` (once per digest: an
 /// unpacked digest is reused) after checking its digest, and loads its
-/// catalogue.
-pub fn load(path: &Path, cache: &Path) -> Result<(Contents, Catalogue), String> {
+/// catalogue; also returns the directory the packages are in.
+pub fn load(path: &Path, cache: &Path) -> Result<(Contents, Catalogue, PathBuf), String> {
     let at = |e: String| format!("{}: {e}", path.display());
     let file = std::fs::File::open(path).map_err(|e| at(e.to_string()))?;
     let mut z = zip::ZipArchive::new(file).map_err(|e| at(e.to_string()))?;
@@ -154,8 +154,8 @@ pub fn load(path: &Path, cache: &Path) -> Result<(Contents, Catalogue), String> 
     }
     let pkgs = dir.join(PACKAGES);
     let roots: Vec<PathBuf> = c.roots.iter().map(|r| pkgs.join(r)).collect();
-    let cat = Catalogue::load(&roots, &[pkgs], true).map_err(at)?;
-    Ok((c, cat))
+    let cat = Catalogue::load(&roots, std::slice::from_ref(&pkgs), true).map_err(at)?;
+    Ok((c, cat, pkgs))
 }
 
 fn unpack<R: Read + std::io::Seek>(

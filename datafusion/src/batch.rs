@@ -4,7 +4,6 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
 use ballista::prelude::SessionContextExt;
@@ -18,6 +17,7 @@ use futures::StreamExt;
 use muranopl::session::Catalogue;
 
 use crate::cluster::{run_executor, run_scheduler, ExecutorOptions};
+use crate::Catalog;
 
 /// SQL over object models with YAQL and contract validation.
 #[derive(Parser)]
@@ -95,12 +95,11 @@ pub struct CatalogArgs {
 
 impl CatalogArgs {
     /// The catalogue, if any was named; artifacts unpack under `cache`.
-    pub fn load(&self, cache: &Path) -> Result<Option<Arc<Catalogue>>, String> {
+    pub fn load(&self, cache: &Path) -> Result<Option<Catalog>, String> {
         match self.catalog.as_slice() {
             [] => Ok(None),
             [one] if one.extension().is_some_and(|e| e == "mcat") => {
-                let (_, cat) = crate::artifact::load(one, &cache.join("catalogs"))?;
-                Ok(Some(Arc::new(cat)))
+                Catalog::from_artifact(one, &cache.join("catalogs")).map(Some)
             }
             paths
                 if paths
@@ -109,7 +108,9 @@ impl CatalogArgs {
             {
                 Err("a catalogue artifact (.mcat) is the only --catalog".into())
             }
-            paths => Ok(Some(Arc::new(Catalogue::load(paths, &self.libs, true)?))),
+            paths => Ok(Some(Catalog::new(Catalogue::load(
+                paths, &self.libs, true,
+            )?))),
         }
     }
 }
@@ -237,7 +238,7 @@ async fn run(cli: Cli) -> Result<(), String> {
 pub async fn context(
     ballista: Option<&str>,
     jobs: Option<usize>,
-    catalogue: Option<Arc<Catalogue>>,
+    catalog: Option<Catalog>,
 ) -> Result<SessionContext, String> {
     let ctx = match ballista {
         Some(url) => SessionContext::remote(url)
@@ -252,7 +253,7 @@ pub async fn context(
         }
     };
     let ctx = crate::enable_model_files(ctx);
-    crate::register(&ctx, catalogue);
+    crate::register(&ctx, catalog);
     Ok(ctx)
 }
 

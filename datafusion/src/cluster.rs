@@ -21,16 +21,14 @@ use ballista_scheduler::config::SchedulerConfig;
 use ballista_scheduler::scheduler_process::start_server;
 use ballista_scheduler::SessionBuilder;
 use datafusion::prelude::SessionConfig;
-use muranopl::session::Catalogue;
+
+use crate::Catalog;
 
 /// Runs a scheduler on `addr` until the process ends.
-pub async fn run_scheduler(
-    addr: SocketAddr,
-    catalogue: Option<Arc<Catalogue>>,
-) -> Result<(), String> {
+pub async fn run_scheduler(addr: SocketAddr, catalog: Option<Catalog>) -> Result<(), String> {
     let builder: SessionBuilder = Arc::new(move |cfg: SessionConfig| {
         let mut state = default_session_builder(cfg)?;
-        crate::register_state(&mut state, catalogue.clone())?;
+        crate::register_state(&mut state, catalog.clone())?;
         Ok(state)
     });
     let config = SchedulerConfig {
@@ -66,13 +64,10 @@ pub struct ExecutorOptions {
 }
 
 /// Runs an executor until it is stopped (SIGTERM, Ctrl-C).
-pub async fn run_executor(
-    o: ExecutorOptions,
-    catalogue: Option<Arc<Catalogue>>,
-) -> Result<(), String> {
+pub async fn run_executor(o: ExecutorOptions, catalog: Option<Catalog>) -> Result<(), String> {
     let mut state =
         default_session_builder(SessionConfig::new_with_ballista()).map_err(|e| e.to_string())?;
-    crate::register_state(&mut state, catalogue).map_err(|e| e.to_string())?;
+    crate::register_state(&mut state, catalog).map_err(|e| e.to_string())?;
     std::fs::create_dir_all(&o.work_dir).map_err(|e| format!("{}: {e}", o.work_dir.display()))?;
     let config = ExecutorProcessConfig {
         bind_host: o.host.clone(),

@@ -13,11 +13,10 @@
 //!
 //! ```no_run
 //! # async fn f() -> datafusion::error::Result<()> {
-//! use std::sync::Arc;
 //! use datafusion::prelude::SessionContext;
 //! let catalogue = muranopl::session::Catalogue::load(&["examples/validate".into()], &[], true).unwrap();
 //! let ctx = muranopl_datafusion::enable_model_files(SessionContext::new());
-//! muranopl_datafusion::register(&ctx, Some(Arc::new(catalogue)));
+//! muranopl_datafusion::register(&ctx, Some(muranopl_datafusion::Catalog::new(catalogue)));
 //! ctx.sql("SELECT yaql_str('$.name', json) AS name, murano_validate('com.example.Server', json) AS v
 //!          FROM 'models/*.jsonl'").await?.show().await?;
 //! # Ok(()) }
@@ -40,26 +39,72 @@ pub mod validate_udf;
 pub mod yaql_udf;
 
 pub use tables::{enable_model_files, lines_table, register_lines};
+
+/// What `murano_validate` checks against: a catalogue, and where its
+/// packages were unpacked when it came from an artifact (contract
+/// positions in messages are then relative to the artifact's packages,
+/// `NAME-VERSION/Classes/X.yaml:8:15`, the same on every executor).
+#[derive(Clone)]
+pub struct Catalog {
+    catalogue: Arc<Catalogue>,
+    unpacked: Option<String>,
+}
+
+impl Catalog {
+    /// The catalog of loaded packages.
+    pub fn new(catalogue: Catalogue) -> Catalog {
+        Catalog {
+            catalogue: Arc::new(catalogue),
+            unpacked: None,
+        }
+    }
+
+    /// The catalog of an artifact ([`artifact::load`]), unpacked under
+    /// `cache`.
+    pub fn from_artifact(
+        path: &std::path::Path,
+        cache: &std::path::Path,
+    ) -> Result<Catalog, String> {
+        let (_, catalogue, dir) = artifact::load(path, cache)?;
+        Ok(Catalog {
+            catalogue: Arc::new(catalogue),
+            unpacked: Some(format!("{}/", dir.display())),
+        })
+    }
+
+    /// The catalogue.
+    pub fn catalogue(&self) -> &Catalogue {
+        &self.catalogue
+    }
+
+    /// `message` with the unpacked directory left out of file names.
+    fn relative(&self, message: String) -> String {
+        match &self.unpacked {
+            Some(dir) if message.contains(dir.as_str()) => message.replace(dir.as_str(), ""),
+            _ => message,
+        }
+    }
+}
 pub use validate_udf::Validate;
 pub use yaql_udf::{Output, Yaql};
 
 /// Our functions: the `yaql` family, and `murano_validate` when there is
 /// a catalogue to validate against.
-pub fn udfs(catalogue: Option<Arc<Catalogue>>) -> Vec<ScalarUDF> {
+pub fn udfs(catalog: Option<Catalog>) -> Vec<ScalarUDF> {
     let engine = Arc::new(Engine::new(Options::default()));
     let mut out: Vec<ScalarUDF> = Output::ALL
         .into_iter()
         .map(|o| Yaql::udf(o, engine.clone()))
         .collect();
-    out.extend(catalogue.map(Validate::udf));
+    out.extend(catalog.map(Validate::udf));
     out
 }
 
 /// Registers our functions with `ctx` (a local context, or a Ballista
 /// client's: register after the client context is made, since making it
 /// resets the function list).
-pub fn register(ctx: &SessionContext, catalogue: Option<Arc<Catalogue>>) {
-    for f in udfs(catalogue) {
+pub fn register(ctx: &SessionContext, catalog: Option<Catalog>) {
+    for f in udfs(catalog) {
         ctx.register_udf(f);
     }
 }
@@ -68,9 +113,9 @@ pub fn register(ctx: &SessionContext, catalogue: Option<Arc<Catalogue>>) {
 /// or executor's).
 pub fn register_state(
     state: &mut SessionState,
-    catalogue: Option<Arc<Catalogue>>,
+    catalog: Option<Catalog>,
 ) -> datafusion::common::Result<()> {
-    for f in udfs(catalogue) {
+    for f in udfs(catalog) {
         state.register_udf(Arc::new(f))?;
     }
     Ok(())

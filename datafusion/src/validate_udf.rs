@@ -24,16 +24,16 @@ use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
-use muranopl::session::Catalogue;
 use muranopl::validate::{sort_violations, Violation};
 use runtime::{Dict, Value};
 
 use crate::strings::{strings, StrColumn};
+use crate::Catalog;
 
 /// `murano_validate` over one catalogue.
 pub struct Validate {
     signature: Signature,
-    catalogue: Arc<Catalogue>,
+    catalog: Catalog,
 }
 
 impl std::fmt::Debug for Validate {
@@ -67,13 +67,13 @@ pub fn violation_fields() -> Fields {
 
 impl Validate {
     /// The function as DataFusion registers it.
-    pub fn udf(catalogue: Arc<Catalogue>) -> ScalarUDF {
+    pub fn udf(catalog: Catalog) -> ScalarUDF {
         ScalarUDF::new_from_impl(Validate {
             signature: Signature::exact(
                 vec![DataType::Utf8, DataType::Utf8],
                 Volatility::Immutable,
             ),
-            catalogue,
+            catalog,
         })
     }
 
@@ -90,14 +90,14 @@ impl Validate {
             },
             None => model,
         };
-        let v = self.catalogue.validate(&model);
+        let v = self.catalog.catalogue().validate(&model);
         let mut out: Vec<Violation> = v
             .violations
             .into_iter()
             .map(|(path, property, e)| Violation {
                 path,
                 property,
-                message: e.message().to_string(),
+                message: self.catalog.relative(e.message().to_string()),
             })
             .collect();
         sort_violations(&mut out);
@@ -126,7 +126,7 @@ impl Validate {
         };
         match head.get(&ty).and_then(|t| t.as_str()) {
             Some(name) => {
-                let catalog = self.catalogue.catalog();
+                let catalog = self.catalog.catalogue().catalog();
                 match catalog.class(name) {
                     Ok(c) if c.is_a(class) => Ok(model),
                     Ok(_) => Err(whole(format!("the object is a {name}, not a {class}"))),

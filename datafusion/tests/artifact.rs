@@ -17,7 +17,8 @@ fn rewrite(from: &Path, to: &Path, f: impl Fn(String, Vec<u8>) -> Option<(String
         let mut bytes = Vec::new();
         e.read_to_end(&mut bytes).unwrap();
         if let Some((name, bytes)) = f(e.name().to_string(), bytes) {
-            w.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+            w.start_file(name, zip::write::SimpleFileOptions::default())
+                .unwrap();
             w.write_all(&bytes).unwrap();
         }
     }
@@ -36,7 +37,8 @@ fn an_artifact_loads_as_the_catalogue_it_was_packed_from() {
     assert_eq!(artifact::contents(&a).unwrap(), c);
 
     let cache = dir.path().join("cache");
-    let (got, cat) = artifact::load(&a, &cache).unwrap();
+    let (got, cat, dir) = artifact::load(&a, &cache).unwrap();
+    assert_eq!(dir, cache.join(&c.digest).join("packages"));
     assert_eq!(got, c);
     assert!(cache.join(&c.digest).join(".complete").is_file());
     let model = muranopl::json::from_tagged_str(
@@ -64,19 +66,28 @@ fn a_tampered_artifact_is_refused() {
         }
         Some((name, bytes))
     });
-    let e = artifact::load(&changed, &dir.path().join("c1")).err().unwrap();
+    let e = artifact::load(&changed, &dir.path().join("c1"))
+        .err()
+        .unwrap();
     assert!(e.contains("digest mismatch: the manifest says "), "{e}");
 
     let escaping = dir.path().join("escaping.mcat");
     rewrite(&a, &escaping, |name, bytes| {
         Some((name.replace("packages/", "packages/../../"), bytes))
     });
-    let e = artifact::load(&escaping, &dir.path().join("c2")).err().unwrap();
+    let e = artifact::load(&escaping, &dir.path().join("c2"))
+        .err()
+        .unwrap();
     assert!(e.contains("an entry outside the artifact"), "{e}");
     assert!(!dir.path().join("com.example.validate-1.0.0").exists());
 
     let no_manifest = dir.path().join("none.mcat");
-    rewrite(&a, &no_manifest, |name, bytes| (name != "catalog.json").then_some((name, bytes)));
+    rewrite(&a, &no_manifest, |name, bytes| {
+        (name != "catalog.json").then_some((name, bytes))
+    });
     let e = artifact::contents(&no_manifest).err().unwrap();
-    assert!(e.ends_with("no catalog.json: not a catalogue artifact"), "{e}");
+    assert!(
+        e.ends_with("no catalog.json: not a catalogue artifact"),
+        "{e}"
+    );
 }

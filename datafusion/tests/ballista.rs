@@ -25,7 +25,11 @@ impl Drop for Cluster {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn wait_for(port: u16, what: &str, cluster: &mut Cluster) {
@@ -37,7 +41,10 @@ fn wait_for(port: u16, what: &str, cluster: &mut Cluster) {
                 panic!("a cluster process exited ({status}) before {what} listened");
             }
         }
-        assert!(start.elapsed() < Duration::from_secs(60), "{what} did not listen on {port}");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{what} did not listen on {port}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }
@@ -52,15 +59,26 @@ fn spawn(args: &[&str], log: &Path) -> Child {
 }
 
 fn batch(args: &[&str]) -> String {
-    let Output { status, stdout, stderr } = Command::new(BIN).args(args).output().unwrap();
-    let (out, err) = (String::from_utf8_lossy(&stdout), String::from_utf8_lossy(&stderr));
+    let Output {
+        status,
+        stdout,
+        stderr,
+    } = Command::new(BIN).args(args).output().unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&stdout),
+        String::from_utf8_lossy(&stderr),
+    );
     assert!(status.success(), "muranopl batch {args:?}: {status}\n{err}");
     out.into_owned()
 }
 
 #[test]
 fn a_validation_query_on_two_executors_gives_the_local_result() {
-    let n = if cfg!(debug_assertions) { 50_000 } else { 1_000_000 };
+    let n = if cfg!(debug_assertions) {
+        50_000
+    } else {
+        1_000_000
+    };
     let dir = tempfile::tempdir().unwrap();
     let models = dir.path().join("models");
     common::write_models(&models, n, 8);
@@ -73,15 +91,28 @@ fn a_validation_query_on_two_executors_gives_the_local_result() {
     let sched_addr = format!("127.0.0.1:{sched}");
     let mut cluster = Cluster(Vec::new());
     let log = |name: &str| dir.path().join(format!("{name}.log"));
-    cluster.0.push(spawn(&["scheduler", "--bind", &sched_addr, "--catalog", mcat], &log("scheduler")));
+    cluster.0.push(spawn(
+        &["scheduler", "--bind", &sched_addr, "--catalog", mcat],
+        &log("scheduler"),
+    ));
     wait_for(sched, "the scheduler", &mut cluster);
     for k in 0..2 {
         let (port, grpc) = (free_port(), free_port());
         let work = dir.path().join(format!("executor-{k}"));
         let args = [
-            "executor", "--scheduler", &sched_addr, "--port", &port.to_string(),
-            "--grpc-port", &grpc.to_string(), "--tasks", "1", "--catalog", mcat,
-            "--work-dir", work.to_str().unwrap(),
+            "executor",
+            "--scheduler",
+            &sched_addr,
+            "--port",
+            &port.to_string(),
+            "--grpc-port",
+            &grpc.to_string(),
+            "--tasks",
+            "1",
+            "--catalog",
+            mcat,
+            "--work-dir",
+            work.to_str().unwrap(),
         ];
         cluster.0.push(spawn(&args, &log(&format!("executor-{k}"))));
         wait_for(port, "an executor", &mut cluster);
@@ -101,17 +132,54 @@ fn a_validation_query_on_two_executors_gives_the_local_result() {
     let url = format!("df://{sched_addr}");
     for sql in [&violations, &totals] {
         let local = batch(&["--catalog", mcat, "--sql", sql, "--format", "jsonl", "-q"]);
-        let remote = batch(&["--catalog", mcat, "--ballista", &url, "--sql", sql, "--format", "jsonl", "-q"]);
+        let remote = batch(&[
+            "--catalog",
+            mcat,
+            "--ballista",
+            &url,
+            "--sql",
+            sql,
+            "--format",
+            "jsonl",
+            "-q",
+        ]);
         assert_eq!(remote, local, "{sql}");
     }
-    let local = batch(&["--catalog", mcat, "--sql", &violations, "--format", "jsonl", "-q"]);
-    let ids: Vec<String> = common::planted(n).iter().map(|(i, _)| format!("srv{i:08}")).collect();
+    let local = batch(&[
+        "--catalog",
+        mcat,
+        "--sql",
+        &violations,
+        "--format",
+        "jsonl",
+        "-q",
+    ]);
+    let ids: Vec<String> = common::planted(n)
+        .iter()
+        .map(|(i, _)| format!("srv{i:08}"))
+        .collect();
     assert_eq!(local.lines().count(), ids.len(), "{local}");
     for (line, id) in local.lines().zip(&ids) {
-        assert!(line.starts_with(&format!("{{\"id\":\"{id}\",\"property\":")), "{line}");
+        assert!(
+            line.starts_with(&format!("{{\"id\":\"{id}\",\"property\":")),
+            "{line}"
+        );
     }
-    let totals = batch(&["--catalog", mcat, "--ballista", &url, "--sql", &totals, "--format", "jsonl", "-q"]);
-    assert!(totals.starts_with(&format!("{{\"objects\":{n},\"violations\":5,")), "{totals}");
+    let totals = batch(&[
+        "--catalog",
+        mcat,
+        "--ballista",
+        &url,
+        "--sql",
+        &totals,
+        "--format",
+        "jsonl",
+        "-q",
+    ]);
+    assert!(
+        totals.starts_with(&format!("{{\"objects\":{n},\"violations\":5,")),
+        "{totals}"
+    );
 }
 
 #[test]
@@ -119,7 +187,13 @@ fn a_cluster_without_our_functions_is_a_clear_error() {
     // No scheduler at all: the client says so instead of hanging.
     let port = free_port();
     let out = Command::new(BIN)
-        .args(["--ballista", &format!("df://127.0.0.1:{port}"), "--sql", "SELECT yaql('1', '{}')", "-q"])
+        .args([
+            "--ballista",
+            &format!("df://127.0.0.1:{port}"),
+            "--sql",
+            "SELECT yaql('1', '{}')",
+            "-q",
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());

@@ -11,16 +11,14 @@ async fn one(sql: &str) -> Result<String, String> {
 
 #[tokio::test]
 async fn yaql_returns_json_text_and_typed_variants_return_sql_types() {
-    let t = one(
-        r#"SELECT yaql('$.a.select($ * 2)', '{"a": [1, 2]}') AS j,
+    let t = one(r#"SELECT yaql('$.a.select($ * 2)', '{"a": [1, 2]}') AS j,
                   yaql('$.b', '{"b": null}') AS n,
                   yaql_bool('$.a.len() = 2', '{"a": [1, 2]}') AS b,
                   yaql_int('$.a.sum()', '{"a": [1, 2]}') AS i,
                   yaql_float('$.a.sum() / 4.0', '{"a": [1, 2]}') AS f,
                   yaql_float('$.a.sum()', '{"a": [1, 2]}') AS fi,
                   yaql_str('$.s + "!"', '{"s": "hi"}') AS s,
-                  yaql('datetime(2020, 1, 2)', '{}') AS d"#,
-    )
+                  yaql('datetime(2020, 1, 2)', '{}') AS d"#)
     .await
     .unwrap();
     assert!(t.contains("| [2,4] | null | true | 3 | 0.75 | 3.0 | hi! | {\"$datetime\":\"2020-01-02T00:00:00+00:00\"} |"), "{t}");
@@ -42,21 +40,43 @@ async fn a_null_argument_or_a_null_result_is_null() {
 #[tokio::test]
 async fn errors_are_sql_errors_naming_the_function_and_the_column() {
     let e = one("SELECT yaql('$.a +', '{}')").await.unwrap_err();
-    assert!(e.starts_with("Execution error: yaql: YaqlGrammarException:"), "{e}");
+    assert!(
+        e.starts_with("Execution error: yaql: YaqlGrammarException:"),
+        "{e}"
+    );
     assert!(e.contains("at column 6 of \"$.a +\""), "{e}");
-    let e = one(r#"SELECT yaql_int('$.a / 0', '{"a": 1}')"#).await.unwrap_err();
+    let e = one(r#"SELECT yaql_int('$.a / 0', '{"a": 1}')"#)
+        .await
+        .unwrap_err();
     assert!(e.contains("yaql_int: ZeroDivisionError"), "{e}");
-    let e = one(r#"SELECT yaql_int('$.a', '{"a": "x"}')"#).await.unwrap_err();
-    assert!(e.ends_with("yaql_int: the result is a str, not an integer that fits 64 bits"), "{e}");
-    let e = one(r#"SELECT yaql_bool('$', '{"a": 1')"#).await.unwrap_err();
-    assert!(e.contains("yaql_bool: the document is not JSON: bad JSON: EOF"), "{e}");
-    let e = one(r#"SELECT yaql_int('$', '18446744073709551616')"#).await.unwrap_err();
-    assert!(e.contains("the result is an int, not an integer that fits 64 bits"), "{e}");
+    let e = one(r#"SELECT yaql_int('$.a', '{"a": "x"}')"#)
+        .await
+        .unwrap_err();
+    assert!(
+        e.ends_with("yaql_int: the result is a str, not an integer that fits 64 bits"),
+        "{e}"
+    );
+    let e = one(r#"SELECT yaql_bool('$', '{"a": 1')"#)
+        .await
+        .unwrap_err();
+    assert!(
+        e.contains("yaql_bool: the document is not JSON: bad JSON: EOF"),
+        "{e}"
+    );
+    let e = one(r#"SELECT yaql_int('$', '18446744073709551616')"#)
+        .await
+        .unwrap_err();
+    assert!(
+        e.contains("the result is an int, not an integer that fits 64 bits"),
+        "{e}"
+    );
 }
 
 #[tokio::test]
 async fn evaluation_stays_within_the_engine_limits() {
-    let e = one("SELECT yaql('range(0, 100000000).toList()', '{}')").await.unwrap_err();
+    let e = one("SELECT yaql('range(0, 100000000).toList()', '{}')")
+        .await
+        .unwrap_err();
     assert!(e.starts_with("Execution error: yaql: "), "{e}");
 }
 
@@ -91,7 +111,10 @@ async fn validation_reports_each_models_violations_with_contract_positions() {
     for (row, w) in rows.iter().zip(&want) {
         assert!(row.starts_with(w.as_str()), "{row} / {w}");
     }
-    assert!(rows[0].contains("Value 70000 doesn't match predicate (contract at "), "{t}");
+    assert!(
+        rows[0].contains("Value 70000 doesn't match predicate (contract at "),
+        "{t}"
+    );
     assert!(rows[0].contains("Server.yaml:8:15)"), "{t}");
 }
 
@@ -107,9 +130,18 @@ async fn a_model_that_cannot_be_validated_is_one_violation_of_its_row() {
     .await
     .unwrap();
     assert!(t.contains("{path: $, property: , message: the object is a com.example.Server, not a com.example.Fleet}"), "{t}");
-    assert!(t.contains("message: the model is not JSON: bad JSON: EOF while parsing a value"), "{t}");
-    assert!(t.contains("message: NoClassFound: Class \"no.Such\" is not found"), "{t}");
-    assert!(t.contains("| [] "), "the untyped model is taken to be a Server: {t}");
+    assert!(
+        t.contains("message: the model is not JSON: bad JSON: EOF while parsing a value"),
+        "{t}"
+    );
+    assert!(
+        t.contains("message: NoClassFound: Class \"no.Such\" is not found"),
+        "{t}"
+    );
+    assert!(
+        t.contains("| [] "),
+        "the untyped model is taken to be a Server: {t}"
+    );
 }
 
 #[tokio::test]
@@ -143,8 +175,15 @@ async fn parquet_with_a_json_column_is_validated_like_json_lines() {
     let count = |from: String, col: &str| {
         format!("SELECT sum(cardinality(murano_validate('com.example.Server', {col}))) AS bad FROM {from}")
     };
-    let a = table(&ctx, &count(format!("'{}'", pq.display()), "model")).await.unwrap();
-    let b = table(&ctx, &count(format!("'{}/m/*.jsonl'", dir.path().display()), "json")).await.unwrap();
+    let a = table(&ctx, &count(format!("'{}'", pq.display()), "model"))
+        .await
+        .unwrap();
+    let b = table(
+        &ctx,
+        &count(format!("'{}/m/*.jsonl'", dir.path().display()), "json"),
+    )
+    .await
+    .unwrap();
     assert_eq!(a, b);
     assert!(a.contains("| 5   |"), "{a}");
 }

@@ -6,7 +6,6 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::prelude::SessionContext;
@@ -16,15 +15,17 @@ pub fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/validate")
 }
 
-pub fn catalogue() -> Arc<Catalogue> {
-    Arc::new(Catalogue::load(&[example()], &[], true).expect("examples/validate loads"))
+pub fn catalog() -> muranopl_datafusion::Catalog {
+    muranopl_datafusion::Catalog::new(
+        Catalogue::load(&[example()], &[], true).expect("examples/validate loads"),
+    )
 }
 
 /// A local context with our functions and file tables.
 pub fn context(partitions: usize) -> SessionContext {
     let cfg = datafusion::prelude::SessionConfig::new().with_target_partitions(partitions);
     let ctx = muranopl_datafusion::enable_model_files(SessionContext::new_with_config(cfg));
-    muranopl_datafusion::register(&ctx, Some(catalogue()));
+    muranopl_datafusion::register(&ctx, Some(catalog()));
     ctx
 }
 
@@ -32,12 +33,20 @@ pub fn context(partitions: usize) -> SessionContext {
 pub async fn table(ctx: &SessionContext, sql: &str) -> Result<String, String> {
     let df = ctx.sql(sql).await.map_err(|e| e.to_string())?;
     let batches = df.collect().await.map_err(|e| e.to_string())?;
-    Ok(pretty_format_batches(&batches).map_err(|e| e.to_string())?.to_string())
+    Ok(pretty_format_batches(&batches)
+        .map_err(|e| e.to_string())?
+        .to_string())
 }
 
 /// The planted violations of [`write_models`]: (index, property).
 pub fn planted(n: usize) -> Vec<(usize, &'static str)> {
-    let mut p = vec![(n / 5, "port"), (2 * n / 5, "name"), (3 * n / 5, "settings"), (4 * n / 5, "port"), (n - 1, "tags")];
+    let mut p = vec![
+        (n / 5, "port"),
+        (2 * n / 5, "name"),
+        (3 * n / 5, "settings"),
+        (4 * n / 5, "port"),
+        (n - 1, "tags"),
+    ];
     p.sort();
     p
 }
@@ -57,8 +66,16 @@ pub fn write_models(dir: &Path, n: usize, files: usize) {
                 (Some("port"), _) => "\"http\"".to_string(),
                 _ => (1024 + i % 60000).to_string(),
             };
-            let name = if bad == Some("name") { "null".to_string() } else { format!("\"server-{i}\"") };
-            let tags = if bad == Some("tags") { "[null]".to_string() } else { format!("[\"t{}\"]", i % 7) };
+            let name = if bad == Some("name") {
+                "null".to_string()
+            } else {
+                format!("\"server-{i}\"")
+            };
+            let tags = if bad == Some("tags") {
+                "[null]".to_string()
+            } else {
+                format!("[\"t{}\"]", i % 7)
+            };
             let settings = if bad == Some("settings") {
                 "{\"timeout\":\"soon\"}".to_string()
             } else {
