@@ -194,7 +194,7 @@ impl Loader<'_> {
         resolver: Option<&Class>,
         default: Option<&str>,
     ) -> Result<Option<Arc<ObjRef>>> {
-        self.scan_at(v, owner, resolver, default, "$")
+        self.scan_at(v, owner, resolver, default, JsonPath::Root("$"))
     }
 
     fn scan_at(
@@ -203,7 +203,7 @@ impl Loader<'_> {
         owner: Option<Arc<ObjRef>>,
         resolver: Option<&Class>,
         default: Option<&str>,
-        path: &str,
+        path: JsonPath<'_>,
     ) -> Result<Option<Arc<ObjRef>>> {
         if let Some(def) = parse_def(self.ex, resolver, v, default) {
             let class = self.ex.class(&def.class)?;
@@ -229,7 +229,7 @@ impl Loader<'_> {
                 o.name = def.name.clone();
                 o.metadata = def.metadata.clone();
             })?;
-            self.ex.set_path(&r, path.to_string());
+            self.ex.set_path(&r, path.render());
             if let Some(id) = &id {
                 self.by_id.insert(id.clone(), r.clone());
             }
@@ -248,21 +248,20 @@ impl Loader<'_> {
                 if is_template {
                     continue;
                 }
-                let p = format!("{path}.{}", runtime::pyrepr::to_str(k));
-                self.scan_at(x, Some(r.clone()), Some(&class), None, &p)?;
+                let p = JsonPath::Key(&path, k);
+                self.scan_at(x, Some(r.clone()), Some(&class), None, p)?;
             }
             return Ok(Some(r));
         }
         match v {
             Value::List(l) => {
                 for (i, x) in l.iter().enumerate() {
-                    self.scan_at(x, owner.clone(), resolver, None, &format!("{path}[{i}]"))?;
+                    self.scan_at(x, owner.clone(), resolver, None, JsonPath::Index(&path, i))?;
                 }
             }
             Value::Dict(d) => {
                 for (k, x) in d.iter() {
-                    let p = format!("{path}.{}", runtime::pyrepr::to_str(k));
-                    self.scan_at(x, owner.clone(), resolver, None, &p)?;
+                    self.scan_at(x, owner.clone(), resolver, None, JsonPath::Key(&path, k))?;
                 }
             }
             _ => {}
@@ -753,7 +752,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
             aliases: Vec::new(),
             destroyed: Vec::new(),
         };
-        let root = ld.scan_at(&objects, None, None, None, "$.Objects")?;
+        let root = ld.scan_at(&objects, None, None, None, JsonPath::Root("$.Objects"))?;
         init_loaded(ex, &ld)?;
         root
     };
@@ -920,26 +919,31 @@ fn check_definitions(model: &Value) -> Result<()> {
             .unwrap_or(Value::Null),
         _ => Value::Null,
     };
-    let mut ids: HashMap<String, String> = HashMap::new();
+    // Each node's parent and step, so that a path is rendered only for an
+    // error: ids map to their definitions' nodes.
+    let mut nodes: Vec<(usize, Step<'_>)> = vec![(0, Step::Root("$.Objects"))];
+    let mut ids: HashMap<&str, usize> = HashMap::new();
     let mut defs = 0usize;
     // Depth-first, without recursion (models come from users).
-    let mut todo: Vec<(String, &Value)> = vec![("$.Objects".to_string(), &objects)];
-    while let Some((path, v)) = todo.pop() {
+    let mut todo: Vec<(usize, &Value)> = vec![(0, &objects)];
+    while let Some((at, v)) = todo.pop() {
         match v {
             Value::Dict(d) => {
                 if let Some(h) = d.get(&Value::str("?")) {
-                    check_header(&path, h, &mut ids)?;
+                    check_header(&nodes, at, h, &mut ids)?;
                     defs += 1;
                 }
                 for (k, x) in d.iter().rev() {
                     if k.as_str() != Some("?") {
-                        todo.push((format!("{path}.{}", runtime::pyrepr::to_str(k)), x));
+                        nodes.push((at, Step::Key(k)));
+                        todo.push((nodes.len() - 1, x));
                     }
                 }
             }
             Value::List(l) => {
                 for (i, x) in l.iter().enumerate().rev() {
-                    todo.push((format!("{path}[{i}]"), x));
+                    nodes.push((at, Step::Index(i)));
+                    todo.push((nodes.len() - 1, x));
                 }
             }
             _ => {}
@@ -953,29 +957,115 @@ fn check_definitions(model: &Value) -> Result<()> {
     Ok(())
 }
 
-/// One definition's `?` header (see [`check_definitions`]).
-fn check_header(path: &str, h: &Value, ids: &mut HashMap<String, String>) -> Result<()> {
+/// One step of a JSON path.
+#[derive(Clone, Copy)]
+enum Step<'v> {
+    /// The start (`$`, `$.Objects`).
+    Root(&'static str),
+    /// `.key`.
+    Key(&'v Value),
+    /// `[i]`.
+    Index(usize),
+}
+
+/// The text of a path given its steps from the root.
+fn render_steps<'v>(steps: impl Iterator<Item = Step<'v>>) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for s in steps {
+        let _ = match s {
+            Step::Root(r) => write!(out, "{r}"),
+            Step::Key(k) => write!(out, ".{}", runtime::pyrepr::to_str(k)),
+            Step::Index(i) => write!(out, "[{i}]"),
+        };
+    }
+    out
+}
+
+/// The path of node `at` of [`check_definitions`]'s walk.
+fn node_path(nodes: &[(usize, Step<'_>)], mut at: usize) -> String {
+    let mut steps = Vec::new();
+    loop {
+        let (parent, step) = nodes[at];
+        steps.push(step);
+        if at == 0 {
+            break;
+        }
+        at = parent;
+    }
+    render_steps(steps.into_iter().rev())
+}
+
+/// The JSON path of a value the loader walks, as links to its parent on
+/// the walk's stack: rendered only when an object is found there.
+#[derive(Clone, Copy)]
+enum JsonPath<'a> {
+    /// The start.
+    Root(&'static str),
+    /// A key of the parent's mapping.
+    Key(&'a JsonPath<'a>, &'a Value),
+    /// An index of the parent's list.
+    Index(&'a JsonPath<'a>, usize),
+}
+
+impl JsonPath<'_> {
+    fn render(&self) -> String {
+        let mut steps = Vec::new();
+        let mut at = self;
+        loop {
+            match at {
+                JsonPath::Root(r) => {
+                    steps.push(Step::Root(r));
+                    break;
+                }
+                JsonPath::Key(p, k) => {
+                    steps.push(Step::Key(k));
+                    at = p;
+                }
+                JsonPath::Index(p, i) => {
+                    steps.push(Step::Index(*i));
+                    at = p;
+                }
+            }
+        }
+        render_steps(steps.into_iter().rev())
+    }
+}
+
+/// One definition's `?` header, at node `at` (see [`check_definitions`]).
+fn check_header<'v>(
+    nodes: &[(usize, Step<'_>)],
+    at: usize,
+    h: &'v Value,
+    ids: &mut HashMap<&'v str, usize>,
+) -> Result<()> {
+    let path = || node_path(nodes, at);
     let Value::Dict(h) = h else {
         return Err(Error::value(format!(
-            "{path}.?: an object header is a mapping with `type` and `id`, not {}",
+            "{}.?: an object header is a mapping with `type` and `id`, not {}",
+            path(),
             runtime::pyrepr::repr(h)
         )));
     };
     if def_type(h).is_none() {
         return Err(Error::value(format!(
-            "{path}.?.type: an object needs a class name"
+            "{}.?.type: an object needs a class name",
+            path()
         )));
     }
     match h.get(&Value::str("id")) {
         None | Some(Value::Null) => Ok(()),
-        Some(Value::Str(id)) => match ids.insert(id.to_string(), path.to_string()) {
+        Some(Value::Str(id)) => match ids.insert(id.as_str(), at) {
             Some(first) => Err(Error::value(format!(
-                "{path}.?.id: duplicate object id \"{id}\" (first at {first})"
+                "{}.?.id: duplicate object id \"{id}\" (first at {})",
+                path(),
+                node_path(nodes, first)
             ))),
             None => Ok(()),
         },
         Some(other) => Err(Error::value(format!(
-            "{path}.?.id: an object id is a string, not {}",
+            "{}.?.id: an object id is a string, not {}",
+            path(),
             runtime::pyrepr::repr(other)
         ))),
     }

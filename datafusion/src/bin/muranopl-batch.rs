@@ -1,6 +1,13 @@
 //! `muranopl-batch`: what `muranopl batch` runs (see
 //! [`muranopl_datafusion::batch`]).
 
+// mimalloc, as `muranopl` itself: every row is an execution of its own
+// whose many small values are freed at its end. Measured on 2026-11-28:
+// `murano_validate` over 1M objects on 2 partitions, 3.68 s with the
+// system allocator (a fifth of it in malloc and free).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     std::process::exit(muranopl_datafusion::batch::main(std::env::args_os()));
 }
