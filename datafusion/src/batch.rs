@@ -356,7 +356,10 @@ impl Sink {
 
     fn push(&mut self, b: RecordBatch) -> Result<(), String> {
         match self {
-            Sink::Table(all, _) => Ok(all.push(b)),
+            Sink::Table(all, _) => {
+                all.push(b);
+                Ok(())
+            }
             Sink::Jsonl(w) => w.write(&b).map_err(|e| e.to_string()),
             Sink::Parquet(w) => w.write(&b).map_err(|e| e.to_string()),
         }
