@@ -124,9 +124,10 @@ pub fn violation_order(
         .then_with(|| prop_a.cmp(prop_b))
 }
 
-fn report_of(v: model::Validation) -> Report {
-    let mut violations: Vec<Violation> = v
-        .violations
+/// The violations a validation found (JSON path, property, error), sorted
+/// as [`sort_violations`] sorts them.
+pub fn sorted_violations(found: Vec<(String, String, runtime::Error)>) -> Vec<Violation> {
+    let mut violations: Vec<Violation> = found
         .into_iter()
         .map(|(path, property, e)| Violation {
             path,
@@ -135,6 +136,11 @@ fn report_of(v: model::Validation) -> Report {
         })
         .collect();
     sort_violations(&mut violations);
+    violations
+}
+
+fn report_of(v: model::Validation) -> Report {
+    let violations = sorted_violations(v.violations);
     Report {
         file: PathBuf::new(),
         objects: v.objects,

@@ -24,7 +24,7 @@ use datafusion::common::Result;
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
-use muranopl::validate::{sort_violations, Violation};
+use muranopl::validate::{sorted_violations, Violation};
 use runtime::{Dict, Value};
 
 use crate::strings::{strings, StrColumn};
@@ -91,16 +91,10 @@ impl Validate {
             None => model,
         };
         let v = self.catalog.catalogue().validate(&model);
-        let mut out: Vec<Violation> = v
-            .violations
-            .into_iter()
-            .map(|(path, property, e)| Violation {
-                path,
-                property,
-                message: self.catalog.relative(e.message().to_string()),
-            })
-            .collect();
-        sort_violations(&mut out);
+        let mut out = sorted_violations(v.violations);
+        for x in &mut out {
+            x.message = self.catalog.relative(std::mem::take(&mut x.message));
+        }
         if let Some(e) = v.error {
             out.push(whole(format!("{}: {}", e.kind(), e.message())));
         }
