@@ -88,15 +88,15 @@ impl Catalog {
 pub use validate_udf::Validate;
 pub use yaql_udf::{Output, Yaql};
 
-/// Our functions: the `yaql` family, and `murano_validate` when there is
-/// a catalogue to validate against.
+/// Our functions: the `yaql` family and `murano_validate` (an error that
+/// says so when there is no catalogue to validate against).
 pub fn udfs(catalog: Option<Catalog>) -> Vec<ScalarUDF> {
     let engine = Arc::new(Engine::new(Options::default()));
     let mut out: Vec<ScalarUDF> = Output::ALL
         .into_iter()
         .map(|o| Yaql::udf(o, engine.clone()))
         .collect();
-    out.extend(catalog.map(Validate::udf));
+    out.push(Validate::udf(catalog));
     out
 }
 

@@ -16,12 +16,13 @@
 //! With [`enable_model_files`], SQL may name files directly: `FROM
 //! 'models/*.jsonl'` or `FROM 'data.parquet'`.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 use datafusion::catalog::{DynamicFileCatalog, TableProvider, UrlTableFactory};
-use datafusion::common::Result;
+use datafusion::common::{plan_err, Result};
 use datafusion::datasource::file_format::csv::CsvFormat;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableConfigExt, ListingTableUrl,
@@ -54,6 +55,7 @@ pub fn lines_extension(path: &str) -> Option<&'static str> {
 /// A table over JSON Lines files: `path` is a file, a directory (its
 /// files ending with `extension`) or a glob.
 pub fn lines_table(path: &str, extension: &str) -> Result<Arc<dyn TableProvider>> {
+    check_local(path)?;
     let format = CsvFormat::default()
         .with_has_header(false)
         .with_delimiter(0x1f)
@@ -66,6 +68,29 @@ pub fn lines_table(path: &str, extension: &str) -> Result<Arc<dyn TableProvider>
         .with_listing_options(options)
         .with_schema(lines_schema());
     Ok(Arc::new(ListingTable::try_new(config)?))
+}
+
+/// A local path that names nothing is an error, not an empty table: the
+/// file, or for a glob the directory its fixed part is in, must exist.
+fn check_local(path: &str) -> Result<()> {
+    if path.contains("://") {
+        return Ok(());
+    }
+    let there = match path.find(['*', '?', '[']) {
+        None => Path::new(path).exists(),
+        Some(i) => {
+            let fixed = &path[..i];
+            let dir = match fixed.ends_with('/') {
+                true => Path::new(fixed),
+                false => Path::new(fixed).parent().unwrap_or(Path::new(".")),
+            };
+            dir.as_os_str().is_empty() || dir.is_dir()
+        }
+    };
+    match there {
+        true => Ok(()),
+        false => plan_err!("{path}: no such file or directory"),
+    }
 }
 
 /// Registers the JSON Lines files at `path` as the table `name`.

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use datafusion::arrow::array::{Array, ArrayRef, ListBuilder, StringBuilder, StructBuilder};
 use datafusion::arrow::datatypes::{DataType, Field, Fields};
-use datafusion::common::Result;
+use datafusion::common::{exec_err, Result};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
@@ -30,10 +30,11 @@ use runtime::{Dict, Value};
 use crate::strings::{strings, StrColumn};
 use crate::Catalog;
 
-/// `murano_validate` over one catalogue.
+/// `murano_validate` over one catalogue (without one, every call is an
+/// error that says so).
 pub struct Validate {
     signature: Signature,
-    catalog: Catalog,
+    catalog: Option<Catalog>,
 }
 
 impl std::fmt::Debug for Validate {
@@ -67,7 +68,7 @@ pub fn violation_fields() -> Fields {
 
 impl Validate {
     /// The function as DataFusion registers it.
-    pub fn udf(catalog: Catalog) -> ScalarUDF {
+    pub fn udf(catalog: Option<Catalog>) -> ScalarUDF {
         ScalarUDF::new_from_impl(Validate {
             signature: Signature::exact(
                 vec![DataType::Utf8, DataType::Utf8],
@@ -78,22 +79,22 @@ impl Validate {
     }
 
     /// The violations of one model, sorted as `validate` sorts them.
-    pub fn violations(&self, class: Option<&str>, doc: &str) -> Vec<Violation> {
+    pub fn violations(catalog: &Catalog, class: Option<&str>, doc: &str) -> Vec<Violation> {
         let model = match runtime::json::from_tagged_str(doc) {
             Ok(m) => m,
             Err(e) => return vec![whole(format!("the model is not JSON: {}", e.message()))],
         };
         let model = match class {
-            Some(c) => match self.expect_class(model, c) {
+            Some(c) => match expect_class(catalog, model, c) {
                 Ok(m) => m,
                 Err(v) => return vec![v],
             },
             None => model,
         };
-        let v = self.catalog.catalogue().validate(&model);
+        let v = catalog.catalogue().validate(&model);
         let mut out = sorted_violations(v.violations);
         for x in &mut out {
-            x.message = self.catalog.relative(std::mem::take(&mut x.message));
+            x.message = catalog.relative(std::mem::take(&mut x.message));
         }
         if let Some(e) = v.error {
             out.push(whole(format!("{}: {}", e.kind(), e.message())));
@@ -101,56 +102,14 @@ impl Validate {
         out
     }
 
-    /// The model with its root object typed `class` when its header names
-    /// no type; a violation when it names a class that is not a `class`.
-    fn expect_class(&self, model: Value, class: &str) -> Result<Value, Violation> {
-        let objects = Value::str("Objects");
-        let (root, wrapped) = match &model {
-            Value::Dict(d) if d.contains_key(&objects) => (d.get(&objects).cloned(), true),
-            _ => (Some(model.clone()), false),
-        };
-        let Some(Value::Dict(obj)) = &root else {
-            return Ok(model);
-        };
-        let header = Value::str("?");
-        let ty = Value::str("type");
-        let mut head = match obj.get(&header) {
-            Some(Value::Dict(h)) => (**h).clone(),
-            _ => Dict::default(),
-        };
-        match head.get(&ty).and_then(|t| t.as_str()) {
-            Some(name) => {
-                let catalog = self.catalog.catalogue().catalog();
-                match catalog.class(name) {
-                    Ok(c) if c.is_a(class) => Ok(model),
-                    Ok(_) => Err(whole(format!("the object is a {name}, not a {class}"))),
-                    Err(e) => Err(whole(format!("{}: {}", e.kind(), e.message()))),
-                }
-            }
-            None => {
-                head.insert(ty, Value::str(class));
-                let mut obj = (**obj).clone();
-                obj.insert(header, Value::dict(head));
-                let obj = Value::dict(obj);
-                Ok(if wrapped {
-                    let mut m = Dict::default();
-                    m.insert(objects, obj);
-                    Value::dict(m)
-                } else {
-                    obj
-                })
-            }
-        }
-    }
-
-    fn column(&self, classes: &StrColumn, docs: &StrColumn, rows: usize) -> ArrayRef {
+    fn column(catalog: &Catalog, classes: &StrColumn, docs: &StrColumn, rows: usize) -> ArrayRef {
         let mut out = ListBuilder::new(StructBuilder::from_fields(violation_fields(), 0));
         for i in 0..rows {
             let Some(doc) = docs.get(i) else {
                 out.append_null();
                 continue;
             };
-            for v in self.violations(classes.get(i), doc) {
+            for v in Validate::violations(catalog, classes.get(i), doc) {
                 let s = out.values();
                 string_field(s, 0).append_value(&v.path);
                 match v.property.is_empty() {
@@ -163,6 +122,48 @@ impl Validate {
             out.append(true);
         }
         Arc::new(out.finish())
+    }
+}
+
+/// The model with its root object typed `class` when its header names
+/// no type; a violation when it names a class that is not a `class`.
+fn expect_class(catalog: &Catalog, model: Value, class: &str) -> Result<Value, Violation> {
+    let objects = Value::str("Objects");
+    let (root, wrapped) = match &model {
+        Value::Dict(d) if d.contains_key(&objects) => (d.get(&objects).cloned(), true),
+        _ => (Some(model.clone()), false),
+    };
+    let Some(Value::Dict(obj)) = &root else {
+        return Ok(model);
+    };
+    let header = Value::str("?");
+    let ty = Value::str("type");
+    let mut head = match obj.get(&header) {
+        Some(Value::Dict(h)) => (**h).clone(),
+        _ => Dict::default(),
+    };
+    match head.get(&ty).and_then(|t| t.as_str()) {
+        Some(name) => {
+            let catalog = catalog.catalogue().catalog();
+            match catalog.class(name) {
+                Ok(c) if c.is_a(class) => Ok(model),
+                Ok(_) => Err(whole(format!("the object is a {name}, not a {class}"))),
+                Err(e) => Err(whole(format!("{}: {}", e.kind(), e.message()))),
+            }
+        }
+        None => {
+            head.insert(ty, Value::str(class));
+            let mut obj = (**obj).clone();
+            obj.insert(header, Value::dict(head));
+            let obj = Value::dict(obj);
+            Ok(if wrapped {
+                let mut m = Dict::default();
+                m.insert(objects, obj);
+                Value::dict(m)
+            } else {
+                obj
+            })
+        }
     }
 }
 
@@ -198,8 +199,13 @@ impl ScalarUDFImpl for Validate {
 
     fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
         let rows = args.number_rows;
+        let Some(catalog) = &self.catalog else {
+            return exec_err!(
+                "murano_validate: no catalogue is loaded (muranopl batch --catalog PACKAGE_OR_ARTIFACT)"
+            );
+        };
         let cols = strings("murano_validate", &args.args, rows)?;
-        let out = vm::coro::on_big_stack(|| self.column(&cols[0], &cols[1], rows));
+        let out = vm::coro::on_big_stack(|| Validate::column(catalog, &cols[0], &cols[1], rows));
         debug_assert_eq!(out.len(), rows);
         Ok(ColumnarValue::Array(out))
     }

@@ -187,3 +187,32 @@ async fn parquet_with_a_json_column_is_validated_like_json_lines() {
     assert_eq!(a, b);
     assert!(a.contains("| 5   |"), "{a}");
 }
+
+#[tokio::test]
+async fn a_missing_file_or_catalogue_is_an_error_not_an_empty_result() {
+    let e = one("SELECT count(*) FROM '/nonexistent/models/*.jsonl'")
+        .await
+        .unwrap_err();
+    assert_eq!(
+        e,
+        "Error during planning: /nonexistent/models/*.jsonl: no such file or directory"
+    );
+    let e = one("SELECT count(*) FROM '/nonexistent.jsonl'")
+        .await
+        .unwrap_err();
+    assert!(
+        e.ends_with("/nonexistent.jsonl: no such file or directory"),
+        "{e}"
+    );
+
+    let ctx = muranopl_datafusion::enable_model_files(datafusion::prelude::SessionContext::new());
+    muranopl_datafusion::register(&ctx, None);
+    let e = table(&ctx, "SELECT murano_validate('a.B', '{}')")
+        .await
+        .unwrap_err();
+    assert!(e.ends_with("murano_validate: no catalogue is loaded (muranopl batch --catalog PACKAGE_OR_ARTIFACT)"), "{e}");
+    assert!(table(&ctx, "SELECT yaql_int('$ + 1', '41') AS v")
+        .await
+        .unwrap()
+        .contains("| 42 |"));
+}
