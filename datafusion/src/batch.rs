@@ -23,6 +23,7 @@ use crate::Catalog;
 #[derive(Parser)]
 #[command(
     name = "muranopl batch",
+    bin_name = "muranopl batch",
     version,
     args_conflicts_with_subcommands = true
 )]
