@@ -286,7 +286,7 @@ async fn register_table(ctx: &SessionContext, name: &str, path: &str) -> Result<
         return crate::register_lines(ctx, name, path).map_err(err);
     }
     let table = ctx
-        .table_provider(format!("'{}'", path.replace('\'', "''")))
+        .table_provider(datafusion::common::TableReference::bare(path))
         .await
         .map_err(err)?;
     ctx.register_table(name, table).map_err(err)?;

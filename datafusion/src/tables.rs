@@ -114,6 +114,10 @@ impl UrlTableFactory for ModelFiles {
         if let Some(ext) = lines_extension(url) {
             return lines_table(url, ext).map(Some);
         }
+        // A name that looks like a path must name something.
+        if url.contains(['/', '.']) {
+            check_local(url)?;
+        }
         let Ok(table_url) = ListingTableUrl::parse(url) else {
             return Ok(None);
         };

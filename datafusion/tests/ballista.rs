@@ -200,3 +200,34 @@ fn a_cluster_without_our_functions_is_a_clear_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.starts_with("error: "), "{err}");
 }
+
+#[test]
+fn the_cli_writes_parquet_and_reads_named_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    common::write_models(&models, 1000, 2);
+    let example = common::example();
+    let example = example.to_str().unwrap();
+    let pq = dir.path().join("v.parquet");
+    let table = format!("m={}/*.jsonl", models.display());
+    batch(&[
+        "--catalog", example, "--table", &table, "--format", "parquet", "-o", pq.to_str().unwrap(), "-q",
+        "--sql", "SELECT json AS model, cardinality(murano_validate('com.example.Server', json)) AS bad FROM m",
+    ]);
+    let named = format!("p={}", pq.display());
+    let out = batch(&[
+        "--table",
+        &named,
+        "--sql",
+        "SELECT count(*) AS n, sum(bad) AS bad FROM p",
+        "--format",
+        "jsonl",
+        "-q",
+    ]);
+    assert_eq!(out, "{\"n\":1000,\"bad\":5}\n");
+    let out = batch(&[
+        "--sql",
+        &format!("SELECT count(*) AS n FROM '{}'", pq.display()),
+    ]);
+    assert!(out.contains("| 1000 |"), "{out}");
+}
