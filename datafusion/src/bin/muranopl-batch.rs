@@ -2,9 +2,8 @@
 //! [`muranopl_datafusion::batch`]).
 
 // mimalloc, as `muranopl` itself: every row is an execution of its own
-// whose many small values are freed at its end. Measured on 2026-11-28:
-// `murano_validate` over 1M objects on 2 partitions, 3.68 s with the
-// system allocator (a fifth of it in malloc and free).
+// whose many small values are freed at its end. Not yet shown to help
+// here (docs/scale-out.md, "Measured": single runs were too noisy).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
