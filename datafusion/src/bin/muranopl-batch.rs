@@ -2,8 +2,9 @@
 //! [`muranopl_datafusion::batch`]).
 
 // mimalloc, as `muranopl` itself: every row is an execution of its own
-// whose many small values are freed at its end. Not yet shown to help
-// here (docs/scale-out.md, "Measured": single runs were too noisy).
+// whose many small values are freed at its end. Measured on 2026-11-28,
+// `murano_validate` over 1M objects on 2 partitions, five interleaved
+// rounds: median 3.00 s against 3.31 s with the system allocator.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
