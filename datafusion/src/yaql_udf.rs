@@ -138,9 +138,8 @@ impl Yaql {
         Ok(prog)
     }
 
-    /// Evaluates `expr` over the JSON text `doc`.
-    fn eval(&self, expr: &str, doc: &str) -> Result<Value> {
-        let prog = self.program(expr)?;
+    /// Evaluates `prog` (the program of `expr`) over the JSON text `doc`.
+    fn eval(&self, prog: &Program, expr: &str, doc: &str) -> Result<Value> {
         let data = match runtime::json::from_tagged_str(doc) {
             Ok(v) => v,
             Err(e) => {
@@ -151,7 +150,7 @@ impl Yaql {
                 )
             }
         };
-        match self.engine.eval(&prog, data) {
+        match self.engine.eval(prog, data) {
             Ok(v) => Ok(v),
             Err(e) => exec_err!("{}: {}", self.output.name(), describe(&e, expr)),
         }
@@ -159,14 +158,24 @@ impl Yaql {
 
     fn column(&self, exprs: &StrColumn, docs: &StrColumn, rows: usize) -> Result<ArrayRef> {
         let mut out = Builder::new(self.output, rows);
+        // The program of the previous row's expression: a literal (or a
+        // column repeating one text) is looked up once per batch.
+        let mut last: Option<(&str, Arc<Program>)> = None;
         for i in 0..rows {
-            match (exprs.get(i), docs.get(i)) {
-                (Some(e), Some(d)) => {
-                    let v = self.eval(e, d)?;
-                    out.push(self.output, v)?;
+            let (Some(e), Some(d)) = (exprs.get(i), docs.get(i)) else {
+                out.push_null();
+                continue;
+            };
+            let prog = match &last {
+                Some((text, p)) if *text == e => p.clone(),
+                _ => {
+                    let p = self.program(e)?;
+                    last = Some((e, p.clone()));
+                    p
                 }
-                _ => out.push_null(),
-            }
+            };
+            let v = self.eval(&prog, e, d)?;
+            out.push(self.output, v)?;
         }
         Ok(out.finish())
     }

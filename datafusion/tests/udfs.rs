@@ -77,7 +77,10 @@ async fn evaluation_stays_within_the_engine_limits() {
     let e = one("SELECT yaql('range(0, 100000000).toList()', '{}')")
         .await
         .unwrap_err();
-    assert!(e.starts_with("Execution error: yaql: "), "{e}");
+    assert!(
+        e.starts_with("Execution error: yaql: CollectionTooLargeException:"),
+        "{e}"
+    );
 }
 
 #[tokio::test]

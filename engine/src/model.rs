@@ -194,7 +194,7 @@ impl Loader<'_> {
         resolver: Option<&Class>,
         default: Option<&str>,
     ) -> Result<Option<Arc<ObjRef>>> {
-        self.scan_at(v, owner, resolver, default, JsonPath::Root("$"))
+        self.scan_at(v, owner, resolver, default, JsonPath::root("$"))
     }
 
     fn scan_at(
@@ -248,20 +248,25 @@ impl Loader<'_> {
                 if is_template {
                     continue;
                 }
-                let p = JsonPath::Key(&path, k);
-                self.scan_at(x, Some(r.clone()), Some(&class), None, p)?;
+                self.scan_at(
+                    x,
+                    Some(r.clone()),
+                    Some(&class),
+                    None,
+                    path.child(Step::Key(k)),
+                )?;
             }
             return Ok(Some(r));
         }
         match v {
             Value::List(l) => {
                 for (i, x) in l.iter().enumerate() {
-                    self.scan_at(x, owner.clone(), resolver, None, JsonPath::Index(&path, i))?;
+                    self.scan_at(x, owner.clone(), resolver, None, path.child(Step::Index(i)))?;
                 }
             }
             Value::Dict(d) => {
                 for (k, x) in d.iter() {
-                    self.scan_at(x, owner.clone(), resolver, None, JsonPath::Key(&path, k))?;
+                    self.scan_at(x, owner.clone(), resolver, None, path.child(Step::Key(k)))?;
                 }
             }
             _ => {}
@@ -752,7 +757,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
             aliases: Vec::new(),
             destroyed: Vec::new(),
         };
-        let root = ld.scan_at(&objects, None, None, None, JsonPath::Root("$.Objects"))?;
+        let root = ld.scan_at(&objects, None, None, None, JsonPath::root("$.Objects"))?;
         init_loaded(ex, &ld)?;
         root
     };
@@ -996,37 +1001,35 @@ fn node_path(nodes: &[(usize, Step<'_>)], mut at: usize) -> String {
     render_steps(steps.into_iter().rev())
 }
 
-/// The JSON path of a value the loader walks, as links to its parent on
-/// the walk's stack: rendered only when an object is found there.
+/// The JSON path of a value the loader walks, as a link to its parent's
+/// on the walk's stack: rendered only when an object is found there.
 #[derive(Clone, Copy)]
-enum JsonPath<'a> {
-    /// The start.
-    Root(&'static str),
-    /// A key of the parent's mapping.
-    Key(&'a JsonPath<'a>, &'a Value),
-    /// An index of the parent's list.
-    Index(&'a JsonPath<'a>, usize),
+struct JsonPath<'a> {
+    up: Option<&'a JsonPath<'a>>,
+    step: Step<'a>,
 }
 
-impl JsonPath<'_> {
+impl<'a> JsonPath<'a> {
+    fn root(start: &'static str) -> JsonPath<'a> {
+        JsonPath {
+            up: None,
+            step: Step::Root(start),
+        }
+    }
+
+    fn child(&'a self, step: Step<'a>) -> JsonPath<'a> {
+        JsonPath {
+            up: Some(self),
+            step,
+        }
+    }
+
     fn render(&self) -> String {
-        let mut steps = Vec::new();
+        let mut steps = vec![self.step];
         let mut at = self;
-        loop {
-            match at {
-                JsonPath::Root(r) => {
-                    steps.push(Step::Root(r));
-                    break;
-                }
-                JsonPath::Key(p, k) => {
-                    steps.push(Step::Key(k));
-                    at = p;
-                }
-                JsonPath::Index(p, i) => {
-                    steps.push(Step::Index(*i));
-                    at = p;
-                }
-            }
+        while let Some(up) = at.up {
+            steps.push(up.step);
+            at = up;
         }
         render_steps(steps.into_iter().rev())
     }
