@@ -25,7 +25,7 @@ use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use muranopl::validate::{sorted_violations, Violation};
-use runtime::{Dict, Value};
+use runtime::Value;
 
 use crate::strings::{strings, StrColumn};
 use crate::Catalog;
@@ -129,42 +129,42 @@ impl Validate {
 /// no type; a violation when it names a class that is not a `class`.
 fn expect_class(catalog: &Catalog, model: Value, class: &str) -> Result<Value, Violation> {
     let objects = Value::str("Objects");
-    let (root, wrapped) = match &model {
-        Value::Dict(d) if d.contains_key(&objects) => (d.get(&objects).cloned(), true),
-        _ => (Some(model.clone()), false),
-    };
-    let Some(Value::Dict(obj)) = &root else {
-        return Ok(model);
-    };
     let header = Value::str("?");
     let ty = Value::str("type");
-    let mut head = match obj.get(&header) {
-        Some(Value::Dict(h)) => (**h).clone(),
-        _ => Dict::default(),
+    let root = match &model {
+        Value::Dict(d) => d.get(&objects).unwrap_or(&model),
+        _ => return Ok(model),
     };
-    match head.get(&ty).and_then(|t| t.as_str()) {
-        Some(name) => {
-            let catalog = catalog.catalogue().catalog();
-            match catalog.class(name) {
-                Ok(c) if c.is_a(class) => Ok(model),
-                Ok(_) => Err(whole(format!("the object is a {name}, not a {class}"))),
-                Err(e) => Err(whole(format!("{}: {}", e.kind(), e.message()))),
-            }
-        }
-        None => {
-            head.insert(ty, Value::str(class));
-            let mut obj = (**obj).clone();
-            obj.insert(header, Value::dict(head));
-            let obj = Value::dict(obj);
-            Ok(if wrapped {
-                let mut m = Dict::default();
-                m.insert(objects, obj);
-                Value::dict(m)
-            } else {
-                obj
-            })
-        }
+    let Value::Dict(obj) = root else {
+        return Ok(model);
+    };
+    let head = match obj.get(&header) {
+        Some(Value::Dict(h)) => Some(h),
+        _ => None,
+    };
+    if let Some(name) = head.and_then(|h| h.get(&ty)).and_then(|t| t.as_str()) {
+        let catalog = catalog.catalogue().catalog();
+        return match catalog.class(name) {
+            Ok(c) if c.is_a(class) => Ok(model),
+            Ok(_) => Err(whole(format!("the object is a {name}, not a {class}"))),
+            Err(e) => Err(whole(format!("{}: {}", e.kind(), e.message()))),
+        };
     }
+    // Typed `class`: a copy of the header, the object and (when the model
+    // is `{"Objects": ...}`) the model, with everything else kept.
+    let mut head = head.map(|h| (**h).clone()).unwrap_or_default();
+    head.insert(ty, Value::str(class));
+    let mut typed = (**obj).clone();
+    typed.insert(header, Value::dict(head));
+    let typed = Value::dict(typed);
+    Ok(match &model {
+        Value::Dict(d) if d.contains_key(&objects) => {
+            let mut m = (**d).clone();
+            m.insert(objects, typed);
+            Value::dict(m)
+        }
+        _ => typed,
+    })
 }
 
 fn string_field(s: &mut StructBuilder, i: usize) -> &mut StringBuilder {

@@ -219,3 +219,16 @@ async fn a_missing_file_or_catalogue_is_an_error_not_an_empty_result() {
         .unwrap()
         .contains("| 42 |"));
 }
+
+#[tokio::test]
+async fn an_untyped_root_inside_objects_is_taken_to_be_the_class() {
+    let t = one(
+        r#"SELECT v['path'] AS path, v['property'] AS property FROM (SELECT unnest(murano_validate('com.example.Server',
+             '{"Objects": {"?": {"id": "s"}, "name": "a", "port": 70000, "tags": [], "enabled": true,
+               "settings": {"timeout": 1, "label": "x"}}, "Attributes": []}')) AS v)"#,
+    )
+    .await
+    .unwrap();
+    assert!(t.contains("| $.Objects | port     |"), "{t}");
+    assert_eq!(t.lines().filter(|l| l.starts_with("| $")).count(), 1, "{t}");
+}
