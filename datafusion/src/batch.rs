@@ -282,9 +282,7 @@ async fn query(q: Query) -> Result<(), String> {
 
 async fn register_table(ctx: &SessionContext, name: &str, path: &str) -> Result<(), String> {
     let err = |e: datafusion::error::DataFusionError| format!("--table {name}={path}: {e}");
-    if crate::tables::lines_extension(path).is_some() {
-        return crate::register_lines(ctx, name, path).map_err(err);
-    }
+    // The file tables' own resolution (JSON Lines or by extension).
     let table = ctx
         .table_provider(datafusion::common::TableReference::bare(path))
         .await
