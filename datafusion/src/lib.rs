@@ -38,7 +38,7 @@ pub mod tables;
 pub mod validate_udf;
 pub mod yaql_udf;
 
-pub use tables::{enable_model_files, lines_table, register_lines};
+pub use tables::{enable_model_files, lines_table};
 
 /// What `murano_validate` checks against: a catalogue, and where its
 /// packages were unpacked when it came from an artifact (contract

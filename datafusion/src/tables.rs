@@ -93,13 +93,6 @@ fn check_local(path: &str) -> Result<()> {
     }
 }
 
-/// Registers the JSON Lines files at `path` as the table `name`.
-pub fn register_lines(ctx: &SessionContext, name: &str, path: &str) -> Result<()> {
-    let ext = lines_extension(path).unwrap_or(LINE_EXTENSIONS[0]);
-    ctx.register_table(name, lines_table(path, ext)?)?;
-    Ok(())
-}
-
 /// Resolves a quoted path in `FROM`: JSON Lines as [`lines_table`], other
 /// files as DataFusion infers them from their extension.
 #[derive(Debug)]
