@@ -3,9 +3,12 @@
 //! message}` structs (empty when the model is valid).
 //!
 //! Each row is a model of its own (`{"Objects": ...}` or a bare object),
-//! loaded in an execution of its own: rows never see each other's
+//! validated as in an execution of its own: rows never see each other's
 //! objects, so the result of a row does not depend on how the rows are
-//! split into batches, partitions or executors.
+//! split into batches, partitions or executors. A row whose contracts read
+//! values only is checked without loading its objects
+//! ([`engine::stream::Models`], which gives what the load gives); any
+//! other row is loaded.
 //!
 //! `class` is the class the root object must be: a root without a type
 //! in its `?` header is taken to be one, and a root of another class (not
@@ -24,6 +27,7 @@ use datafusion::common::{exec_err, Result};
 use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
+use engine::stream::Models;
 use muranopl::validate::{sorted_violations, Violation};
 use runtime::Value;
 
@@ -78,8 +82,14 @@ impl Validate {
         })
     }
 
-    /// The violations of one model, sorted as `validate` sorts them.
-    pub fn violations(catalog: &Catalog, class: Option<&str>, doc: &str) -> Vec<Violation> {
+    /// The violations of one model, sorted as `validate` sorts them;
+    /// `models` checks it without loading it when it can.
+    fn violations(
+        catalog: &Catalog,
+        models: &mut Models<'_>,
+        class: Option<&str>,
+        doc: &str,
+    ) -> Vec<Violation> {
         let model = match runtime::json::from_tagged_str(doc) {
             Ok(m) => m,
             Err(e) => return vec![whole(format!("the model is not JSON: {}", e.message()))],
@@ -91,7 +101,9 @@ impl Validate {
             },
             None => model,
         };
-        let v = catalog.catalogue().validate(&model);
+        let v = models
+            .validate(&model)
+            .unwrap_or_else(|| catalog.catalogue().validate(&model));
         let mut out = sorted_violations(v.violations);
         for x in &mut out {
             x.message = catalog.relative(std::mem::take(&mut x.message));
@@ -104,12 +116,13 @@ impl Validate {
 
     fn column(catalog: &Catalog, classes: &StrColumn, docs: &StrColumn, rows: usize) -> ArrayRef {
         let mut out = ListBuilder::new(StructBuilder::from_fields(violation_fields(), 0));
+        let mut models = Models::new(catalog.catalogue().catalog());
         for i in 0..rows {
             let Some(doc) = docs.get(i) else {
                 out.append_null();
                 continue;
             };
-            for v in Validate::violations(catalog, classes.get(i), doc) {
+            for v in Validate::violations(catalog, &mut models, classes.get(i), doc) {
                 let s = out.values();
                 string_field(s, 0).append_value(&v.path);
                 match v.property.is_empty() {

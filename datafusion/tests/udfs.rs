@@ -4,6 +4,7 @@
 mod common;
 
 use common::{context, planted, table, write_models};
+use datafusion::arrow::array::AsArray;
 
 async fn one(sql: &str) -> Result<String, String> {
     table(&context(2), sql).await
@@ -231,4 +232,83 @@ async fn an_untyped_root_inside_objects_is_taken_to_be_the_class() {
     .unwrap();
     assert!(t.contains("| $.Objects | port     |"), "{t}");
     assert_eq!(t.lines().filter(|l| l.starts_with("| $")).count(), 1, "{t}");
+}
+
+/// A Server definition with the given port and name (JSON).
+fn server(id: &str, port: &str, name: &str) -> String {
+    format!(
+        r#"{{"?": {{"id": "{id}", "type": "com.example.Server"}}, "name": {name}, "port": {port},
+            "tags": ["a", 1], "enabled": true, "settings": {{"timeout": 1, "label": "x"}}}}"#
+    )
+    .replace('\n', " ")
+}
+
+#[tokio::test]
+async fn rows_checked_without_loading_give_what_the_load_gives() {
+    // Server rows are checked without loading their objects (their
+    // contracts read values only); a Fleet names Server objects, so its
+    // rows are loaded. Both kinds share one batch.
+    let rows = [
+        server("s0", "70000", "\"a\""),
+        format!(
+            r#"{{"Objects": {{"?": {{"id": "f", "type": "com.example.Fleet"}}, "servers": [{}, {}, 5]}}}}"#,
+            server("s1", "\"http\"", "null"),
+            server("s2", "0", "\"b\"")
+        ),
+        server("s3", "80", "null"),
+        format!(
+            r#"{{"Objects": {}, "Attributes": []}}"#,
+            server("s4", "-1", "7")
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("rows.jsonl");
+    std::fs::write(&file, rows.join("\n") + "\n").unwrap();
+    let sql = format!(
+        r#"SELECT yaql_str('$.get("Objects", $).get("?").id', json) AS id,
+                  v['path'] AS path, v['property'] AS property, v['message'] AS message
+           FROM (SELECT json, unnest(murano_validate(NULL, json)) AS v FROM '{}')"#,
+        file.display()
+    );
+    let ctx = context(2);
+    let batches = ctx.sql(&sql).await.unwrap().collect().await.unwrap();
+    let mut got = Vec::new();
+    for b in &batches {
+        let col = |i: usize| b.column(i).as_string::<i32>().clone();
+        let (id, path, prop, msg) = (col(0), col(1), col(2), col(3));
+        for r in 0..b.num_rows() {
+            got.push(format!(
+                "{} {} {} {}",
+                id.value(r),
+                path.value(r),
+                prop.value(r),
+                msg.value(r)
+            ));
+        }
+    }
+    got.sort();
+    let catalogue = common::catalog();
+    let mut want = Vec::new();
+    for (row, id) in rows.iter().zip(["s0", "f", "s3", "s4"]) {
+        let v = catalogue
+            .catalogue()
+            .validate(&muranopl::json::from_tagged_str(row).unwrap());
+        assert!(v.error.is_none(), "{row}: {:?}", v.error);
+        for x in muranopl::validate::sorted_violations(v.violations) {
+            want.push(format!("{id} {} {} {}", x.path, x.property, x.message));
+        }
+    }
+    want.sort();
+    assert_eq!(got, want);
+    let all = want.join("\n");
+    for part in [
+        "s0 $.Objects port ",
+        "f $.Objects.servers[0] name ",
+        "f $.Objects.servers[1] port ",
+        "f $.Objects servers ",
+        "s3 $.Objects name ",
+        "s4 $.Objects port ",
+    ] {
+        assert!(all.contains(part), "{part} in\n{all}");
+    }
 }

@@ -820,15 +820,7 @@ fn work(
     stop: &AtomicBool,
     objects: &AtomicU64,
 ) -> Found {
-    let mut w = Worker {
-        ex: Executor::with_catalog(catalog.clone()),
-        catalog,
-        classes: FxHashMap::default(),
-        class_list: Vec::new(),
-        found: Found::default(),
-        objects: 0,
-        keys: Keys::new(),
-    };
+    let mut w = Worker::new(catalog);
     loop {
         let batch = match rx.lock().unwrap_or_else(|e| e.into_inner()).recv() {
             Ok(b) => b,
@@ -851,7 +843,19 @@ fn work(
     w.found
 }
 
-impl Worker<'_> {
+impl<'a> Worker<'a> {
+    fn new(catalog: &'a Arc<Catalog>) -> Worker<'a> {
+        Worker {
+            ex: Executor::with_catalog(catalog.clone()),
+            catalog,
+            classes: FxHashMap::default(),
+            class_list: Vec::new(),
+            found: Found::default(),
+            objects: 0,
+            keys: Keys::new(),
+        }
+    }
+
     fn unit(&mut self, text: &[u8], u: &UnitMeta, ctx: &Context) -> Result<(), String> {
         let base = Base {
             parent: &ctx.parent,
@@ -923,12 +927,16 @@ impl Worker<'_> {
     ) -> Result<Option<Value>, String> {
         match v {
             Value::Dict(d) => {
-                if let Some(Value::Dict(h)) = d.get(&self.keys.header) {
-                    if let Some(class) = self.class(h)? {
-                        return self.definition(v, d, h, class, segs, base, seq).map(Some);
-                    }
-                } else {
-                    self.not_a_snippet(v, d, scope)?;
+                match d.get(&self.keys.header) {
+                    Some(Value::Dict(h)) => match self.class(h)? {
+                        Some(class) => {
+                            return self.definition(v, d, h, class, segs, base, seq).map(Some)
+                        }
+                        // The ordinary load refuses it, in its own words.
+                        None => return Err("an object header without a type".into()),
+                    },
+                    Some(_) => return Err("a `?` that is no object header".into()),
+                    None => self.not_a_snippet(v, d, scope)?,
                 }
                 Ok(self
                     .walk_entries(d, false, scope, segs, base, seq)?
@@ -1093,6 +1101,77 @@ fn check(
         );
     }
     Ok(())
+}
+
+/// Small models validated one at a time, each as [`model::validate`]
+/// validates it in an execution of its own, but checked the way the stream
+/// checks its pieces, without loading objects: for many small models, such
+/// as the rows of a table. It takes the models the stream takes (see the
+/// module documentation) whose root is a definition and whose objects'
+/// contracts read their values only; for any other model
+/// [`Models::validate`] answers `None`, and the caller uses the ordinary
+/// load (which also reports what is wrong with the model).
+pub struct Models<'a> {
+    w: Worker<'a>,
+}
+
+impl<'a> Models<'a> {
+    /// A validator over `catalog`; it keeps the classes it meets, so one
+    /// serves many models.
+    pub fn new(catalog: &'a Arc<Catalog>) -> Models<'a> {
+        Models {
+            w: Worker::new(catalog),
+        }
+    }
+
+    /// The validation of `model` (`{"Objects": ...}` or a bare object), or
+    /// `None` when it needs the ordinary load.
+    pub fn validate(&mut self, model: &Value) -> Option<Validation> {
+        let root = match model {
+            Value::Dict(m) => match m.get(&Value::str("Objects")) {
+                _ if m.contains_key(&Value::str("ObjectsCopy")) => return None,
+                Some(objects) => objects,
+                None => model,
+            },
+            _ => return None,
+        };
+        let Value::Dict(d) = root else { return None };
+        let Some(Value::Dict(h)) = d.get(&self.w.keys.header) else {
+            return None;
+        };
+        let class = self.w.class(h).ok()??;
+        let step = Step::Here;
+        let base = Base {
+            parent: "$.Objects",
+            step: &step,
+        };
+        let walked = self
+            .w
+            .definition(root, d, h, class, &mut Vec::new(), base, &mut (0, 0));
+        self.w.objects = 0;
+        let found = std::mem::take(&mut self.w.found);
+        // Contracts that name other objects, and two objects with one id,
+        // are left to the ordinary load.
+        if walked.is_err() || !found.deferred.is_empty() || twice(&found.defs) {
+            return None;
+        }
+        let mut violations = found.violations;
+        violations.sort_by_key(|v| v.0);
+        Some(Validation {
+            objects: found.defs.len(),
+            violations: violations
+                .into_iter()
+                .map(|(_, path, prop, e)| (path, prop, e))
+                .collect(),
+            error: None,
+        })
+    }
+}
+
+/// Whether two definitions have one id.
+fn twice(defs: &[Def]) -> bool {
+    let mut seen = rustc_hash::FxHashSet::default();
+    defs.len() > 1 && !defs.iter().all(|d| seen.insert(d.id.as_str()))
 }
 
 /// After the pass: the index of every object, the large definitions, and
@@ -1275,11 +1354,12 @@ mod tests {
     const FLEET: &str = "Namespaces: {=: t}\nName: Fleet\nProperties:\n  servers: {Contract: [$.class(Server)]}\n  lead: {Contract: $.class(Server)}\n  note: {Contract: $.string()}\n";
     const SERVER: &str = "Namespaces: {=: t}\nName: Server\nProperties:\n  name: {Contract: $.string().notNull()}\n  port: {Contract: $.int().notNull().check($ > 0 and $ < 65536)}\n  tags: {Contract: [$.string().notNull()]}\n  settings:\n    Contract: {timeout: $.int().notNull(), label: $.string()}\n  peer: {Contract: $.class(Server)}\n  size: {Contract: $.int(), Default: 3}\n";
     const SPECIAL: &str = "Namespaces: {=: t}\nName: Special\nExtends: Server\nProperties:\n  extra: {Contract: $.int().check($ < 10)}\n";
+    const PLAIN: &str = "Namespaces: {=: t}\nName: Plain\nProperties:\n  name: {Contract: $.string().notNull()}\n  port: {Contract: $.int().notNull().check($ > 0 and $ < 65536)}\n  tags: {Contract: [$.string().notNull()]}\n  any: {Contract: $}\n";
     const INITS: &str =
         "Namespaces: {=: t}\nName: Inits\nMethods:\n  .init:\n    Body:\n      - $.x: 1\n";
 
     fn catalog() -> Arc<Catalog> {
-        let files: Vec<(String, String)> = [FLEET, SERVER, SPECIAL, INITS]
+        let files: Vec<(String, String)> = [FLEET, SERVER, SPECIAL, INITS, PLAIN]
             .iter()
             .enumerate()
             .map(|(i, t)| (format!("C{i}.yaml"), t.to_string()))
@@ -1419,6 +1499,81 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A model of one Plain object; `i` picks its flaws and its form.
+    fn plain(i: usize) -> String {
+        let port = ["80", "\"http\"", "70000", "null"][i % 4];
+        let name = if i % 3 == 1 { "null" } else { "\"p\"" };
+        let any = match i % 5 {
+            0 => "null".to_string(),
+            // Nested definitions: objects of their own, checked too.
+            1 => format!("{{\"?\": {{\"id\": \"in{i}\", \"type\": \"t.Plain\"}}, \"port\": -{i}}}"),
+            2 => {
+                format!("[{{\"?\": {{\"id\": \"a{i}\", \"type\": \"t.Plain\"}}, \"name\": 5}}, 7]")
+            }
+            3 => "{\"k\": [1, {\"x\": true}]}".to_string(),
+            _ => "\"text\"".to_string(),
+        };
+        let obj = format!(
+            "{{\"?\": {{\"id\": \"p{i}\", \"type\": \"t.Plain\"}}, \"name\": {name}, \"port\": {port}, \"tags\": [\"a\", {}], \"any\": {any}}}",
+            if i % 7 == 2 { "3" } else { "\"b\"" }
+        );
+        match i % 2 {
+            0 => obj,
+            _ => format!("{{\"Objects\": {obj}, \"Attributes\": []}}"),
+        }
+    }
+
+    #[test]
+    fn small_models_give_what_the_ordinary_load_gives() {
+        let catalog = catalog();
+        let mut models = Models::new(&catalog);
+        let mut violations = 0;
+        for i in 0..70 {
+            let text = plain(i);
+            let want = ordinary(&catalog, &text);
+            violations += want.1.len();
+            let v = runtime::json::from_tagged_str(&text).unwrap();
+            let got = models
+                .validate(&v)
+                .unwrap_or_else(|| panic!("{text}: fell back"));
+            assert!(got.error.is_none());
+            assert_eq!((got.objects, lines(got)), want, "{text}");
+        }
+        assert!(violations > 70, "the models have violations: {violations}");
+    }
+
+    #[test]
+    fn small_models_the_stream_cannot_decide_are_left_to_the_ordinary_load() {
+        let catalog = catalog();
+        let mut models = Models::new(&catalog);
+        let nested = |any: &str| plain(0).replace("\"any\": null", &format!("\"any\": {any}"));
+        let cases = [
+            // Contracts that name other objects.
+            server(0),
+            // Two objects with one id; headers the load refuses.
+            nested("{\"?\": {\"id\": \"p0\", \"type\": \"t.Plain\"}}"),
+            nested("{\"?\": {\"id\": \"x\"}}"),
+            nested("{\"?\": 5}"),
+            nested("{\"?\": {\"id\": 5, \"type\": \"t.Plain\"}}"),
+            format!("{{\"Objects\": {}, \"ObjectsCopy\": {{}}}}", plain(0)),
+            plain(0).replace("t.Plain", "t.Inits"),
+            plain(0).replace("t.Plain", "t.Nowhere"),
+            format!("[{}]", plain(0)),
+            "{\"name\": \"no header\"}".to_string(),
+        ];
+        for text in cases {
+            let v = runtime::json::from_tagged_str(&text).unwrap();
+            assert!(models.validate(&v).is_none(), "{text}");
+        }
+        // What was refused leaves nothing behind for the next model.
+        let text = plain(3);
+        let got = models.validate(&runtime::json::from_tagged_str(&text).unwrap());
+        assert_eq!(
+            got.map(|v| (v.objects, lines(v))),
+            Some(ordinary(&catalog, &text))
+        );
     }
 
     #[test]
