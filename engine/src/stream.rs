@@ -356,8 +356,6 @@ struct Open {
     walk: bool,
     /// What its children resolve names with.
     resolver: Resolver,
-    /// Its own resolver (for the children when it is not a definition).
-    inherited: Resolver,
     keys: std::collections::HashSet<String>,
     /// The root dict in `{"Objects": ...}` form.
     model: bool,
@@ -550,18 +548,13 @@ impl<'a> Reader<'a> {
         };
         // A dict's children resolve names with its class once its header
         // shows it is a definition; until then nobody knows.
-        let resolver = if list {
-            inherited.clone()
-        } else {
-            Resolver::Unknown
-        };
+        let resolver = if list { inherited } else { Resolver::Unknown };
         self.stack.push(Open {
             node,
             key,
             path,
             walk,
             resolver,
-            inherited,
             keys: Default::default(),
             model: false,
         });
@@ -586,10 +579,8 @@ impl<'a> Reader<'a> {
                         .expect("a unit with a key has a parent")
                         .resolver = Resolver::Known(Some(class));
                 }
-                Ok(None) => {
-                    let top = self.stack.last_mut().expect("a parent");
-                    top.resolver = top.inherited.clone();
-                }
+                // The ordinary load refuses it, in its own words.
+                Ok(None) => return self.give_up("a `?` that is no typed object header"),
                 Err(why) => return self.give_up(why),
             }
         }
@@ -1596,6 +1587,20 @@ mod tests {
             (
                 big.replace("\"id\": \"srv7\", ", ""),
                 "an object without a string id",
+            ),
+            (
+                big.replace(
+                    "\"id\": \"fleet\", \"type\": \"t.Fleet\"",
+                    "\"id\": \"fleet\"",
+                ),
+                "no typed object header",
+            ),
+            (
+                big.replace(
+                    "\"id\": \"srv7\", \"type\": \"t.Server\"",
+                    "\"id\": \"srv7\"",
+                ),
+                "an object header without a type",
             ),
             (
                 big.replace("\"lead\": \"srv1\"", "\"lead\": \"nowhere\""),
