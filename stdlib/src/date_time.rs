@@ -991,17 +991,49 @@ pub fn strftime(d: &DateTime, fmt: &str) -> String {
             }
         }
     }
-    glibc_strftime(&naive(w), d.offset, &pre)
+    let room = strftime_room(pre.chars().count());
+    glibc_strftime(&naive(w), d.offset, &pre, room).unwrap_or_default()
 }
 
-fn glibc_strftime(n: &NaiveDateTime, off: i32, fmt: &str) -> String {
+/// CPython's `time.strftime` calls C `wcsftime` with buffers of 1024
+/// characters, doubling, and gives up with an empty string once the
+/// buffer is at least 256 times the format's length: an output needs
+/// fewer characters than the last buffer (one is the NUL). This bounds
+/// what a width like `%99999999d` makes by the length of the format.
+fn strftime_room(fmt_len: usize) -> usize {
+    let mut room = 1024usize;
+    while room < fmt_len.saturating_mul(256) {
+        room = room.saturating_mul(2);
+    }
+    room
+}
+
+/// `s` padded on the left with `pad` to `width` characters.
+fn pad_left(s: &str, width: usize, pad: char) -> String {
+    let n = width.saturating_sub(s.chars().count());
+    let mut r: String = std::iter::repeat_n(pad, n).collect();
+    r.push_str(s);
+    r
+}
+
+/// The output of a format without widths (for the composite directives).
+fn fixed(n: &NaiveDateTime, off: i32, fmt: &str) -> String {
+    glibc_strftime(n, off, fmt, usize::MAX).unwrap_or_default()
+}
+
+/// glibc `strftime` in the C locale; `None` when the output would take
+/// `room` characters or more.
+fn glibc_strftime(n: &NaiveDateTime, off: i32, fmt: &str, room: usize) -> Option<String> {
     let chars: Vec<char> = fmt.chars().collect();
     let mut out = String::new();
+    // Characters in `out`.
+    let mut len = 0;
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         if c != '%' {
             out.push(c);
+            len += 1;
             i += 1;
             continue;
         }
@@ -1020,8 +1052,12 @@ fn glibc_strftime(n: &NaiveDateTime, off: i32, fmt: &str) -> String {
         }
         let mut width: Option<usize> = None;
         while i < chars.len() && chars[i].is_ascii_digit() {
-            width = Some(width.unwrap_or(0) * 10 + chars[i].to_digit(10).unwrap_or(0) as usize);
+            let d = chars[i].to_digit(10).unwrap_or(0) as usize;
+            width = Some(width.unwrap_or(0).saturating_mul(10).saturating_add(d));
             i += 1;
+        }
+        if width.is_some_and(|w| w >= room) {
+            return None;
         }
         if i < chars.len() && matches!(chars[i], 'E' | 'O') {
             i += 1;
@@ -1038,11 +1074,11 @@ fn glibc_strftime(n: &NaiveDateTime, off: i32, fmt: &str) -> String {
             let neg = if v < 0 { "-" } else { "" };
             match p {
                 '-' => format!("{neg}{digits}"),
-                '_' | ' ' => format!("{:>w$}", format!("{neg}{digits}"), w = w),
-                _ => {
-                    let wd = w.saturating_sub(neg.len());
-                    format!("{neg}{:0>wd$}", digits, wd = wd)
-                }
+                '_' | ' ' => pad_left(&format!("{neg}{digits}"), w, ' '),
+                _ => format!(
+                    "{neg}{}",
+                    pad_left(&digits, w.saturating_sub(neg.len()), '0')
+                ),
             }
         };
         let text = |s: String| -> String {
@@ -1058,13 +1094,8 @@ fn glibc_strftime(n: &NaiveDateTime, off: i32, fmt: &str) -> String {
                 s
             };
             match width {
-                Some(w) if s.chars().count() < w => {
-                    let p = if pad == Some('0') { '0' } else { ' ' };
-                    let mut r: String = std::iter::repeat_n(p, w - s.chars().count()).collect();
-                    r.push_str(&s);
-                    r
-                }
-                _ => s,
+                Some(w) => pad_left(&s, w, if pad == Some('0') { '0' } else { ' ' }),
+                None => s,
             }
         };
         let wd = n.weekday().num_days_from_monday() as usize;
@@ -1080,12 +1111,12 @@ fn glibc_strftime(n: &NaiveDateTime, off: i32, fmt: &str) -> String {
             'A' => text(WEEKDAYS[wd].to_string()),
             'b' | 'h' => text(MONTHS[n.month0() as usize][..3].to_string()),
             'B' => text(MONTHS[n.month0() as usize].to_string()),
-            'c' => text(glibc_strftime(n, off, "%a %b %e %H:%M:%S %Y")),
+            'c' => text(fixed(n, off, "%a %b %e %H:%M:%S %Y")),
             'C' => num(n.year() as i64 / 100, 1, '0'),
             'd' => num(n.day() as i64, 2, '0'),
-            'D' => text(glibc_strftime(n, off, "%m/%d/%y")),
+            'D' => text(fixed(n, off, "%m/%d/%y")),
             'e' => num(n.day() as i64, 2, '_'),
-            'F' => text(glibc_strftime(n, off, "%Y-%m-%d")),
+            'F' => text(fixed(n, off, "%Y-%m-%d")),
             'g' => num((n.iso_week().year() as i64).rem_euclid(100), 2, '0'),
             'G' => num(n.iso_week().year() as i64, 1, '0'),
             'H' => num(n.hour() as i64, 2, '0'),
@@ -1104,19 +1135,19 @@ fn glibc_strftime(n: &NaiveDateTime, off: i32, fmt: &str) -> String {
                 }
             }
             'P' => text(ampm.to_lowercase()),
-            'r' => text(glibc_strftime(n, off, "%I:%M:%S %p")),
-            'R' => text(glibc_strftime(n, off, "%H:%M")),
+            'r' => text(fixed(n, off, "%I:%M:%S %p")),
+            'R' => text(fixed(n, off, "%H:%M")),
             's' => num(naive_to_wall(n).div_euclid(US_PER_SEC), 1, '0'),
             'S' => num(n.second() as i64, 2, '0'),
             't' => "\t".to_string(),
-            'T' => text(glibc_strftime(n, off, "%H:%M:%S")),
+            'T' => text(fixed(n, off, "%H:%M:%S")),
             'u' => num(wd as i64 + 1, 1, '0'),
             'U' => num((yday + 7 - sunday_wd) / 7, 2, '0'),
             'V' => num(n.iso_week().week() as i64, 2, '0'),
             'w' => num(sunday_wd, 1, '0'),
             'W' => num((yday + 7 - wd as i64) / 7, 2, '0'),
-            'x' => text(glibc_strftime(n, off, "%m/%d/%y")),
-            'X' => text(glibc_strftime(n, off, "%H:%M:%S")),
+            'x' => text(fixed(n, off, "%m/%d/%y")),
+            'X' => text(fixed(n, off, "%H:%M:%S")),
             'y' => num((n.year() as i64).rem_euclid(100), 2, '0'),
             'Y' => num(n.year() as i64, 1, '0'),
             'z' => text(utcoffset_str(off)),
@@ -1125,8 +1156,12 @@ fn glibc_strftime(n: &NaiveDateTime, off: i32, fmt: &str) -> String {
             _ => chars[start..i].iter().collect(),
         };
         out.push_str(&piece);
+        len += piece.chars().count();
+        if len >= room {
+            return None;
+        }
     }
-    out
+    (len < room).then_some(out)
 }
 
 // ---------------------------------------------------------------------------
@@ -2048,6 +2083,31 @@ mod tests {
 
     fn ok(expr: &str) -> String {
         run(expr, Value::Null).unwrap()
+    }
+
+    #[test]
+    fn format_widths_follow_cpythons_buffer_rule() {
+        // Widths pad, within the room CPython gives `strftime` (1024-byte
+        // buffers, doubled while under 256 times the format's length).
+        assert_eq!(
+            ok("datetime(2020, 1, 2).format('%5d|%-5d|%_3m|%05Y')"),
+            r#""00002|2|  1|02020""#
+        );
+        assert_eq!(ok("datetime(2020, 1, 2).format('%10A')"), r#""  Thursday""#);
+        assert_eq!(ok("datetime(2020, 1, 2).format('%1000d').len()"), "1000");
+        // More than the room: an empty string, as CPython gives, whatever
+        // the width (a fuzzer found `%3333333e` panicking).
+        assert_eq!(ok("datetime(2020, 1, 2).format('%2047d').len()"), "2047");
+        assert_eq!(ok("datetime(2020, 1, 2).format('%2048d')"), r#""""#);
+        assert_eq!(ok("datetime(2020, 1, 2).format('%3333333e')"), r#""""#);
+        assert_eq!(
+            ok("datetime(2020, 1, 2).format('%99999999999999999999999999d')"),
+            r#""""#
+        );
+        assert_eq!(ok("datetime(2020, 1, 2).format('%d' * 300).len()"), "600");
+        // Characters, not bytes.
+        assert_eq!(ok("datetime(2020, 1, 2).format('é%2046d').len()"), "2047");
+        assert_eq!(ok("datetime(2020, 1, 2).format('é%2047d')"), r#""""#);
     }
 
     #[test]
