@@ -29,10 +29,15 @@ fn float_of(v: &Value) -> Result<f64> {
     }
 }
 
-/// Largest integer (in bits) arithmetic builds: 8 MiB of digits. Squaring
-/// doubles a number's size, so a loop of squarings would otherwise run
-/// for minutes on one multiplication (Python's ints have no bound).
-pub const MAX_INT_BITS: u64 = 1 << 26;
+/// Largest integer (in bits) arithmetic builds: 2^20 bits, 315,653
+/// decimal digits. Python's ints have no bound, but CPython 3.11 (the
+/// reference) refuses to turn one of more than 4,300 digits into text, so
+/// no result past this bound could be printed there. It keeps each
+/// multiplication, and each conversion to decimal (quadratic in
+/// `num-bigint`), within milliseconds: at 2^26 bits one squaring took
+/// 2 s and printing its result 8 s or more, past any time budget, which
+/// is only checked between operations.
+pub const MAX_INT_BITS: u64 = 1 << 20;
 
 /// An integer literal's value (decimal digits): a big integer when it does
 /// not fit 64 bits. `num-bigint` converts in chunks, not digit by digit (a
