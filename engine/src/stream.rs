@@ -766,6 +766,8 @@ struct Worker<'a> {
 }
 
 struct Keys {
+    objects: Value,
+    objects_copy: Value,
     header: Value,
     id: Value,
     ty: Value,
@@ -776,6 +778,8 @@ struct Keys {
 impl Keys {
     fn new() -> Keys {
         Keys {
+            objects: Value::str("Objects"),
+            objects_copy: Value::str("ObjectsCopy"),
             header: Value::str("?"),
             id: Value::str("id"),
             ty: Value::str("type"),
@@ -1119,8 +1123,8 @@ impl<'a> Models<'a> {
     /// `None` when it needs the ordinary load.
     pub fn validate(&mut self, model: &Value) -> Option<Validation> {
         let root = match model {
-            Value::Dict(m) => match m.get(&Value::str("Objects")) {
-                _ if m.contains_key(&Value::str("ObjectsCopy")) => return None,
+            Value::Dict(m) => match m.get(&self.w.keys.objects) {
+                _ if m.contains_key(&self.w.keys.objects_copy) => return None,
                 Some(objects) => objects,
                 None => model,
             },
@@ -1146,16 +1150,7 @@ impl<'a> Models<'a> {
         if walked.is_err() || !found.deferred.is_empty() || twice(&found.defs) {
             return None;
         }
-        let mut violations = found.violations;
-        violations.sort_by_key(|v| v.0);
-        Some(Validation {
-            objects: found.defs.len(),
-            violations: violations
-                .into_iter()
-                .map(|(_, path, prop, e)| (path, prop, e))
-                .collect(),
-            error: None,
-        })
+        Some(validation(found.defs.len(), found.violations))
     }
 }
 
@@ -1219,19 +1214,23 @@ fn finish(
         Ok(v) => violations.extend(v),
         Err(why) => return Outcome::Fallback(why),
     }
-    violations.sort_by_key(|v| v.0);
+    let v = validation(objects, violations);
     lap("checks after the pass", &mut phases);
-    Outcome::Done(
-        Validation {
-            objects,
-            violations: violations
-                .into_iter()
-                .map(|(_, path, prop, e)| (path, prop, e))
-                .collect(),
-            error: None,
-        },
-        phases,
-    )
+    Outcome::Done(v, phases)
+}
+
+/// The validation of `objects` objects with these violations, in the
+/// document's order.
+fn validation(objects: usize, mut violations: Vec<(Seq, String, String, Error)>) -> Validation {
+    violations.sort_by_key(|v| v.0);
+    Validation {
+        objects,
+        violations: violations
+            .into_iter()
+            .map(|(_, path, prop, e)| (path, prop, e))
+            .collect(),
+        error: None,
+    }
 }
 
 /// Checks the deferred definitions with every object known, on `jobs`

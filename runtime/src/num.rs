@@ -34,9 +34,9 @@ fn float_of(v: &Value) -> Result<f64> {
 /// reference) refuses to turn one of more than 4,300 digits into text, so
 /// no result past this bound could be printed there. It keeps each
 /// multiplication, and each conversion to decimal (quadratic in
-/// `num-bigint`), within milliseconds: at 2^26 bits one squaring took
-/// 2 s and printing its result 8 s or more, past any time budget, which
-/// is only checked between operations.
+/// `num-bigint`), within milliseconds: under the old bound of 2^26 bits,
+/// a 43M-bit power took 2 s and printing it 8 s, past any time budget,
+/// which is only checked between operations.
 pub const MAX_INT_BITS: u64 = 1 << 20;
 
 /// An integer literal's value (decimal digits): a big integer when it does
