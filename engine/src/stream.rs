@@ -1123,11 +1123,8 @@ impl<'a> Models<'a> {
     /// `None` when it needs the ordinary load.
     pub fn validate(&mut self, model: &Value) -> Option<Validation> {
         let root = match model {
-            Value::Dict(m) => match m.get(&self.w.keys.objects) {
-                _ if m.contains_key(&self.w.keys.objects_copy) => return None,
-                Some(objects) => objects,
-                None => model,
-            },
+            Value::Dict(m) if m.contains_key(&self.w.keys.objects_copy) => return None,
+            Value::Dict(m) => m.get(&self.w.keys.objects).unwrap_or(model),
             _ => return None,
         };
         let Value::Dict(d) = root else { return None };
