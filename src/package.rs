@@ -4,6 +4,7 @@
 //! over the search path (directories of packages or repository roots with
 //! `apps/`, `bundles/`, `images/`).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -257,10 +258,15 @@ pub fn check_package(
             return Ok(report);
         }
     };
-    let (root_pkg, errs, warns) = to_package_checked(&*root);
+    let checked = to_package_checked(&*root);
+    // The classes an error keeps from loading are reported once, by it.
+    let failed: HashSet<String> = (checked.errors.iter())
+        .flat_map(|e| e.classes.iter().cloned())
+        .collect();
+    let undefined: HashSet<String> = checked.undefined.into_iter().collect();
     report
         .errors
-        .extend(errs.iter().map(|e| e.message().to_string()));
+        .extend((checked.errors.iter()).map(|e| e.error.message().to_string()));
     report.errors.extend(
         validate_images(&*root)
             .iter()
@@ -268,12 +274,14 @@ pub fn check_package(
     );
     report
         .warnings
-        .extend(warns.iter().map(|e| e.message().to_string()));
+        .extend(checked.warnings.iter().map(|e| e.message().to_string()));
+    let root_pkg = checked.package;
     // Every class of the package: the manifest's, then any other class
     // its files define.
     let mut classes = root.classes();
+    let mut seen: HashSet<String> = classes.iter().cloned().collect();
     for c in root_pkg.class_names() {
-        if !classes.contains(&c) {
+        if seen.insert(c.clone()) {
             classes.push(c);
         }
     }
@@ -293,13 +301,7 @@ pub fn check_package(
     catalog.set_jit(jit);
     let ex = Executor::with_catalog(catalog);
     for class in classes {
-        // A class whose file already failed to load is reported once.
-        let file = root.get_class(&class).map(|s| s.file);
-        if report
-            .errors
-            .iter()
-            .any(|e| e.contains(&class) || file.as_ref().is_ok_and(|f| e.starts_with(f.as_str())))
-        {
+        if failed.contains(&class) {
             continue;
         }
         // A listed class its file does not define was warned about: murano
@@ -308,12 +310,7 @@ pub fn check_package(
             .packages()
             .first()
             .is_some_and(|p| p.decl(&class).is_some());
-        if !declared
-            && report
-                .warnings
-                .iter()
-                .any(|w| w.contains(&format!("class {class},")))
-        {
+        if !declared && undefined.contains(&class) {
             continue;
         }
         match ex.class(&class) {

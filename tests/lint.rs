@@ -177,3 +177,89 @@ fn errors_still_fail_the_check_in_every_format() {
         assert_eq!(o.status.code(), Some(1), "{format}");
     }
 }
+
+/// A package directory under the system temp dir, made fresh: `manifest`
+/// and `Classes/NAME` for each `(NAME, text)` of `classes`.
+fn temp_package(tag: &str, manifest: &str, classes: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("muranopl-lint-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(dir.join("manifest.yaml"), manifest).unwrap();
+    for (name, text) in classes {
+        std::fs::write(dir.join("Classes").join(name), text).unwrap();
+    }
+    dir
+}
+
+fn check_dir(dir: &std::path::Path, extra: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_muranopl"))
+        .args(["package", "check"])
+        .arg(dir)
+        .args(extra)
+        .output()
+        .expect("muranopl runs")
+}
+
+/// Issue 32 item 6: an error of class `p.x.ServerGroup` used to hide the
+/// whole check of `p.x.Server` (errors were matched to classes by
+/// substring): one error instead of two, and `Server` neither compiled
+/// nor listed. Errors now belong to classes by identity.
+#[test]
+fn an_error_hides_no_class_whose_name_is_a_prefix_of_its_class() {
+    let class = |name: &str, parent: &str| {
+        format!(
+            "Namespaces:\n  =: p.x\nName: {name}\nExtends: {parent}\n\
+             Methods:\n  run:\n    Body:\n      - Return: 1\n"
+        )
+    };
+    let dir = temp_package(
+        "prefix",
+        "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.ServerGroup: ServerGroup.yaml\n  \
+         p.x.Server: Server.yaml\n  p.x.Serve: Serve.yaml\n  p.x.Broken: Broken.yaml\n  \
+         p.x.Brok: Brok.yaml\n  p.x.AlsoBroken: Broken.yaml\n  p.x.Ghost: Serve.yaml\n",
+        &[
+            ("ServerGroup.yaml", &class("ServerGroup", "p.x.NoSuchParent")),
+            ("Server.yaml", &class("Server", "p.x.NoSuchParentEither")),
+            ("Serve.yaml", &class("Serve", "io.murano.Object")),
+            // A file that does not parse keeps the classes listed in it
+            // from loading, and is reported once.
+            ("Broken.yaml", "Name: Broken\nMethods: [\n"),
+            ("Brok.yaml", &class("Brok", "io.murano.Object")),
+        ],
+    );
+    let o = check_dir(&dir, &["--format", "json"]);
+    assert_eq!(o.status.code(), Some(1));
+    let j = json(&o);
+    assert_eq!(j["classes"], serde_json::json!(["p.x.Serve", "p.x.Brok"]));
+    let errors: Vec<String> = j["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["message"].as_str().unwrap().to_string())
+        .collect();
+    let not_found =
+        |p: &str| format!("Class \"p.x.{p}\" is not found in io.murano/0.0.0, p.x/0.0.0");
+    assert_eq!(
+        errors,
+        [
+            "while parsing a node, did not find expected node content".to_string(),
+            format!("class p.x.ServerGroup: {}", not_found("NoSuchParent")),
+            format!("class p.x.Server: {}", not_found("NoSuchParentEither")),
+        ]
+    );
+    assert!(j["errors"][0]["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("Classes/Broken.yaml"));
+    // A listed class its file does not define is a warning, not compiled.
+    let warnings: Vec<&str> = (j["warnings"].as_array().unwrap().iter())
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(warnings, ["PackageWarning"]);
+    let w = j["warnings"][0]["message"].as_str().unwrap();
+    assert!(
+        w.contains("the manifest lists class p.x.Ghost, but the file defines p.x.Serve "),
+        "{w}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -27,8 +27,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use compiler::murano::decl::load_classes_for;
-use compiler::murano::{load_documents, LoadOptions, Node, NodeKind};
+use compiler::murano::{load_documents, Node, NodeKind};
 use runtime::{Dict, Error, Result, Value};
 use semver::Version;
 
@@ -38,7 +37,10 @@ pub use engine::version::{
 };
 use engine::Package;
 
+mod compile;
 pub mod libraries;
+
+pub use compile::{to_package_checked, CheckedPackage, ClassLoadError};
 
 /// The core library's package name (always available).
 pub const CORE_PACKAGE: &str = "io.murano";
@@ -551,6 +553,7 @@ impl Manifest {
         };
 
         let mut classes = Vec::new();
+        let mut class_names = std::collections::HashSet::new();
         if let Some(n) = get("Classes").filter(|n| !n.is_null()) {
             let Some(m) = n.as_map() else {
                 return Err(n.pos.error(
@@ -578,7 +581,7 @@ impl Manifest {
                 let f = expect_scalar(v, "Classes value")?;
                 Source::check_rel(f)
                     .map_err(|e| v.pos.error(ErrorKind::PackageFormatError, e.message()))?;
-                if classes.iter().any(|(c, _)| c == name) {
+                if !class_names.insert(name) {
                     return Err(k.pos.error(
                         ErrorKind::PackageFormatError,
                         format!("class {name} is listed twice"),
@@ -875,6 +878,17 @@ pub trait PackageFormat: Send + Sync {
 /// A native MuranoPL package (Format MuranoPL/1.0–1.4).
 pub struct MuranoPlPackage {
     base: PackageBase,
+    /// Class name to its index in the manifest's `Classes`.
+    index: HashMap<String, usize>,
+}
+
+impl MuranoPlPackage {
+    fn new(base: PackageBase) -> MuranoPlPackage {
+        let index = (base.manifest.classes.iter().enumerate())
+            .map(|(i, (c, _))| (c.clone(), i))
+            .collect();
+        MuranoPlPackage { base, index }
+    }
 }
 
 impl PackageFormat for MuranoPlPackage {
@@ -890,7 +904,11 @@ impl PackageFormat for MuranoPlPackage {
             .collect()
     }
     fn get_class(&self, name: &str) -> Result<ClassSource> {
-        let Some((_, file)) = self.base.manifest.classes.iter().find(|(c, _)| c == name) else {
+        let Some((_, file)) = self
+            .index
+            .get(name)
+            .map(|&i| &self.base.manifest.classes[i])
+        else {
             return Err(class_error(format!(
                 "Class {name} not defined in package {}",
                 self.full_name()
@@ -952,7 +970,7 @@ impl FormatRegistry {
     pub fn builtin() -> FormatRegistry {
         let mut r = FormatRegistry::empty();
         r.register("MuranoPL", ">=1.0.0,<1.5.0", |base| {
-            Ok(Box::new(MuranoPlPackage { base }))
+            Ok(Box::new(MuranoPlPackage::new(base)))
         })
         .expect("valid range");
         r.register("Heat.HOT", ">=1.0.0,<1.1.0", |base| {
@@ -1553,99 +1571,8 @@ pub fn load_dir(dir: &Path) -> Result<Package> {
 /// Compiles a plugin's classes into an executor package, one error per bad
 /// class file.
 pub fn to_package(p: &dyn PackageFormat) -> (Package, Vec<Error>) {
-    let (pkg, errors, _) = to_package_checked(p);
-    (pkg, errors)
-}
-
-/// [`to_package`] that also returns warnings (a manifest class served
-/// from a file that names its only class differently).
-pub fn to_package_checked(p: &dyn PackageFormat) -> (Package, Vec<Error>, Vec<Error>) {
-    let legacy = p.legacy();
-    let mut decls = HashMap::new();
-    let mut errors = Vec::new();
-    let mut warnings = Vec::new();
-    let mut files_done: HashMap<String, Vec<String>> = HashMap::new();
-    for name in p.classes() {
-        let src = match p.get_class(&name) {
-            Ok(s) => s,
-            Err(e) => {
-                errors.push(e);
-                continue;
-            }
-        };
-        let defined = match files_done.get(&src.file) {
-            Some(d) => d.clone(),
-            None => {
-                match load_classes_for(&src.text, &src.file, LoadOptions { legacy }, Some(&name)) {
-                    Ok(ds) => {
-                        let names: Vec<String> = ds.iter().map(|d| d.name.clone()).collect();
-                        for d in &ds {
-                            for w in &d.warnings {
-                                warnings.push(class_error(w.clone()));
-                            }
-                        }
-                        for d in ds {
-                            decls.entry(d.name.clone()).or_insert_with(|| Arc::new(d));
-                        }
-                        files_done.insert(src.file.clone(), names.clone());
-                        names
-                    }
-                    Err(e) => {
-                        files_done.insert(src.file.clone(), Vec::new());
-                        errors.push(e);
-                        continue;
-                    }
-                }
-            }
-        };
-        if defined.iter().any(|d| d == &name) || defined.is_empty() {
-            continue;
-        }
-        // murano's `MuranoPackage._register_mpl_classes`
-        // (murano/dsl/murano_package.py) looks for the document named as the
-        // manifest lists the class (or the one without a `Name`); finding
-        // none, the class is not found, and the file's classes are known
-        // only once something has asked for the listed name. The package
-        // still loads (murano loads classes when they are first needed).
-        warnings.push(Error::new(
-            ErrorKind::NoClassFound,
-            format!(
-                "{}: the manifest lists class {name}, but the file defines {} and no class \
-                 without a Name: murano finds no class {name} (NoClassFound); rename the \
-                 class or fix the manifest",
-                src.file,
-                defined.join(", ")
-            ),
-        ));
-    }
-    let pkg = Package {
-        name: p.full_name().into(),
-        version: p.version().to_string().into(),
-        legacy,
-        runtime_le_13: {
-            let v = p.runtime_version();
-            legacy || (v.major == 1 && v.minor <= 3)
-        },
-        decls,
-        configs: HashMap::new(),
-        requires: p.requirements().to_vec(),
-        meta: Vec::new(),
-    };
-    let mut pkg = pkg;
-    // The manifest's `Meta`, read from its text so that YAQL in it stays
-    // YAQL (murano loads manifests with its YAQL-aware YAML loader).
-    if p.meta().is_some() {
-        let meta = p.base().source.read_text("manifest.yaml").and_then(|t| {
-            let t = t.unwrap_or_default();
-            let file = p.base().source.display("manifest.yaml");
-            compiler::murano::decl::load_manifest_meta(&t, &file, LoadOptions { legacy })
-        });
-        match meta {
-            Ok(m) => pkg.meta = m,
-            Err(e) => errors.push(e),
-        }
-    }
-    (pkg, errors, warnings)
+    let c = to_package_checked(p);
+    (c.package, c.errors.into_iter().map(|e| e.error).collect())
 }
 
 // ---- the loader -------------------------------------------------------
