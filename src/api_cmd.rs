@@ -156,5 +156,13 @@ pub fn action(
         "packageName": a.from.package_name,
     });
     let _budget = runtime::budget::Budget::start(limits.timeout, limits.max_memory);
-    print(api::action(&catalog, body.to_string().as_bytes()), messages)
+    let (status, text) = api::action(&catalog, body.to_string().as_bytes());
+    if status == 200 {
+        // As `run` prints a result: one line of JSON, written once (a
+        // result may nest deeper than a JSON parser takes).
+        println!("{text}");
+        return exit::OK;
+    }
+    let body = serde_json::from_str(&text).unwrap_or_else(|_| json!({"error": {}}));
+    print((status, body), messages)
 }

@@ -43,12 +43,14 @@ pub struct RunArgs {
     pub messages: crate::diag::MessageFormat,
 }
 
-fn to_json(v: &Value) -> serde_json::Value {
-    serde_json::from_str(&runtime::json::to_tagged_string(v)).unwrap_or(serde_json::Value::Null)
-}
-
-fn write_json(path: &Path, v: &serde_json::Value) -> Result<(), String> {
-    let text = serde_json::to_string_pretty(v).map_err(|e| e.to_string())?;
+/// Writes `v` to `path` as indented JSON, or on one line when it nests
+/// deeper than a JSON parser takes (never dropped).
+fn write_json(path: &Path, v: &Value) -> Result<(), String> {
+    let text = runtime::json::to_tagged_string(v);
+    let text = match serde_json::from_str::<serde_json::Value>(&text) {
+        Ok(j) => serde_json::to_string_pretty(&j).map_err(|e| e.to_string())?,
+        Err(_) => text,
+    };
     std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -160,7 +162,7 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
     if let Some(out) = &a.out {
         match serialize::serialize_model(ex, &root) {
             Ok(m) => {
-                if let Err(e) = write_json(out, &to_json(&m)) {
+                if let Err(e) = write_json(out, &m) {
                     eprintln!("error: {e}");
                     status = 1;
                 }
@@ -173,23 +175,27 @@ fn run_in(session: &Session, a: &RunArgs) -> i32 {
     }
     let log = ex.take_log();
     if let Some(path) = &a.record {
-        let mut rec = to_json(&session.record());
-        if let serde_json::Value::Object(m) = &mut rec {
-            m.insert(
-                "log".into(),
-                serde_json::Value::Array(log.iter().map(|l| l.clone().into()).collect()),
-            );
-            m.insert(
-                "status".into(),
-                match &result {
-                    Ok(_) => "ok".into(),
-                    Err(e) => serde_json::json!({
-                        "error": e.kind(),
-                        "message": e.message(),
-                        "trace": e.trace(),
-                    }),
-                },
-            );
+        let mut rec = session.record();
+        if let Value::Dict(d) = &rec {
+            let mut d = (**d).clone();
+            let log = log.iter().map(|l| Value::str(l.as_str())).collect();
+            d.insert(Value::str("log"), Value::list(log));
+            let status = match &result {
+                Ok(_) => Value::str("ok"),
+                Err(e) => {
+                    let trace = e.trace().iter().map(|t| Value::str(t.as_str())).collect();
+                    let mut s = runtime::Dict::default();
+                    s.insert(
+                        Value::str("error"),
+                        Value::str(e.kind().to_string().as_str()),
+                    );
+                    s.insert(Value::str("message"), Value::str(e.message()));
+                    s.insert(Value::str("trace"), Value::list(trace));
+                    Value::dict(s)
+                }
+            };
+            d.insert(Value::str("status"), status);
+            rec = Value::dict(d);
         }
         if let Err(e) = write_json(path, &rec) {
             eprintln!("error: {e}");

@@ -823,8 +823,10 @@ impl Activation<'_> {
                         r
                     }));
                 }
-                let results = self.ex.run_green(tasks, limit);
-                let r = self.ex.first_error(results, "Parallel");
+                let r = self
+                    .ex
+                    .run_green(tasks, limit)
+                    .and_then(|results| self.ex.first_error(results, "Parallel"));
                 drop(shared);
                 if own {
                     self.vars.unshare();

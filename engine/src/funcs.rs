@@ -494,7 +494,7 @@ fn parallel_select(cx: &Cx, items: Vec<Value>, f: &Value) -> Result<Value> {
             r
         }));
     }
-    let results = ex.run_green(tasks, 0);
+    let results = ex.run_green(tasks, 0)?;
     Ok(Value::list(ex.first_error(results, "pselect")?))
 }
 

@@ -450,6 +450,14 @@ pub struct ObjState {
     pub subscribers: Vec<(Arc<ObjRef>, Option<String>)>,
 }
 
+/// What one object takes in the store beyond its id and property values:
+/// its state, its reference, and its entry in the index by id.
+const OBJECT_BYTES: usize = std::mem::size_of::<Option<ObjState>>()
+    + std::mem::size_of::<ObjRef>()
+    + 2 * std::mem::size_of::<usize>()
+    + std::mem::size_of::<(Arc<str>, u32)>()
+    + 16;
+
 struct State {
     objects: Vec<Option<ObjState>>,
     statics: HashMap<String, Dict>,
@@ -1245,6 +1253,9 @@ impl Executor {
         owner: Option<Arc<ObjRef>>,
     ) -> Arc<ObjRef> {
         let id = id.unwrap_or_else(|| self.new_id());
+        // Objects count against the execution's memory budget like the
+        // values they hold: the store keeps each one until it is destroyed.
+        runtime::budget::charge(OBJECT_BYTES + 2 * id.len());
         let mut st = self.lock();
         let slot = st.objects.len() as u32;
         let r = Arc::new(ObjRef {
@@ -1821,14 +1832,16 @@ impl Executor {
     }
 
     /// Runs `tasks` as green threads (at most `limit` at a time, `0`: no
-    /// limit) under this execution's schedule; results in task order.
+    /// limit) under this execution's schedule; results in task order. A
+    /// green thread that cannot be started (no address space left for its
+    /// stack) is a `MemoryError`, once the threads already running end.
     pub fn run_green<T: 'static>(
         &self,
         tasks: Vec<Box<dyn FnOnce() -> T>>,
         limit: usize,
-    ) -> Vec<T> {
+    ) -> Result<Vec<T>> {
         let seed = self.lock().schedule_seed.as_mut().map(vm::coro::next_draw);
-        vm::coro::run_seeded(tasks, limit, seed)
+        vm::coro::run_seeded(tasks, limit, seed).map_err(|e| Error::new(ErrorKind::MemoryError, e))
     }
 
     /// Calls extension method `m` of `class` on `receiver`, which becomes

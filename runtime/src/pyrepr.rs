@@ -44,6 +44,43 @@ pub fn str_repr(s: &str) -> String {
     out
 }
 
+/// `s` safe to print on a terminal: every character Python's `repr`
+/// escapes as not printable (C0 and C1 controls, DEL, line and paragraph
+/// separators, ...) is written as `repr` writes it (`\n`, `\x1b`,
+/// `\u2028`), everything else as it is. Untrusted text (model values,
+/// ids, file names, YAQL source) goes through this before it reaches a
+/// terminal, so that an escape sequence in it cannot retitle or clear
+/// the screen. With `keep_newlines`, `\n` stays a line break (for
+/// multi-line messages).
+pub fn escape_controls(s: &str, keep_newlines: bool) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| (c != '\n' || !keep_newlines) && !is_printable_char(c);
+    if !s.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if !unsafe_char(c) {
+            out.push(c);
+            continue;
+        }
+        let n = c as u32;
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            _ if n <= 0xff => out.push_str(&format!("\\x{n:02x}")),
+            _ if n <= 0xffff => out.push_str(&format!("\\u{n:04x}")),
+            _ => out.push_str(&format!("\\U{n:08x}")),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Whether Python's `repr` writes `c` as it is (controls are not).
+fn is_printable_char(c: char) -> bool {
+    !((c as u32) < 0x20 || c as u32 == 0x7f) && is_printable(c)
+}
+
 fn is_printable(c: char) -> bool {
     let n = c as u32;
     !((0x80..0xa0).contains(&n)
@@ -174,4 +211,27 @@ pub fn timespan_str(micros: i64) -> String {
         out.push_str(&format!(".{:06}", us));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_controls_writes_controls_as_repr_does() {
+        let hostile = "a\u{1b}]0;PWNED\u{7}\u{1b}[2J\r\tb\u{85}\u{2028}c\u{7f}";
+        assert_eq!(
+            escape_controls(hostile, false),
+            "a\\x1b]0;PWNED\\x07\\x1b[2J\\r\\tb\\x85\\u2028c\\x7f"
+        );
+        assert_eq!(escape_controls("x\ny", false), "x\\ny");
+        assert_eq!(escape_controls("x\ny", true), "x\ny");
+        // Printable text, quotes and backslashes included, is unchanged
+        // and not copied.
+        let plain = "caf\u{e9} 'q' \\ \u{4e2d}";
+        assert!(matches!(
+            escape_controls(plain, false),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }

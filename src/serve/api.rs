@@ -88,6 +88,16 @@ impl Catalog {
 /// An answer: HTTP status and JSON body.
 pub type Answer = (u16, J);
 
+/// An answer whose body is JSON text already written: a result, which may
+/// nest deeper than a JSON parser takes, is written once and never parsed
+/// again.
+pub type TextAnswer = (u16, String);
+
+/// `answer` with its body written.
+fn as_text((status, body): Answer) -> TextAnswer {
+    (status, body.to_string())
+}
+
 /// The error body every endpoint answers with.
 pub fn error(status: u16, kind: impl std::fmt::Display, message: &str) -> Answer {
     (
@@ -187,47 +197,56 @@ pub fn schemas(
 
 /// `POST /v1/actions`: runs a static action. Body: `{"className",
 /// "methodName", "parameters"?, "packageName"?, "classVersion"?}`.
-pub fn action(catalog: &Catalog, body: &[u8]) -> Answer {
+pub fn action(catalog: &Catalog, body: &[u8]) -> TextAnswer {
+    match run_action(catalog, body) {
+        Ok(v) => (200, tj::to_tagged_string(&v)),
+        Err(answer) => as_text(answer),
+    }
+}
+
+/// The result of the action `body` names, or the error answer.
+fn run_action(catalog: &Catalog, body: &[u8]) -> Result<runtime::Value, Answer> {
     let req: J = match serde_json::from_slice(body) {
         Ok(j) => j,
-        Err(e) => return error(400, "BadRequest", &format!("the body is not JSON: {e}")),
+        Err(e) => {
+            return Err(error(
+                400,
+                "BadRequest",
+                &format!("the body is not JSON: {e}"),
+            ))
+        }
     };
     let field = |k: &str| req.get(k).and_then(|v| v.as_str());
     let (Some(class), Some(method)) = (field("className"), field("methodName")) else {
-        return error(
+        return Err(error(
             400,
             "BadRequest",
             "the body needs \"className\" and \"methodName\" strings",
-        );
+        ));
     };
     let params = match req.get("parameters") {
         None | Some(J::Null) => serde_json::Map::new(),
         Some(J::Object(m)) => m.clone(),
-        Some(_) => return error(400, "BadRequest", "\"parameters\" must be an object"),
+        Some(_) => return Err(error(400, "BadRequest", "\"parameters\" must be an object")),
     };
     let mut named: Vec<(Arc<str>, runtime::Value)> = Vec::new();
     for (k, v) in &params {
         match tj::from_tagged_str(&v.to_string()) {
             Ok(v) => named.push((k.as_str().into(), v)),
             Err(e) => {
-                return error(
+                return Err(error(
                     400,
                     "BadRequest",
                     &format!("parameter {k}: {}", e.message()),
-                )
+                ))
             }
         }
     }
     let session = catalog.session();
     let ex = session.executor();
-    let spec = match pick_class(ex, class, field("classVersion"), field("packageName")) {
-        Ok(spec) => spec,
-        Err(answer) => return answer,
-    };
-    match ex.call_static_action(&spec, field("packageName"), method, named) {
-        Ok(v) => (200, to_json(&v)),
-        Err(e) => engine_error(ex, &e, 500),
-    }
+    let spec = pick_class(ex, class, field("classVersion"), field("packageName"))?;
+    ex.call_static_action(&spec, field("packageName"), method, named)
+        .map_err(|e| engine_error(ex, &e, 500))
 }
 
 /// `POST /v1/validate`: checks an object model (`{"Objects": ...}` or a

@@ -51,7 +51,7 @@ use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 
-pub use api::{Answer, Catalog};
+pub use api::{Answer, Catalog, TextAnswer};
 
 /// The server's limits and settings.
 #[derive(Clone, Debug)]
@@ -146,9 +146,35 @@ pub fn app(catalog: Arc<Catalog>, options: Options) -> Router {
         .with_state(shared)
 }
 
-fn reply((status, body): Answer) -> Response {
+fn reply(answer: impl IntoReply) -> Response {
+    answer.into_reply()
+}
+
+/// What an endpoint answers, as a response.
+trait IntoReply {
+    fn into_reply(self) -> Response;
+}
+
+impl IntoReply for Answer {
+    fn into_reply(self) -> Response {
+        let (status, body) = self;
+        with_status(status, Json(body).into_response())
+    }
+}
+
+impl IntoReply for TextAnswer {
+    fn into_reply(self) -> Response {
+        let (status, body) = self;
+        let json = [(header::CONTENT_TYPE, "application/json")];
+        with_status(status, (json, body).into_response())
+    }
+}
+
+/// `resp` with `status` (500 for a code HTTP has not), and `Retry-After`
+/// on a 503.
+fn with_status(status: u16, mut resp: Response) -> Response {
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut resp = (status, Json(body)).into_response();
+    *resp.status_mut() = status;
     if status == StatusCode::SERVICE_UNAVAILABLE {
         resp.headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
@@ -158,9 +184,9 @@ fn reply((status, body): Answer) -> Response {
 
 /// Runs `f` on an engine worker under the request's time budget. At most
 /// `threads` run at once and `queue` wait; a panic answers 500.
-async fn engine_task(
+async fn engine_task<A: IntoReply + Send + 'static>(
     shared: &Shared,
-    f: impl FnOnce(&Catalog) -> Answer + Send + 'static,
+    f: impl FnOnce(&Catalog) -> A + Send + 'static,
 ) -> Response {
     struct Waiting<'a>(&'a AtomicUsize);
     impl Drop for Waiting<'_> {
@@ -187,13 +213,20 @@ async fn engine_task(
     let max_memory = shared.options.max_memory;
     // The worker keeps its permit until the engine is done, even when the
     // client has gone: the budget bounds how long that is.
+    // Engine work runs on a stack like the CLI's main thread's (an action
+    // may build deeply nested values); without the address space for one,
+    // the request is refused, not run on the pool thread's small stack.
     let task = tokio::task::spawn_blocking(move || {
         let _permit = permit;
         let _budget = runtime::budget::Budget::start(Some(budget), Some(max_memory));
-        f(&catalog)
+        vm::coro::try_on_big_stack(|| f(&catalog)).map_err(|(e, _)| e)
     });
     match task.await {
-        Ok(answer) => reply(answer),
+        Ok(Ok(answer)) => reply(answer),
+        Ok(Err(e)) => {
+            let msg = format!("no memory for the request's stack: {e}");
+            reply(api::error(503, "ServiceUnavailable", &msg))
+        }
         Err(_) => reply(api::error(
             500,
             "InternalError",
@@ -363,15 +396,7 @@ pub fn serve(
             return 1;
         }
     };
-    // Engine work runs on the blocking pool: its threads get stacks like
-    // the CLI's main thread's (an action may build deeply nested values).
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .max_blocking_threads(options.threads.max(1) + 2)
-        .thread_stack_size(256 << 20)
-        .enable_all()
-        .build();
-    let runtime = match runtime {
+    let runtime = match start_runtime(&options) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: cannot start the server's runtime: {e}");
@@ -399,6 +424,49 @@ pub fn serve(
         connections::accept(listener, app(catalog, options.clone()), &options).await;
         0
     })
+}
+
+/// The runtime: two I/O workers; engine work runs on the blocking pool
+/// (see [`engine_task`]).
+fn start_runtime(options: &Options) -> Result<tokio::runtime::Runtime, String> {
+    const WORKERS: usize = 2;
+    // Tokio panics when it cannot spawn its workers (no memory or address
+    // space for their stacks), then hangs dropping its half-built pool:
+    // the server would neither answer nor exit. So first make sure the
+    // workers and the engine's threads can run at once.
+    can_run_threads(WORKERS + options.threads.max(1))
+        .map_err(|e| format!("cannot start its threads: {e}"))?;
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(WORKERS)
+        .max_blocking_threads(options.threads.max(1) + 2)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())
+}
+
+/// Whether `n` threads with tokio's stack size can run at once: starts
+/// them, waiting, and ends them.
+fn can_run_threads(n: usize) -> std::io::Result<()> {
+    let mut started = Vec::with_capacity(n);
+    let mut result = Ok(());
+    for _ in 0..n {
+        // Tokio's default stack size for its threads.
+        let spawned = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(std::thread::park);
+        match spawned {
+            Ok(h) => started.push(h),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        }
+    }
+    for h in started {
+        h.thread().unpark();
+        let _ = h.join();
+    }
+    result
 }
 
 /// The request log: one line per request on stderr, at the level

@@ -66,71 +66,155 @@ pub fn env(options: Options) -> Env {
 /// Converts an evaluation result for output, as yaql's `#finalize` does:
 /// lazy sequences become lists (honouring the iterator limit), sets become
 /// lists when `convertSetsToLists` is on, recursively.
+///
+/// The containers being rebuilt are a stack on the heap, not a recursion:
+/// a result nested a million deep is converted on any thread's stack (a
+/// green thread's is small).
 pub fn finalize(env: &Env, v: Value) -> Result<Value> {
-    Ok(match &v {
-        Value::Iter(_) => {
-            let items = runtime::seq::to_vec(env, &v)?;
-            Value::list(
-                items
-                    .into_iter()
-                    .map(|x| finalize(env, x))
-                    .collect::<Result<_>>()?,
-            )
-        }
-        Value::List(l) => {
-            if l.len() > env.limit() {
-                return Err(runtime::Error::too_large());
+    let mut open: Vec<Rebuild> = Vec::new();
+    let mut next = v;
+    loop {
+        let mut done = match rebuild(env, next)? {
+            Ok(v) => v,
+            Err(mut r) => match r.next_child() {
+                Some(child) => {
+                    open.push(r);
+                    next = child;
+                    continue;
+                }
+                None => r.finish(),
+            },
+        };
+        // Hand `done` to the container it belongs in, closing every
+        // container that is complete, until one has an item left.
+        loop {
+            let Some(top) = open.last_mut() else {
+                return Ok(done);
+            };
+            top.push(done);
+            if let Some(child) = top.next_child() {
+                next = child;
+                break;
             }
-            if l.iter().all(|x| is_final(x, env.limit())) {
-                v
+            let Some(full) = open.pop() else {
+                unreachable!("`top` is on the stack")
+            };
+            done = full.finish();
+        }
+    }
+}
+
+/// A container whose items are being converted.
+enum Rebuild {
+    List {
+        rest: std::vec::IntoIter<Value>,
+        out: Vec<Value>,
+    },
+    Dict {
+        rest: std::vec::IntoIter<(Value, Value)>,
+        key: Option<Value>,
+        out: runtime::Dict,
+    },
+}
+
+impl Rebuild {
+    fn list(items: Vec<Value>) -> Rebuild {
+        Rebuild::List {
+            out: Vec::with_capacity(items.len()),
+            rest: items.into_iter(),
+        }
+    }
+
+    fn next_child(&mut self) -> Option<Value> {
+        match self {
+            Rebuild::List { rest, .. } => rest.next(),
+            Rebuild::Dict { rest, key, .. } => {
+                let (k, v) = rest.next()?;
+                *key = Some(k);
+                Some(v)
+            }
+        }
+    }
+
+    fn push(&mut self, v: Value) {
+        match self {
+            Rebuild::List { out, .. } => out.push(v),
+            Rebuild::Dict { key, out, .. } => {
+                if let Some(k) = key.take() {
+                    out.insert(k, v);
+                }
+            }
+        }
+    }
+
+    fn finish(self) -> Value {
+        match self {
+            Rebuild::List { out, .. } => Value::list(out),
+            Rebuild::Dict { out, .. } => Value::dict(out),
+        }
+    }
+}
+
+/// `v` converted when that needs no look inside its items (`Ok`), or the
+/// container whose items must be converted (`Err`).
+fn rebuild(env: &Env, v: Value) -> Result<std::result::Result<Value, Rebuild>> {
+    let limit = env.limit();
+    let too_large = |n: usize| {
+        if n > limit {
+            Err(runtime::Error::too_large())
+        } else {
+            Ok(())
+        }
+    };
+    Ok(match &v {
+        Value::Iter(_) => Err(Rebuild::list(runtime::seq::to_vec(env, &v)?)),
+        Value::List(l) => {
+            too_large(l.len())?;
+            if l.iter().all(|x| is_final(x, limit)) {
+                Ok(v)
             } else {
-                Value::list(
-                    l.iter()
-                        .cloned()
-                        .map(|x| finalize(env, x))
-                        .collect::<Result<_>>()?,
-                )
+                Err(Rebuild::list(l.iter().cloned().collect()))
             }
         }
         Value::Set(s) => {
-            if s.len() > env.limit() {
-                return Err(runtime::Error::too_large());
-            }
+            too_large(s.len())?;
             if env.options().convert_sets_to_lists {
-                Value::list(
-                    s.iter()
-                        .cloned()
-                        .map(|x| finalize(env, x))
-                        .collect::<Result<_>>()?,
-                )
+                Err(Rebuild::list(s.iter().cloned().collect()))
             } else {
-                v
+                Ok(v)
             }
         }
         Value::Dict(d) => {
-            if d.len() > env.limit() {
-                return Err(runtime::Error::too_large());
-            }
-            if d.values().all(|x| is_final(x, env.limit())) {
-                v
+            too_large(d.len())?;
+            if d.values().all(|x| is_final(x, limit)) {
+                Ok(v)
             } else {
-                let mut out = runtime::Dict::default();
-                for (k, x) in d.iter() {
-                    out.insert(k.clone(), finalize(env, x.clone())?);
-                }
-                Value::dict(out)
+                let items: Vec<(Value, Value)> =
+                    d.iter().map(|(k, x)| (k.clone(), x.clone())).collect();
+                Err(Rebuild::Dict {
+                    out: runtime::Dict::default(),
+                    rest: items.into_iter(),
+                    key: None,
+                })
             }
         }
-        _ => v,
+        _ => Ok(v),
     })
 }
 
-/// True when `v` needs no conversion and is within the limit.
+/// True when `v` needs no conversion and is within the limit (a walk
+/// with its own stack, as deep as the value).
 fn is_final(v: &Value, limit: usize) -> bool {
-    match v {
-        Value::Iter(_) | Value::Set(_) => false,
-        Value::List(l) => l.len() <= limit && l.iter().all(|x| is_final(x, limit)),
-        Value::Dict(d) => d.len() <= limit && d.values().all(|x| is_final(x, limit)),
-        _ => true,
+    let mut todo: smallvec::SmallVec<[&Value; 16]> = smallvec::smallvec![v];
+    while let Some(v) = todo.pop() {
+        match v {
+            Value::Iter(_) | Value::Set(_) => return false,
+            Value::List(l) if l.len() > limit => return false,
+            Value::Dict(d) if d.len() > limit => return false,
+            Value::List(l) => todo.extend(l.iter()),
+            Value::Dict(d) => todo.extend(d.values()),
+            _ => {}
+        }
     }
+    true
 }

@@ -13,11 +13,23 @@ use std::collections::VecDeque;
 use corosensei::stack::DefaultStack;
 use corosensei::{Coroutine, CoroutineResult, Yielder};
 
-/// Stack size of one green thread: address space reserved, not memory
+/// Stack size of [`on_big_stack`]: address space reserved, not memory
 /// used (the pages are committed as the stack grows), sized like the
-/// CLI's main thread so that a branch can do what the main thread can
-/// (drop or print a value nested a million levels deep).
+/// CLI's main thread.
 pub const STACK_SIZE: usize = 256 << 20;
+
+/// Stack size of one green thread: what the engine's depth limit needs
+/// (`interp::MAX_DEPTH` nested MuranoPL calls took 2-4 MiB in a release
+/// build; values nested a million deep are dropped, printed, compared and
+/// converted without recursion), with room to spare, and more for debug
+/// builds' larger frames. Each thread reserves this much address space,
+/// so tens of thousands can run at once, and a limit on the address space
+/// bounds how many (starting one past it is a `MemoryError`).
+pub const GREEN_STACK_SIZE: usize = if cfg!(debug_assertions) {
+    64 << 20
+} else {
+    16 << 20
+};
 
 // Per-OS-thread scheduler state: one scheduler runs on one OS thread and
 // its green threads never leave it. The running thread's identity
@@ -148,8 +160,9 @@ impl<T> Thread<T> {
 }
 
 /// Runs `tasks` as green threads, at most `limit` at a time (`0` = no
-/// limit), and returns their results in task order.
-pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Vec<T> {
+/// limit), and returns their results in task order (`Err`: a green thread
+/// could not be started, see [`run_seeded`]).
+pub fn run<T: 'static>(tasks: Vec<Task<T>>, limit: usize) -> Result<Vec<T>, String> {
     run_seeded(tasks, limit, None)
 }
 
@@ -209,41 +222,44 @@ fn all_parked<T>(ready: &VecDeque<Thread<T>>) -> Result<(), String> {
 
 /// [`run`], with the threads due at the same time taken in an order drawn
 /// from `seed` instead of FIFO order (`None`: FIFO).
-pub fn run_seeded<T: 'static>(tasks: Vec<Task<T>>, limit: usize, seed: Option<u64>) -> Vec<T> {
+///
+/// When a green thread cannot be started (its stack's address space
+/// cannot be mapped: more threads at once than the kernel's map limit or
+/// the process's address-space limit allow), no further task starts, the
+/// threads already running run to their end, and the result is `Err`
+/// with the reason.
+pub fn run_seeded<T: 'static>(
+    tasks: Vec<Task<T>>,
+    limit: usize,
+    seed: Option<u64>,
+) -> Result<Vec<T>, String> {
     let mut picker = Picker(seed);
     let n = tasks.len();
     let limit = if limit == 0 { n.max(1) } else { limit };
     let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    let mut failed = None;
     let mut pending: VecDeque<(usize, Task<T>)> = tasks.into_iter().enumerate().collect();
     let mut ready: VecDeque<Thread<T>> = VecDeque::new();
+    // The stacks of finished threads, for the next ones to start on.
+    let mut free: Vec<DefaultStack> = Vec::new();
     loop {
         while ready.len() < limit {
             let Some((index, task)) = pending.pop_front() else {
                 break;
             };
-            let cell = std::rc::Rc::new(Cell::new(std::ptr::null()));
-            let cell2 = cell.clone();
-            let stack = DefaultStack::new(STACK_SIZE).expect("green thread stack");
-            let co = Coroutine::with_stack(stack, move |y: &Yielder<(), ()>, ()| {
-                cell2.set(y as *const _);
-                CURRENT.with(|c| c.set(y as *const _));
-                task()
-            });
-            let id = NEXT_ID.with(|c| {
-                let v = c.get();
-                c.set(v + 1);
-                v
-            });
-            ready.push_back(Thread {
-                wake: now(),
-                depth: crate::interp::depth(),
-                budget: runtime::budget::current(),
-                id,
-                index,
-                co,
-                yielder: cell,
-                parked: None,
-            });
+            match spawn(index, task, free.pop()) {
+                Ok(t) => ready.push_back(t),
+                Err(e) => {
+                    failed = Some(format!(
+                        "cannot start green thread {} of {n}: its stack ({} MiB of address \
+                         space) cannot be mapped beside the {} running: {e}",
+                        index + 1,
+                        GREEN_STACK_SIZE >> 20,
+                        ready.len()
+                    ));
+                    pending.clear();
+                }
+            }
         }
         if ready.is_empty() {
             break;
@@ -262,22 +278,10 @@ pub fn run_seeded<T: 'static>(tasks: Vec<Task<T>>, limit: usize, seed: Option<u6
                 }
             },
         };
-        let mut t = ready.remove(next).expect("ready thread");
-        t.parked = None;
-        if t.wake > now() {
-            CLOCK.with(|c| c.set(t.wake));
-        }
-        WAKE.with(|w| w.set(now()));
-        let prev = CURRENT.with(|c| c.replace(t.yielder.get()));
-        let prev_id = CURRENT_ID.with(|c| c.replace(t.id));
-        let outer_depth = crate::interp::swap_depth(t.depth);
-        let outer_budget = runtime::budget::swap(t.budget);
-        let r = t.co.resume(());
-        t.budget = runtime::budget::swap(outer_budget);
-        t.depth = crate::interp::swap_depth(outer_depth);
-        CURRENT.with(|c| c.set(prev));
-        CURRENT_ID.with(|c| c.set(prev_id));
-        match r {
+        let Some(mut t) = ready.remove(next) else {
+            unreachable!("next_thread picks a thread in `ready`")
+        };
+        match resume(&mut t) {
             CoroutineResult::Yield(()) => {
                 t.wake = WAKE.with(|w| w.get());
                 t.parked = PARKING
@@ -285,13 +289,75 @@ pub fn run_seeded<T: 'static>(tasks: Vec<Task<T>>, limit: usize, seed: Option<u6
                     .map(|r| (r, EPOCH.with(|e| e.get())));
                 ready.push_back(t)
             }
-            CoroutineResult::Return(v) => results[t.index] = Some(v),
+            CoroutineResult::Return(v) => {
+                results[t.index] = Some(v);
+                if free.len() < MAX_FREE_STACKS {
+                    free.push(t.co.into_stack());
+                }
+            }
         }
     }
-    results
-        .into_iter()
-        .map(|r| r.expect("green thread finished"))
-        .collect()
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    Ok(results.into_iter().flatten().collect())
+}
+
+/// The most stacks of finished green threads kept for the next ones.
+const MAX_FREE_STACKS: usize = 16;
+
+/// A green thread for `task`, on `stack` or a new one.
+fn spawn<T: 'static>(
+    index: usize,
+    task: Task<T>,
+    stack: Option<DefaultStack>,
+) -> std::io::Result<Thread<T>> {
+    let stack = match stack {
+        Some(s) => s,
+        None => DefaultStack::new(GREEN_STACK_SIZE)?,
+    };
+    let cell = std::rc::Rc::new(Cell::new(std::ptr::null()));
+    let cell2 = cell.clone();
+    let co = Coroutine::with_stack(stack, move |y: &Yielder<(), ()>, ()| {
+        cell2.set(y as *const _);
+        CURRENT.with(|c| c.set(y as *const _));
+        task()
+    });
+    let id = NEXT_ID.with(|c| {
+        let v = c.get();
+        c.set(v + 1);
+        v
+    });
+    Ok(Thread {
+        wake: now(),
+        depth: crate::interp::depth(),
+        budget: runtime::budget::current(),
+        id,
+        index,
+        co,
+        yielder: cell,
+        parked: None,
+    })
+}
+
+/// Switches to `t` until it yields or returns, with its clock, identity,
+/// depth and budget in place, and back.
+fn resume<T>(t: &mut Thread<T>) -> CoroutineResult<(), T> {
+    t.parked = None;
+    if t.wake > now() {
+        CLOCK.with(|c| c.set(t.wake));
+    }
+    WAKE.with(|w| w.set(now()));
+    let prev = CURRENT.with(|c| c.replace(t.yielder.get()));
+    let prev_id = CURRENT_ID.with(|c| c.replace(t.id));
+    let outer_depth = crate::interp::swap_depth(t.depth);
+    let outer_budget = runtime::budget::swap(t.budget);
+    let r = t.co.resume(());
+    t.budget = runtime::budget::swap(outer_budget);
+    t.depth = crate::interp::swap_depth(outer_depth);
+    CURRENT.with(|c| c.set(prev));
+    CURRENT_ID.with(|c| c.set(prev_id));
+    r
 }
 
 #[cfg(test)]
@@ -341,7 +407,7 @@ mod tests {
             ],
             2,
         );
-        assert_eq!(r, vec![1, 2, 3]);
+        assert_eq!(r, Ok(vec![1, 2, 3]));
         // With Limit 2 the third thread starts when the first one ends and
         // queues behind the second, as in the reference's green pool.
         assert_eq!(
@@ -379,7 +445,7 @@ mod tests {
             Ok(())
         });
         let r = run(vec![waiter, opener], 0);
-        assert_eq!(r, vec![Ok(()), Ok(())]);
+        assert_eq!(r, Ok(vec![Ok(()), Ok(())]));
         assert_eq!(*log.borrow(), vec!["open", "through"]);
 
         // Both wait for a gate nobody opens: each `park` fails in turn,
@@ -388,6 +454,7 @@ mod tests {
             Box::new(move || park(format!("waits for {name}")))
         };
         let r = run(vec![stuck("x"), stuck("y")], 0);
+        let r = r.unwrap();
         let e = r[0].clone().unwrap_err();
         assert!(
             e.starts_with("every green thread waits on another: T"),
@@ -410,7 +477,7 @@ mod tests {
                     Box::new(move || log.borrow_mut().push(i)) as Task<()>
                 })
                 .collect();
-            run_seeded(tasks, 0, seed);
+            run_seeded(tasks, 0, seed).unwrap();
             let v = log.borrow().clone();
             v
         };
@@ -430,20 +497,31 @@ thread_local! {
 /// as used), whatever stack the caller has: embedders call the engine from
 /// threads with small stacks, and dropping or printing a deeply nested
 /// value recurses. One stack per OS thread is kept for the next call; a
-/// nested call (already on it) runs in place. Panics propagate.
+/// nested call (already on it) runs in place. Panics propagate. When no
+/// such stack can be mapped, `f` runs on the caller's stack.
 pub fn on_big_stack<R>(f: impl FnOnce() -> R) -> R {
-    let Some(mut stack) = SPARE_STACK
-        .with(|s| s.borrow_mut().take())
-        .or_else(|| DefaultStack::new(STACK_SIZE).ok())
-    else {
-        return f();
+    match try_on_big_stack(f) {
+        Ok(v) => v,
+        Err((_, f)) => f(),
+    }
+}
+
+/// [`on_big_stack`], or the error mapping its stack failed with and `f`,
+/// which has not run.
+pub fn try_on_big_stack<R, F: FnOnce() -> R>(f: F) -> Result<R, (std::io::Error, F)> {
+    let mut stack = match SPARE_STACK.with(|s| s.borrow_mut().take()) {
+        Some(s) => s,
+        None => match DefaultStack::new(STACK_SIZE) {
+            Ok(s) => s,
+            Err(e) => return Err((e, f)),
+        },
     };
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         corosensei::on_stack(&mut stack, f)
     }));
     SPARE_STACK.with(|s| *s.borrow_mut() = Some(stack));
     match r {
-        Ok(v) => v,
+        Ok(v) => Ok(v),
         Err(p) => std::panic::resume_unwind(p),
     }
 }
