@@ -502,3 +502,106 @@ fn connections_past_the_limit_get_503_and_idle_ones_are_closed() {
     // ... and the server serves again.
     assert_eq!(server.request("GET", "/health", None).0, 200);
 }
+
+/// Hostile input, round 2 (issue 32): what the headers say cannot be read
+/// is refused at once, the `Bearer` scheme is case-insensitive, deep
+/// results are answered whole, and messages name package files from the
+/// package.
+#[tokio::test]
+async fn framing_auth_results_and_paths() {
+    let options = Options {
+        token: Some("s3cret".into()),
+        ..Options::default()
+    };
+    let app = app(catalog(&["examples/hello-app"]), options);
+    let uri = "/v1/schemas/com.example.Hello";
+    for scheme in ["bearer", "BEARER", "Bearer", "bEaReR"] {
+        let auth = format!("{scheme} s3cret");
+        let got = call(&app, "GET", uri, "", &[("authorization", &auth)]).await;
+        assert_eq!(got.0, 200, "{scheme}");
+    }
+    for wrong in ["Basic s3cret", "Bearers3cret", "Bearer"] {
+        let got = call(&app, "GET", uri, "", &[("authorization", wrong)]).await;
+        assert_eq!(got.0, 401, "{wrong}");
+    }
+    let auth = ("authorization", "Bearer s3cret");
+    let cases: [(&str, &str, u16, &str); 3] = [
+        ("transfer-encoding", "gzip, chunked", 501, "NotImplemented"),
+        ("content-encoding", "gzip", 415, "UnsupportedMediaType"),
+        ("content-length", "99999999", 413, "PayloadTooLarge"),
+    ];
+    for (name, value, status, kind) in cases {
+        let got = call(&app, "POST", "/v1/validate", "", &[auth, (name, value)]).await;
+        assert_eq!(
+            (got.0, got.2["error"]["kind"].as_str()),
+            (status, Some(kind)),
+            "{name}: {value}"
+        );
+    }
+
+    // A result 127 levels deep and more was answered `null`.
+    let app = app_of(&["tests/hostile/round2"]);
+    for depth in [126, 127, 200, 5000] {
+        let body = json!({"className": "com.example.Round2Tests", "methodName": "deep",
+                          "parameters": {"depth": depth}});
+        let (status, _, text) = call_text(&app, "POST", "/v1/actions", &body.to_string()).await;
+        assert_eq!(status, 200, "{depth}");
+        let expected = format!("{}{}", "[".repeat(depth + 1), "]".repeat(depth + 1));
+        assert_eq!(text.replace(' ', ""), expected, "{depth}");
+    }
+
+    // The server's paths stay on the server.
+    let app = hello();
+    let model = json!({"Objects": {"?": {"type": "com.example.Hello", "id": "x"}}});
+    let (status, v) = post(&app, "/v1/validate", model).await;
+    assert_eq!(status, 200);
+    let message = v["violations"][0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.ends_with("(contract at com.example.Hello/Classes/Hello.yaml:52:15)"),
+        "{message}"
+    );
+    let root = common::root().display().to_string();
+    assert!(!v.to_string().contains(&root), "{v}");
+}
+
+fn app_of(dirs: &[&str]) -> axum::Router {
+    app(catalog(dirs), Options::default())
+}
+
+/// One request through the router: status, headers and the body as text.
+async fn call_text(
+    app: &axum::Router,
+    method: &str,
+    uri: &str,
+    body: &str,
+) -> (u16, axum::http::HeaderMap, String) {
+    let req = Request::builder()
+        .method(method)
+        .uri(uri)
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    let resp = app.clone().oneshot(req).await.unwrap();
+    let (status, headers) = (resp.status().as_u16(), resp.headers().clone());
+    let bytes = axum::body::to_bytes(resp.into_body(), usize::MAX)
+        .await
+        .unwrap();
+    (
+        status,
+        headers,
+        String::from_utf8_lossy(&bytes).into_owned(),
+    )
+}
+
+/// A `Content-Length` past the limit with no body is answered 413 at
+/// once, not when the request times out (408).
+#[test]
+fn an_oversized_content_length_is_413_at_once() {
+    let served = Served::start(&["examples/hello-app", "--timeout", "20"], None);
+    let t = Instant::now();
+    let (status, _, body) = served.raw(
+        "POST /v1/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999\r\n\
+         Connection: close\r\n\r\n",
+    );
+    assert_eq!(status, 413, "{body}");
+    assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+}

@@ -19,6 +19,10 @@ pub struct Catalog {
     catalogue: Catalogue,
     /// Statements each request's execution may run.
     max_steps: u64,
+    /// Where each package's files are on this machine, as messages name
+    /// them (JSON-escaped), and what answers say instead: the package's
+    /// name.
+    paths: Vec<(String, String)>,
 }
 
 impl Catalog {
@@ -45,10 +49,39 @@ impl Catalog {
             }
         }
         let extra = schema::forms_package().into_iter().collect();
+        let catalogue = Catalogue::from_formats(formats, false, extra, class_configs)?;
+        let json_text = |s: &str| {
+            let quoted = J::String(s.to_string()).to_string();
+            quoted[1..quoted.len() - 1].to_string()
+        };
+        let mut paths: Vec<(String, String)> = catalogue
+            .formats()
+            .iter()
+            .map(|f| {
+                let at = f.base().source.display("");
+                (json_text(&at), json_text(&format!("{}/", f.full_name())))
+            })
+            .collect();
+        // The longest first: a package inside another's directory.
+        paths.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
         Ok(Catalog {
-            catalogue: Catalogue::from_formats(formats, false, extra, class_configs)?,
+            catalogue,
             max_steps: engine::STEP_BUDGET,
+            paths,
         })
+    }
+
+    /// `json`, a JSON text, with every package's location on this machine
+    /// replaced by the package's name (`/srv/apps/web/Classes/W.yaml:3:5`
+    /// becomes `com.example.Web/Classes/W.yaml:3:5`).
+    pub fn without_paths(&self, json: &str) -> String {
+        let mut out = json.to_string();
+        for (at, name) in &self.paths {
+            if out.contains(at.as_str()) {
+                out = out.replace(at.as_str(), name);
+            }
+        }
+        out
     }
 
     /// `name/version` of every package served.

@@ -18,9 +18,12 @@
 //! of `/actions`. Errors answer `{"error": {"kind", "message", "trace"}}`:
 //! 400 bad request, 401 missing or wrong token, 403 not a public static
 //! method, 404 no such class, version or method, 408 the request took
-//! longer than `--timeout`, 413 body past `--max-body`, 500 the action
-//! failed, 503 every engine worker busy and the queue full (or too many
-//! connections), 504 the engine's work ran out of the time budget.
+//! longer than `--timeout`, 413 body past `--max-body` (at once when
+//! `Content-Length` says so), 415 a content coding other than `identity`,
+//! 501 a transfer coding other than `chunked`, 500 the action failed,
+//! 503 every engine worker busy and the queue full (or too many
+//! connections, or no memory for a request's stack), 504 the engine's
+//! work ran out of the time budget.
 //!
 //! Limits, all on by default: the body size, one timeout for the whole
 //! request (reading the body, waiting for a worker, the engine's work: the
@@ -46,7 +49,7 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Router;
 use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
@@ -135,6 +138,7 @@ pub fn app(catalog: Arc<Catalog>, options: Options) -> Router {
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(max_body))
         .layer(middleware::from_fn_with_state(shared.clone(), authenticate))
+        .layer(middleware::from_fn_with_state(shared.clone(), framing))
         .layer(middleware::from_fn_with_state(shared.clone(), time_limit))
         .layer(cors)
         .layer(
@@ -146,27 +150,26 @@ pub fn app(catalog: Arc<Catalog>, options: Options) -> Router {
         .with_state(shared)
 }
 
-fn reply(answer: impl IntoReply) -> Response {
-    answer.into_reply()
+fn reply(answer: impl IntoText) -> Response {
+    let (status, body) = answer.into_text();
+    let json = [(header::CONTENT_TYPE, "application/json")];
+    with_status(status, (json, body).into_response())
 }
 
-/// What an endpoint answers, as a response.
-trait IntoReply {
-    fn into_reply(self) -> Response;
+/// What an endpoint answers, with its body written.
+trait IntoText {
+    fn into_text(self) -> TextAnswer;
 }
 
-impl IntoReply for Answer {
-    fn into_reply(self) -> Response {
-        let (status, body) = self;
-        with_status(status, Json(body).into_response())
+impl IntoText for Answer {
+    fn into_text(self) -> TextAnswer {
+        (self.0, self.1.to_string())
     }
 }
 
-impl IntoReply for TextAnswer {
-    fn into_reply(self) -> Response {
-        let (status, body) = self;
-        let json = [(header::CONTENT_TYPE, "application/json")];
-        with_status(status, (json, body).into_response())
+impl IntoText for TextAnswer {
+    fn into_text(self) -> TextAnswer {
+        self
     }
 }
 
@@ -184,7 +187,7 @@ fn with_status(status: u16, mut resp: Response) -> Response {
 
 /// Runs `f` on an engine worker under the request's time budget. At most
 /// `threads` run at once and `queue` wait; a panic answers 500.
-async fn engine_task<A: IntoReply + Send + 'static>(
+async fn engine_task<A: IntoText + Send + 'static>(
     shared: &Shared,
     f: impl FnOnce(&Catalog) -> A + Send + 'static,
 ) -> Response {
@@ -219,7 +222,13 @@ async fn engine_task<A: IntoReply + Send + 'static>(
     let task = tokio::task::spawn_blocking(move || {
         let _permit = permit;
         let _budget = runtime::budget::Budget::start(Some(budget), Some(max_memory));
-        vm::coro::try_on_big_stack(|| f(&catalog)).map_err(|(e, _)| e)
+        // Messages name the packages' files from the package, not from
+        // where they are on the server.
+        vm::coro::try_on_big_stack(|| {
+            let (status, text) = f(&catalog).into_text();
+            (status, catalog.without_paths(&text))
+        })
+        .map_err(|(e, _)| e)
     });
     match task.await {
         Ok(Ok(answer)) => reply(answer),
@@ -345,7 +354,11 @@ fn allowed(req: &Request, token: &str) -> bool {
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
     };
-    let bearer = given(header::AUTHORIZATION).and_then(|v| v.strip_prefix("Bearer "));
+    // The scheme is case-insensitive (RFC 7235, section 2.1).
+    let bearer = given(header::AUTHORIZATION).and_then(|v| {
+        let (scheme, credentials) = v.split_once([' ', '\t'])?;
+        scheme.eq_ignore_ascii_case("bearer").then_some(credentials)
+    });
     let presented = bearer.or(given(header::HeaderName::from_static("x-auth-token")));
     presented.is_some_and(|p| same_secret(p.trim(), token))
 }
@@ -355,6 +368,49 @@ fn allowed(req: &Request, token: &str) -> bool {
 fn same_secret(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Refuses at once, before reading a byte of the body, what the request's
+/// headers say cannot be read: a `Content-Length` past the limit (413;
+/// waiting for a body that is never sent would end only at the timeout),
+/// a transfer coding other than `chunked` (501, as RFC 9112 section 6.1
+/// asks: `gzip, chunked` is not plain chunked) and a content coding
+/// other than `identity` (415).
+async fn framing(State(shared): State<Shared>, req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    let values = |name: header::HeaderName| {
+        headers
+            .get_all(name)
+            .iter()
+            .flat_map(|v| v.to_str().unwrap_or("?").split(','))
+            .map(|c| c.trim().to_ascii_lowercase())
+            .filter(|c| !c.is_empty())
+            .collect::<Vec<String>>()
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let max = shared.options.max_body;
+    if declared.is_some_and(|n| n > max as u64) {
+        let msg = format!("the body is larger than the limit of {max} bytes");
+        return reply(api::error(413, "PayloadTooLarge", &msg));
+    }
+    if let Some(c) = values(header::TRANSFER_ENCODING)
+        .into_iter()
+        .find(|c| c != "chunked")
+    {
+        let msg = format!("transfer coding {c:?} is not supported (only chunked)");
+        return reply(api::error(501, "NotImplemented", &msg));
+    }
+    if let Some(c) = values(header::CONTENT_ENCODING)
+        .into_iter()
+        .find(|c| c != "identity")
+    {
+        let msg = format!("content coding {c:?} is not supported (send the body as it is)");
+        return reply(api::error(415, "UnsupportedMediaType", &msg));
+    }
+    next.run(req).await
 }
 
 /// 408 when the whole request (body, queue, engine) takes longer than the

@@ -1241,18 +1241,54 @@ fn default_if_empty(cx: &Cx, a: Args) -> Result<Value> {
 // Generators
 // ---------------------------------------------------------------------------
 
-fn int_range(start: i64, stop: i64, step: i64) -> Value {
-    let mut cur = start as i128;
-    let (stop, step) = (stop as i128, step as i128);
-    gen(std::iter::from_fn(move || {
-        if (step > 0 && cur < stop) || (step < 0 && cur > stop) {
-            let v = cur;
-            cur += step;
-            Some(Ok(Value::Int(v as i64)))
-        } else {
-            None
+/// Python ints from `start` by `step`, up to `stop` (exclusive) when one
+/// is given, exact at any size as Python's are: i128 arithmetic while the
+/// arguments fit in i64 (the count would have to pass 2^64 before i128
+/// could overflow), big integers otherwise.
+fn int_steps(start: &Value, stop: Option<&Value>, step: &Value) -> Result<Value> {
+    let small = |v: &Value| match v {
+        Value::Int(i) => Some(i128::from(*i)),
+        _ => None,
+    };
+    if let (Some(mut cur), Some(step)) = (small(start), small(step)) {
+        let stop = match stop {
+            None => None,
+            Some(v) => small(v).map(Some),
+        };
+        if let Some(stop) = stop {
+            return Ok(gen(std::iter::from_fn(move || {
+                let more = stop.is_none_or(|s| (step > 0 && cur < s) || (step < 0 && cur > s));
+                let v = cur;
+                cur = cur.checked_add(step)?;
+                more.then(|| Ok(int_value(v)))
+            })));
         }
-    }))
+    }
+    let big = |v: &Value| {
+        v.as_bigint().ok_or_else(|| {
+            let msg = format!("an integer is required, not {}", v.type_name());
+            Error::new(ErrorKind::TypeError, msg)
+        })
+    };
+    let (mut cur, step) = (big(start)?, big(step)?);
+    let stop = stop.map(big).transpose()?;
+    let up = step.sign() == num_bigint::Sign::Plus;
+    Ok(gen(std::iter::from_fn(move || {
+        let more = stop
+            .as_ref()
+            .is_none_or(|s| if up { &cur < s } else { &cur > s });
+        let v = cur.clone();
+        cur += &step;
+        more.then(|| Ok(Value::from_bigint(v)))
+    })))
+}
+
+/// An i128 as a Python int.
+fn int_value(v: i128) -> Value {
+    match i64::try_from(v) {
+        Ok(i) => Value::Int(i),
+        Err(_) => Value::from_bigint(num_bigint::BigInt::from(v)),
+    }
 }
 
 /// `range(stop)` (`queries.range_`).
@@ -1266,7 +1302,7 @@ fn int_range(start: i64, stop: i64, step: i64) -> Value {
 /// # => []
 /// ```
 fn range1(_: &Cx, a: Args) -> Result<Value> {
-    Ok(int_range(0, int_arg(&a, 0)?, 1))
+    int_steps(&Value::Int(0), Some(a.get(0)), &Value::Int(1))
 }
 
 /// `range(start, stop, step => 1)` (`queries.range__`).
@@ -1280,15 +1316,19 @@ fn range1(_: &Cx, a: Args) -> Result<Value> {
 /// # => [4, 3, 2]
 /// range(0, 10, 3)
 /// # => [0, 3, 6, 9]
+/// range(pow(10, 20), pow(10, 20) + 2)
+/// # => [100000000000000000000, 100000000000000000001]
+/// range(9223372036854775806, 9223372036854775809)
+/// # => [9223372036854775806, 9223372036854775807, 9223372036854775808]
 /// range(1, 2, 0)
 /// # error: ValueError
 /// ```
 fn range3(_: &Cx, a: Args) -> Result<Value> {
-    let step = int_arg(&a, 2)?;
-    if step == 0 {
+    let step = a.get(2);
+    if step.as_i64() == Some(0) {
         return Err(Error::value("range() arg 3 must not be zero"));
     }
-    Ok(int_range(int_arg(&a, 0)?, int_arg(&a, 1)?, step))
+    int_steps(a.get(0), Some(a.get(1)), step)
 }
 
 /// `sequence(start => 0, step => 1)` (`queries.sequence`).
@@ -1301,17 +1341,15 @@ fn range3(_: &Cx, a: Args) -> Result<Value> {
 /// # => [0, 1, 2, 3, 4]
 /// sequence(5, -2).take(3)
 /// # => [5, 3, 1]
+/// sequence(9223372036854775806).take(3)
+/// # => [9223372036854775806, 9223372036854775807, 9223372036854775808]
+/// sequence(pow(10, 20), -pow(10, 20)).take(3)
+/// # => [100000000000000000000, 0, -100000000000000000000]
 /// sequence()
 /// # error: CollectionTooLargeException
 /// ```
 fn sequence(_: &Cx, a: Args) -> Result<Value> {
-    let mut cur = int_arg(&a, 0)?;
-    let step = int_arg(&a, 1)?;
-    Ok(gen(std::iter::from_fn(move || {
-        let v = cur;
-        cur = cur.saturating_add(step);
-        Some(Ok(Value::Int(v)))
-    })))
+    int_steps(a.get(0), None, a.get(1))
 }
 
 /// `value.repeat(times => -1)` (`queries.repeat`).
