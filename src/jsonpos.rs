@@ -4,12 +4,16 @@
 //! One pass over text that has already parsed as JSON, with an explicit
 //! stack (documents nest as deep as the parser allowed), no values built.
 //! A member is found at its key, an array element at its first character.
+//! Where a key occurs twice in an object, the JSON reader keeps the last
+//! value, so the last occurrence is the one found.
 
 use std::collections::HashMap;
 
 /// The byte offsets of those of `wanted` that occur in `text`, a JSON
-/// document. A path that starts with `$.Objects` is also looked for under
-/// `$` (a model may be the objects themselves, without the `Objects` key).
+/// document (of a path that occurs more than once, through duplicate
+/// keys, the last). A path that starts with `$.Objects` is also looked for
+/// under `$` (a model may be the objects themselves, without the
+/// `Objects` key), where it is not found as it is.
 pub fn locate(text: &str, wanted: &[&str]) -> HashMap<String, usize> {
     let mut want: HashMap<String, &str> = HashMap::new();
     for w in wanted {
@@ -20,11 +24,11 @@ pub fn locate(text: &str, wanted: &[&str]) -> HashMap<String, usize> {
     for w in wanted {
         want.insert(w.to_string(), w);
     }
-    let mut found = HashMap::new();
+    let mut found = Found::default();
     let mut scan = Scan::default();
     let b = text.as_bytes();
     let mut i = 0;
-    while i < b.len() && found.len() < wanted.len() {
+    while i < b.len() {
         let c = b[i];
         match c {
             b'{' | b'[' => {
@@ -65,7 +69,17 @@ pub fn locate(text: &str, wanted: &[&str]) -> HashMap<String, usize> {
             }
         }
     }
-    found
+    let mut at = found.under_root;
+    at.extend(found.exact);
+    at
+}
+
+/// The offsets found so far: of paths as they are wanted, and of paths
+/// found under `$` for `$.Objects` (see [`locate`]).
+#[derive(Default)]
+struct Found {
+    exact: HashMap<String, usize>,
+    under_root: HashMap<String, usize>,
 }
 
 /// The offset just past the string starting at `start` (a `"`).
@@ -133,12 +147,7 @@ impl Scan {
     }
 
     /// A value starts at `at`: records it when its path is wanted.
-    fn value_at(
-        &mut self,
-        at: usize,
-        want: &HashMap<String, &str>,
-        found: &mut HashMap<String, usize>,
-    ) {
+    fn value_at(&mut self, at: usize, want: &HashMap<String, &str>, found: &mut Found) {
         let at = match self.stack.last_mut() {
             None => {
                 self.path = "$".into();
@@ -151,8 +160,14 @@ impl Scan {
                 at
             }
         };
-        if let Some(w) = want.get(&self.path) {
-            found.entry(w.to_string()).or_insert(at);
+        if let Some(&w) = want.get(&self.path) {
+            let found = if w == self.path {
+                &mut found.exact
+            } else {
+                &mut found.under_root
+            };
+            // A later occurrence (a duplicate key) replaces an earlier one.
+            found.insert(w.to_string(), at);
         }
     }
 }
@@ -184,6 +199,23 @@ mod tests {
         );
         assert!(got.contains_key("$.Objects.servers[1].na\"me"));
         assert!(!got.contains_key("$.Objects.nothing"));
+    }
+
+    #[test]
+    fn of_duplicate_keys_the_last_is_found_as_the_reader_keeps_its_value() {
+        let text = r#"{"a": {"p": 1, "p": 2}, "a": {"p": 3, "q": [4, 5], "q": [6]}}"#;
+        let got = locate(text, &["$.a.p", "$.a.q[0]", "$.a"]);
+        let at = |p: &str, n: usize| got.get(p).map(|&i| &text[i..i + n]);
+        assert_eq!(at("$.a.p", 6), Some("\"p\": 3"));
+        assert_eq!(at("$.a.q[0]", 2), Some("6]"));
+        assert_eq!(got.get("$.a"), Some(&24));
+    }
+
+    #[test]
+    fn a_path_under_the_objects_key_wins_over_one_under_the_root() {
+        let text = r#"{"Objects": {"port": 1}, "port": 2}"#;
+        let got = locate(text, &["$.Objects.port"]);
+        assert_eq!(got.get("$.Objects.port"), Some(&13));
     }
 
     #[test]
