@@ -233,21 +233,47 @@ fn find_garbage(ex: &Executor) -> Vec<Arc<ObjRef>> {
 }
 
 /// `GC.collect()`: destroys every object no root reaches. Returns how many
-/// were destroyed.
-pub fn collect(ex: &Executor) -> usize {
+/// were destroyed, or the error that ran out a budget of the execution.
+pub fn collect(ex: &Executor) -> Result<usize> {
     if ex.gc_state(|g| std::mem::replace(&mut g.running, true)) {
-        return 0;
+        return Ok(0);
     }
-    let mut count = 0;
+    let mut count = Ok(0);
     for _ in 0..64 {
         let garbage = find_garbage(ex);
         if garbage.is_empty() {
             break;
         }
-        count += destroy_objects(ex, &garbage);
+        match destroy_objects(ex, &garbage) {
+            Ok(n) => count = count.map(|c| c + n),
+            Err(e) => {
+                count = Err(e);
+                break;
+            }
+        }
     }
     ex.gc_state(|g| g.running = false);
     count
+}
+
+/// The outcome of a destruction handler or `.destroy`: their errors are
+/// muted, as the reference's GC logs and goes on, except one that ends the
+/// execution's time, statement or memory budget (no MuranoPL error: the
+/// execution must end with it, not report success).
+fn muted<T>(r: Result<T>) -> Result<()> {
+    match r {
+        Err(e)
+            if matches!(
+                e.error_kind(),
+                ErrorKind::TimeoutError
+                    | ErrorKind::ExecutionLimitExceeded
+                    | ErrorKind::MemoryQuotaExceededException
+            ) =>
+        {
+            Err(e)
+        }
+        _ => Ok(()),
+    }
 }
 
 // ---- destruction -------------------------------------------------------
@@ -301,8 +327,9 @@ fn rank(order: &[u32], graph: &HashMap<u32, Vec<Option<u32>>>) -> Vec<(u32, usiz
 
 /// Destroys a set of objects in the reference's order: destruction
 /// handlers first (lowest rank first), then `.destroy` (highest rank
-/// first). Returns how many objects were destroyed.
-pub fn destroy_objects(ex: &Executor, sentenced: &[Arc<ObjRef>]) -> usize {
+/// first). Returns how many objects were destroyed, or the error that ran
+/// out a budget (see [`muted`]; the objects stay as they are then).
+pub fn destroy_objects(ex: &Executor, sentenced: &[Arc<ObjRef>]) -> Result<usize> {
     let mut refs: HashMap<u32, Arc<ObjRef>> = HashMap::new();
     let mut order = Vec::new();
     for r in sentenced {
@@ -330,19 +357,23 @@ pub fn destroy_objects(ex: &Executor, sentenced: &[Arc<ObjRef>]) -> usize {
     for (slot, idx) in rank(&order, &graph) {
         groups.entry(idx).or_default().push(slot);
     }
-    for group in groups.values() {
-        for slot in group {
-            signal(ex, &refs[slot]);
-        }
-    }
-    let mut count = 0;
-    for group in groups.values().rev() {
-        for slot in group {
-            if destroy_one(ex, &refs[slot]) {
-                count += 1;
+    let destroy = || {
+        for group in groups.values() {
+            for slot in group {
+                signal(ex, &refs[slot])?;
             }
         }
-    }
+        let mut count = 0;
+        for group in groups.values().rev() {
+            for slot in group {
+                if destroy_one(ex, &refs[slot])? {
+                    count += 1;
+                }
+            }
+        }
+        Ok(count)
+    };
+    let count = destroy();
     ex.gc_state(|g| {
         for s in &order {
             g.doomed.remove(s);
@@ -353,12 +384,12 @@ pub fn destroy_objects(ex: &Executor, sentenced: &[Arc<ObjRef>]) -> usize {
 
 /// Calls the destruction handlers subscribed to `r`, then forgets the
 /// subscriptions.
-fn signal(ex: &Executor, r: &Arc<ObjRef>) {
+fn signal(ex: &Executor, r: &Arc<ObjRef>) -> Result<()> {
     let Ok((destroyed, subs)) = ex.with_obj(r, |o| (o.destroyed, o.subscribers.clone())) else {
-        return;
+        return Ok(());
     };
     if destroyed {
-        return;
+        return Ok(());
     }
     for (sub, handler) in subs {
         let Some(handler) = handler else { continue };
@@ -367,36 +398,38 @@ fn signal(ex: &Executor, r: &Arc<ObjRef>) {
             .unwrap_or(false);
         if ok {
             // Errors of handlers are muted (logged by the reference).
-            let _ = ex.call(
+            muted(ex.call(
                 &Value::Object(sub.clone()),
                 &handler,
                 vec![Value::Object(r.clone())],
                 Vec::new(),
                 false,
-            );
+            ))?;
         }
     }
     let _ = ex.with_obj(r, |o| o.subscribers.clear());
+    Ok(())
 }
 
 /// Runs `.destroy` of every class of the object (most derived first,
-/// errors muted) and marks it destroyed. False when it already was.
-fn destroy_one(ex: &Executor, r: &Arc<ObjRef>) -> bool {
+/// errors muted, see [`muted`]) and marks it destroyed. False when it
+/// already was.
+fn destroy_one(ex: &Executor, r: &Arc<ObjRef>) -> Result<bool> {
     let Ok((destroyed, class)) = ex.with_obj(r, |o| (o.destroyed, o.class.clone())) else {
-        return false;
+        return Ok(false);
     };
     if destroyed {
-        return false;
+        return Ok(false);
     }
     let chain: Vec<String> = class.mro().map(|c| c.key.to_string()).collect();
     for cname in &chain {
         let Ok(c) = ex.class(cname) else { continue };
         if let Some(m) = c.methods.get(".destroy").cloned() {
-            let _ = ex.invoke(&Value::Object(r.clone()), &c, &m, Vec::new(), Vec::new());
+            muted(ex.invoke(&Value::Object(r.clone()), &c, &m, Vec::new(), Vec::new()))?;
         }
     }
     let _ = ex.with_obj(r, |o| o.destroyed = true);
-    true
+    Ok(true)
 }
 
 // ---- object models -----------------------------------------------------
@@ -499,7 +532,7 @@ fn nesting_owners(v: &Value, owner: Option<&str>, out: &mut Vec<(String, String)
 /// Destroys the objects that are only in a model's `ObjectsCopy` (`made`,
 /// already created from it): loads their destruction dependencies and
 /// owners from the copy, then destroys them as the collector does.
-pub fn destroy_copy(ex: &Executor, copy: &Value, made: &[Arc<ObjRef>]) {
+pub fn destroy_copy(ex: &Executor, copy: &Value, made: &[Arc<ObjRef>]) -> Result<()> {
     load_dependencies(ex, copy, Some(made));
     let mut owners = Vec::new();
     nesting_owners(copy, None, &mut owners);
@@ -521,8 +554,9 @@ pub fn destroy_copy(ex: &Executor, copy: &Value, made: &[Arc<ObjRef>]) {
         }
     }
     let was = ex.gc_state(|g| std::mem::replace(&mut g.running, true));
-    destroy_objects(ex, made);
+    let r = destroy_objects(ex, made);
     ex.gc_state(|g| g.running = was);
+    r.map(|_| ())
 }
 
 /// After a model loads: remembers its root and loads the destruction
@@ -540,7 +574,7 @@ pub fn after_load(ex: &Executor, model: &Value, root: Option<&Arc<ObjRef>>) {
 
 fn gc_collect(cx: &Cx, _: Args) -> Result<Value> {
     let ex = executor(cx)?;
-    collect(&ex);
+    collect(&ex)?;
     Ok(Value::Null)
 }
 

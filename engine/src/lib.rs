@@ -743,13 +743,14 @@ impl Catalog {
         } else {
             (spec.to_string(), None, None)
         };
-        if !self.ambiguous.contains(&name) {
+        let pinned = ver.is_some() || pkg.is_some();
+        if !self.ambiguous.contains(&name) && !pinned {
             return name;
         }
         let providers = self.providers(&name);
         let version_of = |i: usize| version::parse_version(&self.packages[i].version).ok();
         let mut chosen = None;
-        if ver.is_some() || pkg.is_some() {
+        if pinned {
             let spec = ver
                 .as_deref()
                 .and_then(|v| version::VersionSpec::parse(Some(v)).ok());
@@ -784,8 +785,29 @@ impl Catalog {
                 let p = &self.packages[i];
                 format!("{name}/{}@{}", p.version, p.name)
             }
+            // A version or package no loaded class matches: a key no
+            // class has, so that the lookup fails naming them (the only
+            // loaded version is not taken instead).
+            None if pinned && !providers.is_empty() => spec.to_string(),
             _ => name,
         }
+    }
+
+    /// The error for a class key no loaded class has: the version or
+    /// package it names when the class is loaded in others.
+    fn not_found(&self, key: &str) -> Error {
+        let (name, ver, pkg) = version::parse_type_string(key);
+        if !key.contains(['/', '@']) || !self.packages.iter().any(|p| p.decls.contains_key(&name)) {
+            return self.no_class(&name);
+        }
+        let mut msg = format!("Class \"{name}\" is not found");
+        if let Some(v) = ver {
+            msg = format!("{msg} in a version matching \"{v}\"");
+        }
+        if let Some(p) = pkg {
+            msg = format!("{msg} in package \"{p}\"");
+        }
+        Error::new(ErrorKind::NoClassFound, msg)
     }
 
     fn no_class(&self, name: &str) -> Error {
@@ -862,7 +884,7 @@ impl Catalog {
             ),
         };
         let Some((pkg, decl)) = found.map(|p| (p.clone(), p.decls[name].clone())) else {
-            return Err(self.no_class(name));
+            return Err(self.not_found(key));
         };
         if let Some(broken) = &decl.broken {
             return Err(broken.0.clone());

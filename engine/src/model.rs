@@ -819,7 +819,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
                 // Contracts may reject stale values; destruction still runs.
                 let _ = init_properties(ex, r, &props);
             }
-            crate::gc::destroy_copy(ex, &copy, &made);
+            crate::gc::destroy_copy(ex, &copy, &made)?;
         }
     }
     Ok(root)
