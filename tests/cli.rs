@@ -805,6 +805,48 @@ fn validate_reads_stdin_prints_json_and_tells_unreadable_models_apart() {
     assert!(stdout(&o).contains("-: error: bad JSON"), "{}", stdout(&o));
 }
 
+/// A type string names a version and a package: one no loaded class
+/// matches is NoClassFound naming them (issue 32: the only loaded version
+/// was taken, and the model validated).
+#[test]
+fn a_model_type_in_a_version_not_loaded_is_not_found() {
+    let model = |t: &str| {
+        format!(r#"{{"Objects": {{"?": {{"id": "h", "type": "{t}"}}, "instance": null}}}}"#)
+    };
+    let validate = |t: &str| {
+        let o = muranopl_with_input(&["validate", "-p", "examples/hello-app", "-"], &model(t));
+        (o.status.code(), stdout(&o))
+    };
+    for (t, said) in [
+        (
+            "com.example.Hello/7.0.0",
+            "-: error: NoClassFound: Class \"com.example.Hello\" is not found in a version \
+             matching \"7.0.0\"",
+        ),
+        (
+            "com.example.Hello@nonexistent",
+            "-: error: NoClassFound: Class \"com.example.Hello\" is not found in package \
+             \"nonexistent\"",
+        ),
+    ] {
+        let (code, out) = validate(t);
+        assert_eq!(code, Some(1), "{t}: {out}");
+        assert_eq!(out.trim(), said, "{t}");
+    }
+    // The version the package has (no Version: 0.0.0) is found.
+    for t in [
+        "com.example.Hello/0.0.0",
+        "com.example.Hello/0@com.example.Hello",
+    ] {
+        let (code, out) = validate(t);
+        assert_eq!(code, Some(1), "{t}: {out}");
+        assert!(
+            out.contains("$.Objects.instance: [instance] null value violates"),
+            "{t}: {out}"
+        );
+    }
+}
+
 /// `run` prints what the method returned: an application method called
 /// on each application gives the list of their results.
 #[test]
