@@ -222,6 +222,8 @@ pub struct CheckReport {
     /// The package and the executor that compiled its classes (none when
     /// its requirements could not be resolved).
     pub compiled: Option<(Arc<dyn PackageFormat>, Arc<Executor>)>,
+    /// The package's class files read while loading it, by name.
+    pub texts: std::collections::HashMap<String, String>,
 }
 
 /// Loads `path` and its requirements from `libs` and compiles every class.
@@ -241,6 +243,7 @@ pub fn check_package(
         warnings: Vec::new(),
         loaded: Vec::new(),
         compiled: None,
+        texts: Default::default(),
     };
     let deps = match loader.resolve(&root) {
         Ok(d) => d,
@@ -276,6 +279,7 @@ pub fn check_package(
         .warnings
         .extend(checked.warnings.iter().map(|e| e.message().to_string()));
     let root_pkg = checked.package;
+    report.texts = checked.texts;
     // Every class of the package: the manifest's, then any other class
     // its files define.
     let mut classes = root.classes();
@@ -325,6 +329,7 @@ pub fn check_package(
                             .and_then(|p| p.decl(&class))
                             .map(|d| d.pos.to_string())
                     })
+                    .or_else(|| root.class_file(&class))
                     .or_else(|| root.get_class(&class).ok().map(|s| s.file))
                     .unwrap_or_else(|| root.full_name().to_string());
                 let msg = e.message();
@@ -371,6 +376,10 @@ pub struct Checked {
     pub counts: Vec<(crate::lint::Lint, usize)>,
 }
 
+/// How many names the suggestions for a package's errors compare, at most
+/// (each compares its name with the catalogue's classes or methods).
+const HELP_BUDGET: usize = 4_000_000;
+
 /// Checks and lints a package.
 pub fn check_and_lint(
     path: &Path,
@@ -379,29 +388,40 @@ pub fn check_and_lint(
 ) -> Result<Checked, String> {
     use crate::diag::Diagnostic;
     let r = check_package(path, libs, opts.jit)?;
+    // A suggestion compares the name with every class or method of the
+    // catalogue: suggestions for so many errors that together they
+    // compare some million names.
+    let helped = r.compiled.as_ref().map_or(0, |(_, ex)| {
+        let names: usize = (ex.packages().iter())
+            .flat_map(|p| p.decls.values())
+            .map(|d| 1 + d.methods.len())
+            .sum();
+        HELP_BUDGET / names.max(1)
+    });
     let mut diags: Vec<Diagnostic> = r
         .errors
         .iter()
-        .map(|e| {
+        .enumerate()
+        .map(|(i, e)| {
             let d = Diagnostic::from_text("CompileError", e);
             match &r.compiled {
-                Some((_, ex)) => d.with_catalog_help(ex.catalog()),
-                None => d,
+                Some((_, ex)) if i < helped => d.with_catalog_help(ex.catalog()),
+                _ => d,
             }
         })
         .collect();
     // The lints report the keys class declarations ignore.
-    let ignored: Vec<&String> = r
+    let ignored: HashSet<&str> = r
         .compiled
         .iter()
         .flat_map(|(_, ex)| ex.packages().first())
         .flat_map(|p| p.decls.values())
-        .flat_map(|d| d.warnings.iter())
+        .flat_map(|d| d.warnings.iter().map(String::as_str))
         .collect();
     diags.extend(
         r.warnings
             .iter()
-            .filter(|w| !ignored.contains(w))
+            .filter(|w| !ignored.contains(w.as_str()))
             .map(|w| Diagnostic::from_text("PackageWarning", w).as_warning()),
     );
     let mut counts = Vec::new();
@@ -410,6 +430,7 @@ pub fn check_and_lint(
             root: &**root,
             classes: &r.ok,
             executor: ex,
+            texts: &r.texts,
         };
         let lints = crate::lint::lint(&input, &opts.allow);
         counts = lints.counts();

@@ -5,11 +5,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use compiler::murano::decl::load_classes_for;
-use compiler::murano::LoadOptions;
+use compiler::murano::{ClassDecl, LoadOptions};
 use engine::Package;
 use runtime::{Error, ErrorKind};
 
-use crate::PackageFormat;
+use crate::{ClassSource, PackageFormat};
 
 /// How many of a file's class names the "the file defines ..." warning
 /// lists (a file may define thousands).
@@ -40,6 +40,9 @@ pub struct CheckedPackage {
     /// Listed classes their file does not define (murano finds no such
     /// class; each has a warning in `warnings`).
     pub undefined: Vec<String>,
+    /// The class files read, by the name positions give them, with their
+    /// text (read once: a lint need not read them again).
+    pub texts: HashMap<String, String>,
 }
 
 /// The state of a class file already read.
@@ -50,69 +53,117 @@ enum FileState {
     Failed(usize),
 }
 
+/// A package's classes being loaded, file by file.
+struct Loading<'p> {
+    p: &'p dyn PackageFormat,
+    legacy: bool,
+    decls: HashMap<String, Arc<ClassDecl>>,
+    errors: Vec<ClassLoadError>,
+    warnings: Vec<Error>,
+    undefined: Vec<String>,
+    files: HashMap<String, FileState>,
+    texts: HashMap<String, String>,
+}
+
+impl Loading<'_> {
+    /// Loads listed class `name`: reads and parses its file unless that
+    /// was done for another class.
+    fn class(&mut self, name: String) {
+        let Some(file) = self.file_of(&name) else {
+            return;
+        };
+        let defined = match &self.files[&file] {
+            FileState::Failed(i) => {
+                self.errors[*i].classes.push(name);
+                return;
+            }
+            FileState::Parsed(set, names) => {
+                if set.contains(&name) || names.is_empty() {
+                    return;
+                }
+                names
+            }
+        };
+        let w = not_defined_warning(&file, &name, defined);
+        self.warnings.push(w);
+        self.undefined.push(name);
+    }
+
+    /// The file of class `name` (read and parsed, once), or None when the
+    /// package cannot serve it (an error then says why).
+    fn file_of(&mut self, name: &str) -> Option<String> {
+        let known = self.p.class_file(name);
+        if let Some(f) = known.filter(|f| self.files.contains_key(f)) {
+            return Some(f);
+        }
+        let src = match self.p.get_class(name) {
+            Ok(s) => s,
+            Err(error) => {
+                self.errors.push(ClassLoadError {
+                    error,
+                    classes: vec![name.to_string()],
+                    file: None,
+                });
+                return None;
+            }
+        };
+        if !self.files.contains_key(&src.file) {
+            let state = self.parse(name, &src);
+            self.files.insert(src.file.clone(), state);
+            self.texts.insert(src.file.clone(), src.text);
+        }
+        Some(src.file)
+    }
+
+    /// Parses a class file, read for listed class `name`.
+    fn parse(&mut self, name: &str, src: &ClassSource) -> FileState {
+        let opts = LoadOptions {
+            legacy: self.legacy,
+        };
+        match load_classes_for(&src.text, &src.file, opts, Some(name)) {
+            Ok(ds) => {
+                let names: Vec<String> = ds.iter().map(|d| d.name.clone()).collect();
+                for d in ds {
+                    self.warnings.extend(
+                        (d.warnings.iter())
+                            .map(|w| Error::new(ErrorKind::PackageClassLoadError, w.clone())),
+                    );
+                    self.decls
+                        .entry(d.name.clone())
+                        .or_insert_with(|| Arc::new(d));
+                }
+                FileState::Parsed(names.iter().cloned().collect(), names)
+            }
+            Err(error) => {
+                self.errors.push(ClassLoadError {
+                    error,
+                    classes: Vec::new(),
+                    file: Some(src.file.clone()),
+                });
+                FileState::Failed(self.errors.len() - 1)
+            }
+        }
+    }
+}
+
 /// Compiles a plugin's classes into an executor package, with one error per
 /// bad class file (naming the classes it keeps from loading) and the
 /// warnings (a manifest class served from a file that names its only class
 /// differently, keys a declaration ignores).
 pub fn to_package_checked(p: &dyn PackageFormat) -> CheckedPackage {
     let legacy = p.legacy();
-    let mut decls = HashMap::new();
-    let mut errors: Vec<ClassLoadError> = Vec::new();
-    let mut warnings = Vec::new();
-    let mut undefined = Vec::new();
-    let mut files: HashMap<String, FileState> = HashMap::new();
+    let mut l = Loading {
+        p,
+        legacy,
+        decls: HashMap::new(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+        undefined: Vec::new(),
+        files: HashMap::new(),
+        texts: HashMap::new(),
+    };
     for name in p.classes() {
-        let src = match p.get_class(&name) {
-            Ok(s) => s,
-            Err(error) => {
-                errors.push(ClassLoadError {
-                    error,
-                    classes: vec![name],
-                    file: None,
-                });
-                continue;
-            }
-        };
-        if !files.contains_key(&src.file) {
-            let state =
-                match load_classes_for(&src.text, &src.file, LoadOptions { legacy }, Some(&name)) {
-                    Ok(ds) => {
-                        let names: Vec<String> = ds.iter().map(|d| d.name.clone()).collect();
-                        for d in ds {
-                            warnings.extend(
-                                d.warnings.iter().map(|w| {
-                                    Error::new(ErrorKind::PackageClassLoadError, w.clone())
-                                }),
-                            );
-                            decls.entry(d.name.clone()).or_insert_with(|| Arc::new(d));
-                        }
-                        FileState::Parsed(names.iter().cloned().collect(), names)
-                    }
-                    Err(error) => {
-                        errors.push(ClassLoadError {
-                            error,
-                            classes: Vec::new(),
-                            file: Some(src.file.clone()),
-                        });
-                        FileState::Failed(errors.len() - 1)
-                    }
-                };
-            files.insert(src.file.clone(), state);
-        }
-        let defined = match &files[&src.file] {
-            FileState::Failed(i) => {
-                errors[*i].classes.push(name);
-                continue;
-            }
-            FileState::Parsed(set, names) => {
-                if set.contains(&name) || names.is_empty() {
-                    continue;
-                }
-                names
-            }
-        };
-        warnings.push(not_defined_warning(&src.file, &name, defined));
-        undefined.push(name);
+        l.class(name);
     }
     let mut package = Package {
         name: p.full_name().into(),
@@ -122,7 +173,7 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> CheckedPackage {
             let v = p.runtime_version();
             legacy || (v.major == 1 && v.minor <= 3)
         },
-        decls,
+        decls: l.decls,
         configs: HashMap::new(),
         requires: p.requirements().to_vec(),
         meta: Vec::new(),
@@ -137,7 +188,7 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> CheckedPackage {
         });
         match meta {
             Ok(m) => package.meta = m,
-            Err(error) => errors.push(ClassLoadError {
+            Err(error) => l.errors.push(ClassLoadError {
                 error,
                 classes: Vec::new(),
                 file: Some(p.base().source.display("manifest.yaml")),
@@ -146,9 +197,10 @@ pub fn to_package_checked(p: &dyn PackageFormat) -> CheckedPackage {
     }
     CheckedPackage {
         package,
-        errors,
-        warnings,
-        undefined,
+        errors: l.errors,
+        warnings: l.warnings,
+        undefined: l.undefined,
+        texts: l.texts,
     }
 }
 

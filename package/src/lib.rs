@@ -306,9 +306,16 @@ impl Source {
                     };
                     for e in rd.flatten() {
                         let p = e.path();
-                        if p.is_dir() {
+                        // What is not a link is inside the package as its
+                        // directory is: only links need resolving.
+                        let link = e.file_type().map_or(true, |t| t.is_symlink());
+                        let dir = match e.file_type() {
+                            Ok(t) if !link => t.is_dir(),
+                            _ => p.is_dir(),
+                        };
+                        if dir {
                             stack.push(p);
-                        } else if Self::inside(pkg, &p).is_err() {
+                        } else if link && Self::inside(pkg, &p).is_err() {
                             continue;
                         } else if let Ok(r) = p.strip_prefix(&root) {
                             out.push(r.to_string_lossy().replace('\\', "/"));
@@ -780,6 +787,12 @@ pub trait PackageFormat: Send + Sync {
     fn classes(&self) -> Vec<String>;
     /// The MuranoPL YAML of a class.
     fn get_class(&self, name: &str) -> Result<ClassSource>;
+    /// The file name [`PackageFormat::get_class`] would give class `name`,
+    /// when known without reading it (a file holding many classes is then
+    /// read once).
+    fn class_file(&self, _name: &str) -> Option<String> {
+        None
+    }
     /// The UI definition (YAML text), if any.
     fn ui(&self) -> Result<Option<String>>;
 
@@ -930,6 +943,10 @@ impl PackageFormat for MuranoPlPackage {
         self.base
             .source
             .read_text(&format!("UI/{}", self.base.manifest.ui))
+    }
+    fn class_file(&self, name: &str) -> Option<String> {
+        let (_, file) = &self.base.manifest.classes[*self.index.get(name)?];
+        Some(self.base.source.display(&format!("Classes/{file}")))
     }
 }
 

@@ -25,10 +25,19 @@ pub(super) struct Names {
     /// callable on any receiver).
     functions: HashSet<String>,
     /// Method name to the classes declaring it.
-    methods: HashMap<String, Vec<String>>,
+    methods: HashMap<String, HashSet<String>>,
     /// Property name to the classes declaring it.
-    props: HashMap<String, Vec<String>>,
+    props: HashMap<String, HashSet<String>>,
+    /// Class name to the classes that name it as a parent.
+    children: HashMap<String, Vec<String>>,
+    /// How many more names suggestions may compare (a comparison is an
+    /// edit distance; a big package with many findings must not make
+    /// their number times its number of names).
+    budget: std::cell::Cell<usize>,
 }
+
+/// The most names all suggestions of one lint run compare.
+const SUGGESTION_BUDGET: usize = 2_000_000;
 
 impl Names {
     pub(super) fn new(ex: &Executor) -> Names {
@@ -38,8 +47,9 @@ impl Names {
             .filter(|n| !n.starts_with('#') && !n.starts_with('*'))
             .map(str::to_string)
             .collect();
-        let mut methods: HashMap<String, Vec<String>> = HashMap::new();
-        let mut props: HashMap<String, Vec<String>> = HashMap::new();
+        let mut methods: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut props: HashMap<String, HashSet<String>> = HashMap::new();
+        let mut children: HashMap<String, Vec<String>> = HashMap::new();
         for p in ex.packages() {
             for d in p.decls.values() {
                 for m in &d.methods {
@@ -49,11 +59,17 @@ impl Names {
                     methods
                         .entry(m.name.clone())
                         .or_default()
-                        .push(d.name.clone());
+                        .insert(d.name.clone());
                 }
                 for pr in &d.properties {
                     props
                         .entry(pr.name.clone())
+                        .or_default()
+                        .insert(d.name.clone());
+                }
+                for parent in &d.extends {
+                    children
+                        .entry(parent.clone())
                         .or_default()
                         .push(d.name.clone());
                 }
@@ -63,7 +79,41 @@ impl Names {
             functions,
             methods,
             props,
+            children,
+            budget: std::cell::Cell::new(SUGGESTION_BUDGET),
         }
+    }
+
+    /// `did you mean `X`?` for the closest of `candidates` to `name`
+    /// (`prefix` before it), while the budget of comparisons lasts.
+    fn suggest<'c>(
+        &self,
+        name: &str,
+        prefix: &str,
+        candidates: impl Iterator<Item = &'c str>,
+    ) -> Option<String> {
+        let left = self.budget.get();
+        let c: Vec<&str> = candidates.take(left.saturating_add(1)).collect();
+        if c.len() > left {
+            self.budget.set(0);
+            return None;
+        }
+        self.budget.set(left - c.len());
+        closest(name, c.into_iter()).map(|h| format!("did you mean `{prefix}{h}`?"))
+    }
+
+    /// The classes that derive from class `name`, at any depth.
+    fn descendants(&self, name: &str) -> HashSet<&str> {
+        let mut out = HashSet::new();
+        let mut todo = vec![name];
+        while let Some(c) = todo.pop() {
+            for child in self.children.get(c).into_iter().flatten() {
+                if out.insert(child.as_str()) {
+                    todo.push(child);
+                }
+            }
+        }
+        out
     }
 }
 
@@ -100,6 +150,7 @@ pub(super) fn lint_class(
         text,
         legacy,
         private,
+        descendants: std::cell::OnceCell::new(),
         out,
     };
     cx.defaults();
@@ -153,6 +204,8 @@ struct Cx<'a> {
     legacy: bool,
     /// The undeclared ("private") properties the class's methods assign.
     private: HashSet<Arc<str>>,
+    /// The classes derived from this one (found when first needed).
+    descendants: std::cell::OnceCell<HashSet<&'a str>>,
     out: &'a mut Vec<Finding>,
 }
 
@@ -506,8 +559,8 @@ impl Cx<'_> {
         });
         walk(&y.ast, &mut |e, in_arg| match &e.kind {
             ExprKind::Var(name) if !binds && !vars.contains(name.as_str()) && checkable(name) => {
-                let help = closest(name, vars.iter().map(|v| &**v).filter(|v| checkable(v)))
-                    .map(|v| format!("did you mean `${v}`?"));
+                let candidates = vars.iter().map(|v| &**v).filter(|v| checkable(v));
+                let help = self.names.suggest(name, "$", candidates);
                 let span = self.expr_span(y, e);
                 self.warn(
                     Lint::UndefinedVariable,
@@ -563,25 +616,22 @@ impl Cx<'_> {
             return;
         }
         let (message, help) = if own {
-            let mine: Vec<String> = self
-                .class
-                .mro()
-                .flat_map(|c| c.methods.keys().cloned())
-                .collect();
+            let mine = (self.class.mro()).flat_map(|c| c.methods.keys().map(String::as_str));
             (
                 format!(
                     "class `{}` has no method `{name}` (nor does any class derived from it, and no function has that name)",
                     self.class.name
                 ),
-                closest(name, mine.iter().map(String::as_str)),
+                n.suggest(name, "", mine),
             )
         } else {
             (
                 format!(
                     "no class loaded declares a method `{name}`, and no function has that name"
                 ),
-                closest(
+                n.suggest(
                     name,
+                    "",
                     n.functions
                         .iter()
                         .chain(n.methods.keys())
@@ -589,7 +639,6 @@ impl Cx<'_> {
                 ),
             )
         };
-        let help = help.map(|h| format!("did you mean `{h}`?"));
         self.warn(Lint::UnknownMethod, span, message, help);
     }
 
@@ -603,13 +652,8 @@ impl Cx<'_> {
                 return;
             }
         }
-        let mine: Vec<String> = self
-            .class
-            .mro()
-            .flat_map(|c| c.props.iter().map(|p| p.name.to_string()))
-            .collect();
-        let help =
-            closest(name, mine.iter().map(String::as_str)).map(|h| format!("did you mean `{h}`?"));
+        let mine = (self.class.mro()).flat_map(|c| c.props.iter().map(|p| &*p.name));
+        let help = self.names.suggest(name, "", mine);
         self.warn(
             Lint::UnknownProperty,
             span,
@@ -624,11 +668,13 @@ impl Cx<'_> {
     /// Whether one of `classes` is this class, one of its parents (in
     /// any loaded package: the engine's own core classes declare what
     /// murano implements in Python) or derives from it.
-    fn derived(&self, classes: &[String]) -> bool {
-        classes.iter().any(|c| {
-            self.class.mro().any(|k| *k.name == **c)
-                || self.ex.class(c).is_ok_and(|k| k.is_a(&self.class.name))
-        })
+    fn derived(&self, classes: &HashSet<String>) -> bool {
+        if self.class.mro().any(|k| classes.contains(&*k.name)) {
+            return true;
+        }
+        let names = self.names;
+        let below = (self.descendants).get_or_init(|| names.descendants(&self.class.name));
+        below.iter().any(|c| classes.contains(*c))
     }
 }
 

@@ -150,6 +150,8 @@ pub struct Input<'a> {
     pub classes: &'a [String],
     /// The executor holding the package and its requirements.
     pub executor: &'a Arc<Executor>,
+    /// Class files already read, by name (others are read as needed).
+    pub texts: &'a HashMap<String, String>,
 }
 
 /// The lints' findings, sorted by file and position, and the class files'
@@ -179,8 +181,13 @@ pub fn lint(input: &Input<'_>, allow: &HashSet<Lint>) -> Lints {
     let mut findings = Vec::new();
     if let Some(pkg) = input.executor.packages().first() {
         for (name, decl) in &pkg.decls {
-            if let Ok(src) = input.root.get_class(name) {
-                texts.entry(src.file).or_insert(src.text);
+            // A file holding several classes is read once.
+            if !texts.contains_key(&*decl.pos.file) {
+                if let Some((file, text)) = input.texts.get_key_value(&*decl.pos.file) {
+                    texts.insert(file.clone(), text.clone());
+                } else if let Ok(src) = input.root.get_class(name) {
+                    texts.entry(src.file).or_insert(src.text);
+                }
             }
             if let Some(text) = texts.get(&*decl.pos.file) {
                 body::decl_warnings(decl, text, &mut findings);

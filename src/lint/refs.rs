@@ -7,7 +7,7 @@
 //! alias to the class's namespace. Text, not meaning: a mention in a
 //! comment counts, which keeps both lints quiet when in doubt.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::{Finding, Input, Lint};
 
@@ -23,24 +23,24 @@ pub(super) fn lint_references(
     out: &mut Vec<Finding>,
 ) {
     let src = &input.root.base().source;
-    let mut other = Vec::new();
-    for dir in OTHER_DIRS {
-        for f in src.list(dir) {
-            if let Ok(Some(t)) = src.read_text(&format!("{dir}/{f}")) {
-                if t.len() <= MAX_TEXT {
-                    other.push(t);
+    let application = input.root.package_type() == "Application";
+    let requires = (input.root.requirements().iter()).any(|(n, _)| n != "io.murano");
+    if application || requires {
+        let mut other = Vec::new();
+        for dir in OTHER_DIRS {
+            for f in src.list(dir) {
+                if let Ok(Some(t)) = src.read_text(&format!("{dir}/{f}")) {
+                    if t.len() <= MAX_TEXT {
+                        other.push(t);
+                    }
                 }
             }
         }
-    }
-    let corpus = Corpus {
-        input,
-        texts,
-        other,
-    };
-    unused_requires(&corpus, out);
-    if input.root.package_type() == "Application" {
-        unreferenced_classes(&corpus, out);
+        let corpus = Corpus::new(input, texts, &other);
+        unused_requires(&corpus, out);
+        if application {
+            unreferenced_classes(&corpus, out);
+        }
     }
     unlisted_files(input, out);
     if let Ok(Some(text)) = src.read_text("manifest.yaml") {
@@ -95,8 +95,11 @@ fn unlisted_files(input: &Input<'_>, out: &mut Vec<Finding>) {
     if base.manifest.classes.is_empty() {
         return;
     }
+    let listed: HashSet<&str> = (base.manifest.classes.iter())
+        .map(|(_, file)| file.as_str())
+        .collect();
     for f in base.source.list("Classes") {
-        let listed = base.manifest.classes.iter().any(|(_, file)| *file == f);
+        let listed = listed.contains(f.as_str());
         if listed || !(f.ends_with(".yaml") || f.ends_with(".yml")) {
             continue;
         }
@@ -112,44 +115,185 @@ fn unlisted_files(input: &Input<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// Where names are mentioned: every maximal name (letters, digits, `_`,
+/// `.`) of each text and each of its prefixes that ends before a `.`
+/// (`a.b.C.d` names `a.b.C`), and, in a class file, the full names its
+/// aliases make (`res:Instance`, or `Instance` for the `=` namespace).
+/// Built once, so that asking about every class of a big package costs a
+/// lookup each, not a scan of every text.
 struct Corpus<'a> {
     input: &'a Input<'a>,
     /// Class file name to text.
     texts: &'a HashMap<String, String>,
-    /// UI and resource texts.
-    other: Vec<String>,
+    /// Names as they are written, with the texts that write them.
+    words: HashMap<&'a str, Seen>,
+    /// Full names that aliases make, with the texts that make them.
+    aliased: HashMap<String, Seen>,
+    /// Class file name to its number in `words` and `aliased`.
+    file_ids: HashMap<&'a str, usize>,
+    /// Class file name to the number of classes it declares.
+    decls_in: HashMap<&'a str, usize>,
+    /// For each class file declaring several classes, how often each
+    /// part of a name (split at `.` and `:` too) occurs in it.
+    parts_in: HashMap<&'a str, HashMap<&'a str, usize>>,
 }
 
-impl Corpus<'_> {
-    /// Whether class `class` is named anywhere but in file `except`.
-    fn names(&self, class: &str, except: Option<&str>) -> bool {
-        let (ns, short) = class.rsplit_once('.').unwrap_or(("", class));
-        if self.other.iter().any(|t| contains_word(t, class)) {
-            return true;
+/// The texts that mention a name: the first, and whether there are others.
+#[derive(Clone, Copy)]
+struct Seen {
+    first: usize,
+    more: bool,
+}
+
+impl Seen {
+    fn add(seen: Option<&mut Seen>, id: usize) -> Option<Seen> {
+        match seen {
+            Some(s) => {
+                s.more |= s.first != id;
+                None
+            }
+            None => Some(Seen {
+                first: id,
+                more: false,
+            }),
         }
-        let root_pkg = self.input.executor.packages().first().cloned();
-        self.texts.iter().any(|(file, text)| {
-            if Some(file.as_str()) == except {
-                return false;
+    }
+
+    /// Whether a text other than `except` mentions the name.
+    fn outside(&self, except: Option<usize>) -> bool {
+        self.more || Some(self.first) != except
+    }
+}
+
+fn is_name_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '.'
+}
+
+/// The maximal names of `text`, each with whether a `:` joins it to the
+/// next one (`res:Instance`, not `res: Instance`).
+fn names_of(text: &str) -> Vec<(&str, bool)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text.char_indices() {
+        match (is_name_char(c), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                let joined = text[i..].strip_prefix(':').and_then(|r| r.chars().next());
+                out.push((&text[s..i], joined.is_some_and(is_name_char)));
+                start = None;
             }
-            if contains_word(text, class) {
-                return true;
-            }
-            // The aliases the classes of this file give the namespace.
-            let Some(pkg) = &root_pkg else { return false };
-            pkg.decls
-                .values()
-                .filter(|d| &*d.pos.file == file.as_str())
-                .flat_map(|d| d.namespaces.iter())
-                .filter(|(_, n)| n == ns)
-                .any(|(alias, _)| {
-                    if alias == "=" {
-                        contains_word(text, short)
-                    } else {
-                        contains_word(text, &format!("{alias}:{short}"))
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((&text[s..], false));
+    }
+    out
+}
+
+/// `name` and each prefix of it that ends before a `.`.
+fn dot_prefixes(name: &str) -> impl Iterator<Item = &str> {
+    (name.match_indices('.').map(move |(i, _)| &name[..i])).chain(std::iter::once(name))
+}
+
+impl<'a> Corpus<'a> {
+    fn new(input: &'a Input<'a>, texts: &'a HashMap<String, String>, other: &'a [String]) -> Self {
+        let mut c = Corpus {
+            input,
+            texts,
+            words: HashMap::new(),
+            aliased: HashMap::new(),
+            file_ids: HashMap::new(),
+            decls_in: HashMap::new(),
+            parts_in: HashMap::new(),
+        };
+        // The aliases each class file's classes give namespaces.
+        let mut aliases: HashMap<&str, Vec<(&str, &str)>> = HashMap::new();
+        if let Some(pkg) = input.executor.packages().first() {
+            for d in pkg.decls.values() {
+                let Some((file, _)) = texts.get_key_value(&*d.pos.file) else {
+                    continue;
+                };
+                *c.decls_in.entry(file.as_str()).or_default() += 1;
+                let list = aliases.entry(file.as_str()).or_default();
+                for (alias, ns) in &d.namespaces {
+                    if !list.contains(&(alias.as_str(), ns.as_str())) {
+                        list.push((alias.as_str(), ns.as_str()));
                     }
-                })
-        })
+                }
+            }
+        }
+        for (id, (file, text)) in texts.iter().enumerate() {
+            c.file_ids.insert(file.as_str(), id);
+            if c.decls_in.get(file.as_str()).is_some_and(|&n| n > 1) {
+                let mut parts: HashMap<&str, usize> = HashMap::new();
+                for p in text.split(|ch: char| !(ch.is_alphanumeric() || ch == '_')) {
+                    *parts.entry(p).or_default() += 1;
+                }
+                c.parts_in.insert(file.as_str(), parts);
+            }
+            c.add_text(
+                id,
+                text,
+                aliases.get(file.as_str()).map_or(&[], Vec::as_slice),
+            );
+        }
+        for (i, text) in other.iter().enumerate() {
+            c.add_text(texts.len() + i, text, &[]);
+        }
+        c
+    }
+
+    /// Indexes the names text `id` mentions, with the aliases its classes
+    /// declare (alias, namespace).
+    fn add_text(&mut self, id: usize, text: &'a str, aliases: &[(&str, &str)]) {
+        let names = names_of(text);
+        for (name, _) in &names {
+            for w in dot_prefixes(name) {
+                if let Some(s) = Seen::add(self.words.get_mut(w), id) {
+                    self.words.insert(w, s);
+                }
+            }
+        }
+        if aliases.is_empty() {
+            return;
+        }
+        let mut made = HashSet::new();
+        for (i, (name, colon)) in names.iter().enumerate() {
+            // A short name is the first part of a name (`Name.x` names
+            // `Name`), after `alias:` or, for the `=` namespace, alone.
+            let first = |n: &str| n.split('.').next().unwrap_or("").to_string();
+            for (alias, ns) in aliases {
+                if *alias == "=" {
+                    made.insert(format!("{ns}.{}", first(name)));
+                } else if *colon && name == alias {
+                    if let Some((next, _)) = names.get(i + 1) {
+                        made.insert(format!("{ns}.{}", first(next)));
+                    }
+                }
+            }
+        }
+        for w in made {
+            match self.aliased.get_mut(&w) {
+                Some(s) => s.more |= s.first != id,
+                None => {
+                    self.aliased.insert(
+                        w,
+                        Seen {
+                            first: id,
+                            more: false,
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    /// Whether class `class` is named anywhere but in class file `except`.
+    fn names(&self, class: &str, except: Option<&str>) -> bool {
+        let except = except.and_then(|f| self.file_ids.get(f).copied());
+        let seen = |s: Option<&Seen>| s.is_some_and(|s| s.outside(except));
+        seen(self.words.get(class)) || seen(self.aliased.get(class))
     }
 }
 
@@ -198,7 +342,7 @@ fn unused_requires(c: &Corpus<'_>, out: &mut Vec<Finding>) {
 fn unreferenced_classes(c: &Corpus<'_>, out: &mut Vec<Finding>) {
     let root = c.input.root;
     // A class the manifest does not list was warned about already.
-    let listed = root.classes();
+    let listed: HashSet<String> = root.classes().into_iter().collect();
     for class in c.input.classes {
         if class == root.full_name() || !listed.contains(class) {
             continue;
@@ -234,44 +378,39 @@ fn unreferenced_classes(c: &Corpus<'_>, out: &mut Vec<Finding>) {
 }
 
 /// Whether another class declared in the same file names `class` (a file
-/// may hold several).
+/// may hold several): its short name is a part of a name there (`Name`,
+/// `x.Name`, `ns:Name`) more than once (its own `Name:` line is one).
 fn names_in_own_file(c: &Corpus<'_>, class: &str, file: &str) -> bool {
     let short = class.rsplit('.').next().unwrap_or(class);
-    let Some(text) = c.texts.get(file) else {
-        return false;
-    };
-    let Some(pkg) = c.input.executor.packages().first() else {
-        return false;
-    };
-    let others = pkg
-        .decls
-        .values()
-        .filter(|d| &*d.pos.file == file && d.name != class)
-        .count();
-    // Its own `Name:` line is one mention; a second is a use.
-    others > 0 && text.matches(short).count() > 1
-}
-
-/// Whether `word` occurs in `text` not inside a longer name.
-fn contains_word(text: &str, word: &str) -> bool {
-    let is_name = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
-    text.match_indices(word).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + word.len()..].chars().next();
-        !before.is_some_and(is_name) && !after.is_some_and(|c| is_name(c) && c != '.')
-    })
+    (c.parts_in.get(file)).is_some_and(|parts| parts.get(short).is_some_and(|&n| n > 1))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::contains_word;
+    use super::{dot_prefixes, names_of};
+
+    /// Whether `text` mentions `word` as the index records it.
+    fn mentions(text: &str, word: &str) -> bool {
+        names_of(text)
+            .iter()
+            .any(|(n, _)| dot_prefixes(n).any(|p| p == word))
+    }
 
     #[test]
     fn names_match_whole_words() {
-        assert!(contains_word("Extends: com.ex.Base\n", "com.ex.Base"));
-        assert!(contains_word("new(res:Instance, x)", "res:Instance"));
-        assert!(!contains_word("com.ex.BaseTwo", "com.ex.Base"));
-        assert!(!contains_word("org.com.ex.Base", "com.ex.Base"));
-        assert!(contains_word("type: com.ex.Base.\n", "com.ex.Base"));
+        assert!(mentions("Extends: com.ex.Base\n", "com.ex.Base"));
+        assert!(!mentions("com.ex.BaseTwo", "com.ex.Base"));
+        assert!(!mentions("org.com.ex.Base", "com.ex.Base"));
+        assert!(mentions("type: com.ex.Base.\n", "com.ex.Base"));
+        assert!(mentions("x: com.ex.Base.method()", "com.ex.Base"));
+        assert_eq!(
+            names_of("new(res:Instance, x)"),
+            [
+                ("new", false),
+                ("res", true),
+                ("Instance", false),
+                ("x", false)
+            ]
+        );
     }
 }
