@@ -76,6 +76,11 @@ enum Cmd {
     Harness {
         /// `yaql`, `dsl` or `schema`.
         kind: String,
+        /// The longest request line, in bytes: a longer one is answered
+        /// with an error and ends the run (status 2), since its end cannot
+        /// be found in bounded memory; 0: no cap.
+        #[arg(long, value_name = "BYTES", default_value_t = crate::records::DEFAULT_MAX_RECORD)]
+        max_record: usize,
     },
     /// Validate object models against the contracts of MuranoPL packages.
     Validate {
@@ -104,6 +109,12 @@ enum Cmd {
         /// No summary line on stderr.
         #[arg(short, long)]
         quiet: bool,
+        /// The largest model read from standard input or another stream (a
+        /// pipe, a device), in bytes; regular files are read as their size
+        /// says. A longer one is a model that cannot be read (status 2); 0:
+        /// no cap.
+        #[arg(long, value_name = "BYTES", default_value_t = crate::records::DEFAULT_MAX_RECORD)]
+        max_record: usize,
     },
     /// Murano packages: `info`, `check`, `pack`, `bundle`.
     ///
@@ -296,15 +307,20 @@ fn run(cli: Cli) -> i32 {
     };
     match cli.cmd {
         Cmd::Yaql(args) => crate::yaql_cmd::run(args, jit, cli.message_format),
-        Cmd::Harness { kind } => match kind.as_str() {
-            "yaql" => harness_yaql(jit),
-            "dsl" => crate::dsl::harness_dsl(jit),
-            "schema" => crate::schema::harness_schema(jit),
-            other => {
-                eprintln!("error: unknown harness `{other}` (expected `yaql`, `dsl` or `schema`)");
-                2
+        Cmd::Harness { kind, max_record } => {
+            crate::harness::set_max_line(crate::records::cap(max_record));
+            match kind.as_str() {
+                "yaql" => harness_yaql(jit),
+                "dsl" => crate::dsl::harness_dsl(jit),
+                "schema" => crate::schema::harness_schema(jit),
+                other => {
+                    eprintln!(
+                        "error: unknown harness `{other}` (expected `yaql`, `dsl` or `schema`)"
+                    );
+                    2
+                }
             }
-        },
+        }
         Cmd::Validate {
             packages,
             models,
@@ -313,6 +329,7 @@ fn run(cli: Cli) -> i32 {
             stats,
             format,
             quiet,
+            max_record,
         } => crate::validate::run(crate::validate::Options {
             packages,
             models,
@@ -323,6 +340,7 @@ fn run(cli: Cli) -> i32 {
             jit,
             class_configs: cli.class_configs,
             json: format == ReportFormat::Json,
+            max_record: crate::records::cap(max_record),
         }),
         Cmd::Package { cmd } => crate::package::run(cmd, jit, cli.message_format),
         Cmd::Ui { cmd } => crate::ui::run(cmd),
@@ -579,7 +597,8 @@ fn harness_yaql(jit: JitMode) -> i32 {
     ];
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
-    for line in crate::harness::requests(stdin.lock()) {
+    let mut requests = crate::harness::requests(stdin.lock());
+    for line in requests.by_ref() {
         let parsed = line
             .and_then(|l| serde_json::from_str::<serde_json::Value>(&l).map_err(|e| e.to_string()));
         let resp = match parsed {
@@ -628,7 +647,7 @@ fn harness_yaql(jit: JitMode) -> i32 {
             break;
         }
     }
-    0
+    crate::harness::status(&requests)
 }
 
 fn bench_eval(

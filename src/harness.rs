@@ -3,52 +3,113 @@
 //! exactly one response per line, flushed, a panic answered as an error.
 
 use std::io::{BufRead, Write};
-
-/// The longest request line read (longer ones are answered with an error).
-pub const MAX_LINE: usize = 256 << 20;
-
-/// The non-blank lines of a JSON Lines stream, each as text or as why it
-/// cannot be a request (not UTF-8, longer than [`MAX_LINE`]); a bad line
-/// never ends the stream.
-pub fn requests(mut input: impl BufRead) -> impl Iterator<Item = Result<String, String>> {
-    std::iter::from_fn(move || loop {
-        let mut buf = Vec::new();
-        let n = match std::io::Read::take(&mut input, MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut buf)
-        {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => n,
-        };
-        if n > MAX_LINE && buf.last() != Some(&b'\n') {
-            // Skip the rest of the line.
-            let mut rest = Vec::new();
-            while input.read_until(b'\n', &mut rest).is_ok_and(|k| k > 0) {
-                if rest.last() == Some(&b'\n') {
-                    break;
-                }
-                rest.clear();
-            }
-            return Some(Err(format!(
-                "a request line is longer than {MAX_LINE} bytes"
-            )));
-        }
-        match String::from_utf8(buf) {
-            Ok(line) if line.trim().is_empty() => continue,
-            Ok(line) => return Some(Ok(line)),
-            Err(e) => return Some(Err(format!("the line is not UTF-8: {e}"))),
-        }
-    })
-}
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{json, Value as J};
+
+use crate::records::{Records, Stop};
+
+/// The longest request line read by default (`--max-record`): a longer
+/// one is answered with an error and ends the stream, since its end cannot
+/// be found in bounded memory.
+pub const MAX_LINE: usize = crate::records::DEFAULT_MAX_RECORD;
+
+/// The longest request line of this process's harness (`usize::MAX`: no
+/// cap); set once from the command line.
+static MAX: AtomicUsize = AtomicUsize::new(MAX_LINE);
+
+/// Sets the longest request line (`None`: no cap).
+pub fn set_max_line(max: Option<usize>) {
+    MAX.store(max.unwrap_or(usize::MAX), Ordering::Relaxed);
+}
+
+/// The non-blank lines of a JSON Lines stream (see [`requests`]).
+pub struct Requests<R> {
+    lines: Records<R>,
+    line: usize,
+    stopped: Option<String>,
+}
+
+/// The non-blank lines of a JSON Lines stream, each as text or as why it
+/// cannot be a request (not UTF-8, not JSON from its first bytes: a NUL,
+/// say). A bad line never ends the stream; a line longer than the cap
+/// (see [`set_max_line`]), or input that cannot be read, is answered as
+/// a bad line and ends it ([`Requests::stopped`] says why).
+pub fn requests<R: BufRead>(input: R) -> Requests<R> {
+    let max = MAX.load(Ordering::Relaxed);
+    Requests {
+        lines: Records::new(input, Some(b'\n'), (max < usize::MAX).then_some(max)),
+        line: 0,
+        stopped: None,
+    }
+}
+
+impl<R> Requests<R> {
+    /// Why the stream ended before the input did, if it did.
+    pub fn stopped(&self) -> Option<&str> {
+        self.stopped.as_deref()
+    }
+}
+
+impl<R: BufRead> Iterator for Requests<R> {
+    type Item = Result<String, String>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let r = self.lines.next()?;
+            self.line += 1;
+            let rec = match r {
+                Ok(rec) => rec,
+                Err(e) => {
+                    let why = match e {
+                        Stop::TooLong(_) => format!("line {} is {e}", self.line),
+                        Stop::Io(_) => format!("line {}: {e}", self.line),
+                    };
+                    self.stopped = Some(why.clone());
+                    return Some(Err(why));
+                }
+            };
+            let line = match String::from_utf8(rec.bytes) {
+                Ok(line) => line,
+                Err(e) => return Some(Err(format!("the line is not UTF-8: {e}"))),
+            };
+            if line.trim().is_empty() {
+                continue;
+            }
+            if rec.cut {
+                // Only what precedes the first byte JSON cannot hold was
+                // kept; its parse fails there.
+                let e = serde_json::from_str::<J>(&line).err().map_or_else(
+                    || crate::records::cut_error(&line).message().to_string(),
+                    |e| e.to_string(),
+                );
+                return Some(Err(e));
+            }
+            return Some(Ok(line));
+        }
+    }
+}
+
+/// The exit status of a harness whose requests were `requests`: 0 when
+/// the input was read to its end, else 2 (the reason printed to stderr).
+pub fn status<R>(requests: &Requests<R>) -> i32 {
+    match requests.stopped() {
+        None => crate::cli::exit::OK,
+        Some(why) => {
+            eprintln!("error: standard input: {why}; no more requests are read");
+            crate::cli::exit::USAGE
+        }
+    }
+}
 
 /// Serves requests from stdin with `run`; `error_key` names the response
 /// field for failures (`load_error` for dsl, `error` for schema).
 pub fn serve(error_key: &str, run: impl Fn(&J) -> J) -> i32 {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
-    for line in requests(stdin.lock()) {
+    let mut requests = requests(stdin.lock());
+    for line in requests.by_ref() {
         let failure = |id: J, name: &str, message: String| {
             let mut r = json!({"id": id});
             r[error_key] = json!({"names": [name], "message": message});
@@ -67,7 +128,7 @@ pub fn serve(error_key: &str, run: impl Fn(&J) -> J) -> i32 {
             break;
         }
     }
-    0
+    status(&requests)
 }
 
 #[cfg(test)]
@@ -79,8 +140,18 @@ mod tests {
         let input: &[u8] = b"{\"id\": 1}\n\xff\xfe\n\n  \n{\"id\": 2}";
         let got: Vec<Result<String, String>> = requests(input).collect();
         assert_eq!(got.len(), 3, "{got:?}");
-        assert_eq!(got[0].as_deref(), Ok("{\"id\": 1}\n"));
+        assert_eq!(got[0].as_deref(), Ok("{\"id\": 1}"));
         assert!(got[1].as_ref().unwrap_err().contains("not UTF-8"));
         assert_eq!(got[2].as_deref(), Ok("{\"id\": 2}"));
+        // A NUL: the line is a bad request, read no further than it.
+        let input: &[u8] = b"{\"id\": \0\0\0\n{\"id\": 3}\n";
+        let got: Vec<Result<String, String>> = requests(input).collect();
+        assert_eq!(
+            got,
+            [
+                Err("expected value at line 1 column 8".to_string()),
+                Ok("{\"id\": 3}".to_string())
+            ]
+        );
     }
 }

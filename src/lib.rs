@@ -17,6 +17,7 @@ pub mod harness;
 pub mod jsonpos;
 pub mod lint;
 pub mod package;
+pub mod records;
 pub mod run;
 pub mod schema;
 pub mod serve;

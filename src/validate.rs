@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use engine::{model, Catalog};
 
+use crate::records::{self, Record, Stop};
 use crate::session::Catalogue;
 
 /// The outcome of one model.
@@ -52,13 +53,38 @@ impl Report {
     }
 }
 
-fn validate_one(catalog: &Arc<Catalog>, file: &Path) -> Report {
-    let mut rep = match std::fs::read_to_string(file) {
+fn validate_one(catalog: &Arc<Catalog>, file: &Path, max: Option<usize>) -> Report {
+    let mut rep = match read_model(file, max) {
         Ok(text) => validate_text(catalog, &text),
-        Err(e) => Report::failed(file, format!("cannot read: {e}")),
+        Err(e) => Report::failed(file, e),
     };
     rep.file = file.to_path_buf();
     rep
+}
+
+/// The text of the model in `file` (`-`: standard input), read whole: at
+/// most `max` bytes unless it is a regular file, and only up to the first
+/// byte that shows it is not JSON (a NUL, say), whose parse error is then
+/// the result.
+fn read_model(file: &Path, max: Option<usize>) -> Result<String, String> {
+    let cannot = if file.as_os_str() == "-" {
+        "cannot read standard input"
+    } else {
+        "cannot read"
+    };
+    let Record { bytes, cut } = records::read_whole(file, max).map_err(|e| match e {
+        Stop::TooLong(_) => format!("{cannot}: the model is {e}"),
+        Stop::Io(_) => format!("{cannot}: {e}"),
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{cannot}: stream did not contain valid UTF-8"))?;
+    if cut {
+        let e = runtime::json::from_tagged_str(&text)
+            .err()
+            .unwrap_or_else(|| records::cut_error(&text));
+        return Err(e.message().to_string());
+    }
+    Ok(text)
 }
 
 /// Validates one object model (JSON text: `{"Objects": ...}` or a bare
@@ -171,6 +197,9 @@ pub struct Options {
     pub class_configs: Option<PathBuf>,
     /// Print one JSON document instead of lines.
     pub json: bool,
+    /// The largest model read from standard input or another stream, in
+    /// bytes (`--max-record`; regular files are read as their size says).
+    pub max_record: Option<usize>,
 }
 
 /// Models at least this large are streamed: read once, checked on every
@@ -191,6 +220,7 @@ pub fn run(o: Options) -> i32 {
         jit,
         class_configs,
         json,
+        max_record,
     } = o;
     let start = Instant::now();
     // The packages, with what they require from the search path, are
@@ -200,7 +230,10 @@ pub fn run(o: Options) -> i32 {
     let catalogue = match loaded {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!(
+                "error: {}",
+                runtime::pyrepr::escape_controls(&e.to_string(), true)
+            );
             return 2;
         }
     };
@@ -216,13 +249,16 @@ pub fn run(o: Options) -> i32 {
         .filter(|&i| !stdin(&models[i]))
         .partition(|&i| size(&models[i]) >= STREAM_MIN_BYTES);
     let mut reports: Vec<Option<Report>> = (0..models.len()).map(|_| None).collect();
-    // Standard input (`-`), read once whatever its size.
+    // Standard input (`-`), read once (see `--max-record`).
     if let Some(i) = models.iter().position(stdin) {
-        reports[i] = Some(validate_stdin(catalog));
+        reports[i] = Some(validate_stdin(catalog, max_record));
     }
     // Small models: one per worker at a time.
     let smalls: Vec<&PathBuf> = small.iter().map(|&i| &models[i]).collect();
-    for (i, r) in small.iter().zip(validate_many(catalog, &smalls, jobs)) {
+    for (i, r) in small
+        .iter()
+        .zip(validate_many(catalog, &smalls, jobs, max_record))
+    {
         reports[*i] = Some(r);
     }
     // Large models: one at a time, each on every worker.
@@ -275,12 +311,12 @@ pub fn run(o: Options) -> i32 {
 }
 
 /// Standard input's model (`-`), validated on a large stack.
-fn validate_stdin(catalog: &Arc<Catalog>) -> Report {
+fn validate_stdin(catalog: &Arc<Catalog>, max: Option<usize>) -> Report {
     let file = Path::new("-");
-    let mut text = String::new();
-    if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut text) {
-        return Report::failed(file, format!("cannot read standard input: {e}"));
-    }
+    let text = match read_model(file, max) {
+        Ok(text) => text,
+        Err(e) => return Report::failed(file, e),
+    };
     let mut rep =
         on_big_stack(|| validate_text(catalog, &text)).unwrap_or_else(|_| Report::panicked(file));
     rep.file = file.to_path_buf();
@@ -296,7 +332,7 @@ fn print_phases(reports: &[Report]) {
             .collect();
         eprintln!(
             "stats: {} streamed: {}",
-            r.file.display(),
+            safe(&r.file.display().to_string()),
             phases.join(", ")
         );
     }
@@ -332,17 +368,27 @@ fn positions(r: &Report) -> Vec<Option<(usize, usize)>> {
         .collect()
 }
 
+/// `s` safe to print on a terminal, on one line: control characters
+/// (and line breaks) escaped as Python's `repr` escapes them. Model
+/// values, ids, type names, file names and YAQL text are untrusted.
+fn safe(s: &str) -> std::borrow::Cow<'_, str> {
+    runtime::pyrepr::escape_controls(s, false)
+}
+
 /// `FILE:LINE:COL: path.property: message` (`FILE:` alone when the
-/// position is unknown) and `FILE: error: ...` lines.
+/// position is unknown) and `FILE: error: ...` lines, their untrusted
+/// text escaped (see [`safe`]).
 fn print_lines(reports: &[Report]) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     for r in reports {
-        let f = r.file.display();
+        let f = r.file.display().to_string();
+        let f = safe(&f);
         if let Some(e) = &r.error {
-            let _ = writeln!(out, "{f}: error: {e}");
+            let _ = writeln!(out, "{f}: error: {}", safe(e));
         }
         for (v, at) in r.violations.iter().zip(positions(r)) {
+            let v = safe(&v.to_string()).into_owned();
             let _ = match at {
                 Some((line, col)) => writeln!(out, "{f}:{line}:{col}: {v}"),
                 None => writeln!(out, "{f}: {v}"),
@@ -412,7 +458,12 @@ fn show_after_a_second(bar: &indicatif::ProgressBar, t0: Instant) {
 
 /// Validates models on `jobs` threads, one model per thread at a time;
 /// the reports come in the order of `models`.
-fn validate_many(catalog: &Arc<Catalog>, models: &[&PathBuf], jobs: usize) -> Vec<Report> {
+fn validate_many(
+    catalog: &Arc<Catalog>,
+    models: &[&PathBuf],
+    jobs: usize,
+    max: Option<usize>,
+) -> Vec<Report> {
     let n = models.len();
     let jobs = jobs.min(n.max(1));
     let next = AtomicUsize::new(0);
@@ -441,7 +492,7 @@ fn validate_many(catalog: &Arc<Catalog>, models: &[&PathBuf], jobs: usize) -> Ve
                     if i >= n {
                         break;
                     }
-                    let r = validate_big_stack(catalog, models[i]);
+                    let r = validate_big_stack(catalog, models[i], max);
                     objects.fetch_add(r.objects, Ordering::Relaxed);
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                     bar.set_position(done.fetch_add(1, Ordering::Relaxed) as u64 + 1);
@@ -490,7 +541,7 @@ fn validate_large(catalog: &Arc<Catalog>, file: &Path, jobs: usize) -> (Report, 
             rep.file = file.to_path_buf();
             (rep, true)
         }
-        engine::stream::Outcome::Fallback(_) => (validate_big_stack(catalog, file), false),
+        engine::stream::Outcome::Fallback(_) => (validate_big_stack(catalog, file, None), false),
     }
 }
 
@@ -509,8 +560,8 @@ pub fn on_big_stack<T: Send>(f: impl Fn() -> T + Sync) -> std::thread::Result<T>
     })
 }
 
-fn validate_big_stack(catalog: &Arc<Catalog>, file: &Path) -> Report {
-    on_big_stack(|| validate_one(catalog, file)).unwrap_or_else(|_| Report::panicked(file))
+fn validate_big_stack(catalog: &Arc<Catalog>, file: &Path, max: Option<usize>) -> Report {
+    on_big_stack(|| validate_one(catalog, file, max)).unwrap_or_else(|_| Report::panicked(file))
 }
 
 #[cfg(test)]

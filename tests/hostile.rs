@@ -167,3 +167,441 @@ fn validate_bounds_deep_and_large_models() {
     assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// What a watched run of the binary did (see [`watch`]).
+struct Watched {
+    /// The exit status; `None` when it was killed (or died of a signal).
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    /// The peak resident memory seen, in bytes (`VmHWM`, polled).
+    peak: u64,
+    took: Duration,
+    /// Killed for passing the memory or the time bound.
+    killed: bool,
+}
+
+/// Standard input of a watched run.
+enum Input {
+    /// A file (`/dev/zero`).
+    File(&'static str),
+    /// These bytes, then this many MiB of that byte, through a pipe.
+    Fill(&'static [u8], u8, usize),
+    /// These bytes through a pipe.
+    Bytes(Vec<u8>),
+}
+
+/// The peak resident memory of process `pid` so far, in bytes (0 once it
+/// has exited).
+fn vm_hwm(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Runs `muranopl ARGS...` on `input`, polling its peak resident memory
+/// every few milliseconds; kills it once it passes `max_rss` bytes or
+/// `timeout`, so that a regression fails the test instead of the machine.
+fn watch(args: &[&str], input: Input, max_rss: u64, timeout: Duration) -> Watched {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_muranopl"));
+    cmd.args(args)
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match &input {
+        Input::File(path) => cmd.stdin(std::fs::File::open(path).unwrap()),
+        Input::Fill(..) | Input::Bytes(_) => cmd.stdin(Stdio::piped()),
+    };
+    let t = Instant::now();
+    let mut child = cmd.spawn().expect("run muranopl");
+    let feeder = child.stdin.take().map(|mut w| {
+        std::thread::spawn(move || match input {
+            Input::Fill(head, byte, mib) => {
+                let buf = vec![byte; 1 << 20];
+                let _ = w.write_all(head);
+                for _ in 0..mib {
+                    if w.write_all(&buf).is_err() {
+                        break; // the child stopped reading
+                    }
+                }
+            }
+            Input::Bytes(b) => {
+                let _ = w.write_all(&b);
+            }
+            Input::File(_) => {}
+        })
+    });
+    let drain = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut s);
+            }
+            String::from_utf8_lossy(&s).into_owned()
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|o| Box::new(o) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|e| Box::new(e) as Box<dyn Read + Send>),
+    );
+    let (mut peak, mut killed) = (0, false);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        peak = peak.max(vm_hwm(child.id()));
+        if peak > max_rss || t.elapsed() > timeout {
+            killed = true;
+            let _ = child.kill();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let took = t.elapsed();
+    if let Some(f) = feeder {
+        f.join().unwrap();
+    }
+    Watched {
+        code: status.code(),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+        peak,
+        took,
+        killed,
+    }
+}
+
+const MB: u64 = 1_000_000;
+
+/// Issue 32, item 4: `validate -` checks its input as it comes: 500 MB of
+/// NUL bytes fail at the first one, in bounded memory (the whole input
+/// was read first: 1 GB resident for 500 MB), and a model longer than
+/// `--max-record` is refused once it passes the cap.
+#[test]
+fn validate_stdin_fails_at_the_first_byte_in_bounded_memory() {
+    let args = ["validate", "-p", "examples/validate", "-"];
+    let w = watch(
+        &args,
+        Input::Fill(b"", 0, 500),
+        200 * MB,
+        Duration::from_secs(60),
+    );
+    assert!(!w.killed, "peak {} MB after {:?}", w.peak / MB, w.took);
+    assert_eq!(w.code, Some(2), "{}", w.stderr);
+    assert_eq!(
+        w.stdout,
+        "-: error: bad JSON: expected value at line 1 column 1\n"
+    );
+    assert!(w.peak < 200 * MB, "peak {} MB", w.peak / MB);
+    eprintln!(
+        "validate - on 500 MB of NULs: peak {} MB, {:?}",
+        w.peak / MB,
+        w.took
+    );
+
+    // A NUL after a valid start: the error at its position.
+    let w = watch(
+        &args,
+        Input::Bytes(b"{\"Objects\": \"ab\0cd\"}".to_vec()),
+        200 * MB,
+        Duration::from_secs(20),
+    );
+    assert_eq!(w.code, Some(2));
+    assert_eq!(
+        w.stdout,
+        "-: error: bad JSON: control character (\\u0000-\\u001F) found while parsing a string at line 1 column 16\n"
+    );
+
+    // Past the cap: refused, with the cap named, in memory bounded by it.
+    let capped = [&args[..], &["--max-record", "50000000"]].concat();
+    let endless = Input::Fill(b"{\"Objects\": \"", b'x', 500);
+    let w = watch(&capped, endless, 150 * MB, Duration::from_secs(60));
+    assert!(!w.killed, "peak {} MB after {:?}", w.peak / MB, w.took);
+    assert_eq!(w.code, Some(2), "{}", w.stderr);
+    assert_eq!(
+        w.stdout,
+        "-: error: cannot read standard input: the model is longer than 50000000 bytes (--max-record)\n"
+    );
+}
+
+/// Issue 32, item 4: `yaql --jsonl` on one endless line (`/dev/zero`)
+/// ends with an error naming the line and the cap, quickly and in
+/// bounded memory (it grew until killed); a line past `--max-record`
+/// ends the run after the lines before it.
+#[test]
+fn yaql_jsonl_caps_the_line_length() {
+    let w = watch(
+        &["yaql", "--jsonl", "$"],
+        Input::File("/dev/zero"),
+        300 * MB,
+        Duration::from_secs(10),
+    );
+    assert!(!w.killed, "peak {} MB after {:?}", w.peak / MB, w.took);
+    assert_eq!(w.code, Some(2));
+    assert_eq!(
+        w.stderr,
+        "error: <stdin>:1: the line is longer than 268435456 bytes (--max-record)\n"
+    );
+    assert_eq!(w.stdout, "");
+    eprintln!(
+        "yaql --jsonl on /dev/zero: peak {} MB, {:?}",
+        w.peak / MB,
+        w.took
+    );
+
+    // A line that could be JSON, endless: cut at the cap, in memory
+    // bounded by it.
+    let w = watch(
+        &["yaql", "--jsonl", "$", "--max-record", "50000000"],
+        Input::Fill(b"1\n\"", b'a', 500),
+        150 * MB,
+        Duration::from_secs(60),
+    );
+    assert!(!w.killed, "peak {} MB after {:?}", w.peak / MB, w.took);
+    assert_eq!((w.code, w.stdout.as_str()), (Some(2), "1\n"));
+    assert_eq!(
+        w.stderr,
+        "error: <stdin>:2: the line is longer than 50000000 bytes (--max-record)\n"
+    );
+
+    let input = b"1\n2\n\"0123456789\"\n3\n".to_vec();
+    let w = watch(
+        &["yaql", "--jsonl", "$", "--max-record", "10"],
+        Input::Bytes(input.clone()),
+        300 * MB,
+        Duration::from_secs(20),
+    );
+    assert_eq!(w.code, Some(2));
+    assert_eq!(w.stdout, "1\n2\n");
+    assert_eq!(
+        w.stderr,
+        "error: <stdin>:3: the line is longer than 10 bytes (--max-record)\n"
+    );
+    // 0 lifts the cap; a line of exactly the cap is read.
+    for cap in ["0", "12"] {
+        let w = watch(
+            &["yaql", "--jsonl", "$", "--max-record", cap],
+            Input::Bytes(input.clone()),
+            300 * MB,
+            Duration::from_secs(20),
+        );
+        assert_eq!(
+            (w.code, w.stdout.as_str()),
+            (Some(0), "1\n2\n\"0123456789\"\n3\n")
+        );
+    }
+}
+
+/// Issue 32, item 4: the harness on `/dev/zero` answers the endless line
+/// with an error and stops, in bounded memory (it grew until killed); a
+/// line holding a NUL is answered as a bad request and the stream goes on.
+#[test]
+fn the_harness_caps_the_request_line() {
+    let w = watch(
+        &["harness", "yaql"],
+        Input::File("/dev/zero"),
+        300 * MB,
+        Duration::from_secs(10),
+    );
+    assert!(!w.killed, "peak {} MB after {:?}", w.peak / MB, w.took);
+    assert_eq!(w.code, Some(2), "{}", w.stderr);
+    assert_eq!(
+        w.stdout,
+        "{\"id\": null, \"error\": {\"kind\":\"ValueError\",\"message\":\"bad request: line 1 is longer than 268435456 bytes (--max-record)\"}}\n"
+    );
+    assert_eq!(
+        w.stderr,
+        "error: standard input: line 1 is longer than 268435456 bytes (--max-record); no more requests are read\n"
+    );
+    eprintln!(
+        "harness yaql on /dev/zero: peak {} MB, {:?}",
+        w.peak / MB,
+        w.took
+    );
+
+    let mut input = b"{\"id\": 1, \"expr\": \"1 + 1\"}\n{\"id\": \0".to_vec();
+    input.extend(std::iter::repeat_n(0u8, 1 << 20));
+    input.extend(b"\n{\"id\": 3, \"expr\": \"2 + 2\"}\n");
+    let w = watch(
+        &["harness", "yaql"],
+        Input::Bytes(input),
+        300 * MB,
+        Duration::from_secs(20),
+    );
+    assert_eq!(w.code, Some(0), "{}", w.stderr);
+    let answers: Vec<J> = w
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 3, "{}", w.stdout);
+    assert_eq!(
+        (answers[0]["result"].clone(), answers[2]["result"].clone()),
+        (json!(2), json!(4))
+    );
+    assert_eq!(
+        answers[1]["error"]["message"],
+        "bad request: expected value at line 1 column 8"
+    );
+}
+
+/// Issue 32, item 9: a line that is not UTF-8 is an error of its own,
+/// named by its 1-based line; the good lines of its batch and every line
+/// after it are evaluated, in order (nothing was printed, and the line
+/// was numbered from 0).
+#[test]
+fn yaql_jsonl_reports_a_line_that_is_not_utf8_and_goes_on() {
+    let mut input = Vec::new();
+    for i in 1..=6000 {
+        match i {
+            2 => input.extend(b"\"caf\xe9\"\n"),
+            4 => input.extend(b"nope\n"),
+            5000 => input.extend(b"\xff\xfe\n"),
+            _ => input.extend(format!("{i}\n").as_bytes()),
+        }
+    }
+    let w = watch(
+        &["yaql", "--jsonl", "$"],
+        Input::Bytes(input),
+        1000 * MB,
+        Duration::from_secs(60),
+    );
+    assert_eq!(w.code, Some(2), "{}", w.stderr);
+    let want: Vec<String> = (1..=6000)
+        .filter(|i| ![2, 4, 5000].contains(i))
+        .map(|i| i.to_string())
+        .collect();
+    assert_eq!(w.stdout.lines().collect::<Vec<_>>(), want);
+    assert_eq!(
+        w.stderr,
+        "error[ValueError]: bad JSON: not UTF-8 (invalid utf-8 sequence of 1 bytes from index 4)\n\
+         \x20= input: <stdin>:2\n\n\
+         error[ValueError]: bad JSON: expected ident at line 1 column 2\n\
+         \x20 --> <stdin>:1:2\n  |\n1 | nope\n  |  ^\n  |\n  = input: <stdin>:4\n\n\
+         error[ValueError]: bad JSON: not UTF-8 (invalid utf-8 sequence of 1 bytes from index 0)\n\
+         \x20= input: <stdin>:5000\n\n"
+    );
+}
+
+/// Issue 32, item 10: `validate` prints model values, ids, type names and
+/// file names with their control characters escaped as Python's `repr`
+/// escapes them: a value cannot retitle or clear the terminal (they were
+/// printed raw).
+#[test]
+fn validate_escapes_control_characters_in_what_it_prints() {
+    let dir = std::env::temp_dir().join(format!("muranopl-hostile-esc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("m\u{1b}[2J.json");
+    std::fs::write(
+        &bad,
+        r#"{"Objects": {"?": {"type": "com.example.Server", "id": "s\u001b[2J"}, "name": "n", "port": "\u001b]0;PWNED\u0007", "tags": [], "settings": {"timeout": 1}}}"#,
+    )
+    .unwrap();
+    let class = dir.join("class.json");
+    std::fs::write(
+        &class,
+        r#"{"Objects": {"?": {"type": "com.example.\u001b]0;PWNED\u0007", "id": "x"}}}"#,
+    )
+    .unwrap();
+    let (bad_s, class_s) = (bad.to_str().unwrap(), class.to_str().unwrap());
+    let o = muranopl(&["validate", "-p", "examples/validate", bad_s, class_s]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let d = dir.to_str().unwrap();
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{d}/m\\x1b[2J.json:1:84: $.Objects.port: [port] Value '\\x1b]0;PWNED\\x07' violates \
+             int() contract (contract at examples/validate/Classes/Server.yaml:8:15)\n\
+             {d}/class.json: error: NoClassFound: Class \"com.example.\\x1b]0;PWNED\\x07\" is not \
+             found in io.murano/0.0.0, com.example.validate/1.0.0\n"
+        )
+    );
+    assert!(!o.stdout.contains(&0x1b) && !o.stderr.contains(&0x1b));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Issue 32, item 10: `yaql`'s diagnostics escape the control characters
+/// of input values, input lines and file names (printed raw).
+#[test]
+fn yaql_escapes_control_characters_in_its_diagnostics() {
+    let run = |args: &[&str], input: &[u8]| {
+        watch(
+            args,
+            Input::Bytes(input.to_vec()),
+            1000 * MB,
+            Duration::from_secs(20),
+        )
+    };
+    let w = run(&["yaql", "int($)"], b"\"\\u001b]0;PWNED\\u0007\"");
+    assert_eq!(w.code, Some(1));
+    assert!(
+        w.stderr.starts_with(
+            "error[ValueError]: invalid literal for int() with base 10: '\\x1b]0;PWNED\\x07'\n"
+        ),
+        "{}",
+        w.stderr
+    );
+    let w = run(
+        &["yaql", "--jsonl", "$"],
+        b"{\"a\": 1} \x1b]0;PWNED\x07\n2\n",
+    );
+    assert_eq!((w.code, w.stdout.as_str()), (Some(2), "2\n"));
+    assert_eq!(
+        w.stderr,
+        "error[ValueError]: bad JSON: trailing characters at line 1 column 10\n  \
+         --> <stdin>:1:10\n  |\n1 | {\"a\": 1} \\x1b\n  |          ^^^^\n  |\n  \
+         = input: <stdin>:1\n\n"
+    );
+    let w = run(&["yaql", "$", "no-such-\u{1b}]0;PWNED\u{7}"], b"");
+    assert_eq!(w.code, Some(2));
+    assert_eq!(
+        w.stderr,
+        "error: no-such-\\x1b]0;PWNED\\x07: No such file or directory (os error 2)\n"
+    );
+}
+
+/// Issue 32: of a key given twice in a model, the reader keeps the last
+/// value, and the violation is reported at the last key (it was at the
+/// first, whose value is valid).
+#[test]
+fn validate_reports_a_duplicate_key_at_its_last_occurrence() {
+    let dir = std::env::temp_dir().join(format!("muranopl-hostile-dup-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let model = dir.join("dup.json");
+    std::fs::write(
+        &model,
+        "{\"Objects\": {\"?\": {\"type\": \"com.example.Server\", \"id\": \"s\"},\n\
+         \"name\": \"n\", \"port\": 80, \"tags\": [], \"settings\": {\"timeout\": 1},\n\
+         \"port\": 70000}}\n",
+    )
+    .unwrap();
+    let o = muranopl(&[
+        "validate",
+        "-p",
+        "examples/validate",
+        model.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{}:3:1: $.Objects.port: [port] Value 70000 doesn't match predicate \
+             (contract at examples/validate/Classes/Server.yaml:8:15)\n",
+            model.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
