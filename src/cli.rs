@@ -277,9 +277,14 @@ pub fn main() -> i32 {
     // expressions must fail cleanly, not overflow.
     let h = std::thread::Builder::new()
         .stack_size(512 << 20)
-        .spawn(move || run(cli))
-        .expect("spawn");
-    h.join().unwrap_or(exit::INTERNAL)
+        .spawn(move || run(cli));
+    match h {
+        Ok(h) => h.join().unwrap_or(exit::INTERNAL),
+        Err(e) => {
+            eprintln!("error: cannot start the evaluation thread (a 512 MiB stack): {e}");
+            exit::INTERNAL
+        }
+    }
 }
 
 fn read_data(path: &Option<String>) -> Result<Value, String> {
