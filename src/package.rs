@@ -444,24 +444,21 @@ pub fn check_and_lint(
 }
 
 fn check(path: &Path, libs: &[PathBuf], opts: &CheckOptions) -> i32 {
-    use crate::diag::Diagnostic;
+    match check_and_lint(path, libs, opts) {
+        Ok(c) => print_checked(&c, opts),
+        Err(e) => print_load_failure(path, &e, opts),
+    }
+}
+
+/// Prints what checking a package found; the exit status.
+fn print_checked(c: &Checked, opts: &CheckOptions) -> i32 {
     use crate::lint::LintFormat;
-    let Checked {
-        report: r,
-        diagnostics: diags,
-        counts,
-    } = match check_and_lint(path, libs, opts) {
-        Ok(x) => x,
-        Err(e) => {
-            Diagnostic::from_text("PackageLoadError", &e).eprint(opts.messages);
-            return 1;
-        }
-    };
+    let (r, diags) = (&c.report, &c.diagnostics);
     let warnings = diags.iter().filter(|d| d.warning).count();
     let failed = !r.errors.is_empty() || (opts.deny_warnings && warnings > 0);
     match opts.format {
         LintFormat::Human => {
-            for d in &diags {
+            for d in diags {
                 d.eprint(opts.messages);
             }
             let deps = if r.loaded.is_empty() {
@@ -469,7 +466,7 @@ fn check(path: &Path, libs: &[PathBuf], opts: &CheckOptions) -> i32 {
             } else {
                 format!(" (with {})", r.loaded.join(", "))
             };
-            let lints: Vec<String> = counts.iter().map(|(l, n)| format!("{n} {l}")).collect();
+            let lints: Vec<String> = (c.counts.iter()).map(|(l, n)| format!("{n} {l}")).collect();
             let lints = if lints.is_empty() {
                 String::new()
             } else {
@@ -483,28 +480,62 @@ fn check(path: &Path, libs: &[PathBuf], opts: &CheckOptions) -> i32 {
             );
         }
         LintFormat::Json => {
-            let (errors, warns): (Vec<&Diagnostic>, Vec<&Diagnostic>) =
-                diags.iter().partition(|d| !d.warning);
-            let counts: serde_json::Map<String, serde_json::Value> = counts
-                .iter()
-                .map(|(l, n)| (l.name().to_string(), (*n).into()))
-                .collect();
-            let j = serde_json::json!({
-                "package": r.name,
-                "classes": r.ok,
-                "loaded": r.loaded,
-                "errors": errors.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
-                "warnings": warns.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
-                "lints": counts,
-            });
+            let j = json_document(Some(&r.name), &r.ok, &r.loaded, diags, &c.counts);
             println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
         }
         LintFormat::Sarif => {
-            let log = crate::lint::render_sarif(&diags);
+            let log = crate::lint::render_sarif(diags);
             println!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
     i32::from(failed)
+}
+
+/// Prints the error of a package that does not load (`path`, error
+/// `e`): in JSON and SARIF a whole document carrying it, so that a tool
+/// reading the output always gets one. The exit status (1).
+fn print_load_failure(path: &Path, e: &str, opts: &CheckOptions) -> i32 {
+    use crate::lint::LintFormat;
+    let mut d = crate::diag::Diagnostic::from_text("PackageLoadError", e);
+    if opts.format == LintFormat::Human {
+        d.eprint(opts.messages);
+        return 1;
+    }
+    // Without a position in the message, the error is the package's.
+    if d.file.is_none() {
+        d.file = Some(path.display().to_string());
+    }
+    let doc = match opts.format {
+        LintFormat::Sarif => crate::lint::render_sarif(std::slice::from_ref(&d)),
+        _ => json_document(None, &[], &[], std::slice::from_ref(&d), &[]),
+    };
+    println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    1
+}
+
+/// `package check --format json`: the package (null when it did not
+/// load), the classes that compiled, the requirements loaded, errors and
+/// warnings, and the number of findings of each lint.
+fn json_document(
+    name: Option<&str>,
+    classes: &[String],
+    loaded: &[String],
+    diags: &[crate::diag::Diagnostic],
+    counts: &[(crate::lint::Lint, usize)],
+) -> serde_json::Value {
+    let (errors, warns): (Vec<_>, Vec<_>) = diags.iter().partition(|d| !d.warning);
+    let counts: serde_json::Map<String, serde_json::Value> = counts
+        .iter()
+        .map(|(l, n)| (l.name().to_string(), (*n).into()))
+        .collect();
+    serde_json::json!({
+        "package": name,
+        "classes": classes,
+        "loaded": loaded,
+        "errors": errors.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
+        "warnings": warns.iter().map(|d| d.to_json()).collect::<Vec<_>>(),
+        "lints": counts,
+    })
 }
 
 /// Prints a warning for each `Require` of the package at `path` that the

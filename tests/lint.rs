@@ -309,3 +309,97 @@ fn a_package_of_20000_classes_checks_in_linear_time() {
     assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 32 item 8: a package that does not load (a manifest YAML error,
+/// no FullName, a bad class name, no such directory) printed nothing on
+/// stdout in `--format json|sarif` (0 bytes; a CI step uploading SARIF
+/// got an empty file). Each format now prints a whole document carrying
+/// the error at its position; the exit status stays 1.
+#[test]
+fn a_package_that_does_not_load_is_a_document_in_json_and_sarif() {
+    let manifest = |tag: &str, text: &str| temp_package(tag, text, &[]);
+    let cases = [
+        (
+            manifest("yaml", "Format: 1.4\nType: Library\nFullName: [x\n"),
+            "while parsing a flow sequence, expected ',' or ']'",
+            Some((4, 1)),
+        ),
+        (
+            manifest("noname", "Format: 1.4\nType: Library\n"),
+            "the manifest has no FullName",
+            Some((1, 1)),
+        ),
+        (
+            manifest(
+                "badclass",
+                "Format: 1.4\nType: Library\nFullName: a.b\nClasses:\n  \"bad name\": A.yaml\n",
+            ),
+            "invalid class name bad name",
+            Some((5, 3)),
+        ),
+        (
+            std::env::temp_dir().join(format!("muranopl-lint-none-{}", std::process::id())),
+            "",
+            None,
+        ),
+    ];
+    for (dir, message, at) in &cases {
+        let shown = dir.display().to_string();
+        let message = if message.is_empty() {
+            format!("{shown}: no such package directory or file")
+        } else {
+            message.to_string()
+        };
+        let file = if at.is_some() {
+            format!("{shown}/manifest.yaml")
+        } else {
+            shown.clone()
+        };
+        let o = check_dir(dir, &["--format", "json"]);
+        assert_eq!(o.status.code(), Some(1), "{shown}");
+        let j = json(&o);
+        assert_eq!(j["package"], serde_json::Value::Null);
+        assert_eq!(j["classes"], serde_json::json!([]));
+        assert_eq!(j["warnings"], serde_json::json!([]));
+        let e = &j["errors"][0];
+        assert_eq!(j["errors"].as_array().map(Vec::len), Some(1));
+        assert_eq!(
+            (
+                e["kind"].as_str(),
+                e["message"].as_str(),
+                e["file"].as_str()
+            ),
+            (
+                Some("PackageLoadError"),
+                Some(message.as_str()),
+                Some(file.as_str())
+            )
+        );
+        assert_eq!(
+            (e["line"].as_u64(), e["col"].as_u64()),
+            at.map_or((None, None), |(l, c)| (Some(l), Some(c)))
+        );
+
+        let o = check_dir(dir, &["--format", "sarif"]);
+        assert_eq!(o.status.code(), Some(1), "{shown}");
+        let log = json(&o);
+        assert_eq!(log["version"], "2.1.0");
+        let results = log["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), 1);
+        assert_eq!(results[0]["ruleId"], "PackageLoadError");
+        assert_eq!(results[0]["level"], "error");
+        assert_eq!(results[0]["message"]["text"], message.as_str());
+        let loc = &results[0]["locations"][0]["physicalLocation"];
+        assert_eq!(loc["artifactLocation"]["uri"], file.as_str());
+        if let Some((l, c)) = at {
+            assert_eq!(
+                (
+                    loc["region"]["startLine"].as_u64(),
+                    loc["region"]["startColumn"].as_u64()
+                ),
+                (Some(*l), Some(*c))
+            );
+        }
+        std::fs::remove_dir_all(dir).ok();
+    }
+}
