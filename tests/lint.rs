@@ -403,3 +403,54 @@ fn a_package_that_does_not_load_is_a_document_in_json_and_sarif() {
         std::fs::remove_dir_all(dir).ok();
     }
 }
+
+/// Issue 32 item 12: `package pack` left out a file whose name is not
+/// UTF-8 (`Resources/caf\xe9.txt` was missing from the zip, exit 0, no
+/// warning). It now refuses, naming the file with its bytes escaped; a
+/// UTF-8 name (`café`) is packed.
+#[cfg(unix)]
+#[test]
+fn pack_refuses_a_file_name_that_is_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let class = "Namespaces:\n  =: p.x\nName: A\n";
+    let manifest = "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.A: A.yaml\n";
+    let dir = temp_package("pack", manifest, &[("A.yaml", class)]);
+    std::fs::create_dir_all(dir.join("Resources")).unwrap();
+    std::fs::write(dir.join("Resources/café.txt"), "ok").unwrap();
+    let out = dir.with_extension("zip");
+    let pack = || {
+        Command::new(env!("CARGO_BIN_EXE_muranopl"))
+            .args(["package", "pack"])
+            .arg(&dir)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let o = pack();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        format!("{}: 3 files\n", out.display())
+    );
+    std::fs::remove_file(&out).unwrap();
+    let bad = std::ffi::OsStr::from_bytes(b"caf\xe9\x1b.txt");
+    std::fs::write(dir.join("Resources").join(bad), "latin-1").unwrap();
+    let o = pack();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "error: {}: the name of Resources/caf\\xe9\\x1b.txt is not UTF-8, and the entries \
+             of a package's .zip are named in UTF-8 (murano reads them so): rename it\n",
+            dir.display()
+        )
+    );
+    assert!(!out.exists());
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -39,8 +39,10 @@ use engine::Package;
 
 mod compile;
 pub mod libraries;
+mod pack;
 
 pub use compile::{to_package_checked, CheckedPackage, ClassLoadError};
+pub use pack::{pack_package, package_files};
 
 /// The core library's package name (always available).
 pub const CORE_PACKAGE: &str = "io.murano";
@@ -2360,94 +2362,6 @@ pub fn validate_images(p: &dyn PackageFormat) -> Vec<Error> {
         out.push(e);
     }
     out
-}
-
-/// The files of a package directory that go into its .zip: the manifest,
-/// `template.yaml` (HOT), `Classes/`, `Resources/`, `UI/`, `images.lst`,
-/// the logo and supplier logo.
-pub fn package_files(p: &dyn PackageFormat) -> Vec<String> {
-    let src = &p.base().source;
-    let mut files: Vec<String> = Vec::new();
-    let add = |f: String, files: &mut Vec<String>| {
-        if src.exists(&f) && !files.contains(&f) {
-            files.push(f);
-        }
-    };
-    add("manifest.yaml".into(), &mut files);
-    add("template.yaml".into(), &mut files);
-    for dir in ["Classes", "Resources", "UI"] {
-        for f in src.list(dir) {
-            add(format!("{dir}/{f}"), &mut files);
-        }
-    }
-    add("images.lst".into(), &mut files);
-    let m = &p.base().manifest;
-    if let Some(l) = &m.logo {
-        add(l.clone(), &mut files);
-    }
-    if let Some(Value::Dict(s)) = &m.supplier {
-        if let Some(l) = s.get(&Value::str("Logo")).and_then(|l| l.as_str()) {
-            add(l.to_string(), &mut files);
-        }
-    }
-    files
-}
-
-/// Packs a package directory into a .zip (entries sorted within each part,
-/// fixed timestamps) after checking that it loads and its logos are valid;
-/// then loads the archive back and checks it is the same package. Returns
-/// the entries written.
-pub fn pack_package(dir: &Path, out: &Path) -> Result<Vec<String>> {
-    use std::io::Write;
-    if !dir.is_dir() {
-        return Err(load_error(format!(
-            "{}: not a package directory",
-            dir.display()
-        )));
-    }
-    let reg = FormatRegistry::builtin();
-    let p = reg.load(dir)?;
-    if let Some(e) = validate_images(&*p).into_iter().next() {
-        return Err(e);
-    }
-    let out_abs = out.canonicalize().ok();
-    let mut files = package_files(&*p);
-    files.retain(|f| {
-        let full = dir.join(f);
-        out_abs.is_none() || full.canonicalize().ok() != out_abs
-    });
-    let io = |e: std::io::Error| load_error(format!("{}: {e}", out.display()));
-    let tmp = out.with_extension("zip.tmp");
-    {
-        let f = std::fs::File::create(&tmp).map_err(io)?;
-        let mut z = zip::ZipWriter::new(f);
-        let o = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated)
-            .unix_permissions(0o644);
-        for rel in &files {
-            let bytes = p.base().source.read(rel)?.unwrap_or_default();
-            z.start_file(rel.as_str(), o)
-                .map_err(|e| load_error(format!("{}: {rel}: {e}", out.display())))?;
-            z.write_all(&bytes).map_err(io)?;
-        }
-        z.finish()
-            .map_err(|e| load_error(format!("{}: {e}", out.display())))?;
-    }
-    std::fs::rename(&tmp, out).map_err(io)?;
-    // Round trip: the archive must load as the same package.
-    let back = reg.load(out)?;
-    if back.full_name() != p.full_name()
-        || back.version() != p.version()
-        || back.classes() != p.classes()
-    {
-        return Err(load_error(format!(
-            "{}: the archive does not load back as {}/{}",
-            out.display(),
-            p.full_name(),
-            p.version()
-        )));
-    }
-    Ok(files)
 }
 
 #[cfg(test)]
