@@ -108,6 +108,12 @@ fn value_json(v: &runtime::Value) -> serde_json::Value {
     serde_json::from_str(&runtime::json::to_tagged_string(v)).unwrap_or(serde_json::Value::Null)
 }
 
+/// Text from a package made safe to print on a terminal, on one line
+/// (see [`runtime::pyrepr::escape_controls`]).
+fn safe(s: &str) -> std::borrow::Cow<'_, str> {
+    runtime::pyrepr::escape_controls(s, false)
+}
+
 /// The manifest facts of a package, as JSON.
 pub fn info_json(p: &dyn PackageFormat) -> serde_json::Value {
     use serde_json::{json, Map, Value as J};
@@ -180,7 +186,7 @@ fn info(path: &Path, libs: &[PathBuf]) -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("error: {}", e.message());
+            eprintln!("error: {}", safe(e.message()));
             1
         }
     }
@@ -398,16 +404,27 @@ pub fn check_and_lint(
             .sum();
         HELP_BUDGET / names.max(1)
     });
+    // Human output escapes what the package wrote (see
+    // `lint::for_terminal`).
+    let terminal = opts.format == crate::lint::LintFormat::Human
+        && opts.messages == crate::diag::MessageFormat::Human;
+    let shown = |d: Diagnostic| {
+        if terminal {
+            crate::lint::text_for_terminal(d)
+        } else {
+            d
+        }
+    };
     let mut diags: Vec<Diagnostic> = r
         .errors
         .iter()
         .enumerate()
         .map(|(i, e)| {
             let d = Diagnostic::from_text("CompileError", e);
-            match &r.compiled {
+            shown(match &r.compiled {
                 Some((_, ex)) if i < helped => d.with_catalog_help(ex.catalog()),
                 _ => d,
-            }
+            })
         })
         .collect();
     // The lints report the keys class declarations ignore.
@@ -422,7 +439,7 @@ pub fn check_and_lint(
         r.warnings
             .iter()
             .filter(|w| !ignored.contains(w.as_str()))
-            .map(|w| Diagnostic::from_text("PackageWarning", w).as_warning()),
+            .map(|w| shown(Diagnostic::from_text("PackageWarning", w).as_warning())),
     );
     let mut counts = Vec::new();
     if let Some((root, ex)) = &r.compiled {
@@ -434,7 +451,7 @@ pub fn check_and_lint(
         };
         let lints = crate::lint::lint(&input, &opts.allow);
         counts = lints.counts();
-        diags.extend(lints.findings.iter().map(|f| f.diagnostic(&lints.texts)));
+        diags.extend((lints.findings.iter()).map(|f| f.diagnostic(&lints.texts, terminal)));
     }
     Ok(Checked {
         report: r,
@@ -464,7 +481,7 @@ fn print_checked(c: &Checked, opts: &CheckOptions) -> i32 {
             let deps = if r.loaded.is_empty() {
                 String::new()
             } else {
-                format!(" (with {})", r.loaded.join(", "))
+                format!(" (with {})", safe(&r.loaded.join(", ")))
             };
             let lints: Vec<String> = (c.counts.iter()).map(|(l, n)| format!("{n} {l}")).collect();
             let lints = if lints.is_empty() {
@@ -474,7 +491,7 @@ fn print_checked(c: &Checked, opts: &CheckOptions) -> i32 {
             };
             println!(
                 "{}: {} classes compiled, {} errors, {warnings} warnings{lints}{deps}",
-                r.name,
+                safe(&r.name),
                 r.ok.len(),
                 r.errors.len(),
             );
@@ -498,6 +515,9 @@ fn print_load_failure(path: &Path, e: &str, opts: &CheckOptions) -> i32 {
     use crate::lint::LintFormat;
     let mut d = crate::diag::Diagnostic::from_text("PackageLoadError", e);
     if opts.format == LintFormat::Human {
+        if opts.messages == crate::diag::MessageFormat::Human {
+            d = crate::lint::text_for_terminal(d);
+        }
         d.eprint(opts.messages);
         return 1;
     }
@@ -550,7 +570,7 @@ pub fn warn_unresolved(path: &Path, libs: &[PathBuf]) {
     let resolved = PackageLoader::new(libs).and_then(|l| l.resolve(&p));
     if let Err(e) = resolved {
         for line in e.message().lines() {
-            eprintln!("warning: {line}");
+            eprintln!("warning: {}", safe(line));
         }
     }
 }
@@ -563,7 +583,7 @@ fn pack(dir: &Path, out: &Path, libs: &[PathBuf]) -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("error: {}", e.message());
+            eprintln!("error: {}", safe(e.message()));
             1
         }
     }
@@ -635,7 +655,7 @@ fn bundle_cmd(bundle: &Path, libs: &[PathBuf]) -> i32 {
         }
         Err(e) => {
             for l in e.lines() {
-                eprintln!("error: {l}");
+                eprintln!("error: {}", safe(l));
             }
             1
         }

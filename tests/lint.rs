@@ -454,3 +454,52 @@ fn pack_refuses_a_file_name_that_is_not_utf8() {
     assert!(!out.exists());
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 32 item 10 (`package check`): text from the package (YAQL,
+/// file names, messages, snippets) reached the terminal raw, so that an
+/// escape sequence in a class file could retitle or clear it. Human
+/// output now shows control characters as Python's `repr` writes them;
+/// JSON keeps the text as it is (JSON escapes controls itself).
+#[test]
+fn human_output_escapes_control_characters_from_the_package() {
+    let dir = temp_package(
+        "escapes",
+        "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.A: A.yaml\n  \
+         p.x.B: \"B\\e]0;T\\a.yaml\"\n  p.x.C: C.yaml\n",
+        &[
+            (
+                "A.yaml",
+                "Namespaces:\n  =: p.x\nName: A\nMethods:\n  run:\n    Body:\n      \
+                 - Return: \"f(\x1b]0;PWNED\x07 $x +)\"\n      - $y: \"\x1b[2J\"\n",
+            ),
+            ("C.yaml", "Name: C\nx: [\x1b[2J\n"),
+        ],
+    );
+    let o = check_dir(&dir, &[]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8(o.stderr).unwrap();
+    assert!(!err.contains(['\x1b', '\x07']), "{err:?}");
+    for shown in [
+        // A message and its snippet (a lint finding).
+        "warning[unparsable-yaql]: `f(\\x1b]0;PWNED\\x07 $x +)` looks like a YAQL expression \
+         but does not parse (Illegal character '\\x1b')",
+        "7 |       - Return: \"f(\\x1b]0;PWNED\\x07 $x +)\"\n  |                 ^^^^^^^^^^^^^^^^^^^^^^^^^^\n",
+        "8 |       - $y: \"\\x1b[2J\"\n",
+        // A file name in an error.
+        "Classes/B\\x1b]0;T\\x07.yaml: File with class definition not found (class p.x.B)",
+        // The snippet of a load error, its span moved past the escape.
+        "2 | x: [\\x1b[2J\n  |         ^^^\n",
+    ] {
+        assert!(err.contains(shown), "{shown}\nnot in\n{err}");
+    }
+    let j = json(&check_dir(&dir, &["--format", "json"]));
+    let finding = &j["warnings"][0]["message"];
+    assert!(
+        finding
+            .as_str()
+            .unwrap()
+            .contains("`f(\x1b]0;PWNED\x07 $x +)`"),
+        "{finding}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use engine::Executor;
 use package::PackageFormat;
 
-pub use report::{render_sarif, LintFormat};
+pub use report::{for_terminal, render_sarif, text_for_terminal, LintFormat};
 
 /// A lint: a kind of warning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -129,15 +129,26 @@ pub struct Finding {
 
 impl Finding {
     /// The finding as a diagnostic with its snippet (the file's text from
-    /// `texts`, which holds every class file the lints read).
-    pub fn diagnostic(&self, texts: &HashMap<String, String>) -> crate::diag::Diagnostic {
+    /// `texts`, which holds every class file the lints read); for a
+    /// terminal (see [`for_terminal`]) when `terminal`.
+    pub fn diagnostic(
+        &self,
+        texts: &HashMap<String, String>,
+        terminal: bool,
+    ) -> crate::diag::Diagnostic {
         let d = crate::diag::Diagnostic::error(self.lint.name(), &self.message);
-        let mut d = match texts.get(&self.file) {
+        let text = texts.get(&self.file);
+        let mut d = match text {
             Some(t) => d.at_span(&self.file, t, self.span.clone()),
             None => d.at(&self.file, 1, 1),
         };
         d.help = self.help.clone();
-        d.as_warning()
+        let d = d.as_warning();
+        match (terminal, text) {
+            (false, _) => d,
+            (true, Some(t)) => for_terminal(d, Some((t, self.span.clone()))),
+            (true, None) => text_for_terminal(d),
+        }
     }
 }
 

@@ -2,10 +2,77 @@
 //! JSON document, or SARIF 2.1.0 for CI tools (GitHub code scanning and
 //! the like).
 
+use std::ops::Range;
+
+use runtime::pyrepr::escape_controls;
 use serde_json::{json, Value as J};
 
 use super::Lint;
 use crate::diag::Diagnostic;
+
+/// `d` safe to print on a terminal: the package's text in it (class
+/// and file names, YAQL, messages, the snippet) with its control
+/// characters escaped as Python's `repr` escapes them, so that an escape
+/// sequence in a package cannot drive the terminal. `source` is the text
+/// of its file and the span its snippet underlines, when it shows one.
+/// JSON and SARIF need none of this: JSON escapes controls itself.
+pub fn for_terminal(mut d: Diagnostic, source: Option<(&str, Range<usize>)>) -> Diagnostic {
+    if let (Some(file), Some((text, span))) = (d.file.clone(), source) {
+        let safe = escape_source(text);
+        if safe != text {
+            // The snippet is the escaped text, its span moved to match.
+            let start = escape_source(text.get(..span.start).unwrap_or("")).len();
+            let len = escape_source(text.get(span).unwrap_or("")).len();
+            let line_col = d.line_col;
+            d = d.at_span(&file, &safe, start..start + len);
+            d.line_col = line_col;
+        }
+    }
+    let esc = |s: &mut String| {
+        if let std::borrow::Cow::Owned(e) = escape_controls(s, true) {
+            *s = e;
+        }
+    };
+    esc(&mut d.kind);
+    esc(&mut d.message);
+    (d.file.iter_mut())
+        .chain(&mut d.input)
+        .chain(&mut d.help)
+        .chain(&mut d.trace)
+        .for_each(|s| {
+            if let std::borrow::Cow::Owned(e) = escape_controls(s, false) {
+                *s = e;
+            }
+        });
+    d
+}
+
+/// [`for_terminal`] for a diagnostic of a message naming its position
+/// ([`Diagnostic::from_text`]): its snippet is the rest of that line of
+/// its file, when the file can be read.
+pub fn text_for_terminal(d: Diagnostic) -> Diagnostic {
+    let text = (d.file.as_ref()).and_then(|f| std::fs::read_to_string(f).ok());
+    let source = match (&text, d.line_col) {
+        (Some(t), Some((line, col))) => crate::diag::offset(t, line, col).map(|start| {
+            let line_end = t[start..].find('\n').map_or(t.len(), |i| start + i);
+            (
+                t.as_str(),
+                start..start + t[start..line_end].trim_end().len(),
+            )
+        }),
+        _ => None,
+    };
+    for_terminal(d, source)
+}
+
+/// Source text as a terminal may show it: controls escaped, line breaks
+/// kept (`\r\n` as `\n`, as the snippet renderer shows it).
+fn escape_source(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains('\r') {
+        return escape_controls(text, true);
+    }
+    std::borrow::Cow::Owned(escape_controls(&text.replace("\r\n", "\n"), true).into_owned())
+}
 
 /// The output of `package check`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
