@@ -503,3 +503,39 @@ fn human_output_escapes_control_characters_from_the_package() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 32 (smaller): the `unparsable-yaql` lint left out strings over
+/// 400 bytes, so a long one-line expression that does not parse was not
+/// reported. It is now (up to 1 MiB), its message quoting the start.
+#[test]
+fn a_long_unparsable_expression_is_reported() {
+    let expr = format!("format('{{0}}', {} +)", vec!["$count"; 80].join(" + "));
+    assert!(expr.len() > 400);
+    let class = format!(
+        "Namespaces:\n  =: p.x\nName: A\nMethods:\n  run:\n    Arguments:\n      - count:\n          \
+         Contract: $.int()\n    Body:\n      - Return: \"{expr}\"\n"
+    );
+    let dir = temp_package(
+        "long",
+        "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.A: A.yaml\n",
+        &[("A.yaml", &class)],
+    );
+    let j = json(&check_dir(&dir, &["--format", "json"]));
+    let w = &j["warnings"];
+    assert_eq!(w.as_array().map(Vec::len), Some(1), "{w}");
+    assert_eq!(w[0]["kind"], "unparsable-yaql");
+    assert_eq!(
+        (w[0]["line"].as_u64(), w[0]["col"].as_u64()),
+        (Some(10), Some(17))
+    );
+    let start: String = expr.chars().take(120).collect();
+    assert_eq!(
+        w[0]["message"].as_str().unwrap(),
+        format!(
+            "`{start}...` ({} characters) looks like a YAQL expression but does not parse \
+             (Parse error: unexpected ')'), so it is a plain string",
+            expr.len()
+        )
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

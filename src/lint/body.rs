@@ -326,7 +326,8 @@ impl Cx<'_> {
                 Lint::UnparsableYaql,
                 span,
                 format!(
-                    "`{s}` looks like a YAQL expression but does not parse ({}), so it is a plain string",
+                    "{} looks like a YAQL expression but does not parse ({}), so it is a plain string",
+                    quoted(s),
                     e.message()
                 ),
                 Some("fix the expression, or quote the text another way if a string is meant".into()),
@@ -825,12 +826,18 @@ fn any_node(e: &Expr, f: &mut dyn FnMut(&Expr) -> bool) -> bool {
     found
 }
 
+/// The longest string the `unparsable-yaql` lint parses (parsing takes
+/// about 0.1 s a MiB; a string longer is data, not an expression).
+const MAX_LINTED: usize = 1 << 20;
+
 /// Whether a string that did not become an expression was probably meant
 /// as one: it starts with `$`, names a variable or `$.`, or is a call
-/// `name(...)`; one line, not long (scripts and prose are neither).
+/// `name(...)`; one line (a script is not), at most [`MAX_LINTED`]
+/// bytes. Long ones are linted too: a long one-line expression is no less
+/// likely to be one (they were left out past 400 bytes).
 fn looks_like_yaql(s: &str) -> bool {
     let s = s.trim();
-    if s.is_empty() || s.len() > 400 || s.contains('\n') {
+    if s.is_empty() || s.len() > MAX_LINTED || s.contains('\n') {
         return false;
     }
     let var = s.char_indices().any(|(i, c)| {
@@ -844,6 +851,16 @@ fn looks_like_yaql(s: &str) -> bool {
         .split_once('(')
         .is_some_and(|(head, _)| is_name(head) && s.ends_with(')'));
     var || call
+}
+
+/// `s` quoted for a message: whole when short, else its start and its
+/// length.
+fn quoted(s: &str) -> String {
+    const SHOWN: usize = 120;
+    match s.char_indices().nth(SHOWN) {
+        None => format!("`{s}`"),
+        Some((i, _)) => format!("`{}...` ({} characters)", &s[..i], s.chars().count()),
+    }
 }
 
 fn is_name(s: &str) -> bool {
@@ -891,6 +908,9 @@ mod tests {
         assert!(!looks_like_yaql("costs $5"));
         assert!(!looks_like_yaql("echo $HOME\necho done"));
         assert!(!looks_like_yaql("see (below)"));
+        let long = format!("f({})", "$x, ".repeat(200));
+        assert!(looks_like_yaql(&long));
+        assert!(!looks_like_yaql(&format!("f({})", "x".repeat(MAX_LINTED))));
     }
 
     #[test]
