@@ -313,11 +313,11 @@ fn run(cli: Cli) -> i32 {
     match cli.cmd {
         Cmd::Yaql(args) => crate::yaql_cmd::run(args, jit, cli.message_format),
         Cmd::Harness { kind, max_record } => {
-            crate::harness::set_max_line(crate::records::cap(max_record));
+            let max_line = crate::records::cap(max_record);
             match kind.as_str() {
-                "yaql" => harness_yaql(jit),
-                "dsl" => crate::dsl::harness_dsl(jit),
-                "schema" => crate::schema::harness_schema(jit),
+                "yaql" => harness_yaql(jit, max_line),
+                "dsl" => crate::dsl::harness_dsl(jit, max_line),
+                "schema" => crate::schema::harness_schema(jit, max_line),
                 other => {
                     eprintln!(
                         "error: unknown harness `{other}` (expected `yaql`, `dsl` or `schema`)"
@@ -586,7 +586,7 @@ fn error_json(kind: &str, msg: &str) -> serde_json::Value {
     serde_json::json!({"kind": kind, "message": msg})
 }
 
-fn harness_yaql(jit: JitMode) -> i32 {
+fn harness_yaql(jit: JitMode, max_line: Option<usize>) -> i32 {
     let mut cache: std::collections::HashMap<(String, bool), std::rc::Rc<crate::Program>> =
         std::collections::HashMap::new();
     let mut cached_bytes = 0usize;
@@ -602,7 +602,7 @@ fn harness_yaql(jit: JitMode) -> i32 {
     ];
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
-    let mut requests = crate::harness::requests(stdin.lock());
+    let mut requests = crate::harness::requests(stdin.lock(), max_line);
     for line in requests.by_ref() {
         let parsed = line
             .and_then(|l| serde_json::from_str::<serde_json::Value>(&l).map_err(|e| e.to_string()));

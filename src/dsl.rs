@@ -173,6 +173,6 @@ fn run_step(
 }
 
 /// Runs the dsl harness loop on stdin/stdout.
-pub fn harness_dsl(jit: compiler::jit::Mode) -> i32 {
-    crate::harness::serve("load_error", |req| run_case(req, jit))
+pub fn harness_dsl(jit: compiler::jit::Mode, max_line: Option<usize>) -> i32 {
+    crate::harness::serve("load_error", max_line, |req| run_case(req, jit))
 }

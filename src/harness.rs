@@ -4,25 +4,10 @@
 
 use std::io::{BufRead, Write};
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{json, Value as J};
 
 use crate::records::{Records, Stop};
-
-/// The longest request line read by default (`--max-record`): a longer
-/// one is answered with an error and ends the stream, since its end cannot
-/// be found in bounded memory.
-pub const MAX_LINE: usize = crate::records::DEFAULT_MAX_RECORD;
-
-/// The longest request line of this process's harness (`usize::MAX`: no
-/// cap); set once from the command line.
-static MAX: AtomicUsize = AtomicUsize::new(MAX_LINE);
-
-/// Sets the longest request line (`None`: no cap).
-pub fn set_max_line(max: Option<usize>) {
-    MAX.store(max.unwrap_or(usize::MAX), Ordering::Relaxed);
-}
 
 /// The non-blank lines of a JSON Lines stream (see [`requests`]).
 pub struct Requests<R> {
@@ -33,13 +18,12 @@ pub struct Requests<R> {
 
 /// The non-blank lines of a JSON Lines stream, each as text or as why it
 /// cannot be a request (not UTF-8, not JSON from its first bytes: a NUL,
-/// say). A bad line never ends the stream; a line longer than the cap
-/// (see [`set_max_line`]), or input that cannot be read, is answered as
+/// say). A bad line never ends the stream; a line longer than `max`
+/// bytes (`None`: no cap), or input that cannot be read, is answered as
 /// a bad line and ends it ([`Requests::stopped`] says why).
-pub fn requests<R: BufRead>(input: R) -> Requests<R> {
-    let max = MAX.load(Ordering::Relaxed);
+pub fn requests<R: BufRead>(input: R, max: Option<usize>) -> Requests<R> {
     Requests {
-        lines: Records::new(input, Some(b'\n'), (max < usize::MAX).then_some(max)),
+        lines: Records::new(input, Some(b'\n'), max),
         line: 0,
         stopped: None,
     }
@@ -103,12 +87,13 @@ pub fn status<R>(requests: &Requests<R>) -> i32 {
     }
 }
 
-/// Serves requests from stdin with `run`; `error_key` names the response
-/// field for failures (`load_error` for dsl, `error` for schema).
-pub fn serve(error_key: &str, run: impl Fn(&J) -> J) -> i32 {
+/// Serves requests from stdin with `run`, lines of at most `max` bytes
+/// (see [`requests`]); `error_key` names the response field for failures
+/// (`load_error` for dsl, `error` for schema).
+pub fn serve(error_key: &str, max: Option<usize>, run: impl Fn(&J) -> J) -> i32 {
     let stdin = std::io::stdin();
     let mut out = std::io::stdout().lock();
-    let mut requests = requests(stdin.lock());
+    let mut requests = requests(stdin.lock(), max);
     for line in requests.by_ref() {
         let failure = |id: J, name: &str, message: String| {
             let mut r = json!({"id": id});

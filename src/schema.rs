@@ -89,6 +89,6 @@ fn run_case(req: &J, jit: compiler::jit::Mode) -> J {
 }
 
 /// Runs the schema harness loop on stdin/stdout.
-pub fn harness_schema(jit: compiler::jit::Mode) -> i32 {
-    crate::harness::serve("error", |req| run_case(req, jit))
+pub fn harness_schema(jit: compiler::jit::Mode, max_line: Option<usize>) -> i32 {
+    crate::harness::serve("error", max_line, |req| run_case(req, jit))
 }

@@ -311,3 +311,185 @@ fn a_test_class_that_does_not_compile_fails_the_run() {
         "{err}"
     );
 }
+
+/// `muranopl test tests/hostile/round2 TEST ARGS...` under a `ulimit -v`
+/// of `address_space_kb` (none: no limit); stdout then stderr, and the
+/// exit status.
+fn round2(test: &str, args: &[&str], address_space_kb: Option<u64>) -> (String, Option<i32>) {
+    let name = format!("com.example.Round2Tests.{test}");
+    let bin = env!("CARGO_BIN_EXE_muranopl");
+    let mut cmd = std::process::Command::new("sh");
+    let limit = address_space_kb.map_or(String::new(), |kb| format!("ulimit -v {kb}; "));
+    cmd.arg("-c")
+        .arg(format!("{limit}exec \"$0\" \"$@\""))
+        .arg(bin)
+        .args(["test", "tests/hostile/round2", &name])
+        .args(args)
+        .current_dir(common::root());
+    let o = cmd.output().expect("run sh");
+    (format!("{}{}", stdout(&o), stderr(&o)), o.status.code())
+}
+
+/// Issue 32, item 1: green threads whose stacks cannot be mapped (past the
+/// kernel's map count, or under an address-space limit) end the run with
+/// a MemoryError naming the thread, never a panic; sixteen fit in 4 GB
+/// (each reserved 256 MiB: the sixteenth failed); recursion to the depth
+/// limit and values nested a million deep fit in a green thread's stack.
+#[test]
+fn green_threads_that_cannot_start_are_a_memory_error() {
+    // Past the kernel's map count (about 32,700 threads) the mapping fails
+    // the same way; an address-space limit gets there in fewer.
+    let (all, code) = round2("testManyGreenThreads", &[], Some(4_000_000));
+    assert_eq!(code, Some(1), "{all}");
+    assert!(
+        all.contains("MemoryError: cannot start green thread")
+            && all.contains("of 100000: its stack"),
+        "{all}"
+    );
+    assert!(!all.contains("panicked"), "{all}");
+    let (all, code) = round2("testSixteenGreenThreads", &[], Some(4_000_000));
+    assert_eq!(code, Some(0), "{all}");
+    let (all, code) = round2("testRecursionInGreenThreads", &[], None);
+    assert_eq!(code, Some(1), "{all}");
+    assert!(
+        all.contains("RecursionError: maximum recursion depth exceeded"),
+        "{all}"
+    );
+    let (all, code) = round2("testDeepValuesInGreenThreads", &[], None);
+    assert_eq!(code, Some(0), "{all}");
+}
+
+/// Issue 32, item 2: a server that cannot start its threads says so and
+/// exits; it never sits without its banner and without an address. Under
+/// address-space limits from too small to run at all up to enough, each
+/// run either serves or exits non-zero with an error, within seconds.
+#[test]
+fn serve_that_cannot_start_exits_with_an_error() {
+    use std::io::Read;
+    let bin = env!("CARGO_BIN_EXE_muranopl");
+    let (mut served, mut refused) = (false, 0);
+    let mut kb = 520_000u64;
+    while !served && kb < 4_000_000 {
+        let mut child = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -v {kb}; exec \"$0\" \"$@\""))
+            .arg(bin)
+            .args(["serve", "examples/hello-app", "--addr", "127.0.0.1:0"])
+            .current_dir(common::root())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run sh");
+        let t = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if t.elapsed() > Duration::from_secs(3) {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let _ = child.kill();
+        let _ = child.wait();
+        let mut out = String::new();
+        let _ = child.stdout.take().unwrap().read_to_string(&mut out);
+        let mut err = String::new();
+        let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+        match status {
+            // Still running: it must be serving.
+            None => {
+                assert!(out.starts_with("muranopl: serving"), "{kb} kB: {out}{err}");
+                served = true;
+            }
+            Some(s) => {
+                assert_ne!(s.code(), Some(0), "{kb} kB: {out}{err}");
+                assert!(err.starts_with("error: cannot start"), "{kb} kB: {err}");
+                assert!(!err.contains("panicked"), "{kb} kB: {err}");
+                refused += 1;
+            }
+        }
+        kb += 20_000;
+    }
+    assert!(served && refused > 0, "served {served}, refused {refused}");
+}
+
+/// Issue 32, item 3: objects and caught exceptions count against
+/// `--max-memory`: a loop making objects (it reached 1.2 GB with a 10 MB
+/// budget) or catching exceptions ends with MemoryQuotaExceededException,
+/// in a few hundred MB.
+#[test]
+fn objects_and_caught_exceptions_count_against_the_memory_budget() {
+    for test in ["testObjects", "testCaughtExceptions"] {
+        let name = format!("com.example.Round2Tests.{test}");
+        let args = [
+            "test",
+            "tests/hostile/round2",
+            &name,
+            "--max-memory",
+            "50000000",
+        ];
+        let w = common::watch(
+            &args,
+            common::Input::Bytes(Vec::new()),
+            300 * MB,
+            Duration::from_secs(60),
+        );
+        assert!(!w.killed, "{test}: {} MB, {:?}", w.peak / MB, w.took);
+        assert_eq!(w.code, Some(1), "{test}: {}{}", w.stdout, w.stderr);
+        let all = format!("{}{}", w.stdout, w.stderr);
+        assert!(
+            all.contains("MemoryQuotaExceededException"),
+            "{test}: {all}"
+        );
+        assert!(w.peak < 300 * MB, "{test}: {} MB", w.peak / MB);
+    }
+}
+
+/// Issue 32: a `.destroy` that runs past `--timeout` fails its test (the
+/// GC mutes errors of `.destroy`, but running out of time is none; the
+/// test was reported OK).
+#[test]
+fn a_destroy_handler_past_the_time_budget_fails_the_test() {
+    let t = Instant::now();
+    let (all, code) = round2("testEndlessDestroy", &["--timeout", "1"], None);
+    assert_eq!(code, Some(1), "{all}");
+    assert!(all.contains("TimeoutError"), "{all}");
+    assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
+}
+
+/// Issue 32, item 11: `sequence` and `range` are exact past i64, as
+/// Python's ints are (sequence saturated at i64::MAX; range past it was
+/// an OverflowError).
+#[test]
+fn sequences_and_ranges_are_exact_past_i64() {
+    for (expr, out) in [
+        (
+            "sequence(9223372036854775806).take(4)",
+            "[9223372036854775806, 9223372036854775807, 9223372036854775808, 9223372036854775809]",
+        ),
+        (
+            "sequence(-9223372036854775807, -1).take(3)",
+            "[-9223372036854775807, -9223372036854775808, -9223372036854775809]",
+        ),
+        (
+            "sequence(pow(10, 20)).take(2)",
+            "[100000000000000000000, 100000000000000000001]",
+        ),
+        (
+            "range(pow(10, 20), pow(10, 20) + 2)",
+            "[100000000000000000000, 100000000000000000001]",
+        ),
+        (
+            "range(9223372036854775807, 9223372036854775805, -1)",
+            "[9223372036854775807, 9223372036854775806]",
+        ),
+        ("range(1, 3, pow(10, 20))", "[1]"),
+    ] {
+        let o = muranopl(&["yaql", expr]);
+        assert_eq!(o.status.code(), Some(0), "{expr}: {}", stderr(&o));
+        assert_eq!(stdout(&o).trim(), out, "{expr}");
+    }
+}
+
+const MB: u64 = 1_000_000;

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 /// The repository root (the tests run the binary from there).
 pub fn root() -> PathBuf {
@@ -169,4 +170,120 @@ pub fn muranopl_with_input(args: &[&str], input: &str) -> Output {
     let out = child.wait_with_output().expect("wait for muranopl");
     writer.join().expect("write stdin");
     out
+}
+
+/// What a watched run of the binary did (see [`watch`]).
+pub struct Watched {
+    /// The exit status; `None` when it was killed (or died of a signal).
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    /// The peak resident memory seen, in bytes (`VmHWM`, polled).
+    pub peak: u64,
+    pub took: Duration,
+    /// Killed for passing the memory or the time bound.
+    pub killed: bool,
+}
+
+/// Standard input of a watched run.
+pub enum Input {
+    /// A file (`/dev/zero`).
+    File(&'static str),
+    /// These bytes, then this many MiB of that byte, through a pipe.
+    Fill(&'static [u8], u8, usize),
+    /// These bytes through a pipe.
+    Bytes(Vec<u8>),
+}
+
+/// The peak resident memory of process `pid` so far, in bytes (0 once it
+/// has exited).
+pub fn vm_hwm(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Runs `muranopl ARGS...` on `input`, polling its peak resident memory
+/// every few milliseconds; kills it once it passes `max_rss` bytes or
+/// `timeout`, so that a regression fails the test instead of the machine.
+pub fn watch(args: &[&str], input: Input, max_rss: u64, timeout: Duration) -> Watched {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_muranopl"));
+    cmd.args(args)
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    match &input {
+        Input::File(path) => cmd.stdin(std::fs::File::open(path).unwrap()),
+        Input::Fill(..) | Input::Bytes(_) => cmd.stdin(Stdio::piped()),
+    };
+    let t = Instant::now();
+    let mut child = cmd.spawn().expect("run muranopl");
+    let feeder = child.stdin.take().map(|mut w| {
+        std::thread::spawn(move || match input {
+            Input::Fill(head, byte, mib) => {
+                let buf = vec![byte; 1 << 20];
+                let _ = w.write_all(head);
+                for _ in 0..mib {
+                    if w.write_all(&buf).is_err() {
+                        break; // the child stopped reading
+                    }
+                }
+            }
+            Input::Bytes(b) => {
+                let _ = w.write_all(&b);
+            }
+            Input::File(_) => {}
+        })
+    });
+    let drain = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut s);
+            }
+            String::from_utf8_lossy(&s).into_owned()
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|o| Box::new(o) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|e| Box::new(e) as Box<dyn Read + Send>),
+    );
+    let (mut peak, mut killed) = (0, false);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        peak = peak.max(vm_hwm(child.id()));
+        if peak > max_rss || t.elapsed() > timeout {
+            killed = true;
+            let _ = child.kill();
+            break child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    let took = t.elapsed();
+    if let Some(f) = feeder {
+        f.join().unwrap();
+    }
+    Watched {
+        code: status.code(),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+        peak,
+        took,
+        killed,
+    }
 }
