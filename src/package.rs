@@ -380,6 +380,9 @@ pub struct Checked {
     pub diagnostics: Vec<crate::diag::Diagnostic>,
     /// The number of findings of each lint.
     pub counts: Vec<(crate::lint::Lint, usize)>,
+    /// The bytes of the paths the diagnostics name, where their text lost
+    /// them (names that are not UTF-8).
+    pub paths: crate::lint::RawPaths,
 }
 
 /// How many names the suggestions for a package's errors compare, at most
@@ -442,6 +445,7 @@ pub fn check_and_lint(
             .map(|w| shown(Diagnostic::from_text("PackageWarning", w).as_warning())),
     );
     let mut counts = Vec::new();
+    let mut paths = crate::lint::RawPaths::of(path);
     if let Some((root, ex)) = &r.compiled {
         let input = crate::lint::Input {
             root: &**root,
@@ -451,12 +455,14 @@ pub fn check_and_lint(
         };
         let lints = crate::lint::lint(&input, &opts.allow);
         counts = lints.counts();
+        paths.files = lints.raw_files.clone();
         diags.extend((lints.findings.iter()).map(|f| f.diagnostic(&lints.texts, terminal)));
     }
     Ok(Checked {
         report: r,
         diagnostics: diags,
         counts,
+        paths,
     })
 }
 
@@ -501,7 +507,7 @@ fn print_checked(c: &Checked, opts: &CheckOptions) -> i32 {
             println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
         }
         LintFormat::Sarif => {
-            let log = crate::lint::render_sarif(diags);
+            let log = crate::lint::render_sarif(diags, &c.paths);
             println!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
@@ -526,7 +532,9 @@ fn print_load_failure(path: &Path, e: &str, opts: &CheckOptions) -> i32 {
         d.file = Some(path.display().to_string());
     }
     let doc = match opts.format {
-        LintFormat::Sarif => crate::lint::render_sarif(std::slice::from_ref(&d)),
+        LintFormat::Sarif => {
+            crate::lint::render_sarif(std::slice::from_ref(&d), &crate::lint::RawPaths::of(path))
+        }
         _ => json_document(None, &[], &[], std::slice::from_ref(&d), &[]),
     };
     println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());

@@ -539,3 +539,78 @@ fn a_long_unparsable_expression_is_reported() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The `artifactLocation.uri` of each SARIF result.
+fn sarif_uris(o: &Output) -> Vec<String> {
+    let log = json(o);
+    log["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let loc = &r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+            loc.as_str().unwrap_or("").to_string()
+        })
+        .collect()
+}
+
+/// Issue 32 (smaller): SARIF `uri`s were the file names as they are
+/// (spaces, `%`, non-ASCII), not the URI references SARIF requires
+/// (RFC 3986). They are percent-encoded now.
+#[test]
+fn sarif_uris_are_percent_encoded() {
+    let dir = std::env::temp_dir().join(format!("muranopl-lint 100% café-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.A: A.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Classes/A.yaml"),
+        "Namespaces:\n  =: p.x\nName: A\nMethods:\n  run:\n    Body:\n      - Return: \"f($x +)\"\n",
+    )
+    .unwrap();
+    let o = check_dir(&dir, &["--format", "sarif"]);
+    let tmp = std::env::temp_dir().display().to_string();
+    let encoded = format!(
+        "{tmp}/muranopl-lint%20100%25%20caf%C3%A9-{}/Classes/A.yaml",
+        std::process::id()
+    );
+    assert_eq!(sarif_uris(&o), [encoded]);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Issue 32 (smaller): a file or package name that is not UTF-8 became
+/// U+FFFD in a SARIF `uri` (`%EF%BF%BD` once encoded); its own bytes are
+/// percent-encoded now: the package directory's, and an unlisted class
+/// file's.
+#[cfg(unix)]
+#[test]
+fn sarif_uris_keep_the_bytes_of_names_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    // Latin-1 é: byte 0xe9 alone.
+    let mut name = b"muranopl-lint-caf\xe9-".to_vec();
+    name.extend_from_slice(std::process::id().to_string().as_bytes());
+    let dir = std::env::temp_dir().join(std::ffi::OsStr::from_bytes(&name));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.A: A.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Classes/A.yaml"),
+        "Namespaces:\n  =: p.x\nName: A\n",
+    )
+    .unwrap();
+    let unlisted = std::ffi::OsStr::from_bytes(b"B\xe9.yaml");
+    std::fs::write(dir.join("Classes").join(unlisted), "Name: B\n").unwrap();
+    let o = check_dir(&dir, &["--format", "sarif"]);
+    let tmp = std::env::temp_dir().display().to_string();
+    let pkg = format!("{tmp}/muranopl-lint-caf%E9-{}", std::process::id());
+    assert_eq!(sarif_uris(&o), [format!("{pkg}/Classes/B%E9.yaml")]);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use engine::Executor;
 use package::PackageFormat;
 
-pub use report::{for_terminal, render_sarif, text_for_terminal, LintFormat};
+pub use report::{for_terminal, render_sarif, text_for_terminal, uri_of, LintFormat, RawPaths};
 
 /// A lint: a kind of warning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -172,6 +172,9 @@ pub struct Lints {
     pub findings: Vec<Finding>,
     /// File name to text, for every class file read.
     pub texts: HashMap<String, String>,
+    /// The paths of files findings name whose names are not UTF-8, by
+    /// their display (which shows U+FFFD for the bad bytes).
+    pub raw_files: HashMap<String, std::path::PathBuf>,
 }
 
 impl Lints {
@@ -211,7 +214,8 @@ pub fn lint(input: &Input<'_>, allow: &HashSet<Lint>) -> Lints {
             body::lint_class(&class, &names, &texts, input.executor, &mut findings);
         }
     }
-    refs::lint_references(input, &texts, &mut findings);
+    let mut raw_files = HashMap::new();
+    refs::lint_references(input, &texts, &mut findings, &mut raw_files);
     let source = &input.root.base().source;
     if let Ok(Some(manifest)) = source.read_text("manifest.yaml") {
         texts.insert(source.display("manifest.yaml"), manifest);
@@ -219,5 +223,9 @@ pub fn lint(input: &Input<'_>, allow: &HashSet<Lint>) -> Lints {
     findings.retain(|f| !allow.contains(&f.lint));
     findings.sort_by(|a, b| (&a.file, a.span.start, a.lint).cmp(&(&b.file, b.span.start, b.lint)));
     findings.dedup();
-    Lints { findings, texts }
+    Lints {
+        findings,
+        texts,
+        raw_files,
+    }
 }

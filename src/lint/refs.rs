@@ -8,6 +8,9 @@
 //! comment counts, which keeps both lints quiet when in doubt.
 
 use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use package::Source;
 
 use super::{Finding, Input, Lint};
 
@@ -17,10 +20,13 @@ const OTHER_DIRS: [&str; 2] = ["UI", "Resources"];
 /// The largest file searched for names.
 const MAX_TEXT: usize = 4 << 20;
 
+/// The package-level lints; `raw` gets the paths of the files they name
+/// whose names are not UTF-8 (by their display).
 pub(super) fn lint_references(
     input: &Input<'_>,
     texts: &HashMap<String, String>,
     out: &mut Vec<Finding>,
+    raw: &mut HashMap<String, PathBuf>,
 ) {
     let src = &input.root.base().source;
     let application = input.root.package_type() == "Application";
@@ -42,7 +48,7 @@ pub(super) fn lint_references(
             unreferenced_classes(&corpus, out);
         }
     }
-    unlisted_files(input, out);
+    unlisted_files(input, out, raw);
     if let Ok(Some(text)) = src.read_text("manifest.yaml") {
         unknown_manifest_keys(&src.display("manifest.yaml"), &text, out);
     }
@@ -90,7 +96,7 @@ fn unknown_manifest_keys(file: &str, text: &str, out: &mut Vec<Finding>) {
 }
 
 /// Class files the manifest does not list: murano never reads them.
-fn unlisted_files(input: &Input<'_>, out: &mut Vec<Finding>) {
+fn unlisted_files(input: &Input<'_>, out: &mut Vec<Finding>, raw: &mut HashMap<String, PathBuf>) {
     let base = input.root.base();
     if base.manifest.classes.is_empty() {
         return;
@@ -98,21 +104,54 @@ fn unlisted_files(input: &Input<'_>, out: &mut Vec<Finding>) {
     let listed: HashSet<&str> = (base.manifest.classes.iter())
         .map(|(_, file)| file.as_str())
         .collect();
+    let mut raw_names = None;
     for f in base.source.list("Classes") {
         let listed = listed.contains(f.as_str());
         if listed || !(f.ends_with(".yaml") || f.ends_with(".yml")) {
             continue;
+        }
+        let file = base.source.display(&format!("Classes/{f}"));
+        // A name that is not UTF-8 is listed with U+FFFD for its bad
+        // bytes: find its own.
+        if let (true, Source::Dir(dir)) = (f.contains('\u{fffd}'), &base.source) {
+            let classes = dir.join("Classes");
+            let names = raw_names.get_or_insert_with(|| names_not_utf8(&classes));
+            if let Some(p) = names.get(&f) {
+                raw.insert(file.clone(), p.clone());
+            }
         }
         out.push(Finding {
             lint: Lint::UnreferencedClass,
             message: format!(
                 "Classes/{f} is not listed in the manifest's Classes: murano never loads it"
             ),
-            file: base.source.display(&format!("Classes/{f}")),
+            file,
             span: 0..0,
             help: Some("list its class in the manifest, or remove the file".into()),
         });
     }
+}
+
+/// The files under `dir` whose names are not UTF-8, by the name
+/// [`Source::list`] gives them (relative, U+FFFD for each bad byte).
+fn names_not_utf8(dir: &Path) -> HashMap<String, PathBuf> {
+    let mut out = HashMap::new();
+    let mut seen = HashSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        if !d.canonicalize().is_ok_and(|real| seen.insert(real)) {
+            continue;
+        }
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if let (None, Ok(rel)) = (e.file_name().to_str(), p.strip_prefix(dir)) {
+                out.insert(rel.to_string_lossy().replace('\\', "/"), p.clone());
+            }
+        }
+    }
+    out
 }
 
 /// Where names are mentioned: every maximal name (letters, digits, `_`,

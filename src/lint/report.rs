@@ -2,7 +2,9 @@
 //! JSON document, or SARIF 2.1.0 for CI tools (GitHub code scanning and
 //! the like).
 
+use std::collections::HashMap;
 use std::ops::Range;
+use std::path::{Path, PathBuf};
 
 use runtime::pyrepr::escape_controls;
 use serde_json::{json, Value as J};
@@ -87,9 +89,77 @@ pub enum LintFormat {
     Sarif,
 }
 
+/// The bytes of the paths diagnostics show as text, where the text lost
+/// them: a path that is not UTF-8 shows U+FFFD for each bad byte, but a
+/// SARIF `uri` percent-encodes the bytes themselves.
+#[derive(Default)]
+pub struct RawPaths {
+    /// The package's directory or archive: its display and its path.
+    pub root: Option<(String, PathBuf)>,
+    /// Files by their display (those whose names are not UTF-8).
+    pub files: HashMap<String, PathBuf>,
+}
+
+impl RawPaths {
+    /// The paths of the package at `root`.
+    pub fn of(root: &Path) -> RawPaths {
+        RawPaths {
+            root: Some((root.display().to_string(), root.to_path_buf())),
+            files: HashMap::new(),
+        }
+    }
+
+    /// The bytes of the path shown as `shown`.
+    fn bytes(&self, shown: &str) -> Vec<u8> {
+        if let Some(p) = self.files.get(shown) {
+            return path_bytes(p);
+        }
+        if let Some((display, path)) = &self.root {
+            let rest = shown.strip_prefix(display.as_str());
+            if let Some(rest) = rest.filter(|r| r.is_empty() || r.starts_with(['/', '\\', '!'])) {
+                let mut b = path_bytes(path);
+                b.extend_from_slice(rest.as_bytes());
+                return b;
+            }
+        }
+        shown.as_bytes().to_vec()
+    }
+}
+
+/// The bytes of a path (`/`-separated on Windows too).
+fn path_bytes(p: &Path) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        p.as_os_str().as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        p.to_string_lossy().replace('\\', "/").into_bytes()
+    }
+}
+
+/// A path as a URI reference (RFC 3986): every byte but the unreserved
+/// characters, the sub-delimiters, `@` and `/` percent-encoded (a space as
+/// `%20`, `%` as `%25`, `:` too, which would make a first segment read as
+/// a scheme, and non-ASCII as its bytes).
+pub fn uri_of(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for &b in bytes {
+        let keep = b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=@/".contains(&b);
+        if keep {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// A SARIF 2.1.0 log of `diagnostics` (errors and warnings): one run of
-/// the tool `muranopl`, a rule per lint and one for load errors.
-pub fn render_sarif(diagnostics: &[Diagnostic]) -> J {
+/// the tool `muranopl`, a rule per lint and one for load errors; `paths`
+/// gives the bytes of file names their text lost.
+pub fn render_sarif(diagnostics: &[Diagnostic], paths: &RawPaths) -> J {
     let mut rules: Vec<J> = Lint::ALL
         .iter()
         .map(|l| {
@@ -114,7 +184,7 @@ pub fn render_sarif(diagnostics: &[Diagnostic]) -> J {
             "defaultConfiguration": {"level": "error"},
         })
     }));
-    let results: Vec<J> = diagnostics.iter().map(sarif_result).collect();
+    let results: Vec<J> = diagnostics.iter().map(|d| sarif_result(d, paths)).collect();
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -130,7 +200,7 @@ pub fn render_sarif(diagnostics: &[Diagnostic]) -> J {
     })
 }
 
-fn sarif_result(d: &Diagnostic) -> J {
+fn sarif_result(d: &Diagnostic, paths: &RawPaths) -> J {
     let mut text = d.message.clone();
     if let Some(h) = &d.help {
         text.push_str(&format!(" (help: {h})"));
@@ -141,7 +211,7 @@ fn sarif_result(d: &Diagnostic) -> J {
         "message": {"text": text},
     });
     if let Some(file) = &d.file {
-        let mut loc = json!({"artifactLocation": {"uri": file}});
+        let mut loc = json!({"artifactLocation": {"uri": uri_of(&paths.bytes(file))}});
         if let Some((line, col)) = d.line_col {
             loc["region"] = json!({"startLine": line, "startColumn": col});
         }
@@ -161,7 +231,7 @@ mod tests {
         w.file = Some("Classes/C.yaml".into());
         w.line_col = Some((7, 11));
         let e = Diagnostic::error("SyntaxError", "bad");
-        let log = render_sarif(&[w, e]);
+        let log = render_sarif(&[w, e], &RawPaths::default());
         let run = &log["runs"][0];
         assert_eq!(log["version"], "2.1.0");
         let ids: Vec<&str> = run["tool"]["driver"]["rules"]
@@ -183,5 +253,15 @@ mod tests {
         );
         assert_eq!(run["results"][1]["level"], "error");
         assert!(run["results"][1].get("locations").is_none());
+    }
+
+    #[test]
+    fn uris_are_percent_encoded() {
+        assert_eq!(uri_of(b"a/Classes/A.yaml"), "a/Classes/A.yaml");
+        assert_eq!(
+            uri_of("my pkg/100%/caf\u{e9}#?.yaml".as_bytes()),
+            "my%20pkg/100%25/caf%C3%A9%23%3F.yaml"
+        );
+        assert_eq!(uri_of(b"caf\xe9:x.zip!/A.yaml"), "caf%E9%3Ax.zip!/A.yaml");
     }
 }
