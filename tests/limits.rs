@@ -458,6 +458,27 @@ fn a_destroy_handler_past_the_time_budget_fails_the_test() {
     assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
 }
 
+/// Issue 32, item 5: `muranopl action` prints a result however deep it
+/// nests (past 126 levels it printed `null`, exit 0).
+#[test]
+fn deep_action_results_are_printed_whole() {
+    for depth in [126usize, 127, 5000] {
+        let args = format!("{{\"depth\": {depth}}}");
+        let o = muranopl(&[
+            "action",
+            "com.example.Round2Tests",
+            "deep",
+            "-p",
+            "tests/hostile/round2",
+            "--args",
+            &args,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let expected = format!("{}{}", "[".repeat(depth + 1), "]".repeat(depth + 1));
+        assert_eq!(stdout(&o).trim(), expected, "{depth}");
+    }
+}
+
 /// Issue 32, item 11: `sequence` and `range` are exact past i64, as
 /// Python's ints are (sequence saturated at i64::MAX; range past it was
 /// an OverflowError).
