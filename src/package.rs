@@ -376,8 +376,12 @@ fn parse_lint(s: &str) -> Result<crate::lint::Lint, String> {
 pub struct Checked {
     /// What loading and compiling found.
     pub report: CheckReport,
-    /// Errors first, then load warnings, then lint findings.
+    /// Errors first, then load warnings, then lint findings (without
+    /// snippets).
     pub diagnostics: Vec<crate::diag::Diagnostic>,
+    /// The same as people see them, with their snippets, when checked for
+    /// a terminal (human format and messages).
+    pub rendered: Vec<String>,
     /// The number of findings of each lint.
     pub counts: Vec<(crate::lint::Lint, usize)>,
     /// The bytes of the paths the diagnostics name, where their text lost
@@ -411,25 +415,14 @@ pub fn check_and_lint(
     // `lint::for_terminal`).
     let terminal = opts.format == crate::lint::LintFormat::Human
         && opts.messages == crate::diag::MessageFormat::Human;
-    let shown = |d: Diagnostic| {
-        if terminal {
-            crate::lint::text_for_terminal(d)
-        } else {
-            d
-        }
-    };
-    let mut diags: Vec<Diagnostic> = r
-        .errors
-        .iter()
-        .enumerate()
-        .map(|(i, e)| {
-            let d = Diagnostic::from_text("CompileError", e);
-            shown(match &r.compiled {
-                Some((_, ex)) if i < helped => d.with_catalog_help(ex.catalog()),
-                _ => d,
-            })
-        })
-        .collect();
+    let mut diags = crate::lint::Collected::new(terminal);
+    for (i, e) in r.errors.iter().enumerate() {
+        let d = Diagnostic::from_text("CompileError", e);
+        diags.push_text(match &r.compiled {
+            Some((_, ex)) if i < helped => d.with_catalog_help(ex.catalog()),
+            _ => d,
+        });
+    }
     // The lints report the keys class declarations ignore.
     let ignored: HashSet<&str> = r
         .compiled
@@ -438,12 +431,9 @@ pub fn check_and_lint(
         .flat_map(|p| p.decls.values())
         .flat_map(|d| d.warnings.iter().map(String::as_str))
         .collect();
-    diags.extend(
-        r.warnings
-            .iter()
-            .filter(|w| !ignored.contains(w.as_str()))
-            .map(|w| shown(Diagnostic::from_text("PackageWarning", w).as_warning())),
-    );
+    for w in r.warnings.iter().filter(|w| !ignored.contains(w.as_str())) {
+        diags.push_text(Diagnostic::from_text("PackageWarning", w).as_warning());
+    }
     let mut counts = Vec::new();
     let mut paths = crate::lint::RawPaths::of(path);
     if let Some((root, ex)) = &r.compiled {
@@ -456,11 +446,12 @@ pub fn check_and_lint(
         let lints = crate::lint::lint(&input, &opts.allow);
         counts = lints.counts();
         paths.files = lints.raw_files.clone();
-        diags.extend((lints.findings.iter()).map(|f| f.diagnostic(&lints.texts, terminal)));
+        diags.push_findings(&lints.findings, &lints.texts);
     }
     Ok(Checked {
         report: r,
-        diagnostics: diags,
+        diagnostics: diags.diagnostics,
+        rendered: diags.rendered,
         counts,
         paths,
     })
@@ -481,8 +472,10 @@ fn print_checked(c: &Checked, opts: &CheckOptions) -> i32 {
     let failed = !r.errors.is_empty() || (opts.deny_warnings && warnings > 0);
     match opts.format {
         LintFormat::Human => {
-            for d in diags {
-                d.eprint(opts.messages);
+            if c.rendered.len() == diags.len() {
+                c.rendered.iter().for_each(|t| eprint!("{t}"));
+            } else {
+                diags.iter().for_each(|d| d.eprint(opts.messages));
             }
             let deps = if r.loaded.is_empty() {
                 String::new()

@@ -163,12 +163,18 @@ pub(super) fn lint_class(
 
 /// The keys a class declaration ignores (its `file:line:col: message`
 /// warnings), in the file's text `text`.
-pub(super) fn decl_warnings(decl: &ClassDecl, text: &str, out: &mut Vec<Finding>) {
+/// `starts` are the offsets the lines of `text` start at.
+pub(super) fn decl_warnings(
+    decl: &ClassDecl,
+    text: &str,
+    starts: &[usize],
+    out: &mut Vec<Finding>,
+) {
     for w in &decl.warnings {
         let Some((line, col, msg)) = split_position(w) else {
             continue;
         };
-        let Some(at) = crate::diag::offset(text, line, col) else {
+        let Some(at) = offset(text, starts, line, col) else {
             continue;
         };
         out.push(Finding {
@@ -179,6 +185,18 @@ pub(super) fn decl_warnings(decl: &ClassDecl, text: &str, out: &mut Vec<Finding>
             help: None,
         });
     }
+}
+
+/// The byte offset of line `line`, column `col` (1-based, in characters)
+/// of `text`, whose lines start at `starts`.
+fn offset(text: &str, starts: &[usize], line: usize, col: usize) -> Option<usize> {
+    let start = *starts.get(line.max(1) - 1)?;
+    let rest = &text[start..];
+    let line_text = &rest[..rest.find('\n').unwrap_or(rest.len())];
+    let in_line = (line_text.char_indices())
+        .nth(col.saturating_sub(1))
+        .map_or(line_text.len(), |(i, _)| i);
+    Some(start + in_line)
 }
 
 /// The rest of the line at byte `at` of `text` (trailing blanks left out).

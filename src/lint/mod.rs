@@ -25,9 +25,13 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use engine::Executor;
+
+use crate::diag::Diagnostic;
 use package::PackageFormat;
 
-pub use report::{for_terminal, render_sarif, text_for_terminal, uri_of, LintFormat, RawPaths};
+pub use report::{
+    for_terminal, lean, render_sarif, text_for_terminal, uri_of, Collected, LintFormat, RawPaths,
+};
 
 /// A lint: a kind of warning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -128,28 +132,56 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// The finding as a diagnostic with its snippet (the file's text from
-    /// `texts`, which holds every class file the lints read); for a
-    /// terminal (see [`for_terminal`]) when `terminal`.
-    pub fn diagnostic(
-        &self,
-        texts: &HashMap<String, String>,
-        terminal: bool,
-    ) -> crate::diag::Diagnostic {
-        let d = crate::diag::Diagnostic::error(self.lint.name(), &self.message);
-        let text = texts.get(&self.file);
-        let mut d = match text {
-            Some(t) => d.at_span(&self.file, t, self.span.clone()),
-            None => d.at(&self.file, 1, 1),
-        };
+    /// The finding as a diagnostic. `text` is its file's text and the
+    /// offsets its lines start at (see [`line_starts`]), when the lints
+    /// read it. With `terminal`, the diagnostic shows a snippet, escaped
+    /// (see [`for_terminal`]); it holds only the finding's lines (and a
+    /// line break for each line before them, so that lines keep their
+    /// numbers), not a copy of the file: one file may have thousands of
+    /// findings.
+    pub fn diagnostic(&self, text: Option<(&str, &[usize])>, terminal: bool) -> Diagnostic {
+        let mut d = Diagnostic::error(self.lint.name(), &self.message).as_warning();
         d.help = self.help.clone();
-        let d = d.as_warning();
-        match (terminal, text) {
-            (false, _) => d,
-            (true, Some(t)) => for_terminal(d, Some((t, self.span.clone()))),
-            (true, None) => text_for_terminal(d),
+        let Some((text, starts)) = text else {
+            let d = d.at(&self.file, 1, 1);
+            return if terminal { text_for_terminal(d) } else { d };
+        };
+        let at = |i: usize| {
+            let i = i.min(text.len());
+            (0..=i)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0)
+        };
+        let (start, end) = (at(self.span.start), at(self.span.end.max(self.span.start)));
+        let line = starts.partition_point(|&s| s <= start).max(1);
+        let line_start = starts.get(line - 1).copied().unwrap_or(0).min(start);
+        let col = text[line_start..start].chars().count() + 1;
+        if !terminal {
+            d.file = Some(self.file.clone());
+            d.line_col = Some((line, col));
+            return d;
         }
+        let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+        let lines = &text[line_start..line_end];
+        let span = start - line_start..end - line_start;
+        let (lines, span) = match report::escape_snippet(lines, span.clone()) {
+            Some((safe, span)) => (std::borrow::Cow::Owned(safe), span),
+            None => (std::borrow::Cow::Borrowed(lines), span),
+        };
+        let pad = line - 1;
+        let window = "\n".repeat(pad) + &lines;
+        let mut d = d.at_span(&self.file, &window, span.start + pad..span.end + pad);
+        d.line_col = Some((line, col));
+        for_terminal(d, None)
     }
+}
+
+/// The offsets of the starts of the lines of `text`.
+pub fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
 }
 
 /// What the lints look at: a package that loaded, with the executor its
@@ -192,6 +224,8 @@ impl Lints {
 /// Runs every lint over `input`, leaving out those in `allow`.
 pub fn lint(input: &Input<'_>, allow: &HashSet<Lint>) -> Lints {
     let mut texts = HashMap::new();
+    // The starts of the lines of files with ignored keys, found once.
+    let mut starts: HashMap<String, Vec<usize>> = HashMap::new();
     let mut findings = Vec::new();
     if let Some(pkg) = input.executor.packages().first() {
         for (name, decl) in &pkg.decls {
@@ -203,8 +237,13 @@ pub fn lint(input: &Input<'_>, allow: &HashSet<Lint>) -> Lints {
                     texts.entry(src.file).or_insert(src.text);
                 }
             }
-            if let Some(text) = texts.get(&*decl.pos.file) {
-                body::decl_warnings(decl, text, &mut findings);
+            if let Some(text) = texts
+                .get(&*decl.pos.file)
+                .filter(|_| !decl.warnings.is_empty())
+            {
+                let starts =
+                    (starts.entry(decl.pos.file.to_string())).or_insert_with(|| line_starts(text));
+                body::decl_warnings(decl, text, starts, &mut findings);
             }
         }
     }

@@ -20,13 +20,9 @@ use crate::diag::Diagnostic;
 /// JSON and SARIF need none of this: JSON escapes controls itself.
 pub fn for_terminal(mut d: Diagnostic, source: Option<(&str, Range<usize>)>) -> Diagnostic {
     if let (Some(file), Some((text, span))) = (d.file.clone(), source) {
-        let safe = escape_source(text);
-        if safe != text {
-            // The snippet is the escaped text, its span moved to match.
-            let start = escape_source(text.get(..span.start).unwrap_or("")).len();
-            let len = escape_source(text.get(span).unwrap_or("")).len();
+        if let Some((safe, span)) = escape_snippet(text, span) {
             let line_col = d.line_col;
-            d = d.at_span(&file, &safe, start..start + len);
+            d = d.at_span(&file, &safe, span);
             d.line_col = line_col;
         }
     }
@@ -49,6 +45,96 @@ pub fn for_terminal(mut d: Diagnostic, source: Option<(&str, Range<usize>)>) -> 
     d
 }
 
+/// `d` without the text of its file (its snippet), as JSON and SARIF
+/// print it: a diagnostic holds a copy of its file, and one big file may
+/// have thousands of them.
+pub fn lean(d: Diagnostic) -> Diagnostic {
+    let mut l = Diagnostic::error(d.kind, d.message);
+    l.warning = d.warning;
+    l.file = d.file;
+    l.line_col = d.line_col;
+    l.trace = d.trace;
+    l.help = d.help;
+    l.input = d.input;
+    l
+}
+
+/// How many lines the snippets of lint findings may be made of, all
+/// together. A snippet is rendered from a text with a line break for each
+/// line of its file before it (so that its lines keep their numbers), so
+/// thousands of findings deep in one big file would take minutes to show;
+/// past this they show their position alone.
+const SNIPPET_BUDGET: usize = 64 << 20;
+
+/// Diagnostics as `package check` keeps them: lean (see [`lean`]), and,
+/// when they are for people, rendered with their snippets as they come
+/// (so that no more than one file's text is held for them at a time).
+#[derive(Default)]
+pub struct Collected {
+    terminal: bool,
+    /// How many more lines snippets may be made of (see
+    /// [`SNIPPET_BUDGET`]).
+    snippet_budget: usize,
+    /// The diagnostics, without snippets.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Each diagnostic as people see it (escaped, with its snippet), when
+    /// collected for a terminal.
+    pub rendered: Vec<String>,
+}
+
+impl Collected {
+    /// Diagnostics for a terminal (`terminal`), or for JSON and SARIF.
+    pub fn new(terminal: bool) -> Collected {
+        Collected {
+            terminal,
+            snippet_budget: SNIPPET_BUDGET,
+            ..Collected::default()
+        }
+    }
+
+    /// Adds `d`, with its snippet when it has one.
+    fn push(&mut self, d: Diagnostic) {
+        if self.terminal {
+            self.rendered
+                .push(d.show(crate::diag::MessageFormat::Human));
+        }
+        self.diagnostics.push(lean(d));
+    }
+
+    /// Adds a diagnostic of a message naming its position
+    /// ([`Diagnostic::from_text`]).
+    pub fn push_text(&mut self, d: Diagnostic) {
+        let d = if self.terminal {
+            text_for_terminal(d)
+        } else {
+            d
+        };
+        self.push(d);
+    }
+
+    /// Adds lint findings (sorted by file), their snippets from `texts`.
+    pub fn push_findings(&mut self, findings: &[super::Finding], texts: &HashMap<String, String>) {
+        let mut lines: Option<(&str, Vec<usize>)> = None;
+        for f in findings {
+            let text = texts.get(&f.file).map(String::as_str);
+            if let Some(t) = text.filter(|_| lines.as_ref().is_none_or(|(n, _)| *n != f.file)) {
+                lines = Some((f.file.as_str(), super::line_starts(t)));
+            }
+            let starts = lines.as_ref().map_or(&[][..], |(_, s)| s.as_slice());
+            // A snippet is made of a line break for each line before it.
+            let cost = text.map_or(0, |_| starts.partition_point(|&s| s <= f.span.start));
+            let snippet = self.terminal && cost <= self.snippet_budget;
+            self.snippet_budget = self.snippet_budget.saturating_sub(cost);
+            let d = f.diagnostic(text.map(|t| (t, starts)), snippet);
+            self.push(if self.terminal && !snippet {
+                for_terminal(d, None)
+            } else {
+                d
+            });
+        }
+    }
+}
+
 /// [`for_terminal`] for a diagnostic of a message naming its position
 /// ([`Diagnostic::from_text`]): its snippet is the rest of that line of
 /// its file, when the file can be read.
@@ -65,6 +151,17 @@ pub fn text_for_terminal(d: Diagnostic) -> Diagnostic {
         _ => None,
     };
     for_terminal(d, source)
+}
+
+/// `text` with its controls escaped and `span` moved to match, when it
+/// has any (None when it is safe to show as it is).
+pub fn escape_snippet(text: &str, span: Range<usize>) -> Option<(String, Range<usize>)> {
+    let std::borrow::Cow::Owned(safe) = escape_source(text) else {
+        return None;
+    };
+    let start = escape_source(text.get(..span.start).unwrap_or("")).len();
+    let len = escape_source(text.get(span).unwrap_or("")).len();
+    Some((safe, start..start + len))
 }
 
 /// Source text as a terminal may show it: controls escaped, line breaks
