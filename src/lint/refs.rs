@@ -185,17 +185,14 @@ struct Seen {
 }
 
 impl Seen {
-    fn add(seen: Option<&mut Seen>, id: usize) -> Option<Seen> {
-        match seen {
-            Some(s) => {
-                s.more |= s.first != id;
-                None
-            }
-            None => Some(Seen {
+    /// Notes that text `id` mentions `key`.
+    fn note<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Seen>, key: K, id: usize) {
+        map.entry(key)
+            .and_modify(|s| s.more |= s.first != id)
+            .or_insert(Seen {
                 first: id,
                 more: false,
-            }),
-        }
+            });
     }
 
     /// Whether a text other than `except` mentions the name.
@@ -289,9 +286,7 @@ impl<'a> Corpus<'a> {
         let names = names_of(text);
         for (name, _) in &names {
             for w in dot_prefixes(name) {
-                if let Some(s) = Seen::add(self.words.get_mut(w), id) {
-                    self.words.insert(w, s);
-                }
+                Seen::note(&mut self.words, w, id);
             }
         }
         if aliases.is_empty() {
@@ -313,18 +308,7 @@ impl<'a> Corpus<'a> {
             }
         }
         for w in made {
-            match self.aliased.get_mut(&w) {
-                Some(s) => s.more |= s.first != id,
-                None => {
-                    self.aliased.insert(
-                        w,
-                        Seen {
-                            first: id,
-                            more: false,
-                        },
-                    );
-                }
-            }
+            Seen::note(&mut self.aliased, w, id);
         }
     }
 
