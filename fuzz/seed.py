@@ -63,3 +63,10 @@ for req in ["GET\n/health\n", "GET\n/v1/schemas/com.example.Hello\n",
     put("http", req)
 put("bytecode", bytes(range(64)))
 print("seeded:", {d.name: len(list(d.iterdir())) for d in sorted(corpus.iterdir())})
+# The bounded readers: JSON Lines, RFC 7464 sequences and whole inputs,
+# with the bytes that cut a record (NUL, a control character, a bad first
+# byte) and lines that are not UTF-8.
+for text in [b'{"id": 1, "expr": "1 + 1"}\n[1, 2]\n"x"\n', b'\x1e{"a": 1}\n\x1e[2]\n',
+             b'{"a": "b\x00c"}\n{"ok": true}\n', b'\xff\xfe\n1\n', b'\x00' * 100,
+             b'\n\n  \n{"long": "' + b'y' * 80 + b'"}\n', b'}{\n]\n-1\n']:
+    put("records", text)

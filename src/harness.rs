@@ -123,14 +123,14 @@ mod tests {
     #[test]
     fn a_bad_line_is_an_error_and_the_stream_goes_on() {
         let input: &[u8] = b"{\"id\": 1}\n\xff\xfe\n\n  \n{\"id\": 2}";
-        let got: Vec<Result<String, String>> = requests(input).collect();
+        let got: Vec<Result<String, String>> = requests(input, Some(1 << 20)).collect();
         assert_eq!(got.len(), 3, "{got:?}");
         assert_eq!(got[0].as_deref(), Ok("{\"id\": 1}"));
         assert!(got[1].as_ref().unwrap_err().contains("not UTF-8"));
         assert_eq!(got[2].as_deref(), Ok("{\"id\": 2}"));
         // A NUL: the line is a bad request, read no further than it.
         let input: &[u8] = b"{\"id\": \0\0\0\n{\"id\": 3}\n";
-        let got: Vec<Result<String, String>> = requests(input).collect();
+        let got: Vec<Result<String, String>> = requests(input, Some(1 << 20)).collect();
         assert_eq!(
             got,
             [
@@ -138,5 +138,15 @@ mod tests {
                 Ok("{\"id\": 3}".to_string())
             ]
         );
+        // A line past the cap ends the stream, with why.
+        let input: &[u8] = b"{\"id\": 4}\n[1, 2, 3, 4, 5, 6]\n{\"id\": 5}\n";
+        let mut reqs = requests(input, Some(12));
+        let got: Vec<Result<String, String>> = reqs.by_ref().collect();
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0].as_deref(), Ok("{\"id\": 4}"));
+        assert_eq!(reqs.stopped(), got[1].as_ref().err().map(String::as_str));
+        assert!(reqs
+            .stopped()
+            .is_some_and(|s| s.starts_with("line 2 is longer than 12 bytes")));
     }
 }
