@@ -184,14 +184,22 @@ fn errors_still_fail_the_check_in_every_format() {
 /// and `Classes/NAME` for each `(NAME, text)` of `classes`.
 fn temp_package(tag: &str, manifest: &str, classes: &[(&str, &str)]) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("muranopl-lint-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    write_package(&dir, manifest, classes);
+    dir
+}
+
+/// [`temp_package`] at `dir`.
+fn write_package(dir: &std::path::Path, manifest: &str, classes: &[(&str, &str)]) {
+    let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir.join("Classes")).unwrap();
     std::fs::write(dir.join("manifest.yaml"), manifest).unwrap();
     for (name, text) in classes {
         std::fs::write(dir.join("Classes").join(name), text).unwrap();
     }
-    dir
 }
+
+/// The manifest of a library `p.x` of one class, `p.x.A` in `A.yaml`.
+const ONE_CLASS: &str = "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.A: A.yaml\n";
 
 fn check_dir(dir: &std::path::Path, extra: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_muranopl"))
@@ -415,8 +423,7 @@ fn a_package_that_does_not_load_is_a_document_in_json_and_sarif() {
 fn pack_refuses_a_file_name_that_is_not_utf8() {
     use std::os::unix::ffi::OsStrExt;
     let class = "Namespaces:\n  =: p.x\nName: A\n";
-    let manifest = "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.A: A.yaml\n";
-    let dir = temp_package("pack", manifest, &[("A.yaml", class)]);
+    let dir = temp_package("pack", ONE_CLASS, &[("A.yaml", class)]);
     std::fs::create_dir_all(dir.join("Resources")).unwrap();
     std::fs::write(dir.join("Resources/café.txt"), "ok").unwrap();
     let out = dir.with_extension("zip");
@@ -517,11 +524,7 @@ fn a_long_unparsable_expression_is_reported() {
         "Namespaces:\n  =: p.x\nName: A\nMethods:\n  run:\n    Arguments:\n      - count:\n          \
          Contract: $.int()\n    Body:\n      - Return: \"{expr}\"\n"
     );
-    let dir = temp_package(
-        "long",
-        "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.A: A.yaml\n",
-        &[("A.yaml", &class)],
-    );
+    let dir = temp_package("long", ONE_CLASS, &[("A.yaml", &class)]);
     let j = json(&check_dir(&dir, &["--format", "json"]));
     let w = &j["warnings"];
     assert_eq!(w.as_array().map(Vec::len), Some(1), "{w}");
@@ -562,18 +565,8 @@ fn sarif_uris(o: &Output) -> Vec<String> {
 #[test]
 fn sarif_uris_are_percent_encoded() {
     let dir = std::env::temp_dir().join(format!("muranopl-lint 100% café-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("Classes")).unwrap();
-    std::fs::write(
-        dir.join("manifest.yaml"),
-        "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.A: A.yaml\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("Classes/A.yaml"),
-        "Namespaces:\n  =: p.x\nName: A\nMethods:\n  run:\n    Body:\n      - Return: \"f($x +)\"\n",
-    )
-    .unwrap();
+    let a = "Namespaces:\n  =: p.x\nName: A\nMethods:\n  run:\n    Body:\n      - Return: \"f($x +)\"\n";
+    write_package(&dir, ONE_CLASS, &[("A.yaml", a)]);
     let o = check_dir(&dir, &["--format", "sarif"]);
     let tmp = std::env::temp_dir().display().to_string();
     let encoded = format!(
@@ -596,18 +589,11 @@ fn sarif_uris_keep_the_bytes_of_names_that_are_not_utf8() {
     let mut name = b"muranopl-lint-caf\xe9-".to_vec();
     name.extend_from_slice(std::process::id().to_string().as_bytes());
     let dir = std::env::temp_dir().join(std::ffi::OsStr::from_bytes(&name));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(dir.join("Classes")).unwrap();
-    std::fs::write(
-        dir.join("manifest.yaml"),
-        "Format: 1.4\nType: Library\nFullName: p.x\nClasses:\n  p.x.A: A.yaml\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("Classes/A.yaml"),
-        "Namespaces:\n  =: p.x\nName: A\n",
-    )
-    .unwrap();
+    write_package(
+        &dir,
+        ONE_CLASS,
+        &[("A.yaml", "Namespaces:\n  =: p.x\nName: A\n")],
+    );
     let unlisted = std::ffi::OsStr::from_bytes(b"B\xe9.yaml");
     std::fs::write(dir.join("Classes").join(unlisted), "Name: B\n").unwrap();
     let o = check_dir(&dir, &["--format", "sarif"]);
