@@ -374,7 +374,7 @@ mod tests {
             })
         };
         let start = now();
-        run(
+        let r = run(
             vec![
                 mk("slow", 5.0, log.clone()),
                 mk("fast", 1.0, log.clone()),
@@ -382,6 +382,7 @@ mod tests {
             ],
             0,
         );
+        assert_eq!(r, Ok(vec![(), (), ()]));
         assert_eq!(*log.borrow(), vec!["fast", "mid", "slow"]);
         assert!((now() - start - 5.0).abs() < 1e-9);
     }
