@@ -79,12 +79,30 @@ fn read_model(file: &Path, max: Option<usize>) -> Result<String, String> {
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("{cannot}: stream did not contain valid UTF-8"))?;
     if cut {
-        let e = runtime::json::from_tagged_str(&text)
-            .err()
-            .unwrap_or_else(|| records::cut_error(&text));
-        return Err(e.message().to_string());
+        return Err(cut_message(&text));
     }
     Ok(text)
+}
+
+/// Why `text`, a model cut at the first byte no JSON text may hold there,
+/// is not JSON: the error parsing it gives.
+fn cut_message(text: &str) -> String {
+    let e = runtime::json::from_tagged_str(text)
+        .err()
+        .unwrap_or_else(|| records::cut_error(text));
+    e.message().to_string()
+}
+
+/// The error of a large model file whose first 64 KiB show it is no JSON
+/// text (NUL bytes, say), found before anything reads it whole.
+fn not_json_from_the_start(file: &Path) -> Option<String> {
+    use std::io::Read;
+    let head = std::fs::File::open(file).ok()?.take(1 << 16);
+    let rec = records::Records::new(std::io::BufReader::new(head), None, None)
+        .next()?
+        .ok()?;
+    rec.cut
+        .then(|| cut_message(&String::from_utf8_lossy(&rec.bytes)))
 }
 
 /// Validates one object model (JSON text: `{"Objects": ...}` or a bare
@@ -511,6 +529,9 @@ fn validate_many(
 /// Validates one large model, streaming it when its classes allow (else
 /// with the ordinary load); true when it was streamed.
 fn validate_large(catalog: &Arc<Catalog>, file: &Path, jobs: usize) -> (Report, bool) {
+    if let Some(e) = not_json_from_the_start(file) {
+        return (Report::failed(file, e), false);
+    }
     let failed = |e: std::io::Error| Report::failed(file, format!("cannot read: {e}"));
     let input = match std::fs::File::open(file) {
         Ok(f) => f,

@@ -170,6 +170,54 @@ fn validate_bounds_deep_and_large_models() {
 
 const MB: u64 = 1_000_000;
 
+/// Issue 32, item 4, for files: a large model file of NUL bytes fails at
+/// the first one (it was read whole by the streaming validator: 764 MB
+/// resident for 500 MB), and so does one whose NUL bytes start inside a
+/// string 10 MB in (the streaming validator held the string to the end
+/// of the file: 605 MB for 310 MB). The files are sparse: no disk is used
+/// for their zeros.
+#[test]
+fn validate_fails_at_the_first_nul_of_a_large_file_in_bounded_memory() {
+    let dir = std::env::temp_dir().join(format!("muranopl-hostile-nul-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let zeros = dir.join("zeros.json");
+    std::fs::File::create(&zeros)
+        .and_then(|f| f.set_len(500_000_000))
+        .unwrap();
+    let late = dir.join("late.json");
+    let head = r#"{"Objects": {"?": {"id": "a", "type": "com.example.Server"}, "name": ""#;
+    let mut text = head.as_bytes().to_vec();
+    text.resize(text.len() + 10_000_000, b'x');
+    std::fs::write(&late, &text).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&late)
+        .and_then(|f| f.set_len(310_000_000))
+        .unwrap();
+    for (file, at) in [
+        (&zeros, "line 1 column 1"),
+        (&late, "line 1 column 10000071"),
+    ] {
+        let file = file.to_str().unwrap();
+        let args = ["validate", "-p", "examples/validate", file];
+        let w = watch(
+            &args,
+            Input::Bytes(Vec::new()),
+            200 * MB,
+            Duration::from_secs(30),
+        );
+        assert!(!w.killed, "{file}: {} MB, {:?}", w.peak / MB, w.took);
+        assert_eq!(w.code, Some(2), "{file}: {}{}", w.stdout, w.stderr);
+        assert!(
+            w.stdout.contains("error: bad JSON") && w.stdout.contains(at),
+            "{}",
+            w.stdout
+        );
+        assert!(w.peak < 200 * MB, "{file}: {} MB", w.peak / MB);
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// Issue 32, item 4: `validate -` checks its input as it comes: 500 MB of
 /// NUL bytes fail at the first one, in bounded memory (the whole input
 /// was read first: 1 GB resident for 500 MB), and a model longer than

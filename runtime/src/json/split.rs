@@ -228,7 +228,16 @@ impl<R: Read, F: FnMut(Piece<'_>) -> Result<(), String>> Splitter<R, F> {
 
     fn in_string(&mut self, t: Token) -> Result<(), SplitError> {
         let i = self.idx(self.at);
-        match memchr::memchr2(b'"', b'\\', &self.buf[i..]) {
+        let found = memchr::memchr2(b'"', b'\\', &self.buf[i..]);
+        // A raw control character cannot be in a JSON string: the text
+        // fails there, not once the rest of the input (an endless string
+        // of NUL bytes, say) has been read and held.
+        let scanned = &self.buf[i..i + found.unwrap_or(self.buf.len() - i)];
+        if let Some(k) = first_control(scanned) {
+            self.at += k as u64;
+            return self.err("a control character (U+0000 to U+001F) in a string");
+        }
+        match found {
             None => self.at = self.base + self.buf.len() as u64,
             Some(j) if self.buf[i + j] == b'\\' => self.at += j as u64 + 2,
             Some(j) => {
@@ -475,6 +484,16 @@ impl<R: Read, F: FnMut(Piece<'_>) -> Result<(), String>> Splitter<R, F> {
     }
 }
 
+/// Where the first byte below 0x20 is in `bytes`: a branch-free pass
+/// first (it vectorizes), the position only when there is one.
+fn first_control(bytes: &[u8]) -> Option<usize> {
+    if bytes.iter().fold(false, |seen, &b| seen | (b < 0x20)) {
+        bytes.iter().position(|&b| b < 0x20)
+    } else {
+        None
+    }
+}
+
 /// The end of the string starting at `i` (past its closing quote).
 fn skip_string(buf: &[u8], mut i: usize) -> usize {
     i += 1;
@@ -632,6 +651,9 @@ mod tests {
             (r#"["abc"#, 5),
             ("[[1]", 4),
             ("", 0),
+            // A raw control character in a string, found where it is.
+            ("[\"ab\0cd\"]", 4),
+            ("{\"a\": \"x\\\"y\u{1b}\"}", 11),
         ] {
             let e = pieces(doc, 2).unwrap_err();
             assert_eq!(e.offset, offset, "{doc}: {}", e.message);
