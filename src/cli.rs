@@ -1,6 +1,6 @@
 //! The `muranopl` command line.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::panic::AssertUnwindSafe;
 use std::time::Instant;
 
@@ -288,17 +288,18 @@ pub fn main() -> i32 {
 }
 
 fn read_data(path: &Option<String>) -> Result<Value, String> {
-    let text = match path.as_deref() {
-        None => return Ok(Value::Null),
-        Some("-") => {
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
-                .map_err(|e| e.to_string())?;
-            s
-        }
-        Some(p) => std::fs::read_to_string(p).map_err(|e| format!("{p}: {e}"))?,
+    let Some(p) = path.as_deref() else {
+        return Ok(Value::Null);
     };
+    // Read in bounded memory, up to the first byte that is no JSON.
+    let max = Some(crate::records::DEFAULT_MAX_RECORD);
+    let text = crate::records::read_model(std::path::Path::new(p), max).map_err(|e| {
+        if p == "-" {
+            e
+        } else {
+            format!("{p}: {e}")
+        }
+    })?;
     json::from_tagged_str(&text).map_err(|e| e.to_string())
 }
 

@@ -267,6 +267,49 @@ pub fn read_whole(file: &std::path::Path, max: Option<usize>) -> Result<Record, 
     }
 }
 
+/// The text of the model in `file` (`-`: standard input), read whole: at
+/// most `max` bytes unless it is a regular file, and only up to the first
+/// byte that shows it is not JSON (a NUL, say), whose parse error is then
+/// the result.
+pub fn read_model(file: &std::path::Path, max: Option<usize>) -> Result<String, String> {
+    let cannot = if file.as_os_str() == "-" {
+        "cannot read standard input"
+    } else {
+        "cannot read"
+    };
+    let Record { bytes, cut } = read_whole(file, max).map_err(|e| match e {
+        Stop::TooLong(_) => format!("{cannot}: the model is {e}"),
+        Stop::Io(_) => format!("{cannot}: {e}"),
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{cannot}: stream did not contain valid UTF-8"))?;
+    if cut {
+        return Err(cut_message(&text));
+    }
+    Ok(text)
+}
+
+/// Why `text`, a model cut at the first byte no JSON text may hold there,
+/// is not JSON: the error parsing it gives.
+pub fn cut_message(text: &str) -> String {
+    let e = runtime::json::from_tagged_str(text)
+        .err()
+        .unwrap_or_else(|| cut_error(text));
+    e.message().to_string()
+}
+
+/// The error of a large model file whose first 64 KiB show it is no JSON
+/// text (NUL bytes, say), found before anything reads it whole.
+pub fn not_json_from_the_start(file: &std::path::Path) -> Option<String> {
+    use std::io::Read;
+    let head = std::fs::File::open(file).ok()?.take(1 << 16);
+    let rec = Records::new(std::io::BufReader::new(head), None, None)
+        .next()?
+        .ok()?;
+    rec.cut
+        .then(|| cut_message(&String::from_utf8_lossy(&rec.bytes)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -64,10 +64,19 @@ fn print_error(e: &runtime::Error, a: &RunArgs, session: &Session) {
 pub fn run(a: RunArgs) -> i32 {
     // The model's objects may ask for classes of packages the application
     // does not require: those load from the search path too.
-    let model = std::fs::read_to_string(&a.model)
-        .ok()
-        .and_then(|t| runtime::json::from_tagged_str(&t).ok());
-    let formats = match load_formats_for(&a.packages, &a.libs, model.as_ref()) {
+    // The model is read once, in bounded memory: a file that is no JSON
+    // (a NUL, `/dev/zero`) fails at its first bad byte.
+    let max = Some(crate::records::DEFAULT_MAX_RECORD);
+    let model = crate::records::read_model(&a.model, max)
+        .and_then(|t| runtime::json::from_tagged_str(&t).map_err(|e| e.message().to_string()));
+    let model = match model {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {}: {e}", a.model.display());
+            return 1;
+        }
+    };
+    let formats = match load_formats_for(&a.packages, &a.libs, Some(&model)) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
@@ -75,8 +84,8 @@ pub fn run(a: RunArgs) -> i32 {
         }
     };
     // The model's `?.classVersion` / `type` versions against the loaded packages (issue 6).
-    if let Err(e) = package::check_model_file(&a.model, &formats) {
-        eprintln!("error: {e}");
+    if let Err(e) = package::check_model_versions(&model, &formats) {
+        eprintln!("error: {}: {}", a.model.display(), e.message());
         return 1;
     }
     let session =
@@ -104,33 +113,19 @@ pub fn run(a: RunArgs) -> i32 {
             return 1;
         }
     }
-    run_in(&session, &a)
+    run_in(&session, &a, &model)
 }
 
-fn run_in(session: &Session, a: &RunArgs) -> i32 {
+fn run_in(session: &Session, a: &RunArgs, data: &Value) -> i32 {
     let _budget = session.limit(a.limits);
     let ex = session.executor();
-    let text = match std::fs::read_to_string(&a.model) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("error: {}: {e}", a.model.display());
-            return 1;
-        }
-    };
-    let data = match runtime::json::from_tagged_str(&text) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("error: {}: {}", a.model.display(), e.message());
-            return 1;
-        }
-    };
     let name = a
         .packages
         .first()
         .and_then(|p| p.file_stem())
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "environment".into());
-    let root = match sim::deploy::load(ex, &data, &format!("{name}-env")) {
+    let root = match sim::deploy::load(ex, data, &format!("{name}-env")) {
         Ok(r) => r,
         Err(e) if *e.error_kind() == runtime::ErrorKind::ValueError => {
             eprintln!("error: {}: {}", a.model.display(), e.message());

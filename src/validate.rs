@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use engine::{model, Catalog};
 
-use crate::records::{self, Record, Stop};
+use crate::records;
 use crate::session::Catalogue;
 
 /// The outcome of one model.
@@ -54,55 +54,12 @@ impl Report {
 }
 
 fn validate_one(catalog: &Arc<Catalog>, file: &Path, max: Option<usize>) -> Report {
-    let mut rep = match read_model(file, max) {
+    let mut rep = match records::read_model(file, max) {
         Ok(text) => validate_text(catalog, &text),
         Err(e) => Report::failed(file, e),
     };
     rep.file = file.to_path_buf();
     rep
-}
-
-/// The text of the model in `file` (`-`: standard input), read whole: at
-/// most `max` bytes unless it is a regular file, and only up to the first
-/// byte that shows it is not JSON (a NUL, say), whose parse error is then
-/// the result.
-fn read_model(file: &Path, max: Option<usize>) -> Result<String, String> {
-    let cannot = if file.as_os_str() == "-" {
-        "cannot read standard input"
-    } else {
-        "cannot read"
-    };
-    let Record { bytes, cut } = records::read_whole(file, max).map_err(|e| match e {
-        Stop::TooLong(_) => format!("{cannot}: the model is {e}"),
-        Stop::Io(_) => format!("{cannot}: {e}"),
-    })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("{cannot}: stream did not contain valid UTF-8"))?;
-    if cut {
-        return Err(cut_message(&text));
-    }
-    Ok(text)
-}
-
-/// Why `text`, a model cut at the first byte no JSON text may hold there,
-/// is not JSON: the error parsing it gives.
-fn cut_message(text: &str) -> String {
-    let e = runtime::json::from_tagged_str(text)
-        .err()
-        .unwrap_or_else(|| records::cut_error(text));
-    e.message().to_string()
-}
-
-/// The error of a large model file whose first 64 KiB show it is no JSON
-/// text (NUL bytes, say), found before anything reads it whole.
-fn not_json_from_the_start(file: &Path) -> Option<String> {
-    use std::io::Read;
-    let head = std::fs::File::open(file).ok()?.take(1 << 16);
-    let rec = records::Records::new(std::io::BufReader::new(head), None, None)
-        .next()?
-        .ok()?;
-    rec.cut
-        .then(|| cut_message(&String::from_utf8_lossy(&rec.bytes)))
 }
 
 /// Validates one object model (JSON text: `{"Objects": ...}` or a bare
@@ -331,7 +288,7 @@ pub fn run(o: Options) -> i32 {
 /// Standard input's model (`-`), validated on a large stack.
 fn validate_stdin(catalog: &Arc<Catalog>, max: Option<usize>) -> Report {
     let file = Path::new("-");
-    let text = match read_model(file, max) {
+    let text = match records::read_model(file, max) {
         Ok(text) => text,
         Err(e) => return Report::failed(file, e),
     };
@@ -529,7 +486,7 @@ fn validate_many(
 /// Validates one large model, streaming it when its classes allow (else
 /// with the ordinary load); true when it was streamed.
 fn validate_large(catalog: &Arc<Catalog>, file: &Path, jobs: usize) -> (Report, bool) {
-    if let Some(e) = not_json_from_the_start(file) {
+    if let Some(e) = records::not_json_from_the_start(file) {
         return (Report::failed(file, e), false);
     }
     let failed = |e: std::io::Error| Report::failed(file, format!("cannot read: {e}"));

@@ -218,6 +218,25 @@ fn validate_fails_at_the_first_nul_of_a_large_file_in_bounded_memory() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Issue 32, item 4, for `run`: a model that is no JSON (`/dev/zero`)
+/// fails at its first byte; it was read without end (and three times).
+#[test]
+fn run_reads_its_model_in_bounded_memory() {
+    let args = ["run", "examples/hello-app", "--model", "/dev/zero"];
+    let w = watch(
+        &args,
+        Input::Bytes(Vec::new()),
+        100 * MB,
+        Duration::from_secs(10),
+    );
+    assert!(!w.killed, "{} MB, {:?}", w.peak / MB, w.took);
+    assert_eq!(w.code, Some(1), "{}{}", w.stdout, w.stderr);
+    assert_eq!(
+        w.stderr.trim(),
+        "error: /dev/zero: bad JSON: expected value at line 1 column 1"
+    );
+}
+
 /// Issue 32, item 4: `validate -` checks its input as it comes: 500 MB of
 /// NUL bytes fail at the first one, in bounded memory (the whole input
 /// was read first: 1 GB resident for 500 MB), and a model longer than

@@ -2149,22 +2149,6 @@ pub fn check_model_versions(model: &Value, packages: &[Arc<dyn PackageFormat>]) 
     }
 }
 
-/// [`check_model_versions`] on a model file (JSON); a file that cannot be
-/// read or parsed passes (its loader reports that).
-pub fn check_model_file(
-    path: &Path,
-    packages: &[Arc<dyn PackageFormat>],
-) -> std::result::Result<(), String> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Ok(());
-    };
-    let Ok(model) = runtime::json::from_tagged_str(&text) else {
-        return Ok(());
-    };
-    check_model_versions(&model, packages)
-        .map_err(|e| format!("{}: {}", path.display(), e.message()))
-}
-
 /// What an object header (`?`) asks for: the class, the version in its
 /// `type` string, its `classVersion`, and the package (`@pkg` or
 /// `package`).
