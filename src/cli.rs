@@ -671,7 +671,8 @@ fn bench_eval(
     let mut times = Vec::with_capacity(repeat);
     let summary: serde_json::Value;
     if let Some(pf) = parse_file {
-        let text = match std::fs::read_to_string(&pf) {
+        let max = Some(crate::records::DEFAULT_MAX_RECORD);
+        let text = match crate::records::read_text(std::path::Path::new(&pf), max) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("error: {pf}: {e}");

@@ -310,6 +310,53 @@ pub fn not_json_from_the_start(file: &std::path::Path) -> Option<String> {
         .then(|| cut_message(&String::from_utf8_lossy(&rec.bytes)))
 }
 
+/// The text of `file` (`-`: standard input) for a parser that wants it
+/// whole (YAML settings, answers): at most `max` bytes unless it is a
+/// regular file, and read no further than the first control character no
+/// YAML or JSON text may hold (C0 but tab, line feed and carriage return),
+/// which is the error, with its line and column.
+pub fn read_text(file: &std::path::Path, max: Option<usize>) -> Result<String, String> {
+    let max = if is_regular(file) {
+        usize::MAX
+    } else {
+        max.unwrap_or(usize::MAX)
+    };
+    let input: Box<dyn std::io::Read> = if file.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(file).map_err(|e| e.to_string())?)
+    };
+    let mut input = std::io::BufReader::with_capacity(1 << 16, input);
+    let mut text = Vec::new();
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok([]) => break,
+            Ok(c) => c,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.to_string()),
+        };
+        let bad = chunk
+            .iter()
+            .position(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'));
+        let n = bad.unwrap_or(chunk.len());
+        if text.len() + n > max {
+            return Err(format!("longer than {max} bytes (--max-record)"));
+        }
+        text.extend_from_slice(&chunk[..n]);
+        if let Some(i) = bad {
+            let b = chunk[i];
+            let line = text.iter().filter(|&&c| c == b'\n').count() + 1;
+            let col = text.len() - text.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1) + 1;
+            return Err(format!(
+                "a control character (\\x{b:02x}) no YAML or JSON text may hold at line {line} column {col}"
+            ));
+        }
+        let n = chunk.len();
+        input.consume(n);
+    }
+    String::from_utf8(text).map_err(|e| format!("not UTF-8: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

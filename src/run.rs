@@ -100,7 +100,7 @@ pub fn run(a: RunArgs) -> i32 {
             }
         };
     if let Some(path) = &a.cloud {
-        let configured = std::fs::read_to_string(path)
+        let configured = crate::records::read_text(path, max)
             .map_err(|e| format!("{}: {e}", path.display()))
             .and_then(|t| {
                 session

@@ -99,7 +99,9 @@ fn load_ui(pkg: &dyn PackageFormat) -> Result<UiDefinition, String> {
 }
 
 fn read_answers(path: &Path) -> Result<runtime::Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let max = Some(crate::records::DEFAULT_MAX_RECORD);
+    let text =
+        crate::records::read_text(path, max).map_err(|e| format!("{}: {e}", path.display()))?;
     let docs = compiler::murano::load_documents(&text, &path.display().to_string()).map_err(err)?;
     Ok(docs.first().map(node_value).unwrap_or(runtime::Value::Null))
 }

@@ -237,6 +237,52 @@ fn run_reads_its_model_in_bounded_memory() {
     );
 }
 
+/// Issue 32, item 4, for settings read whole (a simulated cloud's
+/// settings, a UI's answers): a control character no YAML or JSON text may
+/// hold ends the read there, with its position (`/dev/zero` was read
+/// without end).
+#[test]
+fn settings_files_are_read_in_bounded_memory() {
+    let model =
+        std::env::temp_dir().join(format!("muranopl-hostile-m-{}.json", std::process::id()));
+    let text = r#"{"Objects": {"?": {"type": "com.example.Hello", "id": "x"}}}"#;
+    std::fs::write(&model, text).unwrap();
+    let model = model.to_str().unwrap();
+    let nul = "a control character (\\x00) no YAML or JSON text may hold at line 1 column 1";
+    for args in [
+        &[
+            "run",
+            "examples/hello-app",
+            "--model",
+            model,
+            "--cloud",
+            "/dev/zero",
+        ][..],
+        &[
+            "ui",
+            "model",
+            "examples/hello-app",
+            "--answers",
+            "/dev/zero",
+        ][..],
+    ] {
+        let w = watch(
+            args,
+            Input::Bytes(Vec::new()),
+            100 * MB,
+            Duration::from_secs(10),
+        );
+        assert!(!w.killed, "{args:?}: {} MB, {:?}", w.peak / MB, w.took);
+        assert_eq!(w.code, Some(1), "{args:?}: {}{}", w.stdout, w.stderr);
+        assert_eq!(
+            w.stderr.trim(),
+            format!("error: /dev/zero: {nul}"),
+            "{args:?}"
+        );
+    }
+    std::fs::remove_file(model).ok();
+}
+
 /// Issue 32, item 4: `validate -` checks its input as it comes: 500 MB of
 /// NUL bytes fail at the first one, in bounded memory (the whole input
 /// was read first: 1 GB resident for 500 MB), and a model longer than
