@@ -287,3 +287,18 @@ pub fn watch(args: &[&str], input: Input, max_rss: u64, timeout: Duration) -> Wa
         killed,
     }
 }
+
+/// [`watch`] with nothing on standard input, checking that the run ended
+/// by itself (within `max_rss` bytes and `timeout`) with exit status
+/// `code`.
+pub fn watch_ends(args: &[&str], max_rss: u64, timeout: Duration, code: i32) -> Watched {
+    let w = watch(args, Input::Bytes(Vec::new()), max_rss, timeout);
+    assert!(
+        !w.killed,
+        "{args:?}: killed at {} MB after {:?}",
+        w.peak / 1_000_000,
+        w.took
+    );
+    assert_eq!(w.code, Some(code), "{args:?}: {}{}", w.stdout, w.stderr);
+    w
+}
