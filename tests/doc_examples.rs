@@ -32,16 +32,26 @@ struct Example {
 fn examples() -> Vec<Example> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("stdlib/src");
     let mut out = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
-        .collect();
+    // The files of `stdlib/src` and of its module folders (`queries/`).
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.clone()];
+    while let Some(d) = dirs.pop() {
+        for p in std::fs::read_dir(&d)
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+        {
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
     files.sort();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
-        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        let name = f.strip_prefix(&dir).unwrap_or(&f).display().to_string();
         let mut in_block = false;
         let (mut data, mut legacy, mut expr) = ("null".to_string(), false, None::<(usize, String)>);
         for (i, raw) in text.lines().enumerate() {
