@@ -8,7 +8,8 @@ use serde_json::json;
 
 use crate::cli::{exit, ExecLimits};
 use crate::diag::{Diagnostic, MessageFormat};
-use crate::serve::api::{self, Answer, Catalog};
+use crate::serve::api::{self, Answer};
+use muranopl::Catalogue;
 
 /// Where the classes come from.
 #[derive(clap::Args, Debug)]
@@ -59,13 +60,14 @@ pub struct ActionArgs {
 
 fn load(
     from: &Packages,
-    jit: crate::jit::Mode,
+    jit: muranopl::jit::Mode,
     configs: Option<&std::path::Path>,
-) -> Result<Catalog, i32> {
-    let catalog = Catalog::load(&from.packages, &from.libs, configs).map_err(|e| {
+) -> Result<Catalogue, i32> {
+    let catalog = Catalogue::load_served(&from.packages, &from.libs, configs).map_err(|e| {
         eprintln!("error: {e}");
         exit::USAGE
     })?;
+    crate::warnings::print(&catalog);
     catalog.set_jit(jit);
     Ok(catalog)
 }
@@ -103,7 +105,7 @@ fn print(answer: Answer, messages: MessageFormat) -> i32 {
 /// Runs `muranopl schema`.
 pub fn schema(
     a: SchemaArgs,
-    jit: crate::jit::Mode,
+    jit: muranopl::jit::Mode,
     configs: Option<&std::path::Path>,
     messages: MessageFormat,
 ) -> i32 {
@@ -127,7 +129,7 @@ pub fn schema(
 /// Runs `muranopl action`.
 pub fn action(
     a: ActionArgs,
-    jit: crate::jit::Mode,
+    jit: muranopl::jit::Mode,
     configs: Option<&std::path::Path>,
     messages: MessageFormat,
 ) -> i32 {
@@ -146,7 +148,7 @@ pub fn action(
         Ok(c) => c,
         Err(status) => return status,
     };
-    let limits: crate::session::Limits = a.limits.into();
+    let limits: muranopl::session::Limits = a.limits.into();
     catalog.set_max_steps(limits.max_steps.unwrap_or(u64::MAX));
     let body = json!({
         "className": a.class,

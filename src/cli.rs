@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 
-use crate::{json, Engine, Options, Value};
+use muranopl::{json, Engine, Options, Value};
 
 #[derive(Parser)]
 #[command(
@@ -529,9 +529,9 @@ pub struct ExecLimits {
     max_memory: usize,
 }
 
-impl From<ExecLimits> for crate::session::Limits {
+impl From<ExecLimits> for muranopl::session::Limits {
     fn from(l: ExecLimits) -> Self {
-        crate::session::Limits {
+        muranopl::session::Limits {
             timeout: seconds(l.timeout),
             max_steps: (l.max_steps > 0).then_some(l.max_steps),
             max_memory: (l.max_memory > 0).then_some(l.max_memory),
@@ -588,7 +588,7 @@ fn error_json(kind: &str, msg: &str) -> serde_json::Value {
 }
 
 fn harness_yaql(jit: JitMode, max_line: Option<usize>) -> i32 {
-    let mut cache: std::collections::HashMap<(String, bool), std::rc::Rc<crate::Program>> =
+    let mut cache: std::collections::HashMap<(String, bool), std::rc::Rc<muranopl::Program>> =
         std::collections::HashMap::new();
     let mut cached_bytes = 0usize;
     let engines = [
@@ -639,7 +639,7 @@ fn harness_yaql(jit: JitMode, max_line: Option<usize>) -> i32 {
                         }
                     };
                     let v = engine.eval(&prog, data)?;
-                    Ok::<String, crate::Error>(json::to_tagged_string(&v))
+                    Ok::<String, muranopl::Error>(json::to_tagged_string(&v))
                 }));
                 let body = match r {
                     Ok(Ok(s)) => format!("\"result\": {s}"),

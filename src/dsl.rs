@@ -7,7 +7,7 @@ use std::sync::Arc;
 use engine::{exec, model, Executor, Package};
 use serde_json::{json, Value as J};
 
-use crate::{json as tj, Value};
+use muranopl::{json as tj, Value};
 
 /// Decodes a tagged-JSON argument; `{"$object": {"id"}}` is a loaded object.
 fn decode(ex: &Executor, j: &J) -> Result<Value, runtime::Error> {

@@ -1,178 +1,26 @@
-//! muranopl: a fast engine for YAQL and MuranoPL.
-//!
-//! ```
-//! use muranopl::Engine;
-//! let engine = Engine::new(Default::default());
-//! let out = engine.eval_json("$.where($ > 2).select($ * 10)", "[1, 2, 3, 4]").unwrap();
-//! assert_eq!(out, "[30, 40]");
-//! ```
+//! The `muranopl` program: argument parsing and the commands (`yaql`,
+//! `validate`, `run`, `test`, `package`, `ui`, `schema`, `action`,
+//! `serve`, `harness`), the rendering of their diagnostics and progress,
+//! and the HTTP server with the forms page. Everything they compute comes
+//! from the library crate `muranopl` (`lib/`) and the lint crate
+//! `muranopl-lint` (`lint/`); this crate reads arguments and files and
+//! prints.
 #![deny(unsafe_code)]
 
 pub mod api_cmd;
-pub mod capi;
 pub mod cli;
-pub mod diag;
 pub mod dsl;
 pub mod harness;
 pub mod jsonpos;
-pub mod lint;
 pub mod package;
 pub mod records;
 pub mod run;
 pub mod schema;
 pub mod serve;
-pub mod session;
 pub mod test_cmd;
 pub mod ui;
 pub mod validate;
+pub mod warnings;
 pub mod yaql_cmd;
 
-pub use compiler::{compile, jit, CompileOptions, Program};
-pub use runtime::{ctx::Frame, json, Env, Error, Options, Value};
-pub use session::{Catalogue, Session};
-
-/// An empty dictionary (for building values by hand).
-pub fn runtime_dict() -> runtime::Dict {
-    runtime::Dict::default()
-}
-
-/// A YAQL engine: the standard library plus options.
-pub struct Engine {
-    env: Env,
-    copts: CompileOptions,
-}
-
-impl Engine {
-    /// An engine with the given options.
-    pub fn new(options: Options) -> Engine {
-        let legacy = options.legacy;
-        Engine::with_syntax(options, legacy)
-    }
-    /// An engine whose syntax and library differ: the yaql 3 grammar over
-    /// the yaql 0.2 library (`options.legacy`), as the reference evaluates
-    /// a yaql 3 engine's expression in a context made by
-    /// `yaql.legacy.create_context()`, or the other way round.
-    pub fn with_syntax(options: Options, legacy_syntax: bool) -> Engine {
-        let copts = CompileOptions {
-            legacy: legacy_syntax,
-            murano: false,
-        };
-        Engine {
-            env: stdlib::env(options),
-            copts,
-        }
-    }
-    /// The evaluation environment.
-    pub fn env(&self) -> &Env {
-        &self.env
-    }
-    /// Compiles an expression.
-    pub fn compile(&self, expr: &str) -> Result<Program, Error> {
-        compiler::compile(expr, self.env.registry(), self.copts)
-    }
-    /// Evaluates a compiled expression and converts the result for output.
-    /// A condition evaluated often enough ([`Options::jit`]) runs as
-    /// machine code when the JIT compiles it ([`jit::Predicate`]); yaql
-    /// 0.2 (legacy) engines always interpret.
-    pub fn eval(&self, prog: &Program, data: Value) -> Result<Value, Error> {
-        self.eval_with(prog, data, &[])
-    }
-
-    /// [`Engine::eval`] with the variables `vars` bound (`$name`).
-    ///
-    /// ```
-    /// use muranopl::{Engine, Value};
-    /// let engine = Engine::new(Default::default());
-    /// let prog = engine.compile("$.where($ > $min)").unwrap();
-    /// let data = muranopl::json::from_tagged_str("[1, 5, 9]").unwrap();
-    /// let v = engine.eval_with(&prog, data, &[("min".into(), Value::Int(4))]).unwrap();
-    /// assert_eq!(muranopl::json::to_tagged_string(&v), "[5, 9]");
-    /// ```
-    pub fn eval_with(
-        &self,
-        prog: &Program,
-        data: Value,
-        vars: &[(std::sync::Arc<str>, Value)],
-    ) -> Result<Value, Error> {
-        // One budget for the evaluation and the materialisation of its
-        // lazy result.
-        let opts = self.env.options();
-        let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
-        if !vars.is_empty() {
-            let mut root = runtime::ctx::Frame::default();
-            root.args.push(data);
-            root.vars.extend(vars.iter().cloned());
-            return self.eval_frame(prog, std::sync::Arc::new(root));
-        }
-        if !self.copts.legacy {
-            if let Some(b) = prog
-                .native(self.env.options().jit)
-                .and_then(|p| p.eval(&data))
-            {
-                return Ok(Value::Bool(b));
-            }
-        }
-        let v = prog.eval(&self.env, data)?;
-        self.finish(v)
-    }
-
-    /// Evaluates a compiled expression in a root context built by the
-    /// caller (`$`, variables and user functions, as an embedder's
-    /// context supplies them) and converts the result for output.
-    ///
-    /// ```
-    /// use muranopl::{Engine, Frame, Value};
-    /// let engine = Engine::new(Default::default());
-    /// let prog = engine.compile("$ + $step").unwrap();
-    /// let mut root = Frame::default();
-    /// root.args.push(Value::Int(40));
-    /// root.vars.push(("step".into(), Value::Int(2)));
-    /// let v = engine.eval_frame(&prog, std::sync::Arc::new(root)).unwrap();
-    /// assert_eq!(v.as_i64(), Some(42));
-    /// ```
-    pub fn eval_frame(
-        &self,
-        prog: &Program,
-        root: std::sync::Arc<runtime::ctx::Frame>,
-    ) -> Result<Value, Error> {
-        let opts = self.env.options();
-        let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
-        let v = prog.eval_in(&self.env, &root)?;
-        self.finish(v)
-    }
-
-    /// Drains the lazy parts of a result, within the memory quota.
-    fn finish(&self, v: Value) -> Result<Value, Error> {
-        // A result whose lists are shared can print (and be walked)
-        // exponentially larger than it is: bounded by the memory quota,
-        // before and after its lazy parts are drained.
-        self.check_size(&v)?;
-        let v = stdlib::finalize(&self.env, v)?;
-        self.check_size(&v)?;
-        Ok(v)
-    }
-
-    /// The result's printed size against the memory quota (never below
-    /// the default quota: a small quota such as the reference test
-    /// suite's bounds what operations build, not what a result prints).
-    fn check_size(&self, v: &Value) -> Result<(), Error> {
-        let Some(q) = self.env.options().memory_quota else {
-            return Ok(());
-        };
-        let max = q.max(runtime::DEFAULT_MEMORY_QUOTA);
-        if json::longer_than(v, max) {
-            return Err(Error::new(
-                runtime::ErrorKind::MemoryQuotaExceededException,
-                format!("the result would print longer than {max} bytes"),
-            ));
-        }
-        Ok(())
-    }
-    /// Compiles and evaluates `expr` over tagged-JSON `data`, returning
-    /// tagged JSON.
-    pub fn eval_json(&self, expr: &str, data: &str) -> Result<String, Error> {
-        let prog = self.compile(expr)?;
-        let v = self.eval(&prog, json::from_tagged_str(data)?)?;
-        Ok(json::to_tagged_string(&v))
-    }
-}
+pub use lint::diag;

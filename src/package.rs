@@ -4,16 +4,12 @@
 //! over the search path (directories of packages or repository roots with
 //! `apps/`, `bundles/`, `images/`).
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Subcommand;
-use engine::Executor;
-use package::{
-    load_bundle, pack_package, to_package, to_package_checked, validate_images, FormatRegistry,
-    PackageFormat, PackageLoader,
-};
+use lint::check::{check_and_lint, CheckOptions, Checked};
+use package::{load_bundle, pack_package, FormatRegistry, PackageFormat, PackageLoader};
 
 /// `muranopl package ...`.
 #[derive(Subcommand)]
@@ -44,10 +40,10 @@ pub enum PackageCmd {
         libs: Vec<PathBuf>,
         /// How to print the findings.
         #[arg(long, value_enum, default_value_t)]
-        format: crate::lint::LintFormat,
+        format: lint::LintFormat,
         /// Do not report this lint (e.g. `unreferenced-class`); repeatable.
         #[arg(short = 'A', long = "allow", value_name = "LINT", value_parser = parse_lint)]
-        allow: Vec<crate::lint::Lint>,
+        allow: Vec<lint::Lint>,
         /// Exit 1 when there are warnings too.
         #[arg(long)]
         deny_warnings: bool,
@@ -213,247 +209,10 @@ fn resolved_json(root: Arc<dyn PackageFormat>, libs: &[PathBuf]) -> serde_json::
     }
 }
 
-/// The outcome of a package check.
-pub struct CheckReport {
-    /// The package's full name.
-    pub name: String,
-    /// Classes that compiled.
-    pub ok: Vec<String>,
-    /// Errors (class file, requirement, compilation), one line each.
-    pub errors: Vec<String>,
-    /// Problems in required packages (not fatal for the package itself).
-    pub warnings: Vec<String>,
-    /// Required packages loaded, `name/version`.
-    pub loaded: Vec<String>,
-    /// The package and the executor that compiled its classes (none when
-    /// its requirements could not be resolved).
-    pub compiled: Option<(Arc<dyn PackageFormat>, Arc<Executor>)>,
-    /// The package's class files read while loading it, by name.
-    pub texts: std::collections::HashMap<String, String>,
-}
-
-/// Loads `path` and its requirements from `libs` and compiles every class.
-pub fn check_package(
-    path: &Path,
-    libs: &[PathBuf],
-    jit: compiler::jit::Mode,
-) -> Result<CheckReport, String> {
-    let root: Arc<dyn PackageFormat> = FormatRegistry::builtin()
-        .load(path)
-        .map_err(|e| e.message().to_string())?;
-    let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
-    let mut report = CheckReport {
-        name: root.full_name().to_string(),
-        ok: Vec::new(),
-        errors: Vec::new(),
-        warnings: Vec::new(),
-        loaded: Vec::new(),
-        compiled: None,
-        texts: Default::default(),
-    };
-    let deps = match loader.resolve(&root) {
-        Ok(d) => d,
-        Err(e) => {
-            report
-                .errors
-                .extend(e.message().lines().map(str::to_string));
-            for b in &loader.broken {
-                report.warnings.push(format!(
-                    "skipped {}: {}",
-                    b.path.display(),
-                    b.error.message()
-                ));
-            }
-            return Ok(report);
-        }
-    };
-    let checked = to_package_checked(&*root);
-    // The classes an error keeps from loading are reported once, by it.
-    let failed: HashSet<String> = (checked.errors.iter())
-        .flat_map(|e| e.classes.iter().cloned())
-        .collect();
-    let undefined: HashSet<String> = checked.undefined.into_iter().collect();
-    report
-        .errors
-        .extend((checked.errors.iter()).map(|e| e.error.message().to_string()));
-    report.errors.extend(
-        validate_images(&*root)
-            .iter()
-            .map(|e| e.message().to_string()),
-    );
-    report
-        .warnings
-        .extend(checked.warnings.iter().map(|e| e.message().to_string()));
-    let root_pkg = checked.package;
-    report.texts = checked.texts;
-    // Every class of the package: the manifest's, then any other class
-    // its files define.
-    let mut classes = root.classes();
-    let mut seen: HashSet<String> = classes.iter().cloned().collect();
-    for c in root_pkg.class_names() {
-        if seen.insert(c.clone()) {
-            classes.push(c);
-        }
-    }
-    let mut pkgs = vec![root_pkg];
-    for d in &deps {
-        report
-            .loaded
-            .push(format!("{}/{}", d.full_name(), d.version()));
-        let (p, errs) = to_package(&**d);
-        report.warnings.extend(
-            errs.iter()
-                .map(|e| format!("in required package {}: {}", d.full_name(), e.message())),
-        );
-        pkgs.push(p);
-    }
-    let catalog = engine::Catalog::new(pkgs);
-    catalog.set_jit(jit);
-    let ex = Executor::with_catalog(catalog);
-    for class in classes {
-        if failed.contains(&class) {
-            continue;
-        }
-        // A listed class its file does not define was warned about: murano
-        // loads the package and fails only when the class is asked for.
-        let declared = ex
-            .packages()
-            .first()
-            .is_some_and(|p| p.decl(&class).is_some());
-        if !declared && undefined.contains(&class) {
-            continue;
-        }
-        match ex.class(&class) {
-            Ok(_) => report.ok.push(class),
-            Err(e) => {
-                let file = e
-                    .location()
-                    .map(ToString::to_string)
-                    .or_else(|| {
-                        ex.packages()
-                            .first()
-                            .and_then(|p| p.decl(&class))
-                            .map(|d| d.pos.to_string())
-                    })
-                    .or_else(|| root.class_file(&class))
-                    .or_else(|| root.get_class(&class).ok().map(|s| s.file))
-                    .unwrap_or_else(|| root.full_name().to_string());
-                let msg = e.message();
-                if msg.contains(file.split(':').next().unwrap_or(&file)) {
-                    report.errors.push(format!("class {class}: {msg}"));
-                } else {
-                    report.errors.push(format!("{file}: class {class}: {msg}"));
-                }
-            }
-        }
-    }
-    report.compiled = Some((root, ex));
-    Ok(report)
-}
-
-/// How `package check` runs and reports.
-pub struct CheckOptions {
-    /// When contracts become machine code.
-    pub jit: compiler::jit::Mode,
-    /// How diagnostics print (human format).
-    pub messages: crate::diag::MessageFormat,
-    /// What is printed.
-    pub format: crate::lint::LintFormat,
-    /// Lints not reported.
-    pub allow: std::collections::HashSet<crate::lint::Lint>,
-    /// Warnings fail the check too.
-    pub deny_warnings: bool,
-}
-
-fn parse_lint(s: &str) -> Result<crate::lint::Lint, String> {
-    crate::lint::Lint::from_name(s).ok_or_else(|| {
-        let names: Vec<&str> = crate::lint::Lint::ALL.iter().map(|l| l.name()).collect();
+fn parse_lint(s: &str) -> Result<lint::Lint, String> {
+    lint::Lint::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = lint::Lint::ALL.iter().map(|l| l.name()).collect();
         format!("unknown lint `{s}` (one of: {})", names.join(", "))
-    })
-}
-
-/// A package checked and linted.
-pub struct Checked {
-    /// What loading and compiling found.
-    pub report: CheckReport,
-    /// Errors first, then load warnings, then lint findings (without
-    /// snippets).
-    pub diagnostics: Vec<crate::diag::Diagnostic>,
-    /// The same as people see them, with their snippets, when checked for
-    /// a terminal (human format and messages).
-    pub rendered: Vec<String>,
-    /// The number of findings of each lint.
-    pub counts: Vec<(crate::lint::Lint, usize)>,
-    /// The bytes of the paths the diagnostics name, where their text lost
-    /// them (names that are not UTF-8).
-    pub paths: crate::lint::RawPaths,
-}
-
-/// How many names the suggestions for a package's errors compare, at most
-/// (each compares its name with the catalogue's classes or methods).
-const HELP_BUDGET: usize = 4_000_000;
-
-/// Checks and lints a package.
-pub fn check_and_lint(
-    path: &Path,
-    libs: &[PathBuf],
-    opts: &CheckOptions,
-) -> Result<Checked, String> {
-    use crate::diag::Diagnostic;
-    let r = check_package(path, libs, opts.jit)?;
-    // A suggestion compares the name with every class or method of the
-    // catalogue: suggestions for so many errors that together they
-    // compare some million names.
-    let helped = r.compiled.as_ref().map_or(0, |(_, ex)| {
-        let names: usize = (ex.packages().iter())
-            .flat_map(|p| p.decls.values())
-            .map(|d| 1 + d.methods.len())
-            .sum();
-        HELP_BUDGET / names.max(1)
-    });
-    // Human output escapes what the package wrote (see
-    // `lint::for_terminal`).
-    let terminal = opts.format == crate::lint::LintFormat::Human
-        && opts.messages == crate::diag::MessageFormat::Human;
-    let mut diags = crate::lint::Collected::new(terminal);
-    for (i, e) in r.errors.iter().enumerate() {
-        let d = Diagnostic::from_text("CompileError", e);
-        diags.push_text(match &r.compiled {
-            Some((_, ex)) if i < helped => d.with_catalog_help(ex.catalog()),
-            _ => d,
-        });
-    }
-    // The lints report the keys class declarations ignore.
-    let ignored: HashSet<&str> = r
-        .compiled
-        .iter()
-        .flat_map(|(_, ex)| ex.packages().first())
-        .flat_map(|p| p.decls.values())
-        .flat_map(|d| d.warnings.iter().map(String::as_str))
-        .collect();
-    for w in r.warnings.iter().filter(|w| !ignored.contains(w.as_str())) {
-        diags.push_text(Diagnostic::from_text("PackageWarning", w).as_warning());
-    }
-    let mut counts = Vec::new();
-    let mut paths = crate::lint::RawPaths::of(path);
-    if let Some((root, ex)) = &r.compiled {
-        let input = crate::lint::Input {
-            root: &**root,
-            classes: &r.ok,
-            executor: ex,
-            texts: &r.texts,
-        };
-        let lints = crate::lint::lint(&input, &opts.allow);
-        counts = lints.counts();
-        paths.files = lints.raw_files.clone();
-        diags.push_findings(&lints.findings, &lints.texts);
-    }
-    Ok(Checked {
-        report: r,
-        diagnostics: diags.diagnostics,
-        rendered: diags.rendered,
-        counts,
-        paths,
     })
 }
 
@@ -466,7 +225,7 @@ fn check(path: &Path, libs: &[PathBuf], opts: &CheckOptions) -> i32 {
 
 /// Prints what checking a package found; the exit status.
 fn print_checked(c: &Checked, opts: &CheckOptions) -> i32 {
-    use crate::lint::LintFormat;
+    use lint::LintFormat;
     let (r, diags) = (&c.report, &c.diagnostics);
     let warnings = diags.iter().filter(|d| d.warning).count();
     let failed = !r.errors.is_empty() || (opts.deny_warnings && warnings > 0);
@@ -500,7 +259,7 @@ fn print_checked(c: &Checked, opts: &CheckOptions) -> i32 {
             println!("{}", serde_json::to_string_pretty(&j).unwrap_or_default());
         }
         LintFormat::Sarif => {
-            let log = crate::lint::render_sarif(diags, &c.paths);
+            let log = lint::render_sarif(diags, &c.paths);
             println!("{}", serde_json::to_string_pretty(&log).unwrap_or_default());
         }
     }
@@ -511,11 +270,11 @@ fn print_checked(c: &Checked, opts: &CheckOptions) -> i32 {
 /// `e`): in JSON and SARIF a whole document carrying it, so that a tool
 /// reading the output always gets one. The exit status (1).
 fn print_load_failure(path: &Path, e: &str, opts: &CheckOptions) -> i32 {
-    use crate::lint::LintFormat;
+    use lint::LintFormat;
     let mut d = crate::diag::Diagnostic::from_text("PackageLoadError", e);
     if opts.format == LintFormat::Human {
         if opts.messages == crate::diag::MessageFormat::Human {
-            d = crate::lint::text_for_terminal(d);
+            d = lint::text_for_terminal(d);
         }
         d.eprint(opts.messages);
         return 1;
@@ -526,7 +285,7 @@ fn print_load_failure(path: &Path, e: &str, opts: &CheckOptions) -> i32 {
     }
     let doc = match opts.format {
         LintFormat::Sarif => {
-            crate::lint::render_sarif(std::slice::from_ref(&d), &crate::lint::RawPaths::of(path))
+            lint::render_sarif(std::slice::from_ref(&d), &lint::RawPaths::of(path))
         }
         _ => json_document(None, &[], &[], std::slice::from_ref(&d), &[]),
     };
@@ -542,7 +301,7 @@ fn json_document(
     classes: &[String],
     loaded: &[String],
     diags: &[crate::diag::Diagnostic],
-    counts: &[(crate::lint::Lint, usize)],
+    counts: &[(lint::Lint, usize)],
 ) -> serde_json::Value {
     let (errors, warns): (Vec<_>, Vec<_>) = diags.iter().partition(|d| !d.warning);
     let counts: serde_json::Map<String, serde_json::Value> = counts

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use engine::serialize;
 use runtime::Value;
 
-use crate::session::{load_formats_for, Catalogue, Session};
+use muranopl::session::{load_formats_for, Catalogue, Session};
 
 /// The options of `muranopl run`.
 pub struct RunArgs {
@@ -36,7 +36,7 @@ pub struct RunArgs {
     /// The class configuration directory (see `read_class_configs`).
     pub class_configs: Option<PathBuf>,
     /// Time and statement limits of the execution.
-    pub limits: crate::session::Limits,
+    pub limits: muranopl::session::Limits,
     /// Print only the method's result: no reports, no summary.
     pub quiet: bool,
     /// How errors are printed.
@@ -91,7 +91,8 @@ pub fn run(a: RunArgs) -> i32 {
     let session =
         match Catalogue::from_formats(formats, false, Vec::new(), a.class_configs.as_deref()) {
             Ok(c) => {
-                c.catalog().set_jit(a.jit);
+                crate::warnings::print(&c);
+                c.set_jit(a.jit);
                 c.session()
             }
             Err(e) => {

@@ -6,7 +6,7 @@ use engine::{exec, Executor, Package};
 use forms::schema;
 use serde_json::{json, Value as J};
 
-use crate::json as tj;
+use muranopl::json as tj;
 
 fn files_of(j: Option<&J>) -> Vec<(String, String)> {
     let mut files = Vec::new();

@@ -8,159 +8,9 @@
 
 use compiler::jit::Mode;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Instant;
 
-use engine::{exec, testing, Executor};
-use package::{FormatRegistry, PackageFormat, PackageLoader};
-
-use crate::session::{Catalogue, Limits, Session};
-
-/// A package and its requirements, compiled once for every test.
-pub struct Suite {
-    root: Arc<dyn PackageFormat>,
-    catalogue: Catalogue,
-}
-
-impl Suite {
-    /// Loads the package at `path` and what it requires from `libs`; a
-    /// class that does not compile is the error.
-    pub fn load(
-        path: &Path,
-        libs: &[PathBuf],
-        class_configs: Option<&Path>,
-    ) -> Result<Suite, String> {
-        let root: Arc<dyn PackageFormat> = FormatRegistry::builtin()
-            .load(path)
-            .map_err(|e| e.message().to_string())?;
-        let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
-        let deps = loader.resolve(&root).map_err(|e| e.message().to_string())?;
-        let all = std::iter::once(root.clone()).chain(deps).collect();
-        let catalogue = Catalogue::from_formats(all, true, Vec::new(), class_configs)?;
-        Ok(Suite { root, catalogue })
-    }
-
-    /// A fresh session over the package and its requirements (one
-    /// catalogue, compiled once, for every test).
-    fn session(&self) -> Session {
-        self.catalogue.session()
-    }
-
-    /// The `(class, test)` pairs that `selectors` pick (all when empty),
-    /// in declaration order.
-    pub fn plan(&self, selectors: &[String]) -> Result<Vec<(String, String)>, PlanError> {
-        let classes = discover(self).map_err(PlanError::Compile)?;
-        let mut plan: Vec<(String, String)> = Vec::new();
-        for (c, tests) in &classes {
-            for t in tests {
-                if selected(selectors, c, t) {
-                    plan.push((c.clone(), t.clone()));
-                }
-            }
-        }
-        for s in selectors {
-            if !plan
-                .iter()
-                .any(|(c, t)| selected(std::slice::from_ref(s), c, t))
-            {
-                return Err(PlanError::NoMatch(s.clone()));
-            }
-        }
-        Ok(plan)
-    }
-
-    /// Runs one test on a fresh executor under `limits`: `Err` holds the
-    /// failure as `Kind: message` (a panic is an `InternalError`).
-    pub fn run(&self, class: &str, test: &str, limits: Limits) -> Result<(), String> {
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run_one(self, class, test, limits)
-        }))
-        .unwrap_or_else(|_| Err("InternalError: panic".to_string()))
-    }
-}
-
-/// Why there is no test plan.
-#[derive(Debug)]
-pub enum PlanError {
-    /// A class of the package does not compile (the error, rendered).
-    Compile(String),
-    /// A selector picks no test.
-    NoMatch(String),
-}
-
-impl std::fmt::Display for PlanError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PlanError::Compile(e) => f.write_str(e),
-            PlanError::NoMatch(s) => write!(f, "no test class or test matches {s}"),
-        }
-    }
-}
-
-fn render(ex: &Executor, e: &runtime::Error) -> String {
-    let names = exec::error_names(ex, e, false);
-    let kind = names
-        .first()
-        .cloned()
-        .unwrap_or_else(|| e.kind().to_string());
-    format!("{kind}: {}", e.message())
-}
-
-/// Runs one test on a fresh executor, under `limits`.
-fn run_one(suite: &Suite, class: &str, test: &str, limits: Limits) -> Result<(), String> {
-    let session = suite.session();
-    let _budget = session.limit(limits);
-    let ex = session.executor();
-    testing::run_test(ex, class, test).map_err(|e| render(ex, &e))
-}
-
-/// The test classes of the package and their tests, in declaration order.
-fn discover(suite: &Suite) -> Result<Vec<(String, Vec<String>)>, String> {
-    let session = suite.session();
-    let ex = session.executor();
-    let mut names = suite.root.classes();
-    if let Some(p) = ex.packages().first() {
-        for c in p.class_names() {
-            if !names.contains(&c) {
-                names.push(c);
-            }
-        }
-    }
-    // A class of the package that does not compile fails the run: its
-    // tests would otherwise go missing without a word.
-    for name in suite.root.classes() {
-        if let Err(e) = ex.class(&name) {
-            return Err(format!("class {name}: {}", render(ex, &e)));
-        }
-    }
-    let mut out = Vec::new();
-    for name in names {
-        let Some(tests) = testing::tests_of(ex, &name) else {
-            continue;
-        };
-        out.push((name, tests));
-    }
-    Ok(out)
-}
-
-/// Does a `Class` or `Class.test` selector pick this test? A class may be
-/// given by its full name or by its last part.
-fn selected(sel: &[String], class: &str, test: &str) -> bool {
-    if sel.is_empty() {
-        return true;
-    }
-    let short = class.rsplit('.').next().unwrap_or(class);
-    sel.iter().any(|s| {
-        let is = |c: &str| c == class || c == short;
-        if is(s) {
-            return true;
-        }
-        match s.rsplit_once('.') {
-            Some((c, t)) => t == test && is(c),
-            None => false,
-        }
-    })
-}
+use muranopl::{Limits, PlanError, Suite};
 
 /// Runs `muranopl test`; returns the exit status.
 pub fn run(
@@ -174,7 +24,7 @@ pub fn run(
 ) -> i32 {
     let suite = match Suite::load(package, libs, class_configs) {
         Ok(s) => {
-            s.catalogue.catalog().set_jit(jit);
+            s.catalogue().set_jit(jit);
             s
         }
         Err(e) => {

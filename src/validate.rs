@@ -10,48 +10,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use engine::{model, Catalog};
+use engine::Catalog;
+
+use muranopl::report::report_of;
+use muranopl::{on_big_stack, validate_text, Report};
 
 use crate::records;
-use crate::session::Catalogue;
-
-/// The outcome of one model.
-pub struct Report {
-    /// The model file.
-    pub file: PathBuf,
-    /// Objects loaded.
-    pub objects: usize,
-    /// The contract violations, sorted by path.
-    pub violations: Vec<Violation>,
-    /// A load error that stopped validation.
-    pub error: Option<String>,
-    /// A streamed model's phases.
-    pub phases: engine::stream::Phases,
-    /// The model could not be read or is not JSON (`error` says why).
-    pub unreadable: bool,
-}
-
-impl Report {
-    /// The report of a model that could not be read or parsed.
-    fn failed(file: &Path, error: String) -> Report {
-        Report {
-            file: file.to_path_buf(),
-            objects: 0,
-            violations: Vec::new(),
-            error: Some(error),
-            phases: Vec::new(),
-            unreadable: true,
-        }
-    }
-
-    /// The report of a model whose validation panicked (a bug).
-    fn panicked(file: &Path) -> Report {
-        Report {
-            unreadable: false,
-            ..Report::failed(file, "internal error (panic)".into())
-        }
-    }
-}
+use muranopl::session::Catalogue;
 
 fn validate_one(catalog: &Arc<Catalog>, file: &Path, max: Option<usize>) -> Report {
     let mut rep = match records::read_model(file, max) {
@@ -60,96 +25,6 @@ fn validate_one(catalog: &Arc<Catalog>, file: &Path, max: Option<usize>) -> Repo
     };
     rep.file = file.to_path_buf();
     rep
-}
-
-/// Validates one object model (JSON text: `{"Objects": ...}` or a bare
-/// object) against the classes of `catalog`, in an execution of its own.
-/// The report's `file` is empty.
-pub fn validate_text(catalog: &Arc<Catalog>, text: &str) -> Report {
-    match runtime::json::from_tagged_str(text) {
-        Ok(data) => report_of(model::validate(catalog, &data)),
-        Err(e) => Report::failed(Path::new(""), e.message().to_string()),
-    }
-}
-
-/// A contract violation in a model.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    /// The JSON path of the object (`$.Objects.servers[9]`).
-    pub path: String,
-    /// The property whose value violates its contract.
-    pub property: String,
-    /// What is wrong, and the contract's position.
-    pub message: String,
-}
-
-impl std::fmt::Display for Violation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}: {}", self.path, self.property, self.message)
-    }
-}
-
-/// A JSON path's steps, array indices as numbers: `[10]` sorts after `[9]`.
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
-enum Step<'a> {
-    Index(u64),
-    Key(&'a str),
-}
-
-fn steps(path: &str) -> Vec<Step<'_>> {
-    path.split(['.', '['])
-        .filter(|s| !s.is_empty())
-        .map(|s| match s.strip_suffix(']').and_then(|i| i.parse().ok()) {
-            Some(i) => Step::Index(i),
-            None => Step::Key(s),
-        })
-        .collect()
-}
-
-/// Sorts violations by JSON path, then property (a stable sort: several
-/// violations of one property keep the order they were found in).
-pub fn sort_violations(v: &mut [Violation]) {
-    v.sort_by(|a, b| violation_order(&a.path, &a.property, &b.path, &b.property));
-}
-
-/// The order of two violations, given as (JSON path, property): by path,
-/// indices as numbers, then by property.
-pub fn violation_order(
-    path_a: &str,
-    prop_a: &str,
-    path_b: &str,
-    prop_b: &str,
-) -> std::cmp::Ordering {
-    steps(path_a)
-        .cmp(&steps(path_b))
-        .then_with(|| prop_a.cmp(prop_b))
-}
-
-/// The violations a validation found (JSON path, property, error), sorted
-/// as [`sort_violations`] sorts them.
-pub fn sorted_violations(found: Vec<(String, String, runtime::Error)>) -> Vec<Violation> {
-    let mut violations: Vec<Violation> = found
-        .into_iter()
-        .map(|(path, property, e)| Violation {
-            path,
-            property,
-            message: e.message().to_string(),
-        })
-        .collect();
-    sort_violations(&mut violations);
-    violations
-}
-
-fn report_of(v: model::Validation) -> Report {
-    let violations = sorted_violations(v.violations);
-    Report {
-        file: PathBuf::new(),
-        objects: v.objects,
-        violations,
-        error: v.error.map(|e| format!("{}: {}", e.kind(), e.message())),
-        phases: Vec::new(),
-        unreadable: false,
-    }
 }
 
 /// The options of `muranopl validate`.
@@ -200,7 +75,7 @@ pub fn run(o: Options) -> i32 {
     let start = Instant::now();
     // The packages, with what they require from the search path, are
     // parsed once; every model gets its own execution.
-    let loaded = crate::session::load_formats(&packages, &libs)
+    let loaded = muranopl::session::load_formats(&packages, &libs)
         .and_then(|f| Catalogue::from_formats(f, true, Vec::new(), class_configs.as_deref()));
     let catalogue = match loaded {
         Ok(c) => c,
@@ -523,50 +398,6 @@ fn validate_large(catalog: &Arc<Catalog>, file: &Path, jobs: usize) -> (Report, 
     }
 }
 
-/// Runs `f` on a thread with a large stack (deeply nested models must not
-/// overflow), or on this thread when no thread can be made; a panic in `f`
-/// comes back as the error.
-pub fn on_big_stack<T: Send>(f: impl Fn() -> T + Sync) -> std::thread::Result<T> {
-    std::thread::scope(|s| {
-        let spawned = std::thread::Builder::new()
-            .stack_size(256 << 20)
-            .spawn_scoped(s, &f);
-        match spawned {
-            Ok(h) => h.join(),
-            Err(_) => Ok(f()),
-        }
-    })
-}
-
 fn validate_big_stack(catalog: &Arc<Catalog>, file: &Path, max: Option<usize>) -> Report {
     on_big_stack(|| validate_one(catalog, file, max)).unwrap_or_else(|_| Report::panicked(file))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn v(path: &str, property: &str, message: &str) -> Violation {
-        Violation {
-            path: path.into(),
-            property: property.into(),
-            message: message.into(),
-        }
-    }
-
-    #[test]
-    fn violations_sort_by_path_with_indices_as_numbers() {
-        let mut got = vec![
-            v("$.Objects.servers[10]", "port", "a"),
-            v("$.Objects.servers[9].settings", "x", "b"),
-            v("$.Objects.servers[9]", "port", "c"),
-            v("$.Objects", "name", "d"),
-            v("$.Objects.servers[9]", "name", "e"),
-            v("$.Objects.servers[9]", "name", "f"),
-        ];
-        sort_violations(&mut got);
-        let order: String = got.iter().map(|v| v.message.as_str()).collect();
-        assert_eq!(order, "defcba");
-        assert_eq!(got[0].to_string(), "$.Objects.name: d");
-    }
 }

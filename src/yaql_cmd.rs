@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use crate::cli::{exit, Limits};
 use crate::diag::{Diagnostic, MessageFormat};
 use crate::records::{self, Record, Records, Stop};
-use crate::{json, Engine, Options, Program, Value};
+use muranopl::{json, Engine, Options, Program, Value};
 
 /// The `yaql` command's arguments.
 #[derive(clap::Args, Debug)]
@@ -180,7 +180,7 @@ fn show(mut d: Diagnostic, format: MessageFormat) -> String {
 fn bad_json(
     file: &str,
     text: &str,
-    e: &crate::Error,
+    e: &muranopl::Error,
     input: Option<String>,
     format: MessageFormat,
 ) -> String {
@@ -202,7 +202,7 @@ fn bad_json(
 }
 
 /// Runs the command; returns the exit status.
-pub fn run(a: YaqlArgs, jit: crate::jit::Mode, messages: MessageFormat) -> i32 {
+pub fn run(a: YaqlArgs, jit: muranopl::jit::Mode, messages: MessageFormat) -> i32 {
     let engine = Engine::new(a.limits.apply(Options {
         legacy: a.legacy,
         convert_sets_to_lists: !a.legacy,

@@ -614,7 +614,7 @@ fn a_large_model_streams_with_the_report_of_the_ordinary_load_on_any_thread_coun
     std::fs::create_dir_all(&dir).unwrap();
     let model = dir.join("fleet.json");
     let text = fleet_model(30_000);
-    assert!(text.len() as u64 >= muranopl::validate::STREAM_MIN_BYTES);
+    assert!(text.len() as u64 >= muranopl_cli::validate::STREAM_MIN_BYTES);
     std::fs::write(&model, &text).unwrap();
     let m = model.to_str().unwrap();
     let run = |jobs: &str| {
@@ -636,7 +636,7 @@ fn a_large_model_streams_with_the_report_of_the_ordinary_load_on_any_thread_coun
     assert_eq!(one, run("2"));
     // The ordinary load of the same text, in its order (the document's).
     let catalogue = muranopl::Catalogue::load(&["examples/validate".into()], &[], true).unwrap();
-    let want = muranopl::validate::validate_text(catalogue.catalog(), &text);
+    let want = muranopl::validate_text(catalogue.catalog(), &text);
     let want: Vec<String> = want
         .violations
         .iter()

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::Request;
-use muranopl::serve::{app, Catalog, Options};
+use muranopl::Catalogue as Catalog;
+use muranopl_cli::serve::{app, Options};
 use serde_json::Value as J;
 use tower::ServiceExt;
 
@@ -256,7 +257,7 @@ async fn every_class_of_the_fixtures_and_the_core_library_has_a_valid_schema() {
         eprintln!("skipped: {} does not exist", apps.display());
         return;
     }
-    let catalog = Catalog::load(&[], std::slice::from_ref(&apps), None)
+    let catalog = Catalog::load_served(&[], std::slice::from_ref(&apps), None)
         .unwrap_or_else(|e| panic!("loading {}: {e}", apps.display()));
     let app = app(Arc::new(catalog), Options::default());
     let (status, listing) = get(&app, "/v1/catalog").await;

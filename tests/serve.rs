@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::Request;
-use muranopl::serve::{app, Catalog, Options};
+use muranopl::Catalogue as Catalog;
+use muranopl_cli::serve::{app, Options};
 use serde_json::{json, Value as J};
 use tower::ServiceExt;
 
@@ -18,7 +19,7 @@ use common::Served;
 
 fn catalog(dirs: &[&str]) -> Arc<Catalog> {
     let dirs: Vec<_> = dirs.iter().map(|d| common::root().join(d)).collect();
-    Arc::new(Catalog::load(&dirs, &[], None).unwrap())
+    Arc::new(Catalog::load_served(&dirs, &[], None).unwrap())
 }
 
 /// One request through the router: status, headers, JSON body (null when

@@ -18,7 +18,7 @@
 use std::io::{Read, Write};
 use std::path::{Component, Path, PathBuf};
 
-use muranopl::session::{load_formats, Catalogue};
+use muranopl::{session::load_formats, Catalogue};
 use sha2::{Digest, Sha256};
 
 /// The most bytes an artifact may unpack to (a zip bomb is an error).

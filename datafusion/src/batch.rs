@@ -14,7 +14,7 @@ use datafusion::execution::SendableRecordBatchStream;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use futures::StreamExt;
-use muranopl::session::Catalogue;
+use muranopl::Catalogue;
 
 use crate::cluster::{run_executor, run_scheduler, ExecutorOptions};
 use crate::Catalog;

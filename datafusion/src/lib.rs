@@ -14,7 +14,7 @@
 //! ```no_run
 //! # async fn f() -> datafusion::error::Result<()> {
 //! use datafusion::prelude::SessionContext;
-//! let catalogue = muranopl::session::Catalogue::load(&["examples/validate".into()], &[], true).unwrap();
+//! let catalogue = muranopl::Catalogue::load(&["examples/validate".into()], &[], true).unwrap();
 //! let ctx = muranopl_datafusion::enable_model_files(SessionContext::new());
 //! muranopl_datafusion::register(&ctx, Some(muranopl_datafusion::Catalog::new(catalogue)));
 //! ctx.sql("SELECT yaql_str('$.name', json) AS name, murano_validate('com.example.Server', json) AS v
@@ -27,7 +27,7 @@ use std::sync::Arc;
 use datafusion::execution::{FunctionRegistry, SessionState};
 use datafusion::logical_expr::ScalarUDF;
 use datafusion::prelude::SessionContext;
-use muranopl::session::Catalogue;
+use muranopl::Catalogue;
 use muranopl::{Engine, Options};
 
 pub mod artifact;

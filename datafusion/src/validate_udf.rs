@@ -28,7 +28,7 @@ use datafusion::logical_expr::{
     ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
 };
 use engine::stream::Models;
-use muranopl::validate::{sorted_violations, Violation};
+use muranopl::{sorted_violations, Violation};
 use runtime::Value;
 
 use crate::strings::{strings, StrColumn};

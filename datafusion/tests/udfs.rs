@@ -294,7 +294,7 @@ async fn rows_checked_without_loading_give_what_the_load_gives() {
             .catalogue()
             .validate(&muranopl::json::from_tagged_str(row).unwrap());
         assert!(v.error.is_none(), "{row}: {:?}", v.error);
-        for x in muranopl::validate::sorted_violations(v.violations) {
+        for x in muranopl::sorted_violations(v.violations) {
             want.push(format!("{id} {} {} {}", x.path, x.property, x.message));
         }
     }

@@ -6,7 +6,8 @@
 use axum::body::Body;
 use axum::http::Request;
 use libfuzzer_sys::fuzz_target;
-use muranopl::serve::{app, Catalog, Options};
+use muranopl::Catalogue as Catalog;
+use muranopl_cli::serve::{app, Options};
 use std::sync::{Arc, OnceLock};
 use tower::ServiceExt;
 
@@ -25,7 +26,7 @@ fn target() -> &'static Target {
     static TARGET: OnceLock<Target> = OnceLock::new();
     TARGET.get_or_init(|| {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hello-app");
-        let catalog = Catalog::load(&[dir], &[], None).expect("the example application");
+        let catalog = Catalog::load_served(&[dir], &[], None).expect("the example application");
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()

@@ -6,7 +6,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use muranopl::records::{Records, Stop};
+use muranopl_cli::records::{Records, Stop};
 
 /// A cap small enough for inputs to pass it.
 const MAX: usize = 64;
@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(count <= data.len() + 1, "more records than bytes");
         }
     }
-    let mut requests = muranopl::harness::requests(data, Some(MAX));
+    let mut requests = muranopl_cli::harness::requests(data, Some(MAX));
     for r in requests.by_ref() {
         if let Ok(line) = r {
             assert!(line.len() <= MAX && !line.trim().is_empty());

@@ -7,5 +7,5 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    std::process::exit(muranopl::cli::main());
+    std::process::exit(muranopl_cli::cli::main());
 }

@@ -54,7 +54,8 @@ use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 
-pub use api::{Answer, Catalog, TextAnswer};
+pub use api::{Answer, TextAnswer};
+pub use muranopl::Catalogue;
 
 /// The server's limits and settings.
 #[derive(Clone, Debug)]
@@ -98,7 +99,7 @@ impl Default for Options {
 /// What every request handler shares.
 #[derive(Clone)]
 struct Shared {
-    catalog: Arc<Catalog>,
+    catalog: Arc<Catalogue>,
     options: Arc<Options>,
     workers: Arc<Semaphore>,
     waiting: Arc<AtomicUsize>,
@@ -106,7 +107,7 @@ struct Shared {
 
 /// The API as an axum router over `catalog` (the server runs it; tests
 /// call it in-process).
-pub fn app(catalog: Arc<Catalog>, options: Options) -> Router {
+pub fn app(catalog: Arc<Catalogue>, options: Options) -> Router {
     let shared = Shared {
         catalog,
         workers: Arc::new(Semaphore::new(options.threads.max(1))),
@@ -189,7 +190,7 @@ fn with_status(status: u16, mut resp: Response) -> Response {
 /// `threads` run at once and `queue` wait; a panic answers 500.
 async fn engine_task<A: IntoText + Send + 'static>(
     shared: &Shared,
-    f: impl FnOnce(&Catalog) -> A + Send + 'static,
+    f: impl FnOnce(&Catalogue) -> A + Send + 'static,
 ) -> Response {
     struct Waiting<'a>(&'a AtomicUsize);
     impl Drop for Waiting<'_> {
@@ -442,8 +443,9 @@ pub fn serve(
     jit: compiler::jit::Mode,
     class_configs: Option<&std::path::Path>,
 ) -> i32 {
-    let catalog = match Catalog::load(paths, libs, class_configs) {
+    let catalog = match Catalogue::load_served(paths, libs, class_configs) {
         Ok(c) => {
+            crate::warnings::print(&c);
             c.set_jit(jit);
             Arc::new(c)
         }

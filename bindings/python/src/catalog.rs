@@ -7,9 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use engine::serialize::serialize_model;
-use muranopl::serve::api;
-use muranopl::session::{Limits, Session};
-use muranopl::test_cmd::Suite;
+use muranopl::{Catalogue, Limits, Session, Suite};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -22,15 +20,15 @@ use crate::errors;
 /// Packages and their compiled classes, shared by every call.
 #[pyclass(frozen, module = "muranopl._native")]
 pub struct Catalog {
-    inner: Arc<api::Catalog>,
+    inner: Arc<Catalogue>,
 }
 
 /// `(path, property, message, position)` of each violation, or the load
 /// error that stopped validation.
 type Checked = Result<Vec<(String, String, String, Option<String>)>, runtime::Error>;
 
-fn check(catalog: &api::Catalog, model: &Value) -> Checked {
-    let v = vm::coro::on_big_stack(|| catalog.catalogue().validate(model));
+fn check(catalog: &Catalogue, model: &Value) -> Checked {
+    let v = vm::coro::on_big_stack(|| catalog.validate(model));
     if let Some(e) = v.error {
         return Err(e);
     }
@@ -47,7 +45,7 @@ fn check(catalog: &api::Catalog, model: &Value) -> Checked {
             (path, prop, e.message().to_string(), at)
         })
         .collect();
-    out.sort_by(|a, b| muranopl::validate::violation_order(&a.0, &a.1, &b.0, &b.1));
+    out.sort_by(|a, b| muranopl::violation_order(&a.0, &a.1, &b.0, &b.1));
     Ok(out)
 }
 
@@ -67,16 +65,6 @@ fn empty_env() -> runtime::Env {
     runtime::Env::new(Arc::new(runtime::Registry::new()), Default::default())
 }
 
-/// The error of an API answer that is not 200, as a Python exception.
-fn answer_error(py: Python<'_>, body: &serde_json::Value) -> PyErr {
-    let field = |k: &str| body["error"][k].as_str().unwrap_or_default().to_string();
-    let e = runtime::Error::new(
-        runtime::ErrorKind::from_name(field("kind")),
-        field("message"),
-    );
-    errors::to_py(py, &e, None)
-}
-
 #[pymethods]
 impl Catalog {
     /// Loads the packages `paths` (directories or .zip files) with what
@@ -85,7 +73,7 @@ impl Catalog {
     #[staticmethod]
     #[pyo3(signature = (paths, search_path = Vec::new()))]
     fn load(py: Python<'_>, paths: Vec<PathBuf>, search_path: Vec<PathBuf>) -> PyResult<Catalog> {
-        let loaded = py.detach(|| api::Catalog::load(&paths, &search_path, None));
+        let loaded = py.detach(|| Catalogue::load_served(&paths, &search_path, None));
         match loaded {
             Ok(c) => Ok(Catalog { inner: Arc::new(c) }),
             Err(e) => Err(PyValueError::new_err(e)),
@@ -150,20 +138,30 @@ impl Catalog {
         class_version: Option<&str>,
         package: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
-        let methods = methods.map(|m| m.join(","));
         let inner = self.inner.clone();
-        let (status, body) = py.detach(|| {
-            api::schemas(
-                &inner,
-                class_name,
-                methods.as_deref(),
-                class_version,
-                package,
-            )
+        let out = py.detach(|| {
+            inner
+                .schemas(class_name, methods.as_deref(), class_version, package)
+                .and_then(|(_session, out)| out)
         });
-        if status != 200 {
-            return Err(answer_error(py, &body));
+        let list = out.map_err(|e| errors::to_py(py, &e, None))?;
+        if list.is_empty() {
+            let e = runtime::Error::new(
+                runtime::ErrorKind::NoMethodFound,
+                format!("class {class_name} has no method of those names with a schema"),
+            );
+            return Err(errors::to_py(py, &e, None));
         }
+        let body = serde_json::Value::Object(
+            list.into_iter()
+                .map(|(n, v)| {
+                    (
+                        n,
+                        serde_json::from_str(&tj::to_tagged_string(&v)).unwrap_or_default(),
+                    )
+                })
+                .collect(),
+        );
         json_to_py(py, &body)
     }
 
@@ -294,7 +292,7 @@ pub fn ui_model(
 ) -> PyResult<(Py<PyAny>, Py<PyAny>, Vec<String>)> {
     let answers = answers.map(|a| model_value(py, a)).transpose()?;
     let (model, data, notes) = py
-        .detach(|| muranopl::ui::ui_model(&package, &search_path, answers))
+        .detach(|| muranopl::ui_model(&package, &search_path, answers))
         .map_err(PyValueError::new_err)?;
     let env = empty_env();
     Ok((to_py(py, &env, &model)?, to_py(py, &env, &data)?, notes))

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use datafusion::arrow::util::pretty::pretty_format_batches;
 use datafusion::prelude::SessionContext;
-use muranopl::session::Catalogue;
+use muranopl::Catalogue;
 
 pub fn example() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/validate")

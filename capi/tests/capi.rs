@@ -3,12 +3,20 @@
 //! against the header and the shared library (when a C compiler is
 //! present).
 
-mod common;
+mod common {
+    /// The workspace's root (examples, include).
+    pub fn root() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .to_path_buf()
+    }
+}
 
 use std::ffi::{c_char, CStr, CString};
 use std::ptr;
 
-use muranopl::capi::*;
+use muranopl_capi::*;
 
 /// Takes a string the library returned.
 fn take(s: *mut c_char) -> String {
@@ -172,30 +180,15 @@ fn a_c_program_links_and_runs() {
         return;
     };
     let root = common::root();
-    let libdir = std::path::Path::new(env!("CARGO_BIN_EXE_muranopl"))
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    // `cargo test` builds the library as an rlib only; build the shared
-    // library (same profile, same target directory) if it is not there.
+    // The test binary is in `target/<profile>/deps`; the crate's shared
+    // library, built with it (cdylib beside the rlib), one folder up.
+    let exe = std::env::current_exe().unwrap();
+    let libdir = exe.parent().unwrap().parent().unwrap().to_path_buf();
     let so = libdir.join(format!(
-        "{}muranopl{}",
+        "{}muranopl_capi{}",
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
     ));
-    if !so.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let mut cmd = std::process::Command::new(cargo);
-        cmd.args(["build", "--lib"]).current_dir(&root);
-        if libdir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        if let Some(target) = libdir.parent() {
-            cmd.env("CARGO_TARGET_DIR", target);
-        }
-        let o = cmd.output().expect("run cargo build --lib");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    }
     assert!(so.exists(), "{} was not built", so.display());
     let exe = std::env::temp_dir().join(format!("muranopl-capi-{}", std::process::id()));
     let o = std::process::Command::new(cc)
@@ -204,7 +197,7 @@ fn a_c_program_links_and_runs() {
         .arg(root.join("include"))
         .arg("-L")
         .arg(&libdir)
-        .arg("-lmuranopl")
+        .arg("-lmuranopl_capi")
         .arg(format!("-Wl,-rpath,{}", libdir.display()))
         .arg("-o")
         .arg(&exe)

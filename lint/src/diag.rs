@@ -26,7 +26,8 @@ use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor, Chars, Config};
 
 /// How diagnostics are printed.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum MessageFormat {
     /// For people: source snippets, colour on a terminal.
     #[default]
@@ -276,7 +277,7 @@ fn stack(e: &runtime::Error) -> Vec<String> {
 }
 
 /// 1-based line and column (in characters) of byte `at` of `text`.
-pub(crate) fn line_col(text: &str, at: usize) -> (usize, usize) {
+pub fn line_col(text: &str, at: usize) -> (usize, usize) {
     let at = at.min(text.len());
     let at = (0..=at)
         .rev()
@@ -292,7 +293,7 @@ pub(crate) fn line_col(text: &str, at: usize) -> (usize, usize) {
 }
 
 /// The byte offset of line `line`, column `col` (1-based, in characters).
-pub(crate) fn offset(text: &str, line: usize, col: usize) -> Option<usize> {
+pub fn offset(text: &str, line: usize, col: usize) -> Option<usize> {
     let start = if line <= 1 {
         0
     } else {

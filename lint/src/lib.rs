@@ -17,6 +17,8 @@
 //! except contract checks of constant defaults.
 
 mod body;
+pub mod check;
+pub mod diag;
 mod refs;
 mod report;
 

@@ -4,7 +4,7 @@
 //! object store and its own simulated cloud.
 //!
 //! ```
-//! use muranopl::session::Catalogue;
+//! use muranopl::Catalogue;
 //! use muranopl::json;
 //! // Compile once...
 //! let cat = Catalogue::load(&["examples/validate".into()], &[], true).unwrap();
@@ -36,21 +36,65 @@ use package::{to_package, FormatRegistry, PackageFormat, PackageLoader};
 use runtime::Value;
 use sim::SimCloud;
 
-/// Loaded packages and their shared compiled classes.
+/// Loaded packages and their shared compiled classes: what every
+/// validation, run, test, schema and action of this library reads. Cheap
+/// to clone (the compiled classes are shared); share it across threads.
 #[derive(Clone)]
 pub struct Catalogue {
     formats: Vec<Arc<dyn PackageFormat>>,
     catalog: Arc<Catalog>,
+    /// Statements each session's execution may run.
+    max_steps: u64,
+    /// What loading warned about (a class that failed to load when not
+    /// strict, a package of the search path that could not be read).
+    warnings: Arc<[String]>,
+    /// Where each package's files are on this machine, as messages name
+    /// them (JSON-escaped), and what [`Catalogue::without_paths`] says
+    /// instead: the package's name. The longest first.
+    paths: Arc<[(String, String)]>,
 }
 
 impl Catalogue {
     /// Loads packages (directories or .zip files) and, from the search
     /// path `libs`, what they require. A class that fails to load is a
-    /// warning on stderr (the rest of its package still runs), or, when
-    /// `strict`, the error.
+    /// warning ([`Catalogue::warnings`]; the rest of its package still
+    /// runs), or, when `strict`, the error.
     pub fn load(paths: &[PathBuf], libs: &[PathBuf], strict: bool) -> Result<Catalogue, String> {
         let formats = load_formats(paths, libs)?;
         Catalogue::from_formats(formats, strict, Vec::new(), None)
+    }
+
+    /// What Murano's API serves: the given packages with what they
+    /// require or, when none is given, every package on the search path
+    /// (all versions); plus the forms metadata package. Not strict: a
+    /// class that fails to load, or a package of the search path that
+    /// cannot be read, is a warning.
+    pub fn load_served(
+        paths: &[PathBuf],
+        libs: &[PathBuf],
+        class_configs: Option<&std::path::Path>,
+    ) -> Result<Catalogue, String> {
+        let mut formats = load_formats(paths, libs)?;
+        let mut warnings = Vec::new();
+        if paths.is_empty() {
+            let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
+            for b in &loader.broken {
+                warnings.push(format!("{}: {}", b.path.display(), b.error.message()));
+            }
+            for f in loader.found.values().flatten() {
+                if !formats
+                    .iter()
+                    .any(|q| q.full_name() == f.name && *q.version() == f.version)
+                {
+                    formats.push(f.package.clone());
+                }
+            }
+        }
+        let extra = forms::schema::forms_package().into_iter().collect();
+        let mut cat = Catalogue::from_formats(formats, false, extra, class_configs)?;
+        warnings.extend(cat.warnings.iter().cloned());
+        cat.warnings = warnings.into();
+        Ok(cat)
     }
 
     /// A catalogue over already loaded packages, plus `extra` packages
@@ -62,15 +106,56 @@ impl Catalogue {
         extra: Vec<Package>,
         class_configs: Option<&std::path::Path>,
     ) -> Result<Catalogue, String> {
-        let mut packages = packages_of(&formats, strict)?;
+        let (mut packages, warnings) = packages_of(&formats, strict)?;
         packages.extend(extra);
         if let Some(dir) = class_configs {
             read_class_configs(dir, &mut packages)?;
         }
+        let paths = package_paths(&formats);
         Ok(Catalogue {
             formats,
             catalog: Catalog::new(packages),
+            max_steps: engine::STEP_BUDGET,
+            warnings: warnings.into(),
+            paths,
         })
+    }
+
+    /// What loading warned about, one line each (nothing is printed).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// `name/version` of every package loaded.
+    pub fn names(&self) -> Vec<String> {
+        (self.formats.iter())
+            .map(|f| format!("{}/{}", f.full_name(), f.version()))
+            .collect()
+    }
+
+    /// `json`, a JSON text, with every package's location on this machine
+    /// replaced by the package's name (`/srv/apps/web/Classes/W.yaml:3:5`
+    /// becomes `com.example.Web/Classes/W.yaml:3:5`): for answers that
+    /// leave the machine.
+    pub fn without_paths(&self, json: &str) -> String {
+        let mut out = json.to_string();
+        for (at, name) in self.paths.iter() {
+            if out.contains(at.as_str()) {
+                out = out.replace(at.as_str(), name);
+            }
+        }
+        out
+    }
+
+    /// Sets when contracts and conditions are compiled to machine code.
+    pub fn set_jit(&self, mode: compiler::jit::Mode) {
+        self.catalog.set_jit(mode);
+    }
+
+    /// Sets how many statements each session's execution may run
+    /// (`u64::MAX`: unlimited; [`engine::STEP_BUDGET`] by default).
+    pub fn set_max_steps(&mut self, steps: u64) {
+        self.max_steps = steps;
     }
 
     /// The loaded packages, roots first.
@@ -102,6 +187,7 @@ impl Catalogue {
         }
         let ex = Executor::with_catalog(self.catalog.clone());
         ex.set_cloud(cloud.clone());
+        ex.set_step_budget(self.max_steps);
         Session { ex, cloud }
     }
 }
@@ -248,25 +334,44 @@ fn read_class_config(dir: &std::path::Path, class: &str) -> Result<Option<Value>
     Ok(None)
 }
 
-/// The executor's packages from the loaded `formats`. A class that fails
-/// to load is a warning (the rest of the package still runs), or, when
-/// `strict`, the error.
+/// The executor's packages from the loaded `formats`, and the warnings:
+/// a class that fails to load is a warning (the rest of the package still
+/// runs), or, when `strict`, the error.
 pub fn packages_of(
     formats: &[Arc<dyn PackageFormat>],
     strict: bool,
-) -> Result<Vec<Package>, String> {
+) -> Result<(Vec<Package>, Vec<String>), String> {
     let mut out = Vec::new();
+    let mut warnings = Vec::new();
     for f in formats {
         let (p, errors) = to_package(&**f);
         for e in errors {
             if strict {
                 return Err(format!("{}: {}: {}", f.full_name(), e.kind(), e.message()));
             }
-            eprintln!("warning: {}: {}", f.full_name(), e.message());
+            warnings.push(format!("{}: {}", f.full_name(), e.message()));
         }
         out.push(p);
     }
-    Ok(out)
+    Ok((out, warnings))
+}
+
+/// Each package's location as messages name it (JSON-escaped) and its
+/// name to say instead, the longest first (a package inside another's
+/// directory).
+fn package_paths(formats: &[Arc<dyn PackageFormat>]) -> Arc<[(String, String)]> {
+    let json_text = |s: &str| {
+        let quoted = serde_json::Value::String(s.to_string()).to_string();
+        quoted[1..quoted.len() - 1].to_string()
+    };
+    let mut paths: Vec<(String, String)> = (formats.iter())
+        .map(|f| {
+            let at = f.base().source.display("");
+            (json_text(&at), json_text(&format!("{}/", f.full_name())))
+        })
+        .collect();
+    paths.sort_by_key(|p| std::cmp::Reverse(p.0.len()));
+    paths.into()
 }
 
 /// The limits of one MuranoPL execution.

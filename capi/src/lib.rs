@@ -25,7 +25,7 @@ use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr;
 
-use crate::{json, Engine, Error, Options, Program};
+use muranopl::{json, Catalogue, Engine, Error, Options, Program};
 
 /// Success.
 pub const MURANOPL_OK: c_int = 0;
@@ -213,7 +213,7 @@ pub unsafe extern "C" fn muranopl_eval_expr(
 /// A set of MuranoPL packages to validate object models against, compiled
 /// once and shared by every call (from any thread).
 pub struct MuranoplValidator {
-    catalog: std::sync::Arc<engine::Catalog>,
+    catalogue: Catalogue,
 }
 
 /// Loads the packages in `package_dirs` (`count` NUL-terminated paths of
@@ -238,16 +238,15 @@ pub unsafe extern "C" fn muranopl_validator_new(
             if package_dirs.is_null() && count > 0 {
                 return Err(null_arg("package_dirs"));
             }
-            let mut packages = Vec::new();
+            let mut paths = Vec::new();
             for i in 0..count {
                 let dir = text_arg(*package_dirs.add(i))?
                     .ok_or_else(|| null_arg(&format!("package_dirs[{i}]")))?;
-                let p = package::load_dir(std::path::Path::new(dir))
-                    .map_err(|e| Failure::Error(e, None))?;
-                packages.push(p);
+                paths.push(std::path::PathBuf::from(dir));
             }
-            let catalog = engine::Catalog::new(packages);
-            validator = Box::into_raw(Box::new(MuranoplValidator { catalog }));
+            let catalogue = Catalogue::load(&paths, &[], true)
+                .map_err(|e| Failure::Error(Error::new("PackageError", e), None))?;
+            validator = Box::into_raw(Box::new(MuranoplValidator { catalogue }));
             Ok(())
         });
     }
@@ -296,7 +295,7 @@ pub unsafe extern "C" fn muranopl_validate(
             // models must not overflow the caller's stack. A panic goes on
             // to `guard`, which reports it.
             let rep =
-                crate::validate::on_big_stack(|| crate::validate::validate_text(&v.catalog, text))
+                muranopl::on_big_stack(|| muranopl::validate_text(v.catalogue.catalog(), text))
                     .unwrap_or_else(|p| std::panic::resume_unwind(p));
             if let Some(e) = rep.error {
                 let (kind, message) = e.split_once(": ").unwrap_or(("ModelError", &e));
@@ -424,7 +423,7 @@ unsafe fn run(
     let text = unsafe { text_arg(data) }?.unwrap_or("null");
     // On an engine-owned stack: the host's thread may have a small one, and
     // parsing, evaluating, printing and dropping nested values recurse.
-    vm::coro::on_big_stack(|| {
+    muranopl::on_engine_stack(|| {
         let value = json::from_tagged_str(text).map_err(|e| Failure::Error(e, None))?;
         let out = engine
             .engine
@@ -469,7 +468,7 @@ fn parse_options(text: &str) -> Result<Options, Failure> {
 fn error_json(e: &Error, src: Option<&str>) -> String {
     let (line, column) = match (e.span(), src) {
         (Some(s), Some(src)) => {
-            let (l, c) = runtime::error::line_col(src, s.start);
+            let (l, c) = muranopl::line_col(src, s.start);
             (serde_json::json!(l), serde_json::json!(c))
         }
         _ => (serde_json::Value::Null, serde_json::Value::Null),

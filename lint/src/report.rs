@@ -174,7 +174,8 @@ fn escape_source(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The output of `package check`.
-#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum LintFormat {
     /// Diagnostics with snippets on stderr, a summary line on stdout.
     #[default]

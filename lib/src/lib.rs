@@ -1,0 +1,183 @@
+//! muranopl: a fast engine for YAQL and MuranoPL, as a library.
+//!
+//! [`Engine`] compiles and evaluates YAQL; [`Catalogue`] loads MuranoPL
+//! packages once and answers for them: validation of object models
+//! ([`Catalogue::validate`], [`validate_text`]), runs on the simulated
+//! cloud ([`Catalogue::session`]), tests ([`Suite`]), form schemas
+//! ([`Catalogue::schemas`]), static actions ([`Catalogue::static_action`])
+//! and the object model of a package's UI ([`ui_model`]). Nothing here
+//! prints: warnings and errors are returned. The `muranopl` program, its
+//! HTTP server and the C ABI are other crates built on this one.
+//!
+//! ```
+//! use muranopl::Engine;
+//! let engine = Engine::new(Default::default());
+//! let out = engine.eval_json("$.where($ > 2).select($ * 10)", "[1, 2, 3, 4]").unwrap();
+//! assert_eq!(out, "[30, 40]");
+//! ```
+#![deny(unsafe_code)]
+
+mod calls;
+pub mod report;
+pub mod session;
+pub mod testing;
+pub mod ui;
+
+pub use compiler::{compile, jit, CompileOptions, Program};
+pub use report::{
+    on_big_stack, sort_violations, sorted_violations, validate_text, violation_order, Report,
+    Violation,
+};
+pub use runtime::error::line_col;
+pub use runtime::{ctx::Frame, json, Env, Error, ErrorKind, Options, Value};
+pub use session::{Catalogue, Limits, Session};
+pub use testing::{PlanError, Suite};
+pub use ui::ui_model;
+/// Runs a closure on an engine-owned stack (see [`vm::coro::on_big_stack`]).
+pub use vm::coro::on_big_stack as on_engine_stack;
+
+/// An empty dictionary (for building values by hand).
+pub fn runtime_dict() -> runtime::Dict {
+    runtime::Dict::default()
+}
+
+/// A YAQL engine: the standard library plus options.
+pub struct Engine {
+    env: Env,
+    copts: CompileOptions,
+}
+
+impl Engine {
+    /// An engine with the given options.
+    pub fn new(options: Options) -> Engine {
+        let legacy = options.legacy;
+        Engine::with_syntax(options, legacy)
+    }
+    /// An engine whose syntax and library differ: the yaql 3 grammar over
+    /// the yaql 0.2 library (`options.legacy`), as the reference evaluates
+    /// a yaql 3 engine's expression in a context made by
+    /// `yaql.legacy.create_context()`, or the other way round.
+    pub fn with_syntax(options: Options, legacy_syntax: bool) -> Engine {
+        let copts = CompileOptions {
+            legacy: legacy_syntax,
+            murano: false,
+        };
+        Engine {
+            env: stdlib::env(options),
+            copts,
+        }
+    }
+    /// The evaluation environment.
+    pub fn env(&self) -> &Env {
+        &self.env
+    }
+    /// Compiles an expression.
+    pub fn compile(&self, expr: &str) -> Result<Program, Error> {
+        compiler::compile(expr, self.env.registry(), self.copts)
+    }
+    /// Evaluates a compiled expression and converts the result for output.
+    /// A condition evaluated often enough ([`Options::jit`]) runs as
+    /// machine code when the JIT compiles it ([`jit::Predicate`]); yaql
+    /// 0.2 (legacy) engines always interpret.
+    pub fn eval(&self, prog: &Program, data: Value) -> Result<Value, Error> {
+        self.eval_with(prog, data, &[])
+    }
+
+    /// [`Engine::eval`] with the variables `vars` bound (`$name`).
+    ///
+    /// ```
+    /// use muranopl::{Engine, Value};
+    /// let engine = Engine::new(Default::default());
+    /// let prog = engine.compile("$.where($ > $min)").unwrap();
+    /// let data = muranopl::json::from_tagged_str("[1, 5, 9]").unwrap();
+    /// let v = engine.eval_with(&prog, data, &[("min".into(), Value::Int(4))]).unwrap();
+    /// assert_eq!(muranopl::json::to_tagged_string(&v), "[5, 9]");
+    /// ```
+    pub fn eval_with(
+        &self,
+        prog: &Program,
+        data: Value,
+        vars: &[(std::sync::Arc<str>, Value)],
+    ) -> Result<Value, Error> {
+        // One budget for the evaluation and the materialisation of its
+        // lazy result.
+        let opts = self.env.options();
+        let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
+        if !vars.is_empty() {
+            let mut root = runtime::ctx::Frame::default();
+            root.args.push(data);
+            root.vars.extend(vars.iter().cloned());
+            return self.eval_frame(prog, std::sync::Arc::new(root));
+        }
+        if !self.copts.legacy {
+            if let Some(b) = prog
+                .native(self.env.options().jit)
+                .and_then(|p| p.eval(&data))
+            {
+                return Ok(Value::Bool(b));
+            }
+        }
+        let v = prog.eval(&self.env, data)?;
+        self.finish(v)
+    }
+
+    /// Evaluates a compiled expression in a root context built by the
+    /// caller (`$`, variables and user functions, as an embedder's
+    /// context supplies them) and converts the result for output.
+    ///
+    /// ```
+    /// use muranopl::{Engine, Frame, Value};
+    /// let engine = Engine::new(Default::default());
+    /// let prog = engine.compile("$ + $step").unwrap();
+    /// let mut root = Frame::default();
+    /// root.args.push(Value::Int(40));
+    /// root.vars.push(("step".into(), Value::Int(2)));
+    /// let v = engine.eval_frame(&prog, std::sync::Arc::new(root)).unwrap();
+    /// assert_eq!(v.as_i64(), Some(42));
+    /// ```
+    pub fn eval_frame(
+        &self,
+        prog: &Program,
+        root: std::sync::Arc<runtime::ctx::Frame>,
+    ) -> Result<Value, Error> {
+        let opts = self.env.options();
+        let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
+        let v = prog.eval_in(&self.env, &root)?;
+        self.finish(v)
+    }
+
+    /// Drains the lazy parts of a result, within the memory quota.
+    fn finish(&self, v: Value) -> Result<Value, Error> {
+        // A result whose lists are shared can print (and be walked)
+        // exponentially larger than it is: bounded by the memory quota,
+        // before and after its lazy parts are drained.
+        self.check_size(&v)?;
+        let v = stdlib::finalize(&self.env, v)?;
+        self.check_size(&v)?;
+        Ok(v)
+    }
+
+    /// The result's printed size against the memory quota (never below
+    /// the default quota: a small quota such as the reference test
+    /// suite's bounds what operations build, not what a result prints).
+    fn check_size(&self, v: &Value) -> Result<(), Error> {
+        let Some(q) = self.env.options().memory_quota else {
+            return Ok(());
+        };
+        let max = q.max(runtime::DEFAULT_MEMORY_QUOTA);
+        if json::longer_than(v, max) {
+            return Err(Error::new(
+                runtime::ErrorKind::MemoryQuotaExceededException,
+                format!("the result would print longer than {max} bytes"),
+            ));
+        }
+        Ok(())
+    }
+    /// Compiles and evaluates `expr` over tagged-JSON `data`, returning
+    /// tagged JSON.
+    pub fn eval_json(&self, expr: &str, data: &str) -> Result<String, Error> {
+        let prog = self.compile(expr)?;
+        let v = self.eval(&prog, json::from_tagged_str(data)?)?;
+        Ok(json::to_tagged_string(&v))
+    }
+}
