@@ -6,8 +6,9 @@
 //! ```
 //! use muranopl::Catalogue;
 //! use muranopl::json;
+//! # let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
 //! // Compile once...
-//! let cat = Catalogue::load(&["examples/validate".into()], &[], true).unwrap();
+//! let cat = Catalogue::load(&[examples.join("validate")], &[], true).unwrap();
 //! // ...validate many models (each in an execution of its own).
 //! let model = json::from_tagged_str(r#"{"?": {"id": "s1", "type": "com.example.Server"},
 //!     "name": "a", "port": 70000, "tags": [], "enabled": true,
@@ -17,7 +18,7 @@
 //! assert_eq!(report.violations[0].1, "port");
 //!
 //! // Deploy an application to the simulated cloud.
-//! let cat = Catalogue::load(&["examples/hello-app".into()], &[], true).unwrap();
+//! let cat = Catalogue::load(&[examples.join("hello-app")], &[], true).unwrap();
 //! let session = cat.session();
 //! let app = json::from_tagged_str(r#"{"?": {"id": "app", "type": "com.example.Hello"},
 //!     "instance": {"?": {"id": "vm", "type": "io.murano.resources.LinuxMuranoInstance"},
