@@ -2,7 +2,7 @@
 //! the reference inventory): the MuranoPL tests of `tests/core_api` run by
 //! `muranopl test`, one line per test, and a deployment record check.
 
-mod common;
+use crate::common;
 
 use common::{muranopl, root};
 

@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests that drive the `muranopl`
 //! binary.
-#![allow(dead_code)] // each test crate uses its own subset
+#![allow(dead_code)] // not every helper is used by every build of the suite
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

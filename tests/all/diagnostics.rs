@@ -3,7 +3,7 @@
 //! so positions are relative paths; stderr, then stdout). Regenerate with `DIAG_BLESS=1 cargo
 //! test --test diagnostics`.
 
-mod common;
+use crate::common;
 
 use common::{muranopl, muranopl_with_input, stderr};
 

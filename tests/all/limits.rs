@@ -3,7 +3,7 @@
 //! the harness (issue 13). Debug builds pass smaller limits than the
 //! defaults so that the test stays fast; release builds use the defaults.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! shared by threads, per-green-thread caller classes, no state leaking
 //! between runs.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::Arc;

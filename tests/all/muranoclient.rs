@@ -26,7 +26,7 @@
 //! (reused when it works). Without python3, venv or a reachable PyPI the
 //! test says "skipped: ..." on stderr and passes.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

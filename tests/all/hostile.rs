@@ -2,7 +2,7 @@
 //! a clear error with a position, or in the right result, quickly and in
 //! bounded memory, through the harness and `validate`.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

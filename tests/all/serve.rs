@@ -3,7 +3,7 @@
 //! `../shared` needed). The axum router is called in-process; the limits,
 //! connection handling, log and shutdown are tested on a real server.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 
 use std::process::{Command, Output};
 
-mod common;
+use crate::common;
 
 fn check(extra: &[&str]) -> Output {
     let mut args = vec![

@@ -1,7 +1,7 @@
 //! The `muranopl` command on the examples shipped in the repository (no
 //! `../shared` needed): exit statuses, outputs and error positions.
 
-mod common;
+use crate::common;
 
 use common::{muranopl, muranopl_with_input, read_json, stderr, stdout};
 

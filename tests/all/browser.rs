@@ -10,7 +10,7 @@
 //! chromium-driver`; `.ci/run` installs them); without them it skips with
 //! a message. `MURANOPL_CHROMEDRIVER` names another driver binary.
 
-mod common;
+use crate::common;
 
 use std::net::TcpStream;
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 //! server must still serve afterwards. Prints the p50/p99 latency of the
 //! well-formed requests.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

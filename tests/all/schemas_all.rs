@@ -5,7 +5,7 @@
 //! `formSections` an object, `formIndex` an integer). The router is called
 //! in-process. Skipped when the fixtures are absent.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,0 +1,23 @@
+//! The integration tests of the `muranopl` program and its library, one
+//! test binary (one link) for all of them; each module is a group. Run
+//! one group with `cargo test --test all cli::` (or any name filter).
+
+mod common;
+
+mod browser;
+mod cli;
+mod conformance;
+mod core_api;
+mod diagnostics;
+mod doc_examples;
+mod engine_state;
+mod golden;
+mod hostile;
+mod limits;
+mod lint;
+mod murano;
+mod muranoclient;
+mod schemas_all;
+mod serve;
+mod serve_load;
+mod yaql;
