@@ -145,6 +145,10 @@ enum Cmd {
         /// murano-test-runner).
         #[arg(short = 'L', long = "library", visible_short_alias = 'l')]
         libs: Vec<std::path::PathBuf>,
+        /// Start each test's `random()` and `randomName()` from seed N, so
+        /// that test runs replay exactly.
+        #[arg(long, value_name = "N", default_value_t = 0)]
+        seed: u64,
         #[command(flatten)]
         limits: ExecLimits,
     },
@@ -183,6 +187,10 @@ enum Cmd {
         /// Print only the method's result: no reports, no summary.
         #[arg(short, long)]
         quiet: bool,
+        /// Start `random()` and `randomName()` from seed N, so that the
+        /// run replays exactly; default: from the clock.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
         #[command(flatten)]
         limits: ExecLimits,
     },
@@ -359,6 +367,7 @@ fn run(cli: Cli) -> i32 {
             libs,
             cloud,
             quiet,
+            seed,
             limits,
         } => crate::run::run(crate::run::RunArgs {
             packages,
@@ -370,7 +379,10 @@ fn run(cli: Cli) -> i32 {
             cloud,
             jit,
             class_configs: cli.class_configs,
-            limits: limits.into(),
+            limits: muranopl::session::Limits {
+                seed,
+                ..limits.into()
+            },
             quiet,
             messages: cli.message_format,
         }),
@@ -378,6 +390,7 @@ fn run(cli: Cli) -> i32 {
             mut args,
             package,
             libs,
+            seed,
             limits,
         } => {
             let Some(package) = package
@@ -392,7 +405,10 @@ fn run(cli: Cli) -> i32 {
                 &libs,
                 jit,
                 cli.class_configs.as_deref(),
-                limits.into(),
+                muranopl::session::Limits {
+                    seed: Some(seed),
+                    ..limits.into()
+                },
                 cli.message_format,
             )
         }
@@ -535,6 +551,7 @@ impl From<ExecLimits> for muranopl::session::Limits {
             timeout: seconds(l.timeout),
             max_steps: (l.max_steps > 0).then_some(l.max_steps),
             max_memory: (l.max_memory > 0).then_some(l.max_memory),
+            seed: None,
         }
     }
 }

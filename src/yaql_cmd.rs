@@ -67,6 +67,10 @@ pub struct YaqlArgs {
     /// Print the IR and bytecode instead of evaluating.
     #[arg(long)]
     disasm: bool,
+    /// Start `random()` from seed N, so that a run replays exactly
+    /// (every evaluation starts from it); default: from the clock.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
     #[command(flatten)]
     limits: Limits,
 }
@@ -207,6 +211,7 @@ pub fn run(a: YaqlArgs, jit: muranopl::jit::Mode, messages: MessageFormat) -> i3
         legacy: a.legacy,
         convert_sets_to_lists: !a.legacy,
         jit,
+        seed: a.seed,
         ..Options::default()
     }));
     let prog = match engine.compile(&a.expr) {

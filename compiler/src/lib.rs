@@ -112,12 +112,15 @@ impl Program {
     pub fn eval(&self, env: &Env, data: Value) -> Result<Value, Error> {
         let _budget =
             runtime::budget::Budget::start(env.options().time_budget, env.options().max_memory);
+        // The evaluation's generator (shared with an enclosing one's).
+        let _rng = runtime::rand::Scope::enter(env.options().seed);
         vm::interp::run(env, self.chunk(), &Frame::root(data))
     }
     /// Evaluates in a given context.
     pub fn eval_in(&self, env: &Env, ctx: &Arc<Frame>) -> Result<Value, Error> {
         let _budget =
             runtime::budget::Budget::start(env.options().time_budget, env.options().max_memory);
+        let _rng = runtime::rand::Scope::enter(env.options().seed);
         vm::interp::run(env, self.chunk(), ctx)
     }
 }

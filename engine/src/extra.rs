@@ -4,7 +4,6 @@
 //! `murano/dsl/yaql_functions.py`.
 
 use runtime::ErrorKind;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use runtime::registry::{p, ArgIn, Args, Cx, Form, Registry, Ty};
@@ -244,12 +243,6 @@ fn first_or_default(cx: &Cx, a: Args) -> Result<Value> {
 
 // ------------------------------------------------------------ randomName
 
-// `randomName()` is random by definition: its counter and seed are
-// process-wide atomics, as the reference's module-level counter is, and no
-// result depends on which execution advanced them.
-static COUNTER: AtomicU64 = AtomicU64::new(1);
-static SEED: AtomicU64 = AtomicU64::new(0);
-
 fn int2base(mut x: u128, base: u128) -> String {
     const DIGS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
     if x == 0 {
@@ -264,39 +257,31 @@ fn int2base(mut x: u128, base: u128) -> String {
     String::from_utf8(d).unwrap_or_default()
 }
 
-fn next_random() -> u64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as u64)
-        .unwrap_or(0);
-    let mut s = SEED.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::Relaxed) ^ now;
-    // splitmix64
-    s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+/// Where the time part of a replayable run's `randomName()` counts from
+/// (2020-01-01T00:00:00Z, in milliseconds): with a seed, the name depends
+/// on the seed and the run alone, not on the wall clock.
+const SEEDED_EPOCH_MS: u128 = 1_577_836_800_000;
 
 /// `randomName()`: 5 random lowercase letters, the time in milliseconds in
-/// base 36 (first 8 digits) and a counter in base 36.
-fn random_name(_: &Cx, _: Args) -> Result<Value> {
-    let counter = COUNTER
-        .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
-            Some((c + 1) % 1296)
-        })
-        .unwrap_or(1);
-    let counter = if counter == 0 { 1 } else { counter };
-    let mut r = next_random();
+/// base 36 (first 8 digits) and a counter in base 36. The letters and the
+/// counter are the execution's; the time is the wall clock's, or, when
+/// the execution is seeded, a fixed epoch plus its virtual clock.
+fn random_name(cx: &Cx, _: Args) -> Result<Value> {
+    let ex = crate::executor(cx).ok();
+    let counter = ex.as_ref().map_or(1, |ex| ex.next_name_counter());
+    let mut r = runtime::rand::draw(cx.env);
     let mut name = String::new();
     for _ in 0..5 {
         name.push((b'a' + (r % 26) as u8) as char);
         r /= 26;
     }
-    let ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis())
-        .unwrap_or(0);
+    let ms = match &ex {
+        Some(ex) if ex.rng().seeded() => SEEDED_EPOCH_MS + (ex.scheduler().now() * 1000.0) as u128,
+        _ => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0),
+    };
     let ts = int2base(ms, 36);
     name.push_str(&ts[..ts.len().min(8)]);
     name.push_str(&int2base(u128::from(counter), 36));

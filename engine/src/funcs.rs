@@ -349,8 +349,11 @@ fn raise_python(_: &Cx, _: Args) -> Result<Value> {
 
 /// `sleep(seconds)`: gives way to the other green threads (the clock is
 /// virtual: no real time passes).
-fn sleep(_: &Cx, a: Args) -> Result<Value> {
-    vm::coro::sleep(a.get(0).as_f64().unwrap_or(0.0));
+fn sleep(cx: &Cx, a: Args) -> Result<Value> {
+    // Without an execution there is no clock to advance.
+    if let Ok(ex) = executor(cx) {
+        ex.scheduler().sleep(a.get(0).as_f64().unwrap_or(0.0));
+    }
     Ok(Value::Null)
 }
 

@@ -543,6 +543,14 @@ pub struct Executor {
     /// Streaming validation: the classes of the model's objects by id,
     /// for objects this execution does not hold (see [`stream`]).
     foreign: OnceLock<Arc<stream::Index>>,
+    /// The execution's random generator (`random()`, `randomName()`); see
+    /// [`Executor::set_seed`].
+    rng: runtime::rand::Rng,
+    /// `randomName()`'s counter (murano's module-level one, per execution).
+    names: AtomicU64,
+    /// The green-thread scheduler of `Parallel` and `pselect`: its virtual
+    /// clock and thread ids belong to this execution alone.
+    sched: vm::coro::Scheduler,
 }
 
 /// The registry MuranoPL expressions run with: the standard library plus
@@ -649,6 +657,9 @@ impl Executor {
             cloud: std::sync::RwLock::new(Arc::new(cloud::NoCloud)),
             mocks: testing::Mocks::default(),
             foreign: OnceLock::new(),
+            rng: runtime::rand::Rng::new(None),
+            names: AtomicU64::new(1),
+            sched: vm::coro::Scheduler::new(),
         });
         let _ = ex.me.set(Arc::downgrade(&ex));
         // The environments refer back to the executor without owning it:
@@ -1332,6 +1343,10 @@ impl Host for Executor {
     fn may_handle(&self, receiver: &Value, name: &str) -> bool {
         matches!(receiver, Value::Object(_) | Value::Type(_))
             || self.catalog.extension_names.contains(name)
+    }
+
+    fn rng(&self) -> Option<&runtime::rand::Rng> {
+        Some(&self.rng)
     }
 
     fn call_method(

@@ -159,6 +159,39 @@ impl Executor {
         self.lock().schedule_seed = seed;
     }
 
+    /// Starts the execution's random generator (`random()`,
+    /// `randomName()`) from `seed`, so that the run replays exactly;
+    /// `None`: from the clock (the default).
+    pub fn set_seed(&self, seed: Option<u64>) {
+        self.rng.reseed(seed);
+    }
+
+    /// The execution's random generator.
+    pub fn rng(&self) -> &runtime::rand::Rng {
+        &self.rng
+    }
+
+    /// The next value of `randomName()`'s counter (1 to 1295, then round
+    /// again, as murano's).
+    pub(crate) fn next_name_counter(&self) -> u64 {
+        let c = self
+            .names
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
+                Some((c + 1) % 1296)
+            })
+            .unwrap_or(1);
+        if c == 0 {
+            1
+        } else {
+            c
+        }
+    }
+
+    /// The execution's green-thread scheduler (its virtual clock).
+    pub fn scheduler(&self) -> &vm::coro::Scheduler {
+        &self.sched
+    }
+
     /// Runs `tasks` as green threads (at most `limit` at a time, `0`: no
     /// limit) under this execution's schedule; results in task order. A
     /// green thread that cannot be started (no address space left for its
@@ -169,7 +202,9 @@ impl Executor {
         limit: usize,
     ) -> Result<Vec<T>> {
         let seed = self.lock().schedule_seed.as_mut().map(vm::coro::next_draw);
-        vm::coro::run_seeded(tasks, limit, seed).map_err(|e| Error::new(ErrorKind::MemoryError, e))
+        self.sched
+            .run_seeded(tasks, limit, seed)
+            .map_err(|e| Error::new(ErrorKind::MemoryError, e))
     }
 
     /// Calls extension method `m` of `class` on `receiver`, which becomes
@@ -293,7 +328,8 @@ impl Executor {
                 }
                 e.0
             };
-            vm::coro::park(format!("waits for {key} held by T{holder}"))
+            self.sched
+                .park(format!("waits for {key} held by T{holder}"))
                 .map_err(|msg| Error::new(ErrorKind::DeadlockError, msg))?;
         }
     }
@@ -304,7 +340,7 @@ impl Executor {
             e.1 = e.1.saturating_sub(1);
             if e.1 == 0 {
                 st.locks.remove(key);
-                vm::coro::unpark_all();
+                self.sched.unpark_all();
             }
         }
     }

@@ -103,6 +103,7 @@ impl Engine {
         // lazy result.
         let opts = self.env.options();
         let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
+        let _rng = runtime::rand::Scope::enter(opts.seed);
         if !vars.is_empty() {
             let mut root = runtime::ctx::Frame::default();
             root.args.push(data);
@@ -142,6 +143,7 @@ impl Engine {
     ) -> Result<Value, Error> {
         let opts = self.env.options();
         let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
+        let _rng = runtime::rand::Scope::enter(opts.seed);
         let v = prog.eval_in(&self.env, &root)?;
         self.finish(v)
     }

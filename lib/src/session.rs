@@ -384,6 +384,9 @@ pub struct Limits {
     pub max_steps: Option<u64>,
     /// Bytes the execution's values may take in all (`None`: unlimited).
     pub max_memory: Option<usize>,
+    /// Where the execution's `random()` and `randomName()` start (`None`:
+    /// from the clock); see `runtime::rand`.
+    pub seed: Option<u64>,
 }
 
 impl Default for Limits {
@@ -392,6 +395,7 @@ impl Default for Limits {
             timeout: Some(std::time::Duration::from_secs(600)),
             max_steps: Some(engine::STEP_BUDGET),
             max_memory: Some(runtime::DEFAULT_MAX_MEMORY),
+            seed: None,
         }
     }
 }
@@ -402,6 +406,7 @@ impl Session {
     pub fn limit(&self, limits: Limits) -> runtime::budget::Budget {
         self.executor()
             .set_step_budget(limits.max_steps.unwrap_or(u64::MAX));
+        self.executor().set_seed(limits.seed);
         runtime::budget::Budget::start(limits.timeout, limits.max_memory)
     }
 }

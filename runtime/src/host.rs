@@ -33,4 +33,11 @@ pub trait Host: Send + Sync {
         let _ = (receiver, name);
         true
     }
+
+    /// The generator of the run this host executes (`random()`,
+    /// `randomName()`); `None` (the default) leaves them to the
+    /// evaluation's ([`crate::rand::next_u64`]).
+    fn rng(&self) -> Option<&crate::rand::Rng> {
+        None
+    }
 }

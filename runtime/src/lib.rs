@@ -17,6 +17,7 @@ pub mod host;
 pub mod json;
 pub mod num;
 pub mod pyrepr;
+pub mod rand;
 pub mod registry;
 pub mod seq;
 pub mod value;
@@ -106,6 +107,10 @@ pub struct Options {
     /// Wall-clock time one evaluation may take (see [`budget`]), `None` =
     /// unlimited.
     pub time_budget: Option<std::time::Duration>,
+    /// Where `random()` and `randomName()` start (see [`rand`]): the same
+    /// seed draws the same numbers, so a run replays exactly; `None` =
+    /// from the clock.
+    pub seed: Option<u64>,
 }
 
 /// The default iterator limit: no collection may grow past ten million
@@ -137,6 +142,7 @@ impl Default for Options {
             legacy: false,
             jit: JitMode::default(),
             time_budget: Some(DEFAULT_TIME_BUDGET),
+            seed: None,
         }
     }
 }
@@ -152,6 +158,7 @@ impl Options {
             legacy,
             jit: JitMode::default(),
             time_budget: Some(DEFAULT_TIME_BUDGET),
+            seed: None,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! Equality and hashing follow Python: `1`, `1.0` and `true` are equal and
 //! hash alike, so they are the same dictionary key.
 
+use std::any::Any;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -30,7 +31,7 @@ pub type Set = IndexSet<Value, FxBuild>;
 
 /// `null` with a `'static` address: a borrowed default that costs no
 /// temporary (values have a destructor, so `&Value::Null` is not promoted
-/// to a constant).
+/// to a constant). Immutable (no interior mutability): not state.
 pub static NULL: Value = Value::Null;
 
 /// A YAQL value.
@@ -143,6 +144,12 @@ pub trait Invoke: Send + Sync {
     fn is_thunk(&self) -> bool {
         false
     }
+    /// The code as `Any`, for library values that are lambdas underneath
+    /// (a compiled regex) to be recognised by their type; `None` (the
+    /// default) for ordinary code.
+    fn as_any(&self) -> Option<&dyn Any> {
+        None
+    }
 }
 
 /// A lambda: code plus the context it was created in.
@@ -183,6 +190,10 @@ pub struct LazySeq {
     /// For memorized sequences: the elements pulled so far (every reader
     /// replays them, as yaql's `memorize` does).
     memo: Option<Mutex<Vec<Value>>>,
+    /// What the library that made the sequence keeps on it (an `orderBy`
+    /// result's sort fields, which `thenBy` extends): the sequence carries
+    /// its own state, so no table on the side has to recognise it.
+    ext: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl LazySeq {
@@ -191,6 +202,7 @@ impl LazySeq {
         Arc::new(LazySeq {
             inner: Mutex::new(Some(it)),
             memo: None,
+            ext: None,
         })
     }
     /// Wraps an iterator in a re-iterable, caching sequence.
@@ -198,7 +210,22 @@ impl LazySeq {
         Arc::new(LazySeq {
             inner: Mutex::new(Some(it)),
             memo: Some(Mutex::new(Vec::new())),
+            ext: None,
         })
+    }
+    /// Wraps an iterator in a one-shot sequence that carries `ext`, state
+    /// of the library that made it (see [`LazySeq::ext`]).
+    pub fn with_ext(it: BoxIter, ext: Arc<dyn Any + Send + Sync>) -> Arc<LazySeq> {
+        Arc::new(LazySeq {
+            inner: Mutex::new(Some(it)),
+            memo: None,
+            ext: Some(ext),
+        })
+    }
+    /// The state the sequence was made with ([`LazySeq::with_ext`]), when
+    /// it is a `T`.
+    pub fn ext<T: Any>(&self) -> Option<&T> {
+        self.ext.as_deref()?.downcast_ref::<T>()
     }
     /// True for memorized sequences.
     pub fn is_memo(&self) -> bool {

@@ -9,14 +9,13 @@
 
 use runtime::ErrorKind;
 use std::cmp::Ordering;
-use std::sync::atomic::{AtomicU64, Ordering as AtOrd};
 
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_traits::{One, Signed, ToPrimitive, Zero};
 use runtime::registry::{p, ArgIn, Args, Cx, Form, Registry, Ty};
 use runtime::value::num_cmp;
-use runtime::{num, Error, Result, Value};
+use runtime::{num, Env, Error, Result, Value};
 
 // ---------------------------------------------------------------------------
 // helpers
@@ -892,38 +891,15 @@ fn shift_right(_: &Cx, a: Args) -> Result<Value> {
     }
 }
 
-// `random()` is random by definition: one atomic generator state per
-// process, as the reference's module-level `random` is; no result is
-// meant to depend on which execution advanced it.
-static RNG: AtomicU64 = AtomicU64::new(0);
-
-/// splitmix64 over a shared state seeded from the clock.
-fn next_u64() -> u64 {
-    let mut s = RNG.load(AtOrd::Relaxed);
-    if s == 0 {
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0x1234_5678);
-        let _ = RNG.compare_exchange(0, t | 1, AtOrd::Relaxed, AtOrd::Relaxed);
-    }
-    s = RNG
-        .fetch_add(0x9E37_79B9_7F4A_7C15, AtOrd::Relaxed)
-        .wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = s;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A uniform integer in `[0, n)` for `n > 0`.
-fn below(n: &BigInt) -> BigInt {
+/// A uniform integer in `[0, n)` for `n > 0`, from the run's generator
+/// (see [`runtime::rand`]: the host's, or the evaluation's).
+fn below(env: &Env, n: &BigInt) -> BigInt {
     let bits = n.bits();
     loop {
         let mut r = BigInt::zero();
         let mut got = 0;
         while got < bits {
-            r = (r << 64usize) + BigInt::from(next_u64());
+            r = (r << 64usize) + BigInt::from(runtime::rand::draw(env));
             got += 64;
         }
         r >>= (got - bits) as usize;
@@ -943,10 +919,9 @@ fn below(n: &BigInt) -> BigInt {
 /// random() >= 0.0
 /// # => true
 /// ```
-fn random_(_: &Cx, _: Args) -> Result<Value> {
-    Ok(Value::Float(
-        (next_u64() >> 11) as f64 / (1u64 << 53) as f64,
-    ))
+fn random_(cx: &Cx, _: Args) -> Result<Value> {
+    let bits = runtime::rand::draw(cx.env) >> 11;
+    Ok(Value::Float(bits as f64 / (1u64 << 53) as f64))
 }
 
 /// `random(from, to)` (`math.random__`): Python `random.randint`.
@@ -963,7 +938,7 @@ fn random_(_: &Cx, _: Args) -> Result<Value> {
 /// random('a', 2)
 /// # error: TypeError
 /// ```
-fn random_range(_: &Cx, a: Args) -> Result<Value> {
+fn random_range(cx: &Cx, a: Args) -> Result<Value> {
     let (lo, hi) = (a.get(0), a.get(1));
     for v in [lo, hi] {
         if v.as_bigint().is_none() {
@@ -982,7 +957,7 @@ fn random_range(_: &Cx, a: Args) -> Result<Value> {
             &hi + 1
         )));
     }
-    Ok(Value::from_bigint(lo + below(&width)))
+    Ok(Value::from_bigint(lo + below(cx.env, &width)))
 }
 
 /// Registers the group.
@@ -1141,5 +1116,29 @@ mod tests {
         let f = eval("random()").unwrap();
         assert!(matches!(f, Value::Float(x) if (0.0..1.0).contains(&x)));
         assert_eq!(show("random(5, 3)"), "!ValueError");
+    }
+
+    /// `Options::seed` replays `random()`: the same seed draws the same
+    /// numbers (lazy ones too, drained within the evaluation's scope),
+    /// another seed others.
+    #[test]
+    fn a_seed_replays_random() {
+        let reg = crate::registry(false);
+        let expr = "[random(), random(1, 1000000), range(3).select(random())]";
+        let prog = compiler::compile(expr, &reg, Default::default()).unwrap();
+        let draws = |seed: Option<u64>| {
+            let env = crate::env(Options {
+                seed,
+                ..Options::default()
+            });
+            let _run = runtime::rand::Scope::enter(seed);
+            let v = prog.eval(&env, Value::Null).unwrap();
+            let v = crate::finalize(&env, v).unwrap();
+            runtime::json::to_tagged_string(&v)
+        };
+        let first = draws(Some(7));
+        assert_eq!(draws(Some(7)), first);
+        assert_ne!(draws(Some(8)), first);
+        assert_ne!(draws(None), draws(None));
     }
 }

@@ -12,7 +12,7 @@
 
 use runtime::ErrorKind;
 use std::collections::{HashSet, VecDeque};
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use runtime::registry::{kw, lazy, p, var, ArgIn, Args, Cx, Form, Registry, Ty};
 use runtime::seq::{iterate_unlimited, SeqIter};

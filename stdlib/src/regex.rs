@@ -13,7 +13,7 @@
 //! (there is no dedicated `Value` variant).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use runtime::ctx::Frame;
 use runtime::pyrepr::str_repr;
@@ -460,7 +460,8 @@ pub struct Compiled {
 
 fn compile(pattern: &str, flags: u8) -> Result<Arc<Compiled>> {
     // A cache of compiled patterns: a pure function of (pattern, flags),
-    // so sharing it across executions and threads changes no result.
+    // so sharing it across executions and threads changes no result;
+    // bounded (emptied past 512 entries).
     static CACHE: OnceLock<Mutex<HashMap<(String, u8), Arc<Compiled>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     let key = (pattern.to_string(), flags);
@@ -507,47 +508,27 @@ impl Invoke for PyPattern {
     fn describe(&self) -> String {
         format!("re.compile({})", str_repr(&self.0.pattern))
     }
-}
-
-type Table = Mutex<HashMap<usize, Weak<PyPattern>>>;
-
-fn table() -> &'static Table {
-    // Live pattern objects by address (weak, bounded): identity lookups
-    // only, so no execution can see another's data through it.
-    static T: OnceLock<Table> = OnceLock::new();
-    T.get_or_init(Default::default)
+    fn as_any(&self) -> Option<&dyn std::any::Any> {
+        Some(self)
+    }
 }
 
 fn regex_value(c: Arc<Compiled>) -> Value {
-    let obj = Arc::new(PyPattern(c));
-    let key = Arc::as_ptr(&obj) as *const () as usize;
-    {
-        let mut t = table().lock().unwrap_or_else(|e| e.into_inner());
-        if t.len() > 4096 {
-            t.retain(|_, w| w.strong_count() > 0);
-        }
-        t.insert(key, Arc::downgrade(&obj));
-    }
-    let code: Arc<dyn Invoke> = obj;
+    let code: Arc<dyn Invoke> = Arc::new(PyPattern(c));
     Value::Lambda(Arc::new(Closure {
         code,
         ctx: Frame::root(Value::Null),
     }))
 }
 
-/// The compiled pattern of a regex value.
+/// The compiled pattern of a regex value: the value itself says it is one
+/// (its code is a [`PyPattern`]).
 pub fn as_regex(v: &Value) -> Option<Arc<Compiled>> {
     let Value::Lambda(cl) = v else {
         return None;
     };
-    let key = Arc::as_ptr(&cl.code) as *const () as usize;
-    let t = table().lock().unwrap_or_else(|e| e.into_inner());
-    let s = t.get(&key)?.upgrade()?;
-    if Arc::as_ptr(&s) as *const () as usize == key {
-        Some(s.0.clone())
-    } else {
-        None
-    }
+    let p = cl.code.as_any()?.downcast_ref::<PyPattern>()?;
+    Some(p.0.clone())
 }
 
 fn is_regex_value(v: &Value) -> bool {

@@ -87,6 +87,22 @@ fn yaql_raw_compact_and_variables() {
     );
 }
 
+/// `--seed N` replays `random()`: the same seed prints the same numbers,
+/// another seed others.
+#[test]
+fn yaql_seed_replays_random() {
+    let expr = "[random(), random(1, 1000), range(3).select(random(1, 1000000))]";
+    let run = |seed: &str| {
+        let o = muranopl(&["yaql", "--seed", seed, expr]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let first = run("7");
+    assert_eq!(run("7"), first);
+    assert_ne!(run("8"), first);
+    assert!(first.starts_with("[0."), "{first}");
+}
+
 /// `--jsonl`: every line an input, evaluated on all cores, results in
 /// input order; a bad line is reported with its number and the rest go on.
 #[test]

@@ -17,6 +17,7 @@ mod limits;
 mod lint;
 mod murano;
 mod muranoclient;
+mod replay;
 mod schemas_all;
 mod serve;
 mod serve_load;

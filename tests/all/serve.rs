@@ -247,13 +247,13 @@ async fn static_actions_run_and_errors_have_statuses() {
     for (body, status) in cases {
         assert_eq!(call(body.clone()).await.0, status, "{body}");
     }
-    let (status, _, e) = crate::call(&app, "POST", "/v1/actions", "{not json", &[]).await;
+    let (status, _, e) = self::call(&app, "POST", "/v1/actions", "{not json", &[]).await;
     assert_eq!(
         (status, e["error"]["kind"].as_str()),
         (400, Some("BadRequest"))
     );
     // Routing: 405 names what is allowed.
-    let (status, headers, _) = crate::call(&app, "GET", "/v1/actions", "", &[]).await;
+    let (status, headers, _) = self::call(&app, "GET", "/v1/actions", "", &[]).await;
     assert_eq!((status, headers["allow"].to_str().unwrap()), (405, "POST"));
     let (status, h) = get(&app, "/health").await;
     assert_eq!(

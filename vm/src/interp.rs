@@ -19,7 +19,8 @@ pub const MAX_DEPTH: u32 = 400;
 // The evaluation depth of the code running on this OS thread. Safe as a
 // thread-local because evaluation never migrates between OS threads; green
 // threads get their own (the scheduler swaps it on every switch, see
-// `coro::run`).
+// `coro::Scheduler::run_seeded`). Every evaluation puts back the depth it
+// found, so it reads 0 again between runs.
 thread_local! {
     static DEPTH: Cell<u32> = const { Cell::new(0) };
 }

@@ -110,7 +110,8 @@ fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
-/// ASCII identifier characters (no byte >= 0x80: see `word_end`).
+/// ASCII identifier characters (no byte >= 0x80: see `word_end`). An
+/// immutable table, computed at compile time.
 static WORD: [bool; 256] = {
     let mut t = [false; 256];
     let mut c = 0;

@@ -11,23 +11,11 @@ pub(super) struct OrderState {
     ctx: Arc<Frame>,
 }
 
-pub(super) type Orderings = Mutex<Vec<(Weak<LazySeq>, Arc<Mutex<OrderState>>)>>;
-
-/// Live `orderBy` results, so that `thenBy` can recognise and extend them.
-/// Safe to share: entries are keyed by the sequence itself (a weak
-/// pointer, pruned when dead), so one execution can never find another's.
-pub(super) static ORDERINGS: OnceLock<Orderings> = OnceLock::new();
-
-pub(super) fn orderings() -> &'static Orderings {
-    ORDERINGS.get_or_init(|| Mutex::new(Vec::new()))
-}
-
-pub(super) fn find_ordering(v: &Value) -> Option<Arc<Mutex<OrderState>>> {
+/// The state of an `orderBy` result, kept on the sequence itself
+/// ([`LazySeq::ext`]), so that `thenBy` finds it from its receiver.
+pub(super) fn find_ordering(v: &Value) -> Option<&Mutex<OrderState>> {
     let Value::Iter(seq) = v else { return None };
-    let tab = orderings().lock().unwrap_or_else(|e| e.into_inner());
-    tab.iter()
-        .find(|(w, _)| std::ptr::eq(w.as_ptr(), Arc::as_ptr(seq)) && w.strong_count() > 0)
-        .map(|(_, s)| s.clone())
+    seq.ext::<Mutex<OrderState>>()
 }
 
 /// Type check of `thenBy`'s receiver: an `orderBy` result.
@@ -143,7 +131,7 @@ impl Sorter<'_> {
     }
 }
 
-pub(super) fn do_sort(st: &Arc<Mutex<OrderState>>) -> Result<Vec<Value>> {
+pub(super) fn do_sort(st: &Mutex<OrderState>) -> Result<Vec<Value>> {
     let mut g = st.lock().unwrap_or_else(|e| e.into_inner());
     let items: Vec<Value> = match g.source.take() {
         Some(it) => it.collect::<Result<_>>()?,
@@ -189,11 +177,7 @@ pub(super) fn make_ordering(cx: &Cx, a: &Args, ascending: bool) -> Result<Value>
         }
         sorted.as_mut().and_then(|s| s.next()).map(Ok)
     });
-    let seq = LazySeq::new(Box::new(it));
-    let mut tab = orderings().lock().unwrap_or_else(|e| e.into_inner());
-    tab.retain(|(w, _)| w.strong_count() > 0);
-    tab.push((Arc::downgrade(&seq), st));
-    Ok(Value::Iter(seq))
+    Ok(Value::Iter(LazySeq::with_ext(Box::new(it), st)))
 }
 
 /// `collection.orderBy(selector)` (`queries.order_by`).
