@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 
-use crate::cli::{exit, ExecLimits};
+use crate::args::{exit, ExecLimits};
 use crate::diag::{Diagnostic, MessageFormat};
 use crate::serve::api::{self, Answer};
 use muranopl::Catalogue;

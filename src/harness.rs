@@ -79,10 +79,10 @@ impl<R: BufRead> Iterator for Requests<R> {
 /// the input was read to its end, else 2 (the reason printed to stderr).
 pub fn status<R>(requests: &Requests<R>) -> i32 {
     match requests.stopped() {
-        None => crate::cli::exit::OK,
+        None => crate::args::exit::OK,
         Some(why) => {
             eprintln!("error: standard input: {why}; no more requests are read");
-            crate::cli::exit::USAGE
+            crate::args::exit::USAGE
         }
     }
 }

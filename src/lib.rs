@@ -8,6 +8,7 @@
 #![deny(unsafe_code)]
 
 pub mod api_cmd;
+pub mod args;
 pub mod cli;
 pub mod dsl;
 pub mod harness;

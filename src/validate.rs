@@ -152,11 +152,11 @@ pub fn run(o: Options) -> i32 {
         );
     }
     if reports.iter().any(|r| r.unreadable) {
-        crate::cli::exit::USAGE
+        crate::args::exit::USAGE
     } else if bad > 0 {
-        crate::cli::exit::FAILED
+        crate::args::exit::FAILED
     } else {
-        crate::cli::exit::OK
+        crate::args::exit::OK
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::cli::{exit, Limits};
+use crate::args::{exit, Limits};
 use crate::diag::{Diagnostic, MessageFormat};
 use crate::records::{self, Record, Records, Stop};
 use muranopl::{json, Engine, Options, Program, Value};

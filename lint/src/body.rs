@@ -16,8 +16,8 @@ use engine::contracts::Reach;
 use engine::{Class, Executor};
 use runtime::Value;
 
-use super::{Finding, Lint};
 use crate::diag::closest;
+use crate::finding::{Finding, Lint};
 
 /// What names mean across the catalogue.
 pub(super) struct Names {

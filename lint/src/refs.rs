@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use package::Source;
 
-use super::{Finding, Input, Lint};
+use crate::finding::{Finding, Input, Lint};
 
 /// Files of the package other than class files that may name classes.
 const OTHER_DIRS: [&str; 2] = ["UI", "Resources"];

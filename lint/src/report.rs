@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use runtime::pyrepr::escape_controls;
 use serde_json::{json, Value as J};
 
-use super::Lint;
 use crate::diag::Diagnostic;
+use crate::finding::{line_starts, Finding, Lint};
 
 /// `d` safe to print on a terminal: the package's text in it (class
 /// and file names, YAQL, messages, the snippet) with its control
@@ -113,12 +113,12 @@ impl Collected {
     }
 
     /// Adds lint findings (sorted by file), their snippets from `texts`.
-    pub fn push_findings(&mut self, findings: &[super::Finding], texts: &HashMap<String, String>) {
+    pub fn push_findings(&mut self, findings: &[Finding], texts: &HashMap<String, String>) {
         let mut lines: Option<(&str, Vec<usize>)> = None;
         for f in findings {
             let text = texts.get(&f.file).map(String::as_str);
             if let Some(t) = text.filter(|_| lines.as_ref().is_none_or(|(n, _)| *n != f.file)) {
-                lines = Some((f.file.as_str(), super::line_starts(t)));
+                lines = Some((f.file.as_str(), line_starts(t)));
             }
             let starts = lines.as_ref().map_or(&[][..], |(_, s)| s.as_slice());
             // A snippet is made of a line break for each line before it.
@@ -316,6 +316,52 @@ fn sarif_result(d: &Diagnostic, paths: &RawPaths) -> J {
         r["locations"] = json!([{"physicalLocation": loc}]);
     }
     r
+}
+
+impl Finding {
+    /// The finding as a diagnostic. `text` is its file's text and the
+    /// offsets its lines start at (see [`line_starts`]), when the lints
+    /// read it. With `terminal`, the diagnostic shows a snippet, escaped
+    /// (see [`for_terminal`]); it holds only the finding's lines (and a
+    /// line break for each line before them, so that lines keep their
+    /// numbers), not a copy of the file: one file may have thousands of
+    /// findings.
+    pub fn diagnostic(&self, text: Option<(&str, &[usize])>, terminal: bool) -> Diagnostic {
+        let mut d = Diagnostic::error(self.lint.name(), &self.message).as_warning();
+        d.help = self.help.clone();
+        let Some((text, starts)) = text else {
+            let d = d.at(&self.file, 1, 1);
+            return if terminal { text_for_terminal(d) } else { d };
+        };
+        let at = |i: usize| {
+            let i = i.min(text.len());
+            (0..=i)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0)
+        };
+        let (start, end) = (at(self.span.start), at(self.span.end.max(self.span.start)));
+        let line = starts.partition_point(|&s| s <= start).max(1);
+        let line_start = starts.get(line - 1).copied().unwrap_or(0).min(start);
+        let col = text[line_start..start].chars().count() + 1;
+        if !terminal {
+            d.file = Some(self.file.clone());
+            d.line_col = Some((line, col));
+            return d;
+        }
+        let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+        let lines = &text[line_start..line_end];
+        let span = start - line_start..end - line_start;
+        let (lines, span) = match escape_snippet(lines, span.clone()) {
+            Some((safe, span)) => (std::borrow::Cow::Owned(safe), span),
+            None => (std::borrow::Cow::Borrowed(lines), span),
+        };
+        let pad = line - 1;
+        let window = "\n".repeat(pad) + &lines;
+        let mut d = d.at_span(&self.file, &window, span.start + pad..span.end + pad);
+        d.line_col = Some((line, col));
+        for_terminal(d, None)
+    }
 }
 
 #[cfg(test)]
