@@ -203,13 +203,7 @@ pub unsafe extern "C" fn muranopl_eval(
             let program = program.as_ref().ok_or_else(|| null_arg("program"))?;
             out_arg(result, "result")?;
             let limits = call_options(options_json, Limits::UNLIMITED, &[])?.limits;
-            let out = run(
-                engine,
-                &program.program,
-                &program.source,
-                data_json,
-                limits,
-            )?;
+            let out = run(engine, &program.program, &program.source, data_json, limits)?;
             put(result, "result", out)
         })
     }
