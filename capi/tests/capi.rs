@@ -490,7 +490,12 @@ fn methods_run_with_their_outcome_and_limits() {
     let out = json(&out);
     assert_eq!(out["ok"], false, "{out}");
     assert_eq!(out["error"]["kind"], "ExecutionLimitExceeded", "{out}");
-    assert!(out["error"]["trace"].as_array().is_some_and(|t| !t.is_empty()), "{out}");
+    assert!(
+        out["error"]["trace"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{out}"
+    );
     // The memory limit.
     let (status, out) = cat.run(HELLO, "deploy", Some(r#"{"max_memory": 100}"#));
     assert_eq!(status, MURANOPL_OK, "{out}");
