@@ -110,3 +110,15 @@ fn four_threads_share_a_catalogue_and_an_engine_from_c() {
     assert!(out.starts_with("ok: 4 threads x 10 rounds"), "{out}");
     std::fs::remove_file(&exe).ok();
 }
+
+/// `docs/embedding.md` shows `examples/c/threads.c` whole, as it is.
+#[test]
+fn the_embedding_guide_shows_the_program_as_it_is() {
+    let root = root();
+    let doc = std::fs::read_to_string(root.join("docs/embedding.md")).unwrap();
+    let program = std::fs::read_to_string(root.join("examples/c/threads.c")).unwrap();
+    assert!(
+        doc.contains(&format!("```c\n{program}```")),
+        "docs/embedding.md must end with examples/c/threads.c in a ```c block, as it is"
+    );
+}
