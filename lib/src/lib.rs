@@ -55,9 +55,7 @@ pub struct Engine {
 /// keyword arguments in, a value or an error out. It may be called from
 /// every thread that evaluates with the engine.
 pub type HostFunction = std::sync::Arc<
-    dyn Fn(&[Option<Value>], &[(std::sync::Arc<str>, Value)]) -> Result<Value, Error>
-        + Send
-        + Sync,
+    dyn Fn(&[Option<Value>], &[(std::sync::Arc<str>, Value)]) -> Result<Value, Error> + Send + Sync,
 >;
 
 /// A [`HostFunction`] as YAQL code.

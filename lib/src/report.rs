@@ -158,7 +158,8 @@ impl Catalogue {
     ///
     /// ```
     /// use muranopl::{json, Catalogue, Limits};
-    /// let cat = Catalogue::load(&["examples/validate".into()], &[], true).unwrap();
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/validate");
+    /// let cat = Catalogue::load(&[dir.into()], &[], true).unwrap();
     /// let model = json::from_tagged_str(r#"{"?": {"id": "s1", "type": "com.example.Server"},
     ///     "name": "a", "port": 70000, "tags": [], "enabled": true,
     ///     "settings": {"timeout": 1, "label": "x"}}"#).unwrap();

@@ -7,7 +7,8 @@
 //! use muranopl::Catalogue;
 //! use muranopl::json;
 //! // Compile once...
-//! let cat = Catalogue::load(&["examples/validate".into()], &[], true).unwrap();
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/validate");
+//! let cat = Catalogue::load(&[dir.into()], &[], true).unwrap();
 //! // ...validate many models (each in an execution of its own).
 //! let model = json::from_tagged_str(r#"{"?": {"id": "s1", "type": "com.example.Server"},
 //!     "name": "a", "port": 70000, "tags": [], "enabled": true,
@@ -17,7 +18,8 @@
 //! assert_eq!(report.violations[0].1, "port");
 //!
 //! // Deploy an application to the simulated cloud.
-//! let cat = Catalogue::load(&["examples/hello-app".into()], &[], true).unwrap();
+//! let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/hello-app");
+//! let cat = Catalogue::load(&[dir.into()], &[], true).unwrap();
 //! let session = cat.session();
 //! let app = json::from_tagged_str(r#"{"?": {"id": "app", "type": "com.example.Hello"},
 //!     "instance": {"?": {"id": "vm", "type": "io.murano.resources.LinuxMuranoInstance"},
@@ -232,7 +234,8 @@ impl Session {
     ///
     /// ```
     /// use muranopl::{json, Catalogue, Limits};
-    /// let cat = Catalogue::load(&["examples/hello-app".into()], &[], true).unwrap();
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/hello-app");
+    /// let cat = Catalogue::load(&[dir.into()], &[], true).unwrap();
     /// let app = json::from_tagged_str(r#"{"?": {"id": "app", "type": "com.example.Hello"},
     ///     "instance": {"?": {"id": "vm", "type": "io.murano.resources.LinuxMuranoInstance"},
     ///                  "name": "web", "flavor": "m1.small", "image": "ubuntu"}}"#).unwrap();
