@@ -303,7 +303,8 @@ int muranopl_engine_define(muranopl_engine *engine,
 // Answers a host function call with the value `value_json` (JSON text).
 // Returns [`MURANOPL_OK`], or [`MURANOPL_ERROR`] when the text is not
 // JSON (the call then fails with that error), or
-// [`MURANOPL_INVALID_ARGUMENT`] for a null pointer.
+// [`MURANOPL_INVALID_ARGUMENT`] for a null pointer or text that is not
+// UTF-8.
 //
 // # Safety
 // `reply` is the pointer the running callback received; `value_json` is

@@ -291,6 +291,16 @@ pub(crate) unsafe fn free_boxed<T>(p: *mut T) {
     if !p.is_null() {
         // SAFETY: the caller's contract: an unused pointer from
         // `Box::into_raw`, whose ownership comes back here.
-        drop(unsafe { Box::from_raw(p) });
+        let b = unsafe { Box::from_raw(p) };
+        // A panic while dropping (a bug) must not unwind into C: the
+        // handle is then leaked, not half-freed.
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(b)));
     }
+}
+
+/// Runs `f`, the body of an entry point that reports no error (a free, a
+/// reply), and returns `panicked` if it panics (a bug): no panic unwinds
+/// into C.
+pub(crate) fn no_unwind<T>(panicked: T, f: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(panicked)
 }

@@ -6,8 +6,10 @@ use std::sync::Arc;
 
 use muranopl::{json, Error, Value};
 
-use crate::common::{guard, null_arg, required, text_arg};
-use crate::{MuranoplEngine, MURANOPL_ERROR, MURANOPL_INVALID_ARGUMENT, MURANOPL_OK};
+use crate::common::{guard, no_unwind, null_arg, required, text_arg};
+use crate::{
+    MuranoplEngine, MURANOPL_ERROR, MURANOPL_INVALID_ARGUMENT, MURANOPL_OK, MURANOPL_PANIC,
+};
 
 /// Where a host function puts its answer ([`muranopl_reply_value`],
 /// [`muranopl_reply_error`]); valid only during the callback.
@@ -138,7 +140,8 @@ pub unsafe extern "C" fn muranopl_engine_define(
 /// Answers a host function call with the value `value_json` (JSON text).
 /// Returns [`MURANOPL_OK`], or [`MURANOPL_ERROR`] when the text is not
 /// JSON (the call then fails with that error), or
-/// [`MURANOPL_INVALID_ARGUMENT`] for a null pointer.
+/// [`MURANOPL_INVALID_ARGUMENT`] for a null pointer or text that is not
+/// UTF-8.
 ///
 /// # Safety
 /// `reply` is the pointer the running callback received; `value_json` is
@@ -154,14 +157,16 @@ pub unsafe extern "C" fn muranopl_reply_value(
         (Some(r), Ok(Some(t))) => (r, t),
         _ => return MURANOPL_INVALID_ARGUMENT,
     };
-    let answer = json::from_tagged_str(text);
-    let status = if answer.is_ok() {
-        MURANOPL_OK
-    } else {
-        MURANOPL_ERROR
-    };
-    reply.answer = Some(answer);
-    status
+    no_unwind(MURANOPL_PANIC, || {
+        let answer = json::from_tagged_str(text);
+        let status = if answer.is_ok() {
+            MURANOPL_OK
+        } else {
+            MURANOPL_ERROR
+        };
+        reply.answer = Some(answer);
+        status
+    })
 }
 
 /// Makes a host function call fail with an error of `kind` (null:
@@ -185,7 +190,9 @@ pub unsafe extern "C" fn muranopl_reply_error(
         (Some(r), Ok(k), Ok(m)) => (r, k, m),
         _ => return MURANOPL_INVALID_ARGUMENT,
     };
-    let kind = kind.unwrap_or("HostFunctionError").to_string();
-    reply.answer = Some(Err(Error::new(kind, message.unwrap_or(""))));
-    MURANOPL_OK
+    no_unwind(MURANOPL_PANIC, || {
+        let kind = kind.unwrap_or("HostFunctionError").to_string();
+        reply.answer = Some(Err(Error::new(kind, message.unwrap_or(""))));
+        MURANOPL_OK
+    })
 }

@@ -46,7 +46,7 @@ use std::ptr;
 use muranopl::{Engine, Limits, Options, Program};
 
 use crate::common::{
-    call_options, free_boxed, guard, null_arg, out_arg, put, required, text_arg, Failure,
+    call_options, free_boxed, guard, no_unwind, null_arg, out_arg, put, required, text_arg, Failure,
 };
 
 /// Success.
@@ -87,7 +87,8 @@ pub unsafe extern "C" fn muranopl_string_free(s: *mut c_char) {
     if !s.is_null() {
         // SAFETY: every string this library hands out comes from
         // `CString::into_raw`, and the caller gives up its ownership.
-        drop(unsafe { CString::from_raw(s) });
+        let s = unsafe { CString::from_raw(s) };
+        no_unwind((), || drop(s));
     }
 }
 

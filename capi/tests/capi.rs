@@ -733,3 +733,69 @@ fn evaluations_take_per_call_limits() {
     // SAFETY: from the library; not used again.
     unsafe { muranopl_engine_free(engine) };
 }
+
+/// A null pointer where a value is required is refused by every call that
+/// takes one, with or without an error out pointer, and writes nothing.
+#[test]
+fn null_pointers_are_refused_by_every_call() {
+    let cat = Cat::load();
+    let s = c("{}");
+    let class = c("com.example.Hello");
+    let n = ptr::null();
+    let call = |i: usize, out: *mut *mut c_char, err: *mut *mut c_char| {
+        // SAFETY: every null is checked by the callee; the rest are a live
+        // catalogue, NUL-terminated strings and valid or null outs.
+        unsafe {
+            match i {
+                0 => muranopl_validate(ptr::null(), s.as_ptr(), n, out, err),
+                1 => muranopl_validate(cat.0, n, n, out, err),
+                2 => muranopl_run(ptr::null(), s.as_ptr(), n, n, out, err),
+                3 => muranopl_run(cat.0, n, n, n, out, err),
+                4 => muranopl_schema(ptr::null(), class.as_ptr(), n, out, err),
+                5 => muranopl_schema(cat.0, n, n, out, err),
+                6 => {
+                    muranopl_static_action(ptr::null(), class.as_ptr(), s.as_ptr(), n, n, out, err)
+                }
+                7 => muranopl_static_action(cat.0, class.as_ptr(), n, n, n, out, err),
+                8 => muranopl_catalogue_info(ptr::null(), out, err),
+                9 => {
+                    muranopl_engine_define(ptr::null_mut(), s.as_ptr(), None, ptr::null_mut(), err)
+                }
+                10 => muranopl_compile(ptr::null(), s.as_ptr(), ptr::null_mut(), err),
+                11 => muranopl_eval(ptr::null(), ptr::null(), n, n, out, err),
+                _ => unreachable!(),
+            }
+        }
+    };
+    const CALLS: usize = 12;
+    for i in 0..CALLS {
+        let mut out = ptr::null_mut();
+        assert_eq!(
+            call(i, &mut out, ptr::null_mut()),
+            MURANOPL_INVALID_ARGUMENT,
+            "call {i}"
+        );
+        assert!(out.is_null(), "call {i}");
+        // Null out pointers, with an error out pointer.
+        let mut error = ptr::null_mut();
+        assert_eq!(
+            call(i, ptr::null_mut(), &mut error),
+            MURANOPL_INVALID_ARGUMENT,
+            "call {i}"
+        );
+        assert!(take(error).contains("is null"), "call {i}");
+    }
+    // SAFETY: null replies are checked by the callee.
+    unsafe {
+        assert_eq!(
+            muranopl_reply_value(ptr::null_mut(), s.as_ptr()),
+            MURANOPL_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            muranopl_reply_error(ptr::null_mut(), n, n),
+            MURANOPL_INVALID_ARGUMENT
+        );
+        muranopl_catalogue_free(ptr::null_mut());
+        muranopl_program_free(ptr::null_mut());
+    }
+}
