@@ -32,6 +32,8 @@
 //!   may use one at the same time. Freeing a handle, and defining a host
 //!   function, must not overlap other calls on that handle.
 #![allow(unsafe_code)]
+// Every unsafe block says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 mod catalogue;
 mod common;

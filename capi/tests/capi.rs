@@ -666,10 +666,8 @@ fn host_functions_are_called_from_yaql() {
     let expr = c("$.select(add($, 1)).sum()");
     let mut program = ptr::null_mut();
     // SAFETY: live engine, NUL-terminated expression, valid out.
-    assert_eq!(
-        unsafe { muranopl_compile(engine, expr.as_ptr(), &mut program, ptr::null_mut()) },
-        MURANOPL_OK
-    );
+    let status = unsafe { muranopl_compile(engine, expr.as_ptr(), &mut program, ptr::null_mut()) };
+    assert_eq!(status, MURANOPL_OK);
     let shared = (engine as usize, program as usize);
     std::thread::scope(|s| {
         for t in 0..4 {

@@ -466,6 +466,6 @@ impl Session {
     pub fn limit(&self, limits: Limits) -> runtime::budget::Budget {
         self.executor()
             .set_step_budget(limits.max_steps.unwrap_or(u64::MAX));
-        runtime::budget::Budget::start(limits.timeout, limits.max_memory)
+        limits.start()
     }
 }
