@@ -227,7 +227,8 @@ int muranopl_validate(const muranopl_catalogue *catalogue,
 // `{"ok": bool, "value": the method's result or null, "error": null or
 // {"kind", "message", "trace"}, "model": the object model after the run
 // or null, "log": ["...", ...], "record": what the cloud saw}`. Model
-// text that is not JSON is `MURANOPL_ERROR`.
+// text that is not JSON, or a cloud configuration that does not parse,
+// is `MURANOPL_ERROR`.
 //
 // # Safety
 // `catalogue` came from [`muranopl_catalogue_load`]; `model_json` is a
