@@ -1,43 +1,69 @@
-//! The C ABI: YAQL engines, compiled expressions and evaluation over JSON
-//! text, and MuranoPL object-model validation against packages, for
-//! programs written in C (or anything that calls C). The header
-//! is `include/muranopl.h`; `docs/embedding.md` shows a complete program.
+//! The C ABI of muranopl: YAQL engines with host functions, compiled
+//! expressions and evaluation over JSON text; MuranoPL catalogues loaded
+//! once and shared by every thread, to validate object models, run
+//! methods on them, make form schemas and call static actions. The header,
+//! `include/muranopl.h`, is generated from this crate by cbindgen
+//! (`capi/cbindgen.toml`; `tests/header.rs` checks it for drift);
+//! `docs/embedding.md` shows a complete program (`examples/c/`).
 //!
 //! Conventions, for every function here:
 //!
 //! - Strings in are NUL-terminated UTF-8; strings out are allocated here,
-//!   NUL-terminated, and freed with [`muranopl_string_free`].
+//!   NUL-terminated, and freed with [`muranopl_string_free`]. Values in
+//!   and out are JSON text (tagged JSON: `{"$datetime": ...}` and the
+//!   like for what JSON lacks).
 //! - Functions that can fail return a status ([`MURANOPL_OK`] and the
 //!   others below) and write their result through an out pointer. On
 //!   failure, and when the caller passes a non-null `error`, `*error`
-//!   receives a JSON object `{"kind", "message", "line", "column"}`
-//!   (`line`/`column` are 1-based positions in the expression, or null).
-//! - A null pointer where a value is required, or text that is not
-//!   UTF-8, is [`MURANOPL_INVALID_ARGUMENT`]; nothing is written to the
-//!   result.
+//!   receives a JSON object `{"kind", "message", "line", "column",
+//!   "trace"}` (`line`/`column` are 1-based positions in the expression,
+//!   or null; `trace` is the MuranoPL stack trace, innermost first).
+//! - A null pointer where a value is required, text that is not UTF-8, or
+//!   bad options are [`MURANOPL_INVALID_ARGUMENT`]; nothing is written to
+//!   the result.
+//! - Calls that run code take an options JSON object (null: the
+//!   defaults) with per-call limits: `timeout_ms`, `max_steps` (MuranoPL
+//!   statements) and `max_memory` (bytes the call's values may allocate
+//!   in all), each a non-negative integer or null for no limit.
 //! - No panic crosses the boundary: one is caught and reported as
 //!   [`MURANOPL_PANIC`].
-//! - An engine and its programs may be shared between threads; each call
-//!   only reads them.
+//! - Thread safety: engines (once their host functions are defined),
+//!   programs and catalogues are read-only handles; any number of threads
+//!   may use one at the same time. Freeing a handle, and defining a host
+//!   function, must not overlap other calls on that handle.
 #![allow(unsafe_code)]
+// Every unsafe block says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
-use std::ffi::{c_char, c_int, CStr, CString};
-use std::panic::{catch_unwind, AssertUnwindSafe};
+mod catalogue;
+mod common;
+mod host;
+
+pub use catalogue::*;
+pub use host::*;
+
+use std::ffi::{c_char, c_int, CString};
 use std::ptr;
 
-use muranopl::{json, Catalogue, Engine, Error, Options, Program};
+use muranopl::{Engine, Limits, Options, Program};
+
+use crate::common::{
+    call_options, free_boxed, guard, no_unwind, null_arg, out_arg, put, required, text_arg, Failure,
+};
 
 /// Success.
 pub const MURANOPL_OK: c_int = 0;
-/// The expression or the data is wrong, or evaluation failed (see the
-/// error's `kind`).
+/// The expression, the model or the data is wrong, or running it failed
+/// (see the error's `kind`).
 pub const MURANOPL_ERROR: c_int = 1;
-/// A null pointer where a value is required, or text that is not UTF-8.
+/// A null pointer where a value is required, text that is not UTF-8, or
+/// bad options.
 pub const MURANOPL_INVALID_ARGUMENT: c_int = 2;
-/// The engine panicked (a bug); the error says where.
+/// The library panicked (a bug); the error says where.
 pub const MURANOPL_PANIC: c_int = 3;
 
-/// An engine: the YAQL standard library with its options.
+/// A YAQL engine: the standard library with its options, and the host's
+/// functions.
 pub struct MuranoplEngine {
     engine: Engine,
 }
@@ -54,11 +80,27 @@ pub extern "C" fn muranopl_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
-/// Makes an engine. `options_json` is null (the defaults) or a JSON
-/// object with any of `legacy` (bool), `limit_iterators` (int or null),
-/// `memory_quota` (bytes, int or null) and `convert_sets_to_lists` (bool).
-/// Returns null and writes `*error` (when `error` is not null) on bad
-/// options.
+/// Frees a string this library returned (null is ignored).
+///
+/// # Safety
+/// `s` is null or came from this library and is not used again.
+#[no_mangle]
+pub unsafe extern "C" fn muranopl_string_free(s: *mut c_char) {
+    if !s.is_null() {
+        // SAFETY: every string this library hands out comes from
+        // `CString::into_raw`, and the caller gives up its ownership.
+        let s = unsafe { CString::from_raw(s) };
+        no_unwind((), || drop(s));
+    }
+}
+
+/// Makes a YAQL engine. `options_json` is null (the defaults) or a JSON
+/// object with any of `legacy` (bool: yaql 0.2), `limit_iterators` (int or
+/// null), `memory_quota` (bytes one value may take, int or null),
+/// `max_memory` (bytes one evaluation may allocate, int or null),
+/// `timeout_ms` (one evaluation's time, int or null) and
+/// `convert_sets_to_lists` (bool). Returns null and writes `*error` (when
+/// `error` is not null) on bad options.
 ///
 /// # Safety
 /// `options_json` is null or a NUL-terminated string; `error` is null or
@@ -84,19 +126,6 @@ pub unsafe extern "C" fn muranopl_engine_new(
         });
     }
     engine
-}
-
-/// Takes back and drops what `Box::into_raw` handed out (null is ignored).
-///
-/// # Safety
-/// `p` is null or came from `Box::into_raw` of a `Box<T>` and is not used
-/// again.
-unsafe fn free_boxed<T>(p: *mut T) {
-    if !p.is_null() {
-        // SAFETY: the caller's contract: an unused pointer from
-        // `Box::into_raw`, whose ownership comes back here.
-        drop(unsafe { Box::from_raw(p) });
-    }
 }
 
 /// Frees an engine (null is ignored). Programs it compiled must be freed
@@ -128,9 +157,7 @@ pub unsafe extern "C" fn muranopl_compile(
     // null before use.
     unsafe {
         guard(error, || {
-            if out.is_null() {
-                return Err(null_arg("out"));
-            }
+            out_arg(out, "out")?;
             let (_, source, program) = compile_arg(engine, expr)?;
             *out = Box::into_raw(Box::new(MuranoplProgram {
                 program,
@@ -153,17 +180,21 @@ pub unsafe extern "C" fn muranopl_program_free(program: *mut MuranoplProgram) {
 }
 
 /// Evaluates a compiled program over `data_json` (JSON text; null means
-/// `null`). On success writes the result, JSON text, to `*result`.
+/// `null`) within the limits of `options_json` (null, or `{"timeout_ms",
+/// "max_memory"}`: they tighten the engine's own). On success writes the
+/// result, JSON text, to `*result`.
 ///
 /// # Safety
 /// `engine` and `program` came from this library (the program from this
-/// engine); `data_json` is null or a NUL-terminated string; `result`
-/// points to writable storage for one pointer; `error` is null or does.
+/// engine); `data_json` and `options_json` are null or NUL-terminated
+/// strings; `result` points to writable storage for one pointer; `error`
+/// is null or does.
 #[no_mangle]
 pub unsafe extern "C" fn muranopl_eval(
     engine: *const MuranoplEngine,
     program: *const MuranoplProgram,
     data_json: *const c_char,
+    options_json: *const c_char,
     result: *mut *mut c_char,
     error: *mut *mut c_char,
 ) -> c_int {
@@ -173,12 +204,10 @@ pub unsafe extern "C" fn muranopl_eval(
         guard(error, || {
             let engine = engine_arg(engine)?;
             let program = program.as_ref().ok_or_else(|| null_arg("program"))?;
-            if result.is_null() {
-                return Err(null_arg("result"));
-            }
-            let out = run(engine, &program.program, &program.source, data_json)?;
-            *result = out;
-            Ok(())
+            out_arg(result, "result")?;
+            let limits = call_options(options_json, Limits::UNLIMITED, &[])?.limits;
+            let out = run(engine, &program.program, &program.source, data_json, limits)?;
+            put(result, "result", out)
         })
     }
 }
@@ -193,6 +222,7 @@ pub unsafe extern "C" fn muranopl_eval_expr(
     engine: *const MuranoplEngine,
     expr: *const c_char,
     data_json: *const c_char,
+    options_json: *const c_char,
     result: *mut *mut c_char,
     error: *mut *mut c_char,
 ) -> c_int {
@@ -200,185 +230,16 @@ pub unsafe extern "C" fn muranopl_eval_expr(
     // null before use.
     unsafe {
         guard(error, || {
-            if result.is_null() {
-                return Err(null_arg("result"));
-            }
+            out_arg(result, "result")?;
+            let limits = call_options(options_json, Limits::UNLIMITED, &[])?.limits;
             let (engine, source, program) = compile_arg(engine, expr)?;
-            *result = run(engine, &program, source, data_json)?;
-            Ok(())
+            let out = run(engine, &program, source, data_json, limits)?;
+            put(result, "result", out)
         })
-    }
-}
-
-/// A set of MuranoPL packages to validate object models against, compiled
-/// once and shared by every call (from any thread).
-pub struct MuranoplValidator {
-    catalogue: Catalogue,
-}
-
-/// Loads the packages in `package_dirs` (`count` NUL-terminated paths of
-/// package directories or .zip files) for [`muranopl_validate`]. Returns
-/// null and writes `*error` when a package cannot be loaded.
-///
-/// # Safety
-/// `package_dirs` points to `count` NUL-terminated strings (it may be null
-/// when `count` is 0); `error` is null or points to writable storage for
-/// one pointer.
-#[no_mangle]
-pub unsafe extern "C" fn muranopl_validator_new(
-    package_dirs: *const *const c_char,
-    count: usize,
-    error: *mut *mut c_char,
-) -> *mut MuranoplValidator {
-    let mut validator = ptr::null_mut();
-    // SAFETY: see the function's contract; the array is read only when it
-    // is not null, and each entry is checked for null.
-    unsafe {
-        guard(error, || {
-            if package_dirs.is_null() && count > 0 {
-                return Err(null_arg("package_dirs"));
-            }
-            let mut paths = Vec::new();
-            for i in 0..count {
-                let dir = text_arg(*package_dirs.add(i))?
-                    .ok_or_else(|| null_arg(&format!("package_dirs[{i}]")))?;
-                paths.push(std::path::PathBuf::from(dir));
-            }
-            let catalogue = Catalogue::load(&paths, &[], true)
-                .map_err(|e| Failure::Error(Error::new("PackageError", e), None))?;
-            validator = Box::into_raw(Box::new(MuranoplValidator { catalogue }));
-            Ok(())
-        });
-    }
-    validator
-}
-
-/// Frees a validator (null is ignored).
-///
-/// # Safety
-/// `validator` is null or came from [`muranopl_validator_new`] and is not
-/// used again.
-#[no_mangle]
-pub unsafe extern "C" fn muranopl_validator_free(validator: *mut MuranoplValidator) {
-    // SAFETY: the function's contract is `free_boxed`'s.
-    unsafe { free_boxed(validator) }
-}
-
-/// Validates an object model (JSON text) against the validator's
-/// packages. On success (the model loaded, valid or not) writes to
-/// `*report` a JSON object `{"valid": bool, "objects": n, "violations":
-/// ["$.path.property: message (contract at file:line:col)", ...]}`. A model
-/// that cannot be loaded at all (bad JSON, unknown class) is
-/// [`MURANOPL_ERROR`].
-///
-/// # Safety
-/// `validator` came from [`muranopl_validator_new`]; `model_json` is a
-/// NUL-terminated string; `report` points to writable storage for one
-/// pointer; `error` is null or does.
-#[no_mangle]
-pub unsafe extern "C" fn muranopl_validate(
-    validator: *const MuranoplValidator,
-    model_json: *const c_char,
-    report: *mut *mut c_char,
-    error: *mut *mut c_char,
-) -> c_int {
-    // SAFETY: see the function's contract; every pointer is checked for
-    // null before use.
-    unsafe {
-        guard(error, || {
-            let v = validator.as_ref().ok_or_else(|| null_arg("validator"))?;
-            let text = text_arg(model_json)?.ok_or_else(|| null_arg("model_json"))?;
-            if report.is_null() {
-                return Err(null_arg("report"));
-            }
-            // On a large stack, as `muranopl validate` runs: deeply nested
-            // models must not overflow the caller's stack. A panic goes on
-            // to `guard`, which reports it.
-            let rep =
-                muranopl::on_big_stack(|| muranopl::validate_text(v.catalogue.catalog(), text))
-                    .unwrap_or_else(|p| std::panic::resume_unwind(p));
-            if let Some(e) = rep.error {
-                let (kind, message) = e.split_once(": ").unwrap_or(("ModelError", &e));
-                return Err(Failure::Error(Error::new(kind.to_string(), message), None));
-            }
-            let j = serde_json::json!({
-                "valid": rep.violations.is_empty(),
-                "objects": rep.objects,
-                "violations": rep.violations.iter().map(ToString::to_string).collect::<Vec<_>>(),
-            });
-            *report = to_c(j.to_string());
-            Ok(())
-        })
-    }
-}
-
-/// Frees a string this library returned (null is ignored).
-///
-/// # Safety
-/// `s` is null or came from this library and is not used again.
-#[no_mangle]
-pub unsafe extern "C" fn muranopl_string_free(s: *mut c_char) {
-    if !s.is_null() {
-        // SAFETY: every string this library hands out comes from
-        // `CString::into_raw`, and the caller gives up its ownership.
-        drop(unsafe { CString::from_raw(s) });
     }
 }
 
 // ---- internals ----------------------------------------------------------
-
-enum Failure {
-    /// An engine error, with the expression it is about (for positions).
-    Error(Error, Option<String>),
-    Invalid(String),
-}
-
-fn null_arg(what: &str) -> Failure {
-    Failure::Invalid(format!("{what} is null"))
-}
-
-/// Runs `f`, catching panics; writes the error (if any) to `*error`.
-///
-/// # Safety
-/// `error` is null or points to writable storage for one pointer.
-unsafe fn guard(error: *mut *mut c_char, f: impl FnOnce() -> Result<(), Failure>) -> c_int {
-    let (status, text) = match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(())) => return MURANOPL_OK,
-        Ok(Err(Failure::Error(e, src))) => (MURANOPL_ERROR, error_json(&e, src.as_deref())),
-        Ok(Err(Failure::Invalid(m))) => (
-            MURANOPL_INVALID_ARGUMENT,
-            plain_error("InvalidArgument", &m),
-        ),
-        Err(p) => {
-            let m = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "panic".to_string());
-            (MURANOPL_PANIC, plain_error("Panic", &m))
-        }
-    };
-    if !error.is_null() {
-        // SAFETY: the caller's contract: `error` points to writable storage.
-        unsafe { *error = to_c(text) };
-    }
-    status
-}
-
-/// A NUL-terminated argument as UTF-8 (`None` for null).
-///
-/// # Safety
-/// `p` is null or a NUL-terminated string that outlives the call.
-unsafe fn text_arg<'a>(p: *const c_char) -> Result<Option<&'a str>, Failure> {
-    if p.is_null() {
-        return Ok(None);
-    }
-    // SAFETY: the caller's contract: a NUL-terminated string.
-    let bytes = unsafe { CStr::from_ptr(p) }.to_bytes();
-    std::str::from_utf8(bytes)
-        .map(Some)
-        .map_err(|e| Failure::Invalid(format!("text is not UTF-8: {e}")))
-}
 
 /// # Safety
 /// `p` is null or points to a live engine.
@@ -400,7 +261,7 @@ unsafe fn compile_arg<'a>(
     // SAFETY: the caller's contract on both pointers.
     let engine = unsafe { engine_arg(engine) }?;
     // SAFETY: as above.
-    let source = unsafe { text_arg(expr) }?.ok_or_else(|| null_arg("expr"))?;
+    let source = unsafe { required(expr, "expr") }?;
     let program = engine
         .engine
         .compile(source)
@@ -408,8 +269,8 @@ unsafe fn compile_arg<'a>(
     Ok((engine, source, program))
 }
 
-/// Evaluates `program` over the JSON text at `data` and returns the result
-/// as an owned C string.
+/// Evaluates `program` over the JSON text at `data` within `limits` and
+/// returns the result as JSON text.
 ///
 /// # Safety
 /// `data` is null or a NUL-terminated string.
@@ -418,18 +279,20 @@ unsafe fn run(
     program: &Program,
     source: &str,
     data: *const c_char,
-) -> Result<*mut c_char, Failure> {
+    limits: Limits,
+) -> Result<String, Failure> {
     // SAFETY: the caller's contract on `data`.
     let text = unsafe { text_arg(data) }?.unwrap_or("null");
     // On an engine-owned stack: the host's thread may have a small one, and
     // parsing, evaluating, printing and dropping nested values recurse.
     muranopl::on_engine_stack(|| {
-        let value = json::from_tagged_str(text).map_err(|e| Failure::Error(e, None))?;
+        let _budget = limits.start();
+        let value = muranopl::json::from_tagged_str(text).map_err(Failure::from)?;
         let out = engine
             .engine
             .eval(program, value)
             .map_err(|e| Failure::Error(e, Some(source.to_string())))?;
-        Ok(to_c(json::to_tagged_string(&out)))
+        Ok(muranopl::json::to_tagged_string(&out))
     })
 }
 
@@ -446,7 +309,7 @@ fn parse_options(text: &str) -> Result<Options, Failure> {
                 serde_json::Value::Null => Ok(None),
                 n => n
                     .as_u64()
-                    .map(|n| Some(n as usize))
+                    .map(|n| Some(usize::try_from(n).unwrap_or(usize::MAX)))
                     .ok_or_else(|| bad(format!("{k} must be a non-negative integer or null"))),
             }
         };
@@ -459,44 +322,12 @@ fn parse_options(text: &str) -> Result<Options, Failure> {
             "convert_sets_to_lists" => o.convert_sets_to_lists = flag()?,
             "limit_iterators" => o.limit_iterators = size()?,
             "memory_quota" => o.memory_quota = size()?,
+            "max_memory" => o.max_memory = size()?,
+            "timeout_ms" => {
+                o.time_budget = size()?.map(|ms| std::time::Duration::from_millis(ms as u64))
+            }
             other => return Err(bad(format!("unknown option {other:?}"))),
         }
     }
     Ok(o)
-}
-
-fn error_json(e: &Error, src: Option<&str>) -> String {
-    let (line, column) = match (e.span(), src) {
-        (Some(s), Some(src)) => {
-            let (l, c) = muranopl::line_col(src, s.start);
-            (serde_json::json!(l), serde_json::json!(c))
-        }
-        _ => (serde_json::Value::Null, serde_json::Value::Null),
-    };
-    serde_json::json!({
-        "kind": e.kind(),
-        "message": e.message(),
-        "line": line,
-        "column": column,
-    })
-    .to_string()
-}
-
-fn plain_error(kind: &str, message: &str) -> String {
-    serde_json::json!({"kind": kind, "message": message, "line": null, "column": null}).to_string()
-}
-
-/// An owned C string. JSON text escapes NUL, so the cut at an interior
-/// NUL is only a guard.
-fn to_c(s: String) -> *mut c_char {
-    let s = match CString::new(s) {
-        Ok(c) => c,
-        Err(e) => {
-            let n = e.nul_position();
-            let mut v = e.into_vec();
-            v.truncate(n);
-            CString::new(v).unwrap_or_default()
-        }
-    };
-    s.into_raw()
 }

@@ -191,6 +191,7 @@ fn whole(message: String) -> Violation {
         path: "$".into(),
         property: String::new(),
         message,
+        position: None,
     }
 }
 

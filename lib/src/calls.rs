@@ -46,6 +46,28 @@ impl Catalogue {
         Ok((session, out))
     }
 
+    /// [`Catalogue::schemas`] without the session: the schemas, named,
+    /// or the error; naming no class or method with a schema is a
+    /// `NoMethodFound` error.
+    pub fn schema(
+        &self,
+        class: &str,
+        methods: Option<&[String]>,
+        version: Option<&str>,
+        package: Option<&str>,
+    ) -> Result<Vec<(String, Value)>, Error> {
+        let list = self
+            .schemas(class, methods, version, package)
+            .and_then(|(_session, out)| out)?;
+        if list.is_empty() {
+            return Err(Error::new(
+                ErrorKind::NoMethodFound,
+                format!("class {class} has no method of those names with a schema"),
+            ));
+        }
+        Ok(list)
+    }
+
     /// Runs the static action `method` of `class` (a public static
     /// method, `Usage: Action`) with named arguments, in a session of its
     /// own; `version` and `package` pick the class as

@@ -25,12 +25,12 @@ pub mod ui;
 
 pub use compiler::{compile, jit, CompileOptions, Program};
 pub use report::{
-    on_big_stack, sort_violations, sorted_violations, validate_text, violation_order, Report,
-    Violation,
+    on_big_stack, sort_violations, sorted_violations, validate_text, violation_order, Checked,
+    Report, Violation,
 };
 pub use runtime::error::line_col;
 pub use runtime::{ctx::Frame, json, Env, Error, ErrorKind, Options, Value};
-pub use session::{Catalogue, Limits, Session};
+pub use session::{Catalogue, Limits, Outcome, Session};
 pub use testing::{PlanError, Suite};
 pub use ui::ui_model;
 /// Runs a closure on an engine-owned stack (see [`vm::coro::on_big_stack`]).
@@ -41,10 +41,62 @@ pub fn runtime_dict() -> runtime::Dict {
     runtime::Dict::default()
 }
 
-/// A YAQL engine: the standard library plus options.
+/// A YAQL engine: the standard library plus options, and the host's
+/// functions ([`Engine::define`]).
 pub struct Engine {
     env: Env,
     copts: CompileOptions,
+    /// The host's functions, bound in every evaluation's root context.
+    funcs: Vec<(std::sync::Arc<str>, Value)>,
+}
+
+/// A function the host defines for YAQL code ([`Engine::define`]): the
+/// call's positional arguments (`None`: left out, as in `f(1,,3)`) and
+/// keyword arguments in, a value or an error out. It may be called from
+/// every thread that evaluates with the engine.
+pub type HostFunction = std::sync::Arc<
+    dyn Fn(&[Option<Value>], &[(std::sync::Arc<str>, Value)]) -> Result<Value, Error> + Send + Sync,
+>;
+
+/// A [`HostFunction`] as YAQL code.
+struct HostCode {
+    name: std::sync::Arc<str>,
+    f: HostFunction,
+}
+
+impl runtime::value::Invoke for HostCode {
+    fn invoke(
+        &self,
+        env: &Env,
+        ctx: &std::sync::Arc<Frame>,
+        args: &[Value],
+        kwargs: &[(std::sync::Arc<str>, Value)],
+    ) -> runtime::Result<Value> {
+        let args: Vec<Option<Value>> = args.iter().cloned().map(Some).collect();
+        self.invoke_partial(env, ctx, &args, kwargs)
+    }
+    fn invoke_partial(
+        &self,
+        env: &Env,
+        _ctx: &std::sync::Arc<Frame>,
+        args: &[Option<Value>],
+        kwargs: &[(std::sync::Arc<str>, Value)],
+    ) -> runtime::Result<Value> {
+        // The host sees plain values: lazy sequences drained (within the
+        // iterator limit).
+        let mut plain = Vec::with_capacity(args.len());
+        for a in args {
+            plain.push(a.clone().map(|v| stdlib::finalize(env, v)).transpose()?);
+        }
+        let mut kw = Vec::with_capacity(kwargs.len());
+        for (k, v) in kwargs {
+            kw.push((k.clone(), stdlib::finalize(env, v.clone())?));
+        }
+        (self.f)(&plain, &kw)
+    }
+    fn describe(&self) -> String {
+        format!("<host function {}>", self.name)
+    }
 }
 
 impl Engine {
@@ -65,7 +117,41 @@ impl Engine {
         Engine {
             env: stdlib::env(options),
             copts,
+            funcs: Vec::new(),
         }
+    }
+
+    /// Defines the function `name` for the expressions this engine
+    /// evaluates (`name(args)`), as a user function of their root context:
+    /// it takes precedence over a standard-library function of that name.
+    /// A later definition of a name replaces the earlier one.
+    ///
+    /// ```
+    /// use muranopl::{Engine, Value};
+    /// let mut engine = Engine::new(Default::default());
+    /// engine.define("twice", std::sync::Arc::new(|args, _kw| {
+    ///     Ok(Value::Int(2 * args[0].as_ref().and_then(|v| v.as_i64()).unwrap_or(0)))
+    /// }));
+    /// assert_eq!(engine.eval_json("$.select(twice($))", "[1, 2]").unwrap(), "[2, 4]");
+    /// ```
+    pub fn define(&mut self, name: &str, f: HostFunction) {
+        let name: std::sync::Arc<str> = name.into();
+        self.funcs.retain(|(n, _)| *n != name);
+        let code = HostCode {
+            name: name.clone(),
+            f,
+        };
+        let closure = runtime::value::Closure {
+            code: std::sync::Arc::new(code),
+            ctx: std::sync::Arc::new(Frame::default()),
+        };
+        self.funcs
+            .push((name, Value::Lambda(std::sync::Arc::new(closure))));
+    }
+
+    /// The names of the host's functions ([`Engine::define`]).
+    pub fn defined(&self) -> impl Iterator<Item = &str> {
+        self.funcs.iter().map(|(n, _)| &**n)
     }
     /// The evaluation environment.
     pub fn env(&self) -> &Env {
@@ -104,10 +190,12 @@ impl Engine {
         let opts = self.env.options();
         let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
         let _rng = runtime::rand::Scope::enter(opts.seed);
-        if !vars.is_empty() {
+        if !vars.is_empty() || !self.funcs.is_empty() {
             let mut root = runtime::ctx::Frame::default();
             root.args.push(data);
             root.vars.extend(vars.iter().cloned());
+            root.funcs.extend(self.funcs.iter().cloned());
+            root.has_funcs = !root.funcs.is_empty();
             return self.eval_frame(prog, std::sync::Arc::new(root));
         }
         if !self.copts.legacy {
@@ -124,7 +212,9 @@ impl Engine {
 
     /// Evaluates a compiled expression in a root context built by the
     /// caller (`$`, variables and user functions, as an embedder's
-    /// context supplies them) and converts the result for output.
+    /// context supplies them) and converts the result for output. The
+    /// engine's own host functions ([`Engine::define`]) are not bound
+    /// here: the caller's frame says what is.
     ///
     /// ```
     /// use muranopl::{Engine, Frame, Value};

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use engine::{model, Catalog};
 
+use crate::session::{Catalogue, Limits};
+
 /// The outcome of one model.
 pub struct Report {
     /// The model file.
@@ -63,6 +65,27 @@ pub struct Violation {
     pub property: String,
     /// What is wrong, and the contract's position.
     pub message: String,
+    /// Where the contract is (`FILE:LINE:COL`), when known.
+    pub position: Option<String>,
+}
+
+impl Violation {
+    /// The violation of `property` of the object at `path` that `e`
+    /// reports, with the position of the contract it broke.
+    pub fn new(path: String, property: String, e: &runtime::Error) -> Violation {
+        let position = e.location().map(|l| l.to_string()).or_else(|| {
+            // A contract check names its contract's place last:
+            // "... (contract at FILE:LINE:COL)".
+            let (_, pos) = e.message().rsplit_once("(contract at ")?;
+            Some(pos.strip_suffix(')')?.to_string())
+        });
+        Violation {
+            path,
+            property,
+            message: e.message().to_string(),
+            position,
+        }
+    }
 }
 
 impl std::fmt::Display for Violation {
@@ -112,16 +135,54 @@ pub fn violation_order(
 pub fn sorted_violations(found: Vec<(String, String, runtime::Error)>) -> Vec<Violation> {
     let mut violations: Vec<Violation> = found
         .into_iter()
-        .map(|(path, property, e)| Violation {
-            path,
-            property,
-            message: e.message().to_string(),
-        })
+        .map(|(path, property, e)| Violation::new(path, property, &e))
         .collect();
     sort_violations(&mut violations);
     violations
 }
 
+/// What validating one object model found ([`Catalogue::check`]).
+pub struct Checked {
+    /// Objects loaded.
+    pub objects: usize,
+    /// The contract violations, sorted by path.
+    pub violations: Vec<Violation>,
+}
+
+impl Catalogue {
+    /// Validates an object model (`{"Objects": ...}` or a bare object)
+    /// against the catalogue's contracts, in an execution of its own on an
+    /// engine-owned stack (a deeply nested model does not overflow the
+    /// caller's), within `limits` (time and memory). A model that cannot
+    /// be loaded at all (an unknown class, no root object) is the error.
+    ///
+    /// ```
+    /// use muranopl::{json, Catalogue, Limits};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/validate");
+    /// let cat = Catalogue::load(&[dir.into()], &[], true).unwrap();
+    /// let model = json::from_tagged_str(r#"{"?": {"id": "s1", "type": "com.example.Server"},
+    ///     "name": "a", "port": 70000, "tags": [], "enabled": true,
+    ///     "settings": {"timeout": 1, "label": "x"}}"#).unwrap();
+    /// let found = cat.check(&model, Limits::default()).unwrap();
+    /// assert_eq!(found.violations[0].property, "port");
+    /// assert!(found.violations[0].position.as_deref().unwrap().contains("Server.yaml:"));
+    /// ```
+    pub fn check(&self, model: &runtime::Value, limits: Limits) -> Result<Checked, runtime::Error> {
+        let v = vm::coro::on_big_stack(|| {
+            let _budget = limits.start();
+            self.validate(model)
+        });
+        if let Some(e) = v.error {
+            return Err(e);
+        }
+        Ok(Checked {
+            objects: v.objects,
+            violations: sorted_violations(v.violations),
+        })
+    }
+}
+
+/// The report of a validation (its `file` empty).
 pub fn report_of(v: model::Validation) -> Report {
     let violations = sorted_violations(v.violations);
     Report {
@@ -158,6 +219,7 @@ mod tests {
             path: path.into(),
             property: property.into(),
             message: message.into(),
+            position: None,
         }
     }
 

@@ -224,6 +224,53 @@ impl Session {
     pub fn record(&self) -> Value {
         self.cloud.record()
     }
+
+    /// Loads an object model and runs `method` on its root (see
+    /// [`Session::deploy`]) within `limits`, on an engine-owned stack.
+    /// Never fails as a whole: the outcome holds the method's result or
+    /// error, the object model after the run (when the model loaded) and
+    /// the log the run wrote.
+    ///
+    /// ```
+    /// use muranopl::{json, Catalogue, Limits};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/hello-app");
+    /// let cat = Catalogue::load(&[dir.into()], &[], true).unwrap();
+    /// let app = json::from_tagged_str(r#"{"?": {"id": "app", "type": "com.example.Hello"},
+    ///     "instance": {"?": {"id": "vm", "type": "io.murano.resources.LinuxMuranoInstance"},
+    ///                  "name": "web", "flavor": "m1.small", "image": "ubuntu"}}"#).unwrap();
+    /// let out = cat.session().run_method(&app, "deploy", Limits::default());
+    /// assert!(out.result.is_ok());
+    /// assert!(json::to_tagged_string(out.model.as_ref().unwrap()).contains("com.example.Hello"));
+    /// ```
+    pub fn run_method(&self, model: &Value, method: &str, limits: Limits) -> Outcome {
+        vm::coro::on_big_stack(|| {
+            let _budget = self.limit(limits);
+            let ex = self.executor();
+            let (result, model) = match sim::deploy::load(ex, model, "environment") {
+                Ok(root) => {
+                    let r = sim::deploy::run(ex, &root, method);
+                    (r, engine::serialize::serialize_model(ex, &root).ok())
+                }
+                Err(e) => (Err(e), None),
+            };
+            Outcome {
+                result,
+                model,
+                log: ex.take_log(),
+            }
+        })
+    }
+}
+
+/// What one run did ([`Session::run_method`]).
+pub struct Outcome {
+    /// The method's return value, or the error it ended with (its
+    /// MuranoPL stack trace in [`Error::trace`](runtime::Error::trace)).
+    pub result: runtime::Result<Value>,
+    /// The object model after the run (`None` when the model did not load).
+    pub model: Option<Value>,
+    /// The lines the run logged.
+    pub log: Vec<String>,
 }
 
 /// Loads packages and what they require from the search path, each
@@ -400,6 +447,23 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// No limit at all.
+    pub const UNLIMITED: Limits = Limits {
+        timeout: None,
+        max_steps: None,
+        max_memory: None,
+        seed: None,
+    };
+
+    /// Applies the time and memory limits to what runs on this thread
+    /// while the returned scope lives (the statement limit is a session's:
+    /// [`Session::limit`]). A scope opened inside another never loosens it.
+    pub fn start(&self) -> runtime::budget::Budget {
+        runtime::budget::Budget::start(self.timeout, self.max_memory)
+    }
+}
+
 impl Session {
     /// Applies `limits` to this session's execution; the time budget holds
     /// while the returned scope lives.
@@ -407,6 +471,6 @@ impl Session {
         self.executor()
             .set_step_budget(limits.max_steps.unwrap_or(u64::MAX));
         self.executor().set_seed(limits.seed);
-        runtime::budget::Budget::start(limits.timeout, limits.max_memory)
+        limits.start()
     }
 }

@@ -6,8 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use engine::serialize::serialize_model;
-use muranopl::{Catalogue, Limits, Session, Suite};
+use muranopl::{Catalogue, Limits, Suite};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -28,25 +27,12 @@ pub struct Catalog {
 type Checked = Result<Vec<(String, String, String, Option<String>)>, runtime::Error>;
 
 fn check(catalog: &Catalogue, model: &Value) -> Checked {
-    let v = vm::coro::on_big_stack(|| catalog.validate(model));
-    if let Some(e) = v.error {
-        return Err(e);
-    }
-    let mut out: Vec<_> = v
+    let found = catalog.check(model, Limits::UNLIMITED)?;
+    Ok(found
         .violations
         .into_iter()
-        .map(|(path, prop, e)| {
-            let at = e.location().map(|l| l.to_string()).or_else(|| {
-                // A contract check names its contract's place last:
-                // "... (contract at FILE:LINE:COL)".
-                let (_, pos) = e.message().rsplit_once("(contract at ")?;
-                Some(pos.strip_suffix(')')?.to_string())
-            });
-            (path, prop, e.message().to_string(), at)
-        })
-        .collect();
-    out.sort_by(|a, b| muranopl::violation_order(&a.0, &a.1, &b.0, &b.1));
-    Ok(out)
+        .map(|v| (v.path, v.property, v.message, v.position))
+        .collect())
 }
 
 fn model_value(py: Python<'_>, model: &Bound<'_, PyAny>) -> PyResult<Value> {
@@ -139,19 +125,9 @@ impl Catalog {
         package: Option<&str>,
     ) -> PyResult<Py<PyAny>> {
         let inner = self.inner.clone();
-        let out = py.detach(|| {
-            inner
-                .schemas(class_name, methods.as_deref(), class_version, package)
-                .and_then(|(_session, out)| out)
-        });
+        let out =
+            py.detach(|| inner.schema(class_name, methods.as_deref(), class_version, package));
         let list = out.map_err(|e| errors::to_py(py, &e, None))?;
-        if list.is_empty() {
-            let e = runtime::Error::new(
-                runtime::ErrorKind::NoMethodFound,
-                format!("class {class_name} has no method of those names with a schema"),
-            );
-            return Err(errors::to_py(py, &e, None));
-        }
         let body = serde_json::Value::Object(
             list.into_iter()
                 .map(|(n, v)| {
@@ -186,7 +162,7 @@ impl Catalog {
                 .configure(text, "<cloud>")
                 .map_err(|e| errors::to_py(py, &e, None))?;
         }
-        let outcome = py.detach(|| vm::coro::on_big_stack(|| deploy(&session, &model, method)));
+        let outcome = py.detach(|| session.run_method(&model, method, Limits::default()));
         let out = PyDict::new(py);
         let env = empty_env();
         out.set_item("ok", outcome.result.is_ok())?;
@@ -213,30 +189,6 @@ impl Catalog {
         record.bind(py).set_item("log", outcome.log)?;
         out.set_item("record", record)?;
         Ok(out.into_any().unbind())
-    }
-}
-
-/// What one run did.
-struct Outcome {
-    result: runtime::Result<Value>,
-    model: Option<Value>,
-    log: Vec<String>,
-}
-
-fn deploy(session: &Session, model: &Value, method: &str) -> Outcome {
-    let _budget = session.limit(Limits::default());
-    let ex = session.executor();
-    let (result, model) = match sim::deploy::load(ex, model, "environment") {
-        Ok(root) => {
-            let r = sim::deploy::run(ex, &root, method);
-            (r, serialize_model(ex, &root).ok())
-        }
-        Err(e) => (Err(e), None),
-    };
-    Outcome {
-        result,
-        model,
-        log: ex.take_log(),
     }
 }
 

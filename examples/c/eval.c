@@ -19,7 +19,8 @@ int main(int argc, char **argv) {
     int status = muranopl_compile(engine, argv[1], &program, &error);
     if (status == MURANOPL_OK) {
         char *result = NULL;
-        status = muranopl_eval(engine, program, argc > 2 ? argv[2] : NULL, &result, &error);
+        status = muranopl_eval(engine, program, argc > 2 ? argv[2] : NULL, NULL, &result,
+                               &error);
         if (status == MURANOPL_OK) {
             printf("%s\n", result);
             muranopl_string_free(result);
