@@ -23,7 +23,11 @@ if ! "$venv/bin/pip" install -q --disable-pip-version-check pytest testtools 'ya
 fi
 # The build shares the workspace's target directory (and so its compiled
 # crates) with cargo.
-PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" "$venv/bin/pip" install -q --disable-pip-version-check \
+# The dev profile, as the rest of the test command builds: the wheel links
+# the crates `cargo test --workspace` compiled (MURANOPL_PY_PROFILE=release
+# for a release wheel).
+PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" \
+    MATURIN_PEP517_ARGS="--profile ${MURANOPL_PY_PROFILE:-dev}" "$venv/bin/pip" install -q --disable-pip-version-check \
     --no-build-isolation "$here"
 cd "$here/tests"
 exec "$venv/bin/python" -m pytest -q -p no:cacheprovider

@@ -1,7 +1,7 @@
 //! Conformance corpora (`../shared/conformance`) scored with the reference
-//! scorers against the `muranopl` binary. Run with
-//! `cargo test --release --test conformance -- --ignored`; each test skips
-//! with a message when `../shared` (or python3) is absent.
+//! scorers against the `muranopl` binary of the build under test (part of
+//! `cargo test --workspace`; alone: `cargo test --test all conformance::`);
+//! each test skips with a message when `../shared` (or python3) is absent.
 //!
 //! The floors below are the scores this revision reaches; a change that
 //! lowers one fails the test.
@@ -59,25 +59,21 @@ fn check(tool: &str, corpus: &str, harness: &str, floor_pct: f64) {
 }
 
 #[test]
-#[ignore = "release-mode conformance run; run by the README test command"]
 fn yaql_cases() {
     check("yaql-score", "yaql/cases.jsonl", "yaql", 99.0);
 }
 
 #[test]
-#[ignore = "release-mode conformance run; run by the README test command"]
 fn yaql_fuzz_public() {
     check("yaql-score", "yaql/fuzz-public.jsonl", "yaql", 99.0);
 }
 
 #[test]
-#[ignore = "release-mode conformance run; run by the README test command"]
 fn muranopl_dsl_cases() {
     check("muranopl-score", "muranopl/cases.jsonl", "dsl", 95.0);
 }
 
 #[test]
-#[ignore = "release-mode conformance run; run by the README test command"]
 fn schema_cases() {
     check("schema-score", "schema/cases.jsonl", "schema", 97.0);
 }
@@ -104,7 +100,6 @@ fn answers(corpus: &str, harness: &str, jit: &str) -> Vec<u8> {
 /// MuranoPL and schema cases, conditions in the YAQL ones) gives
 /// byte-identical responses with the JIT forced on and off.
 #[test]
-#[ignore = "release-mode conformance run; run by the README test command"]
 fn jit_on_and_off_answer_alike() {
     if shared().is_none() {
         eprintln!("SKIP: ../shared is absent; JIT on/off conformance not run");
@@ -134,7 +129,6 @@ fn jit_on_and_off_answer_alike() {
 /// The real catalogue (issue 6): `package check` of every package and
 /// `ui model` + `run --method deploy` of every application with a UI.
 #[test]
-#[ignore = "release-mode catalogue run; run by the README test command"]
 fn apps_catalogue() {
     if shared().is_none() {
         eprintln!("SKIP: ../shared is absent; the app catalogue is not run");
