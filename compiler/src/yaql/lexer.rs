@@ -218,40 +218,39 @@ impl<'a> Iterator for Lexer<'a> {
                 }
             }
         };
-        let start = i;
-        let r = match c0 {
+        match c0 {
             b'$' => {
                 let j = self.word_end(i + 1);
-                Ok((Tok::Dollar(&src[i + 1..j]), j))
+                self.token(i, Tok::Dollar(&src[i + 1..j]), j)
             }
             b'0'..=b'9' => self.number(i),
             b'\'' | b'"' => self.string(i, c0),
             b'`' => self.verbatim(i),
             _ if WORD[c0 as usize] || (c0 >= 0x80 && self.word_end(i) > i) => self.word(i),
             _ => self.punct(i, c0),
-        };
-        match r {
-            Ok((t, end)) => {
-                self.pos = end;
-                Some(Ok((start, t, end)))
-            }
-            Err(e) => self.fail(e),
         }
     }
 }
 
-/// The tokens by their first character; each returns the token and where
-/// it ends.
+/// The tokens by their first character; each moves past its token and
+/// returns it (or the lexical error).
 impl<'a> Lexer<'a> {
+    /// The token `t` at `start..end`; the lexer moves to `end`.
+    #[inline(always)]
+    fn token(&mut self, start: usize, t: Tok<'a>, end: usize) -> Option<<Self as Iterator>::Item> {
+        self.pos = end;
+        Some(Ok((start, t, end)))
+    }
+
     /// A number at `i`: `\b\d+(\.?\d+)?\b`.
     #[inline(always)]
-    fn number(&self, i: usize) -> Result<(Tok<'a>, usize), Error> {
+    fn number(&mut self, i: usize) -> Option<<Self as Iterator>::Item> {
         let src = self.src;
         let b = src.as_bytes();
         let prev_word = src[..i].chars().next_back().is_some_and(is_word);
         if prev_word {
             let c = b[i] as char;
-            return Err(lex_error(format!("Illegal character '{c}'"), i, 1));
+            return self.fail(lex_error(format!("Illegal character '{c}'"), i, 1));
         }
         let mut j = i;
         while j < b.len() && b[j].is_ascii_digit() {
@@ -266,26 +265,24 @@ impl<'a> Lexer<'a> {
             is_float = true;
         }
         if self.word_end(j) != j {
-            return Err(lex_error(
+            return self.fail(lex_error(
                 format!("Illegal character '{}'", &src[i..i + 1]),
                 i,
                 1,
             ));
         }
         let text = &src[i..j];
-        Ok((
-            if is_float {
-                Tok::Float(text)
-            } else {
-                Tok::Int(text)
-            },
-            j,
-        ))
+        let t = if is_float {
+            Tok::Float(text)
+        } else {
+            Tok::Int(text)
+        };
+        self.token(i, t, j)
     }
 
     /// A string quoted by `quote` at `i`.
     #[inline(always)]
-    fn string(&self, i: usize, quote: u8) -> Result<(Tok<'a>, usize), Error> {
+    fn string(&mut self, i: usize, quote: u8) -> Option<<Self as Iterator>::Item> {
         let src = self.src;
         let b = src.as_bytes();
         let mut j = i + 1;
@@ -303,14 +300,14 @@ impl<'a> Lexer<'a> {
         }
         if !closed {
             let c = quote as char;
-            return Err(lex_error(format!("Illegal character '{c}'"), i, 1));
+            return self.fail(lex_error(format!("Illegal character '{c}'"), i, 1));
         }
-        Ok((Tok::Str(&src[i + 1..j]), j + 1))
+        self.token(i, Tok::Str(&src[i + 1..j]), j + 1)
     }
 
     /// A `` `verbatim` `` string at `i`.
     #[inline(always)]
-    fn verbatim(&self, i: usize) -> Result<(Tok<'a>, usize), Error> {
+    fn verbatim(&mut self, i: usize) -> Option<<Self as Iterator>::Item> {
         let src = self.src;
         let b = src.as_bytes();
         let mut j = i + 1;
@@ -329,28 +326,28 @@ impl<'a> Lexer<'a> {
             j += 1;
         }
         if !closed {
-            return Err(lex_error("Illegal character '`'".into(), i, 1));
+            return self.fail(lex_error("Illegal character '`'".into(), i, 1));
         }
-        Ok((Tok::Verbatim(&src[i + 1..j]), j + 1))
+        self.token(i, Tok::Verbatim(&src[i + 1..j]), j + 1)
     }
 
     /// A word at `i`: a function name (before `(`), a keyword operator or
     /// constant, or a keyword.
     #[inline(always)]
-    fn word(&self, i: usize) -> Result<(Tok<'a>, usize), Error> {
+    fn word(&mut self, i: usize) -> Option<<Self as Iterator>::Item> {
         let src = self.src;
         let b = src.as_bytes();
         let j = self.word_end(i);
         let word = &src[i..j];
         if word.starts_with("__") {
-            return Err(lex_error(
+            return self.fail(lex_error(
                 format!("Illegal character '{}'", &word[..1]),
                 i,
                 1,
             ));
         }
         if j < b.len() && b[j] == b'(' {
-            return Ok((Tok::Func(word), j + 1));
+            return self.token(i, Tok::Func(word), j + 1);
         }
         let t = match word {
             "true" => Tok::True,
@@ -364,12 +361,12 @@ impl<'a> Lexer<'a> {
             "is" if self.opts.murano => Tok::Is,
             _ => Tok::Keyword(word),
         };
-        Ok((t, j))
+        self.token(i, t, j)
     }
 
     /// An operator or punctuation of one or two characters at `i`.
     #[inline(always)]
-    fn punct(&self, i: usize, c0: u8) -> Result<(Tok<'a>, usize), Error> {
+    fn punct(&mut self, i: usize, c0: u8) -> Option<<Self as Iterator>::Item> {
         let next = self.src.as_bytes().get(i + 1).copied().unwrap_or(0);
         let t2 = match (c0, next) {
             (b'?', b'.') => Some(Tok::QDot),
@@ -387,7 +384,7 @@ impl<'a> Lexer<'a> {
             _ => None,
         };
         if let Some(t) = t2 {
-            return Ok((t, i + 2));
+            return self.token(i, t, i + 2);
         }
         let t1 = match c0 {
             b'(' => Tok::LParen,
@@ -408,14 +405,14 @@ impl<'a> Lexer<'a> {
             b':' if self.opts.murano => Tok::Colon,
             _ => {
                 let c = self.src[i..].chars().next().unwrap();
-                return Err(lex_error(
+                return self.fail(lex_error(
                     format!("Illegal character '{c}'"),
                     i,
                     c.len_utf8(),
                 ));
             }
         };
-        Ok((t1, i + 1))
+        self.token(i, t1, i + 1)
     }
 }
 
