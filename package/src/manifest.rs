@@ -73,29 +73,7 @@ impl Manifest {
                 ))
             }
         };
-        let Some(entries) = doc.as_map() else {
-            return Err(doc.pos.error(
-                ErrorKind::PackageFormatError,
-                format!("the manifest must be a mapping, not a {}", doc.kind_name()),
-            ));
-        };
-        let mut seen: HashMap<&str, &Node> = HashMap::new();
-        let mut raw = Dict::default();
-        for (k, v) in entries {
-            let Some(key) = k.as_scalar() else {
-                return Err(k.pos.error(
-                    ErrorKind::PackageFormatError,
-                    format!("manifest keys must be scalars, not a {}", k.kind_name()),
-                ));
-            };
-            if seen.insert(key, v).is_some() {
-                return Err(k.pos.error(
-                    ErrorKind::PackageFormatError,
-                    format!("duplicate manifest key {key}"),
-                ));
-            }
-            raw.insert(Value::str(key), node_value(v));
-        }
+        let (seen, raw) = manifest_entries(doc)?;
         let get = |k: &str| seen.get(k).copied();
 
         let format = match get("Format") {
@@ -104,156 +82,15 @@ impl Manifest {
             Some(n) => FormatId::parse(expect_scalar(n, "Format")?)
                 .map_err(|e| n.pos.error(ErrorKind::PackageFormatError, e))?,
         };
-
-        let full_name = match get("FullName") {
-            None => {
-                return Err(doc.pos.error(
-                    ErrorKind::PackageFormatError,
-                    "the manifest has no FullName",
-                ))
-            }
-            Some(n) => {
-                let s = expect_scalar(n, "FullName")?;
-                if !valid_full_name(s) {
-                    return Err(n.pos.error(
-                        ErrorKind::PackageFormatError,
-                        format!("Invalid FullName {s}"),
-                    ));
-                }
-                s.to_string()
-            }
-        };
-
-        let package_type = match get("Type") {
-            None => {
-                return Err(doc.pos.error(
-                    ErrorKind::PackageFormatError,
-                    "the manifest has no Type (Application or Library)",
-                ))
-            }
-            Some(n) => {
-                let s = expect_scalar(n, "Type")?;
-                if s != "Application" && s != "Library" {
-                    return Err(n.pos.error(
-                        ErrorKind::PackageFormatError,
-                        format!("Invalid package Type {s} (Application or Library)"),
-                    ));
-                }
-                s.to_string()
-            }
-        };
-
+        let full_name = parse_full_name(doc, get("FullName"))?;
+        let package_type = parse_package_type(doc, get("Type"))?;
         let display_name = opt_string(get("Name"), "Name")?.unwrap_or_else(|| full_name.clone());
         let description = opt_string(get("Description"), "Description")?;
         let author = opt_string(get("Author"), "Author")?;
-
-        let supplier = match get("Supplier") {
-            None => None,
-            Some(n) if n.is_null() => None,
-            Some(n) => {
-                if n.as_map().is_none() {
-                    return Err(n.pos.error(
-                        ErrorKind::PackageFormatError,
-                        format!(
-                            "manifest Supplier must be a mapping, not a {}",
-                            n.kind_name()
-                        ),
-                    ));
-                }
-                if let Some(l) = n.get("Logo") {
-                    if !l.is_null() {
-                        expect_scalar(l, "Supplier.Logo")?;
-                    }
-                }
-                Some(node_value(n))
-            }
-        };
-
-        let tags = match get("Tags") {
-            None => Vec::new(),
-            Some(n) if n.is_null() => Vec::new(),
-            Some(n) => match &n.kind {
-                NodeKind::Seq(items) => items
-                    .iter()
-                    .map(|t| expect_scalar(t, "Tags item").map(str::to_string))
-                    .collect::<Result<_>>()?,
-                _ => {
-                    return Err(n.pos.error(
-                        ErrorKind::PackageFormatError,
-                        format!("manifest Tags must be a list, not a {}", n.kind_name()),
-                    ))
-                }
-            },
-        };
-
-        let mut classes = Vec::new();
-        let mut class_names = std::collections::HashSet::new();
-        if let Some(n) = get("Classes").filter(|n| !n.is_null()) {
-            let Some(m) = n.as_map() else {
-                return Err(n.pos.error(
-                    ErrorKind::PackageFormatError,
-                    format!(
-                        "manifest Classes must be a mapping of class name to file, not a {}",
-                        n.kind_name()
-                    ),
-                ));
-            };
-            for (k, v) in m {
-                let name = expect_scalar(k, "Classes key")?;
-                if !valid_full_name(name) {
-                    return Err(k.pos.error(
-                        ErrorKind::PackageFormatError,
-                        format!("invalid class name {name}"),
-                    ));
-                }
-                if v.is_null() {
-                    return Err(v.pos.error(
-                        ErrorKind::PackageFormatError,
-                        format!("class {name} has no file"),
-                    ));
-                }
-                let f = expect_scalar(v, "Classes value")?;
-                Source::check_rel(f)
-                    .map_err(|e| v.pos.error(ErrorKind::PackageFormatError, e.message()))?;
-                if !class_names.insert(name) {
-                    return Err(k.pos.error(
-                        ErrorKind::PackageFormatError,
-                        format!("class {name} is listed twice"),
-                    ));
-                }
-                classes.push((name.to_string(), f.to_string()));
-            }
-        }
-
-        let mut require = Vec::new();
-        if let Some(n) = get("Require").filter(|n| !n.is_null()) {
-            let Some(m) = n.as_map() else {
-                return Err(n.pos.error(
-                    ErrorKind::PackageFormatError,
-                    format!(
-                        "manifest Require must be a mapping of package name to version spec, not a {}",
-                        n.kind_name()
-                    ),
-                ));
-            };
-            for (k, v) in m {
-                let name = expect_scalar(k, "Require key")?;
-                if !valid_full_name(name) {
-                    return Err(k.pos.error(
-                        ErrorKind::PackageFormatError,
-                        format!("invalid required package name {name}"),
-                    ));
-                }
-                let spec = if v.is_null() {
-                    None
-                } else {
-                    Some(expect_scalar(v, "Require value")?)
-                };
-                let spec = VersionSpec::parse(spec)
-                    .map_err(|e| v.pos.error(ErrorKind::PackageFormatError, e))?;
-                require.push((name.to_string(), spec));
-            }
-        }
+        let supplier = parse_supplier(get("Supplier"))?;
+        let tags = parse_tags(get("Tags"))?;
+        let classes = parse_classes(get("Classes"))?;
+        let require = parse_require(get("Require"))?;
 
         let version = match get("Version").filter(|n| !n.is_null()) {
             None => Version::new(0, 0, 0),
@@ -294,6 +131,189 @@ impl Manifest {
             raw,
         })
     }
+}
+
+/// The keys of the manifest mapping (scalars, each once) to their nodes,
+/// and the whole manifest as data.
+fn manifest_entries(doc: &Node) -> Result<(HashMap<&str, &Node>, Dict)> {
+    let Some(entries) = doc.as_map() else {
+        return Err(doc.pos.error(
+            ErrorKind::PackageFormatError,
+            format!("the manifest must be a mapping, not a {}", doc.kind_name()),
+        ));
+    };
+    let mut seen: HashMap<&str, &Node> = HashMap::new();
+    let mut raw = Dict::default();
+    for (k, v) in entries {
+        let Some(key) = k.as_scalar() else {
+            return Err(k.pos.error(
+                ErrorKind::PackageFormatError,
+                format!("manifest keys must be scalars, not a {}", k.kind_name()),
+            ));
+        };
+        if seen.insert(key, v).is_some() {
+            return Err(k.pos.error(
+                ErrorKind::PackageFormatError,
+                format!("duplicate manifest key {key}"),
+            ));
+        }
+        raw.insert(Value::str(key), node_value(v));
+    }
+    Ok((seen, raw))
+}
+
+/// `FullName`: required, a valid dotted name.
+fn parse_full_name(doc: &Node, n: Option<&Node>) -> Result<String> {
+    let Some(n) = n else {
+        return Err(doc.pos.error(
+            ErrorKind::PackageFormatError,
+            "the manifest has no FullName",
+        ));
+    };
+    let s = expect_scalar(n, "FullName")?;
+    if !valid_full_name(s) {
+        return Err(n.pos.error(
+            ErrorKind::PackageFormatError,
+            format!("Invalid FullName {s}"),
+        ));
+    }
+    Ok(s.to_string())
+}
+
+/// `Type`: required, `Application` or `Library`.
+fn parse_package_type(doc: &Node, n: Option<&Node>) -> Result<String> {
+    let Some(n) = n else {
+        return Err(doc.pos.error(
+            ErrorKind::PackageFormatError,
+            "the manifest has no Type (Application or Library)",
+        ));
+    };
+    let s = expect_scalar(n, "Type")?;
+    if s != "Application" && s != "Library" {
+        return Err(n.pos.error(
+            ErrorKind::PackageFormatError,
+            format!("Invalid package Type {s} (Application or Library)"),
+        ));
+    }
+    Ok(s.to_string())
+}
+
+/// `Supplier`: a mapping (its `Logo` a scalar), as data.
+fn parse_supplier(n: Option<&Node>) -> Result<Option<Value>> {
+    let Some(n) = n.filter(|n| !n.is_null()) else {
+        return Ok(None);
+    };
+    if n.as_map().is_none() {
+        return Err(n.pos.error(
+            ErrorKind::PackageFormatError,
+            format!(
+                "manifest Supplier must be a mapping, not a {}",
+                n.kind_name()
+            ),
+        ));
+    }
+    if let Some(l) = n.get("Logo") {
+        if !l.is_null() {
+            expect_scalar(l, "Supplier.Logo")?;
+        }
+    }
+    Ok(Some(node_value(n)))
+}
+
+/// `Tags`: a list of scalars.
+fn parse_tags(n: Option<&Node>) -> Result<Vec<String>> {
+    let Some(n) = n.filter(|n| !n.is_null()) else {
+        return Ok(Vec::new());
+    };
+    match &n.kind {
+        NodeKind::Seq(items) => items
+            .iter()
+            .map(|t| expect_scalar(t, "Tags item").map(str::to_string))
+            .collect::<Result<_>>(),
+        _ => Err(n.pos.error(
+            ErrorKind::PackageFormatError,
+            format!("manifest Tags must be a list, not a {}", n.kind_name()),
+        )),
+    }
+}
+
+/// `Classes`: class names (each once) to their files in `Classes/`.
+fn parse_classes(n: Option<&Node>) -> Result<Vec<(String, String)>> {
+    let mut classes = Vec::new();
+    let mut class_names = std::collections::HashSet::new();
+    let Some(n) = n.filter(|n| !n.is_null()) else {
+        return Ok(classes);
+    };
+    let Some(m) = n.as_map() else {
+        return Err(n.pos.error(
+            ErrorKind::PackageFormatError,
+            format!(
+                "manifest Classes must be a mapping of class name to file, not a {}",
+                n.kind_name()
+            ),
+        ));
+    };
+    for (k, v) in m {
+        let name = expect_scalar(k, "Classes key")?;
+        if !valid_full_name(name) {
+            return Err(k.pos.error(
+                ErrorKind::PackageFormatError,
+                format!("invalid class name {name}"),
+            ));
+        }
+        if v.is_null() {
+            return Err(v.pos.error(
+                ErrorKind::PackageFormatError,
+                format!("class {name} has no file"),
+            ));
+        }
+        let f = expect_scalar(v, "Classes value")?;
+        Source::check_rel(f)
+            .map_err(|e| v.pos.error(ErrorKind::PackageFormatError, e.message()))?;
+        if !class_names.insert(name) {
+            return Err(k.pos.error(
+                ErrorKind::PackageFormatError,
+                format!("class {name} is listed twice"),
+            ));
+        }
+        classes.push((name.to_string(), f.to_string()));
+    }
+    Ok(classes)
+}
+
+/// `Require`: package names to version specs.
+fn parse_require(n: Option<&Node>) -> Result<Vec<(String, VersionSpec)>> {
+    let mut require = Vec::new();
+    let Some(n) = n.filter(|n| !n.is_null()) else {
+        return Ok(require);
+    };
+    let Some(m) = n.as_map() else {
+        return Err(n.pos.error(
+            ErrorKind::PackageFormatError,
+            format!(
+                "manifest Require must be a mapping of package name to version spec, not a {}",
+                n.kind_name()
+            ),
+        ));
+    };
+    for (k, v) in m {
+        let name = expect_scalar(k, "Require key")?;
+        if !valid_full_name(name) {
+            return Err(k.pos.error(
+                ErrorKind::PackageFormatError,
+                format!("invalid required package name {name}"),
+            ));
+        }
+        let spec = if v.is_null() {
+            None
+        } else {
+            Some(expect_scalar(v, "Require value")?)
+        };
+        let spec =
+            VersionSpec::parse(spec).map_err(|e| v.pos.error(ErrorKind::PackageFormatError, e))?;
+        require.push((name.to_string(), spec));
+    }
+    Ok(require)
 }
 
 /// One image of `images.lst`.

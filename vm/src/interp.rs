@@ -113,6 +113,15 @@ pub fn run(env: &Env, chunk: &Chunk, ctx: &Arc<Frame>) -> Result<Value> {
             });
         }};
     }
+    // Pushes the result of an op, or fails with its error at `at`.
+    macro_rules! push_or_fail {
+        ($r:expr, $at:expr) => {
+            match $r {
+                Ok(v) => stack.push(v),
+                Err(e) => fail!(e, $at),
+            }
+        };
+    }
     loop {
         let at = pc;
         let Some((op, next)) = Op::decode(code, pc) else {
@@ -141,13 +150,8 @@ pub fn run(env: &Env, chunk: &Chunk, ctx: &Arc<Frame>) -> Result<Value> {
                 stack.push(Value::list(items))
             }
             Op::Dict { n } => {
-                let mut d = Dict::default();
-                let items: Vec<Value> = stack.drain(stack.len() - 2 * n as usize..).collect();
-                let mut it = items.into_iter();
-                while let (Some(k), Some(v)) = (it.next(), it.next()) {
-                    d.insert(k, v);
-                }
-                stack.push(Value::dict(d))
+                let d = make_dict(&mut stack, n);
+                stack.push(d)
             }
             Op::Pair {} => {
                 let v = pop!();
@@ -158,75 +162,23 @@ pub fn run(env: &Env, chunk: &Chunk, ctx: &Arc<Frame>) -> Result<Value> {
                 let s = &chunk.sites[site as usize];
                 let n = s.arity();
                 let args: SmallVec<[Value; 6]> = stack.drain(stack.len() - n..).collect();
-                match call_site(env, ctx, s, args) {
-                    Ok(v) => stack.push(v),
-                    Err(e) => fail!(e, at),
-                }
+                push_or_fail!(call_site(env, ctx, s, args), at)
             }
             Op::Attr { site } => {
-                let s = &chunk.sites[site as usize];
                 // The emitter pushes the receiver, then the key constant.
                 let key = pop!();
                 let recv = pop!();
-                if let (Value::Dict(d), Value::Str(_)) = (&recv, &key) {
-                    // Small dicts (most objects in data) are faster to scan
-                    // than to hash.
-                    if let Some(v) = runtime::value::get_interned(d, &key) {
-                        stack.push(v.clone());
-                        continue;
-                    }
-                }
-                let mut args: SmallVec<[Value; 6]> = SmallVec::new();
-                args.push(recv);
-                args.push(key);
-                match call_site(env, ctx, s, args) {
-                    Ok(v) => stack.push(v),
-                    Err(e) => fail!(e, at),
-                }
+                push_or_fail!(attr(env, ctx, &chunk.sites[site as usize], recv, key), at)
             }
             Op::Add { site } => {
                 let b = pop!();
                 let a = pop!();
-                let r = match (&a, &b) {
-                    (Value::Int(x), Value::Int(y)) => match x.checked_add(*y) {
-                        Some(r) => Ok(Value::Int(r)),
-                        None => num::add(&a, &b),
-                    },
-                    (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x + y)),
-                    _ if is_num(&a) && is_num(&b) => num::add(&a, &b),
-                    (Value::Str(x), Value::Str(y)) => {
-                        if let Err(e) = env.guard_size(x.len() + y.len()) {
-                            fail!(e, at)
-                        }
-                        let mut s = String::with_capacity(x.len() + y.len());
-                        s.push_str(x);
-                        s.push_str(y);
-                        Ok(Value::str(s))
-                    }
-                    _ => call2(env, ctx, &chunk.sites[site as usize], a, b),
-                };
-                match r {
-                    Ok(v) => stack.push(v),
-                    Err(e) => fail!(e, at),
-                }
+                push_or_fail!(add(env, ctx, chunk, site, a, b), at)
             }
             Op::Sub { site } | Op::Mul { site } | Op::Div { site } | Op::Mod { site } => {
                 let b = pop!();
                 let a = pop!();
-                let r = if is_num(&a) && is_num(&b) {
-                    match op {
-                        Op::Sub { .. } => num::sub(&a, &b),
-                        Op::Mul { .. } => num::mul(&a, &b),
-                        Op::Div { .. } => num::div(&a, &b),
-                        _ => num::modulo(&a, &b),
-                    }
-                } else {
-                    call2(env, ctx, &chunk.sites[site as usize], a, b)
-                };
-                match r {
-                    Ok(v) => stack.push(v),
-                    Err(e) => fail!(e, at),
-                }
+                push_or_fail!(arith(env, ctx, chunk, op, site, a, b), at)
             }
             // Python equality is defined for every pair of values, so `=`
             // never needs its call site.
@@ -243,55 +195,16 @@ pub fn run(env: &Env, chunk: &Chunk, ctx: &Arc<Frame>) -> Result<Value> {
             Op::Lt { site } | Op::Le { site } | Op::Gt { site } | Op::Ge { site } => {
                 let b = pop!();
                 let a = pop!();
-                let ord = if is_num(&a) && is_num(&b) {
-                    Some(num_cmp(&a, &b))
-                } else if let (Value::Str(x), Value::Str(y)) = (&a, &b) {
-                    Some(Some(x.as_str().cmp(y.as_str())))
-                } else {
-                    None
-                };
-                match ord {
-                    Some(o) => {
-                        let r = match (op, o) {
-                            (_, None) => false,
-                            (Op::Lt { .. }, Some(o)) => o == Ordering::Less,
-                            (Op::Le { .. }, Some(o)) => o != Ordering::Greater,
-                            (Op::Gt { .. }, Some(o)) => o == Ordering::Greater,
-                            (_, Some(o)) => o != Ordering::Less,
-                        };
-                        stack.push(Value::Bool(r))
-                    }
-                    None => match call2(env, ctx, &chunk.sites[site as usize], a, b) {
-                        Ok(v) => stack.push(v),
-                        Err(e) => fail!(e, at),
-                    },
-                }
+                push_or_fail!(compare(env, ctx, chunk, op, site, a, b), at)
             }
             Op::In { site } => {
                 let b = pop!();
                 let a = pop!();
-                let r = match &b {
-                    Value::List(l) if l.len() <= env.limit() => Ok(Value::Bool(l.contains(&a))),
-                    _ => call2(env, ctx, &chunk.sites[site as usize], a, b),
-                };
-                match r {
-                    Ok(v) => stack.push(v),
-                    Err(e) => fail!(e, at),
-                }
+                push_or_fail!(contains(env, ctx, chunk, site, a, b), at)
             }
             Op::Neg { site } => {
                 let a = pop!();
-                let r = if is_num(&a) {
-                    num::neg(&a)
-                } else {
-                    let mut args: SmallVec<[Value; 6]> = SmallVec::new();
-                    args.push(a);
-                    call_site(env, ctx, &chunk.sites[site as usize], args)
-                };
-                match r {
-                    Ok(v) => stack.push(v),
-                    Err(e) => fail!(e, at),
-                }
+                push_or_fail!(neg(env, ctx, chunk, site, a), at)
             }
             Op::Not {} => {
                 let a = pop!();
@@ -324,6 +237,137 @@ pub fn run(env: &Env, chunk: &Chunk, ctx: &Arc<Frame>) -> Result<Value> {
             }
             Op::Return {} => return Ok(pop!()),
         }
+    }
+}
+
+/// `Dict { n }`: the dict of the top `2 * n` values (key, value, ...).
+#[inline(always)]
+fn make_dict(stack: &mut SmallVec<[Value; 16]>, n: u32) -> Value {
+    let mut d = Dict::default();
+    let items: Vec<Value> = stack.drain(stack.len() - 2 * n as usize..).collect();
+    let mut it = items.into_iter();
+    while let (Some(k), Some(v)) = (it.next(), it.next()) {
+        d.insert(k, v);
+    }
+    Value::dict(d)
+}
+
+/// `Attr`: `recv.key`, a dict's entry directly, else through the site.
+#[inline(always)]
+fn attr(env: &Env, ctx: &Arc<Frame>, s: &CallSite, recv: Value, key: Value) -> Result<Value> {
+    if let (Value::Dict(d), Value::Str(_)) = (&recv, &key) {
+        // Small dicts (most objects in data) are faster to scan
+        // than to hash.
+        if let Some(v) = runtime::value::get_interned(d, &key) {
+            return Ok(v.clone());
+        }
+    }
+    call2(env, ctx, s, recv, key)
+}
+
+/// `Add`: numbers and strings directly, else through the site.
+#[inline(always)]
+fn add(env: &Env, ctx: &Arc<Frame>, chunk: &Chunk, site: u32, a: Value, b: Value) -> Result<Value> {
+    match (&a, &b) {
+        (Value::Int(x), Value::Int(y)) => match x.checked_add(*y) {
+            Some(r) => Ok(Value::Int(r)),
+            None => num::add(&a, &b),
+        },
+        (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x + y)),
+        _ if is_num(&a) && is_num(&b) => num::add(&a, &b),
+        (Value::Str(x), Value::Str(y)) => {
+            env.guard_size(x.len() + y.len())?;
+            let mut s = String::with_capacity(x.len() + y.len());
+            s.push_str(x);
+            s.push_str(y);
+            Ok(Value::str(s))
+        }
+        _ => call2(env, ctx, &chunk.sites[site as usize], a, b),
+    }
+}
+
+/// `Sub`, `Mul`, `Div`, `Mod`: numbers directly, else through the site.
+#[inline(always)]
+fn arith(
+    env: &Env,
+    ctx: &Arc<Frame>,
+    chunk: &Chunk,
+    op: Op,
+    site: u32,
+    a: Value,
+    b: Value,
+) -> Result<Value> {
+    if is_num(&a) && is_num(&b) {
+        match op {
+            Op::Sub { .. } => num::sub(&a, &b),
+            Op::Mul { .. } => num::mul(&a, &b),
+            Op::Div { .. } => num::div(&a, &b),
+            _ => num::modulo(&a, &b),
+        }
+    } else {
+        call2(env, ctx, &chunk.sites[site as usize], a, b)
+    }
+}
+
+/// `Lt`, `Le`, `Gt`, `Ge`: numbers and strings directly, else through the
+/// site.
+#[inline(always)]
+fn compare(
+    env: &Env,
+    ctx: &Arc<Frame>,
+    chunk: &Chunk,
+    op: Op,
+    site: u32,
+    a: Value,
+    b: Value,
+) -> Result<Value> {
+    let ord = if is_num(&a) && is_num(&b) {
+        Some(num_cmp(&a, &b))
+    } else if let (Value::Str(x), Value::Str(y)) = (&a, &b) {
+        Some(Some(x.as_str().cmp(y.as_str())))
+    } else {
+        None
+    };
+    match ord {
+        Some(o) => {
+            let r = match (op, o) {
+                (_, None) => false,
+                (Op::Lt { .. }, Some(o)) => o == Ordering::Less,
+                (Op::Le { .. }, Some(o)) => o != Ordering::Greater,
+                (Op::Gt { .. }, Some(o)) => o == Ordering::Greater,
+                (_, Some(o)) => o != Ordering::Less,
+            };
+            Ok(Value::Bool(r))
+        }
+        None => call2(env, ctx, &chunk.sites[site as usize], a, b),
+    }
+}
+
+/// `In`: membership in a list directly, else through the site.
+#[inline(always)]
+fn contains(
+    env: &Env,
+    ctx: &Arc<Frame>,
+    chunk: &Chunk,
+    site: u32,
+    a: Value,
+    b: Value,
+) -> Result<Value> {
+    match &b {
+        Value::List(l) if l.len() <= env.limit() => Ok(Value::Bool(l.contains(&a))),
+        _ => call2(env, ctx, &chunk.sites[site as usize], a, b),
+    }
+}
+
+/// `Neg`: numbers directly, else through the site.
+#[inline(always)]
+fn neg(env: &Env, ctx: &Arc<Frame>, chunk: &Chunk, site: u32, a: Value) -> Result<Value> {
+    if is_num(&a) {
+        num::neg(&a)
+    } else {
+        let mut args: SmallVec<[Value; 6]> = SmallVec::new();
+        args.push(a);
+        call_site(env, ctx, &chunk.sites[site as usize], args)
     }
 }
 

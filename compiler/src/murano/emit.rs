@@ -46,8 +46,8 @@ use runtime::{Error, Registry, Value};
 use vm::bc::stmt::{disas, Handler, HandlerKind, SOp, NONE};
 
 use super::ir::{
-    lower_body_with, lower_template_with, Block, Catch, Dest, DestRoot, DestStep, ExprId, Stmt,
-    StmtKind, Tmpl, TmplKind, Yaql,
+    lower_body_with, lower_template_with, Block, Case, Catch, Dest, DestRoot, DestStep, ExprId,
+    Stmt, StmtKind, Tmpl, TmplKind, Yaql,
 };
 use super::yaml::{LoadOptions, Node, Template};
 use super::Pos;
@@ -417,61 +417,10 @@ impl Emitter {
                 value,
                 cases,
                 default,
-            } => {
-                let l_end = self.label();
-                let slot = self.slot();
-                let expr = self.operand(value);
-                self.emit(SOp::SetTemp { slot, expr }, s);
-                for c in cases {
-                    let l_next = self.label();
-                    let expr = self.operand(&c.key);
-                    self.emit_to(SOp::JumpIfNe { slot, expr, to: 0 }, l_next, s);
-                    self.block(&c.body);
-                    self.emit_to(SOp::Jump { to: 0 }, l_end, s);
-                    self.bind(l_next);
-                }
-                if let Some(d) = default {
-                    self.block(d);
-                }
-                self.bind(l_end);
-            }
-            StmtKind::Switch { cases, default } => {
-                let l_end = self.label();
-                let slot = self.slot();
-                self.emit(SOp::ClearFlag { slot }, s);
-                for c in cases {
-                    let l_next = self.label();
-                    let cond = self.operand(&c.key);
-                    self.emit_to(SOp::JumpIfNot { cond, to: 0 }, l_next, s);
-                    self.emit(SOp::Flag { slot }, s);
-                    self.block(&c.body);
-                    self.bind(l_next);
-                }
-                self.emit_to(SOp::JumpIfFlag { slot, to: 0 }, l_end, s);
-                if let Some(d) = default {
-                    self.block(d);
-                }
-                self.bind(l_end);
-            }
+            } => self.match_(s, value, cases, default.as_ref()),
+            StmtKind::Switch { cases, default } => self.switch(s, cases, default.as_ref()),
             StmtKind::Do(b) => self.block(b),
-            StmtKind::Parallel { branches, limit } => {
-                let first = self.code.subs.len() as u32;
-                for b in branches {
-                    // A branch is code of its own: no loop or clause around it.
-                    let sub = emit(b, self.code.programs.clone());
-                    self.code.subs.push(Arc::new(sub));
-                }
-                let limit = limit.as_ref().map_or(NONE, |l| self.operand(l));
-                let count = branches.len() as u32;
-                self.emit(
-                    SOp::Parallel {
-                        first,
-                        count,
-                        limit,
-                    },
-                    s,
-                );
-            }
+            StmtKind::Parallel { branches, limit } => self.parallel(s, branches, limit.as_ref()),
             StmtKind::Try {
                 body,
                 catches,
@@ -494,6 +443,68 @@ impl Emitter {
                 self.emit(SOp::Throw { throw }, s);
             }
         }
+    }
+
+    /// `Match`: the value in a temporary, each case compared with it in
+    /// turn, else `Default`.
+    fn match_(&mut self, s: &Stmt, value: &Tmpl, cases: &[Case], default: Option<&Block>) {
+        let l_end = self.label();
+        let slot = self.slot();
+        let expr = self.operand(value);
+        self.emit(SOp::SetTemp { slot, expr }, s);
+        for c in cases {
+            let l_next = self.label();
+            let expr = self.operand(&c.key);
+            self.emit_to(SOp::JumpIfNe { slot, expr, to: 0 }, l_next, s);
+            self.block(&c.body);
+            self.emit_to(SOp::Jump { to: 0 }, l_end, s);
+            self.bind(l_next);
+        }
+        if let Some(d) = default {
+            self.block(d);
+        }
+        self.bind(l_end);
+    }
+
+    /// `Switch`: every case whose condition holds runs (a flag records
+    /// that one did), else `Default`.
+    fn switch(&mut self, s: &Stmt, cases: &[Case], default: Option<&Block>) {
+        let l_end = self.label();
+        let slot = self.slot();
+        self.emit(SOp::ClearFlag { slot }, s);
+        for c in cases {
+            let l_next = self.label();
+            let cond = self.operand(&c.key);
+            self.emit_to(SOp::JumpIfNot { cond, to: 0 }, l_next, s);
+            self.emit(SOp::Flag { slot }, s);
+            self.block(&c.body);
+            self.bind(l_next);
+        }
+        self.emit_to(SOp::JumpIfFlag { slot, to: 0 }, l_end, s);
+        if let Some(d) = default {
+            self.block(d);
+        }
+        self.bind(l_end);
+    }
+
+    /// `Parallel`: each branch emitted as code of its own.
+    fn parallel(&mut self, s: &Stmt, branches: &[Block], limit: Option<&Tmpl>) {
+        let first = self.code.subs.len() as u32;
+        for b in branches {
+            // A branch is code of its own: no loop or clause around it.
+            let sub = emit(b, self.code.programs.clone());
+            self.code.subs.push(Arc::new(sub));
+        }
+        let limit = limit.map_or(NONE, |l| self.operand(l));
+        let count = branches.len() as u32;
+        self.emit(
+            SOp::Parallel {
+                first,
+                count,
+                limit,
+            },
+            s,
+        );
     }
 
     /// `Try`: the body (and `Else`) jumps to `Finally`; the catch dispatch

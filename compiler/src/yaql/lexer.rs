@@ -219,170 +219,201 @@ impl<'a> Iterator for Lexer<'a> {
                 }
             }
         };
-        let start = i;
-        let (t, end) = match c0 {
+        match c0 {
             b'$' => {
                 let j = self.word_end(i + 1);
-                (Tok::Dollar(&src[i + 1..j]), j)
+                self.token(i, Tok::Dollar(&src[i + 1..j]), j)
             }
-            b'0'..=b'9' => {
-                // \b\d+(\.?\d+)?\b
-                let prev_word = src[..i].chars().next_back().is_some_and(is_word);
-                if prev_word {
-                    let c = c0 as char;
-                    return self.fail(lex_error(format!("Illegal character '{c}'"), i, 1));
-                }
-                let mut j = i;
-                while j < b.len() && b[j].is_ascii_digit() {
-                    j += 1;
-                }
-                let mut is_float = false;
-                if j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_digit() {
-                    j += 1;
-                    while j < b.len() && b[j].is_ascii_digit() {
-                        j += 1;
-                    }
-                    is_float = true;
-                }
-                if self.word_end(j) != j {
-                    return self.fail(lex_error(
-                        format!("Illegal character '{}'", &src[start..start + 1]),
-                        start,
-                        1,
-                    ));
-                }
-                let text = &src[i..j];
-                (
-                    if is_float {
-                        Tok::Float(text)
-                    } else {
-                        Tok::Int(text)
-                    },
-                    j,
-                )
-            }
-            b'\'' | b'"' => {
-                let mut j = i + 1;
-                let mut closed = false;
-                while j < b.len() {
-                    if b[j] == b'\\' {
-                        j += 2;
-                        continue;
-                    }
-                    if b[j] == c0 {
-                        closed = true;
-                        break;
-                    }
-                    j += 1;
-                }
-                if !closed {
-                    let c = c0 as char;
-                    return self.fail(lex_error(format!("Illegal character '{c}'"), i, 1));
-                }
-                (Tok::Str(&src[i + 1..j]), j + 1)
-            }
-            b'`' => {
-                let mut j = i + 1;
-                let mut closed = false;
-                while j < b.len() {
-                    // As the reference's `` `([^`\\]|\\.)*` ``: a backslash
-                    // escapes any character (only `` \` `` is decoded).
-                    if b[j] == b'\\' && j + 1 < b.len() {
-                        j += 2;
-                        continue;
-                    }
-                    if b[j] == b'`' {
-                        closed = true;
-                        break;
-                    }
-                    j += 1;
-                }
-                if !closed {
-                    return self.fail(lex_error("Illegal character '`'".into(), i, 1));
-                }
-                (Tok::Verbatim(&src[i + 1..j]), j + 1)
-            }
-            _ if WORD[c0 as usize] || (c0 >= 0x80 && self.word_end(i) > i) => {
-                let j = self.word_end(i);
-                let word = &src[i..j];
-                if word.starts_with("__") {
-                    return self.fail(lex_error(
-                        format!("Illegal character '{}'", &word[..1]),
-                        i,
-                        1,
-                    ));
-                }
-                if j < b.len() && b[j] == b'(' {
-                    (Tok::Func(word), j + 1)
-                } else {
-                    let t = match word {
-                        "true" => Tok::True,
-                        "false" => Tok::False,
-                        "null" => Tok::Null,
-                        "and" => Tok::And,
-                        "or" => Tok::Or,
-                        "not" => Tok::Not,
-                        "mod" => Tok::Mod,
-                        "in" => Tok::In,
-                        "is" if self.opts.murano => Tok::Is,
-                        _ => Tok::Keyword(word),
-                    };
-                    (t, j)
-                }
-            }
-            _ => {
-                let next = b.get(i + 1).copied().unwrap_or(0);
-                let t2 = match (c0, next) {
-                    (b'?', b'.') => Some(Tok::QDot),
-                    (b'=', b'~') => Some(Tok::Match),
-                    (b'!', b'~') => Some(Tok::NotMatch),
-                    (b'>', b'=') => Some(Tok::Ge),
-                    (b'<', b'=') => Some(Tok::Le),
-                    (b'!', b'=') => Some(Tok::Ne),
-                    (b'-', b'>') => Some(Tok::Send),
-                    (b'=', b'>') => Some(if self.opts.legacy {
-                        Tok::LegacyArrow
-                    } else {
-                        Tok::Arrow
-                    }),
-                    _ => None,
-                };
-                match t2 {
-                    Some(t) => (t, i + 2),
-                    None => {
-                        let t1 = match c0 {
-                            b'(' => Tok::LParen,
-                            b')' => Tok::RParen,
-                            b'[' => Tok::LBracket,
-                            b']' => Tok::RBracket,
-                            b'{' => Tok::LBrace,
-                            b'}' => Tok::RBrace,
-                            b',' => Tok::Comma,
-                            b'.' => Tok::Dot,
-                            b'*' => Tok::Star,
-                            b'/' => Tok::Slash,
-                            b'+' => Tok::Plus,
-                            b'-' => Tok::Minus,
-                            b'>' => Tok::Gt,
-                            b'<' => Tok::Lt,
-                            b'=' => Tok::Eq,
-                            b':' if self.opts.murano => Tok::Colon,
-                            _ => {
-                                let c = src[i..].chars().next().unwrap();
-                                return self.fail(lex_error(
-                                    format!("Illegal character '{c}'"),
-                                    i,
-                                    c.len_utf8(),
-                                ));
-                            }
-                        };
-                        (t1, i + 1)
-                    }
-                }
-            }
-        };
+            b'0'..=b'9' => self.number(i),
+            b'\'' | b'"' => self.string(i, c0),
+            b'`' => self.verbatim(i),
+            _ if WORD[c0 as usize] || (c0 >= 0x80 && self.word_end(i) > i) => self.word(i),
+            _ => self.punct(i, c0),
+        }
+    }
+}
+
+/// The tokens by their first character; each moves past its token and
+/// returns it (or the lexical error).
+impl<'a> Lexer<'a> {
+    /// The token `t` at `start..end`; the lexer moves to `end`.
+    #[inline(always)]
+    fn token(&mut self, start: usize, t: Tok<'a>, end: usize) -> Option<<Self as Iterator>::Item> {
         self.pos = end;
         Some(Ok((start, t, end)))
+    }
+
+    /// A number at `i`: `\b\d+(\.?\d+)?\b`.
+    #[inline(always)]
+    fn number(&mut self, i: usize) -> Option<<Self as Iterator>::Item> {
+        let src = self.src;
+        let b = src.as_bytes();
+        let prev_word = src[..i].chars().next_back().is_some_and(is_word);
+        if prev_word {
+            let c = b[i] as char;
+            return self.fail(lex_error(format!("Illegal character '{c}'"), i, 1));
+        }
+        let mut j = i;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        let mut is_float = false;
+        if j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_digit() {
+            j += 1;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            is_float = true;
+        }
+        if self.word_end(j) != j {
+            return self.fail(lex_error(
+                format!("Illegal character '{}'", &src[i..i + 1]),
+                i,
+                1,
+            ));
+        }
+        let text = &src[i..j];
+        let t = if is_float {
+            Tok::Float(text)
+        } else {
+            Tok::Int(text)
+        };
+        self.token(i, t, j)
+    }
+
+    /// A string quoted by `quote` at `i`.
+    #[inline(always)]
+    fn string(&mut self, i: usize, quote: u8) -> Option<<Self as Iterator>::Item> {
+        let src = self.src;
+        let b = src.as_bytes();
+        let mut j = i + 1;
+        let mut closed = false;
+        while j < b.len() {
+            if b[j] == b'\\' {
+                j += 2;
+                continue;
+            }
+            if b[j] == quote {
+                closed = true;
+                break;
+            }
+            j += 1;
+        }
+        if !closed {
+            let c = quote as char;
+            return self.fail(lex_error(format!("Illegal character '{c}'"), i, 1));
+        }
+        self.token(i, Tok::Str(&src[i + 1..j]), j + 1)
+    }
+
+    /// A `` `verbatim` `` string at `i`.
+    #[inline(always)]
+    fn verbatim(&mut self, i: usize) -> Option<<Self as Iterator>::Item> {
+        let src = self.src;
+        let b = src.as_bytes();
+        let mut j = i + 1;
+        let mut closed = false;
+        while j < b.len() {
+            // As the reference's `` `([^`\\]|\\.)*` ``: a backslash
+            // escapes any character (only `` \` `` is decoded).
+            if b[j] == b'\\' && j + 1 < b.len() {
+                j += 2;
+                continue;
+            }
+            if b[j] == b'`' {
+                closed = true;
+                break;
+            }
+            j += 1;
+        }
+        if !closed {
+            return self.fail(lex_error("Illegal character '`'".into(), i, 1));
+        }
+        self.token(i, Tok::Verbatim(&src[i + 1..j]), j + 1)
+    }
+
+    /// A word at `i`: a function name (before `(`), a keyword operator or
+    /// constant, or a keyword.
+    #[inline(always)]
+    fn word(&mut self, i: usize) -> Option<<Self as Iterator>::Item> {
+        let src = self.src;
+        let b = src.as_bytes();
+        let j = self.word_end(i);
+        let word = &src[i..j];
+        if word.starts_with("__") {
+            return self.fail(lex_error(
+                format!("Illegal character '{}'", &word[..1]),
+                i,
+                1,
+            ));
+        }
+        if j < b.len() && b[j] == b'(' {
+            return self.token(i, Tok::Func(word), j + 1);
+        }
+        let t = match word {
+            "true" => Tok::True,
+            "false" => Tok::False,
+            "null" => Tok::Null,
+            "and" => Tok::And,
+            "or" => Tok::Or,
+            "not" => Tok::Not,
+            "mod" => Tok::Mod,
+            "in" => Tok::In,
+            "is" if self.opts.murano => Tok::Is,
+            _ => Tok::Keyword(word),
+        };
+        self.token(i, t, j)
+    }
+
+    /// An operator or punctuation of one or two characters at `i`.
+    #[inline(always)]
+    fn punct(&mut self, i: usize, c0: u8) -> Option<<Self as Iterator>::Item> {
+        let next = self.src.as_bytes().get(i + 1).copied().unwrap_or(0);
+        let t2 = match (c0, next) {
+            (b'?', b'.') => Some(Tok::QDot),
+            (b'=', b'~') => Some(Tok::Match),
+            (b'!', b'~') => Some(Tok::NotMatch),
+            (b'>', b'=') => Some(Tok::Ge),
+            (b'<', b'=') => Some(Tok::Le),
+            (b'!', b'=') => Some(Tok::Ne),
+            (b'-', b'>') => Some(Tok::Send),
+            (b'=', b'>') => Some(if self.opts.legacy {
+                Tok::LegacyArrow
+            } else {
+                Tok::Arrow
+            }),
+            _ => None,
+        };
+        if let Some(t) = t2 {
+            return self.token(i, t, i + 2);
+        }
+        let t1 = match c0 {
+            b'(' => Tok::LParen,
+            b')' => Tok::RParen,
+            b'[' => Tok::LBracket,
+            b']' => Tok::RBracket,
+            b'{' => Tok::LBrace,
+            b'}' => Tok::RBrace,
+            b',' => Tok::Comma,
+            b'.' => Tok::Dot,
+            b'*' => Tok::Star,
+            b'/' => Tok::Slash,
+            b'+' => Tok::Plus,
+            b'-' => Tok::Minus,
+            b'>' => Tok::Gt,
+            b'<' => Tok::Lt,
+            b'=' => Tok::Eq,
+            b':' if self.opts.murano => Tok::Colon,
+            _ => {
+                let c = self.src[i..].chars().next().unwrap();
+                return self.fail(lex_error(
+                    format!("Illegal character '{c}'"),
+                    i,
+                    c.len_utf8(),
+                ));
+            }
+        };
+        self.token(i, t1, i + 1)
     }
 }
 

@@ -436,77 +436,56 @@ impl Front<'_> {
                 }
             }
         }
-        let get = |name: &str| node.get(name);
-        let key_of = |n: &Node| n.as_scalar().unwrap_or("").to_string();
-        let has = |name: &str| map.iter().any(|(k, _)| key_of(k) == name);
-        let check_keys = |allowed: &[&str]| -> Result<(), Error> {
-            for (k, _) in map {
-                let kk = key_of(k);
-                if !allowed.contains(&kk.as_str()) {
-                    // No macro takes the key: murano's `parse_expression`
-                    // finds none and raises `SyntaxError`.
-                    return Err(k
-                        .pos
-                        .error("SyntaxError", format!("unexpected key '{kk}' in statement")));
-                }
-            }
-            Ok(())
-        };
-        // `has(K)` implies `get(K)` finds the entry.
-        let must = |name: &str| get(name).expect("the key is present");
-        if has("Return") {
-            check_keys(&["Return"])?;
+        let keys = StmtKeys { node, map };
+        if let Some(kind) = self.control_stmt(&keys)? {
+            return Ok(kind);
+        }
+        if let Some(kind) = self.block_stmt(&keys)? {
+            return Ok(kind);
+        }
+        // No block keyword and no destination (`- Retrun: 1`). Reading it
+        // as data first reports what YAML cannot construct (an unhashable
+        // key), as PyYAML would before murano sees the statement.
+        self.tmpl(node)?;
+        Err(incorrect(node))
+    }
+
+    /// `Return`, `If`, `While`, `For`, `Repeat`, `Break` and `Continue`
+    /// (`None`: none of them).
+    ///
+    /// The macros check their own arguments as murano's do
+    /// (murano/dsl/macros.py): `For`, `Repeat`, `Break` and `Continue`
+    /// raise `DslSyntaxError`; a `While` that is no expression matches no
+    /// macro (`SyntaxError`); `If` takes any value.
+    fn control_stmt(&mut self, keys: &StmtKeys) -> Result<Option<StmtKind>, Error> {
+        let (node, get, must) = (keys.node, |k| keys.get(k), |k| keys.must(k));
+        Ok(Some(if keys.has("Return") {
+            keys.check(&["Return"])?;
             let v = must("Return");
-            return Ok(StmtKind::Return(if v.is_null() {
+            StmtKind::Return(if v.is_null() {
                 None
             } else {
                 Some(self.tmpl(v)?)
-            }));
-        }
-        // The macros check their own arguments as murano's do
-        // (murano/dsl/macros.py): `For`, `Repeat`, `Break` and `Continue`
-        // raise `DslSyntaxError`; a `While` that is no expression matches
-        // no macro (`SyntaxError`); `If` takes any value.
-        if has("If") {
-            check_keys(&["If", "Then", "Else"])?;
+            })
+        } else if keys.has("If") {
+            keys.check(&["If", "Then", "Else"])?;
             let cond = self.tmpl(must("If"))?;
             let then = self.opt_block(get("Then"))?.unwrap_or_default();
             let else_ = self.opt_block(get("Else"))?;
-            return Ok(StmtKind::If { cond, then, else_ });
-        }
-        if has("While") {
-            check_keys(&["While", "Do"])?;
+            StmtKind::If { cond, then, else_ }
+        } else if keys.has("While") {
+            keys.check(&["While", "Do"])?;
             let cond = self.tmpl(must("While"))?;
             if !matches!(cond.kind, super::TmplKind::Expr(_)) {
                 return Err(incorrect(node));
             }
             let body = self.loop_block(get("Do"))?;
-            return Ok(StmtKind::While { cond, body });
-        }
-        if has("For") {
-            check_keys(&["For", "In", "Do"])?;
-            let for_node = must("For");
-            let is_string = match &for_node.kind {
-                NodeKind::Scalar { value, style, .. } => {
-                    *style != ScalarStyle::Plain
-                        || matches!(plain_value(value), None | Some(Value::Str(_)))
-                }
-                _ => false,
-            };
-            if !is_string {
-                return Err(syntax(for_node, "For value must be of string type"));
-            }
-            let var = for_node.as_scalar().unwrap_or("");
-            let var: Arc<str> = var.trim_start_matches('$').into();
-            let Some(inn) = get("In") else {
-                return Err(syntax(node, "For needs In"));
-            };
-            let in_ = self.tmpl(inn)?;
-            let body = self.loop_block(get("Do"))?;
-            return Ok(StmtKind::For { var, in_, body });
-        }
-        if has("Repeat") {
-            check_keys(&["Repeat", "Do"])?;
+            StmtKind::While { cond, body }
+        } else if keys.has("For") {
+            keys.check(&["For", "In", "Do"])?;
+            self.for_stmt(keys)?
+        } else if keys.has("Repeat") {
+            keys.check(&["Repeat", "Do"])?;
             let count = self.tmpl(must("Repeat"))?;
             let counts = match &count.kind {
                 super::TmplKind::Expr(_) => true,
@@ -520,94 +499,86 @@ impl Front<'_> {
                 ));
             }
             let body = self.loop_block(get("Do"))?;
-            return Ok(StmtKind::Repeat { count, body });
-        }
-        if has("Break") {
-            check_keys(&["Break"])?;
+            StmtKind::Repeat { count, body }
+        } else if keys.has("Break") {
+            keys.check(&["Break"])?;
             if has_value(must("Break")) {
                 return Err(syntax(must("Break"), "Break cannot have value"));
             }
-            return Ok(if self.in_loop {
+            if self.in_loop {
                 StmtKind::Break
             } else {
                 StmtKind::Invalid(InvalidOp::Break)
-            });
-        }
-        if has("Continue") {
-            check_keys(&["Continue"])?;
+            }
+        } else if keys.has("Continue") {
+            keys.check(&["Continue"])?;
             if has_value(must("Continue")) {
                 return Err(syntax(must("Continue"), "Continue cannot have value"));
             }
-            return Ok(if self.in_loop {
+            if self.in_loop {
                 StmtKind::Continue
             } else {
                 StmtKind::Invalid(InvalidOp::Continue)
-            });
+            }
+        } else {
+            return Ok(None);
+        }))
+    }
+
+    /// `For: $var`, `In: collection`, `Do: body`.
+    fn for_stmt(&mut self, keys: &StmtKeys) -> Result<StmtKind, Error> {
+        let node = keys.node;
+        let for_node = keys.must("For");
+        let is_string = match &for_node.kind {
+            NodeKind::Scalar { value, style, .. } => {
+                *style != ScalarStyle::Plain
+                    || matches!(plain_value(value), None | Some(Value::Str(_)))
+            }
+            _ => false,
+        };
+        if !is_string {
+            return Err(syntax(for_node, "For value must be of string type"));
         }
-        if has("Match") {
-            check_keys(&["Match", "Value", "Default"])?;
+        let var = for_node.as_scalar().unwrap_or("");
+        let var: Arc<str> = var.trim_start_matches('$').into();
+        let Some(inn) = keys.get("In") else {
+            return Err(syntax(node, "For needs In"));
+        };
+        let in_ = self.tmpl(inn)?;
+        let body = self.loop_block(keys.get("Do"))?;
+        Ok(StmtKind::For { var, in_, body })
+    }
+
+    /// `Match`, `Switch`, `Parallel`, `Try`, `Throw`, `Rethrow` and `Do`
+    /// (`None`: none of them).
+    fn block_stmt(&mut self, keys: &StmtKeys) -> Result<Option<StmtKind>, Error> {
+        let (node, get, must) = (keys.node, |k| keys.get(k), |k| keys.must(k));
+        Ok(Some(if keys.has("Match") {
+            keys.check(&["Match", "Value", "Default"])?;
             let cases = self.cases(must("Match"))?;
             let Some(val) = get("Value") else {
                 return Err(syntax(node, "Match needs Value"));
             };
             let value = self.tmpl(val)?;
             let default = self.opt_block(get("Default"))?;
-            return Ok(StmtKind::Match {
+            StmtKind::Match {
                 value,
                 cases,
                 default,
-            });
-        }
-        if has("Switch") {
-            check_keys(&["Switch", "Default"])?;
+            }
+        } else if keys.has("Switch") {
+            keys.check(&["Switch", "Default"])?;
             let cases = self.cases(must("Switch"))?;
             let default = self.opt_block(get("Default"))?;
-            return Ok(StmtKind::Switch { cases, default });
-        }
-        if has("Parallel") {
-            check_keys(&["Parallel", "Limit"])?;
-            let p = must("Parallel");
-            // A branch runs on its own: no loop or clause around it.
-            let saved = (self.in_loop, self.in_catch);
-            (self.in_loop, self.in_catch) = (false, false);
-            let branches = match &p.kind {
-                NodeKind::Seq(items) => items
-                    .iter()
-                    .map(|it| self.block(it))
-                    .collect::<Result<Vec<_>, _>>(),
-                _ => self.block(p).map(|b| vec![b]),
-            };
-            (self.in_loop, self.in_catch) = saved;
-            let branches = branches?;
-            let limit = get("Limit").map(|n| self.tmpl(n)).transpose()?;
-            return Ok(StmtKind::Parallel { branches, limit });
-        }
-        if has("Try") {
-            check_keys(&["Try", "Catch", "Else", "Finally"])?;
-            // The clauses are read before the body, as the engine reads
-            // them (this decides which error of a bad `Try` comes first).
-            let mut catches = Vec::new();
-            if let Some(c) = get("Catch") {
-                let items: Vec<&Node> = match &c.kind {
-                    NodeKind::Seq(items) => items.iter().collect(),
-                    _ => vec![c],
-                };
-                for it in items {
-                    catches.push(self.catch(it)?);
-                }
-            }
-            let body = self.opt_block(get("Try"))?.unwrap_or_default();
-            let else_ = self.opt_block(get("Else"))?;
-            let finally = self.opt_block(get("Finally"))?;
-            return Ok(StmtKind::Try {
-                body,
-                catches,
-                else_,
-                finally,
-            });
-        }
-        if has("Throw") {
-            check_keys(&["Throw", "Message", "Extra", "Cause"])?;
+            StmtKind::Switch { cases, default }
+        } else if keys.has("Parallel") {
+            keys.check(&["Parallel", "Limit"])?;
+            self.parallel_stmt(keys)?
+        } else if keys.has("Try") {
+            keys.check(&["Try", "Catch", "Else", "Finally"])?;
+            self.try_stmt(keys)?
+        } else if keys.has("Throw") {
+            keys.check(&["Throw", "Message", "Extra", "Cause"])?;
             // murano's `ThrowMacro` refuses a statement without names.
             if !has_value(must("Throw")) {
                 return Err(must("Throw")
@@ -618,30 +589,70 @@ impl Front<'_> {
             let message = get("Message").map(|n| self.tmpl(n)).transpose()?;
             let extra = get("Extra").map(|n| self.tmpl(n)).transpose()?;
             let cause = get("Cause").map(|n| self.tmpl(n)).transpose()?;
-            return Ok(StmtKind::Throw {
+            StmtKind::Throw {
                 names,
                 message,
                 extra,
                 cause,
-            });
-        }
-        if has("Rethrow") {
-            check_keys(&["Rethrow"])?;
-            return Ok(if self.in_catch {
+            }
+        } else if keys.has("Rethrow") {
+            keys.check(&["Rethrow"])?;
+            if self.in_catch {
                 StmtKind::Rethrow
             } else {
                 StmtKind::Invalid(InvalidOp::Rethrow)
-            });
+            }
+        } else if keys.has("Do") {
+            keys.check(&["Do"])?;
+            StmtKind::Do(self.block(must("Do"))?)
+        } else {
+            return Ok(None);
+        }))
+    }
+
+    /// `Parallel: branches`, `Limit: n`.
+    fn parallel_stmt(&mut self, keys: &StmtKeys) -> Result<StmtKind, Error> {
+        let p = keys.must("Parallel");
+        // A branch runs on its own: no loop or clause around it.
+        let saved = (self.in_loop, self.in_catch);
+        (self.in_loop, self.in_catch) = (false, false);
+        let branches = match &p.kind {
+            NodeKind::Seq(items) => items
+                .iter()
+                .map(|it| self.block(it))
+                .collect::<Result<Vec<_>, _>>(),
+            _ => self.block(p).map(|b| vec![b]),
+        };
+        (self.in_loop, self.in_catch) = saved;
+        let branches = branches?;
+        let limit = keys.get("Limit").map(|n| self.tmpl(n)).transpose()?;
+        Ok(StmtKind::Parallel { branches, limit })
+    }
+
+    /// `Try`, `Catch`, `Else`, `Finally`.
+    fn try_stmt(&mut self, keys: &StmtKeys) -> Result<StmtKind, Error> {
+        let get = |k| keys.get(k);
+        // The clauses are read before the body, as the engine reads
+        // them (this decides which error of a bad `Try` comes first).
+        let mut catches = Vec::new();
+        if let Some(c) = get("Catch") {
+            let items: Vec<&Node> = match &c.kind {
+                NodeKind::Seq(items) => items.iter().collect(),
+                _ => vec![c],
+            };
+            for it in items {
+                catches.push(self.catch(it)?);
+            }
         }
-        if has("Do") {
-            check_keys(&["Do"])?;
-            return Ok(StmtKind::Do(self.block(must("Do"))?));
-        }
-        // No block keyword and no destination (`- Retrun: 1`). Reading it
-        // as data first reports what YAML cannot construct (an unhashable
-        // key), as PyYAML would before murano sees the statement.
-        self.tmpl(node)?;
-        Err(incorrect(node))
+        let body = self.opt_block(get("Try"))?.unwrap_or_default();
+        let else_ = self.opt_block(get("Else"))?;
+        let finally = self.opt_block(get("Finally"))?;
+        Ok(StmtKind::Try {
+            body,
+            catches,
+            else_,
+            finally,
+        })
     }
 
     fn catch(&mut self, it: &Node) -> Result<Catch, Error> {
@@ -951,4 +962,43 @@ fn write_stmt(f: &mut fmt::Formatter<'_>, s: &Stmt, ind: usize) -> fmt::Result {
         StmtKind::Invalid(op) => write!(f, "invalid {} ({:?})", op.keyword(), op.message())?,
     }
     at(f, &s.pos)
+}
+
+/// The keys of a block statement's mapping.
+struct StmtKeys<'a> {
+    node: &'a Node,
+    map: &'a [(Node, Node)],
+}
+
+impl<'a> StmtKeys<'a> {
+    fn key_of(n: &Node) -> &str {
+        n.as_scalar().unwrap_or("")
+    }
+
+    fn get(&self, name: &str) -> Option<&'a Node> {
+        self.node.get(name)
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.map.iter().any(|(k, _)| Self::key_of(k) == name)
+    }
+
+    /// The value of a key `has` found.
+    fn must(&self, name: &str) -> &'a Node {
+        self.get(name).expect("the key is present")
+    }
+
+    /// Refuses a key no macro takes: murano's `parse_expression` finds
+    /// none and raises `SyntaxError`.
+    fn check(&self, allowed: &[&str]) -> Result<(), Error> {
+        for (k, _) in self.map {
+            let kk = Self::key_of(k);
+            if !allowed.contains(&kk) {
+                return Err(k
+                    .pos
+                    .error("SyntaxError", format!("unexpected key '{kk}' in statement")));
+            }
+        }
+        Ok(())
+    }
 }
