@@ -30,47 +30,11 @@
 //! refused, a second field of a name replaces the first, and a field type
 //! it does not know is a choice of applications of that type.
 
-use runtime::ErrorKind;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
-
-use compiler::murano::{load_documents, LoadOptions, Node, NodeKind, Pos, Template, TemplateKind};
-use compiler::{CompileOptions, Program};
-
-use crate::cloud::{self, FLAVORS, IMAGES};
-use runtime::ctx::Frame;
-use runtime::host::Host;
-use runtime::registry::{p, ArgIn, Args, Cx, Registry, Ty};
-use runtime::{Dict, Env, Error, Options, Result, Value};
-
-use package::{node_value, PackageFormat, PackageLoader};
-
-/// The newest Dynamic UI format version understood.
-pub const LATEST_VERSION: (u32, u32) = (2, 3);
-/// The dashboard's own storage key inside `?`.
-pub const DASHBOARD_ATTRS_KEY: &str = "_26411a1861294160833743e45d0eaad9";
-/// The form the dashboard appends (Version 2.2+: the application name).
-pub const WF_MANAGEMENT_NAME: &str = "workflowManagement";
-
-/// How UI expressions compile: the dashboard evaluates them with yaql's
-/// legacy (0.2-compatible) engine, without MuranoPL operators.
-const COMPILE: CompileOptions = CompileOptions {
-    legacy: true,
-    murano: false,
-};
-
-const MARK: &str = "\u{1}ui.template:";
-const MAX_REPEAT: i64 = 10_000;
-const MAX_DEPTH: usize = 64;
-const MAX_APP_NESTING: usize = 4;
-
-fn ui_error(msg: impl Into<String>) -> Error {
-    Error::new(ErrorKind::UiDefinitionError, msg)
-}
-
-// The parts of the Dynamic UI, by concern.
+// The parts of the Dynamic UI, by concern, bottom layer first: each
+// names only the modules above it in this list.
+mod common;
 mod definition;
+mod fill;
 mod host;
 mod model;
 mod parse;
@@ -79,7 +43,7 @@ mod samples;
 mod tests;
 mod validation;
 
-pub use definition::*;
-pub use host::*;
-pub use model::*;
-use validation::*;
+pub use common::{DASHBOARD_ATTRS_KEY, LATEST_VERSION, WF_MANAGEMENT_NAME};
+pub use definition::{Check, Field, FieldType, Form, UiDefinition, UiVersion, Validator};
+pub use host::{registry, IdGen, Tpl, UiHost};
+pub use model::{generate, insert_ids, package_model, ModelOptions, Outcome};

@@ -9,7 +9,7 @@ use compiler::murano::{ClassDecl, LoadOptions};
 use engine::Package;
 use runtime::{Error, ErrorKind};
 
-use crate::{ClassSource, PackageFormat};
+use crate::format::{ClassSource, PackageFormat};
 
 /// How many of a file's class names the "the file defines ..." warning
 /// lists (a file may define thousands).
@@ -226,4 +226,11 @@ fn not_defined_warning(file: &str, name: &str, defined: &[String]) -> Error {
              fix the manifest"
         ),
     )
+}
+
+/// Compiles a plugin's classes into an executor package, one error per bad
+/// class file.
+pub fn to_package(p: &dyn PackageFormat) -> (Package, Vec<Error>) {
+    let c = to_package_checked(p);
+    (c.package, c.errors.into_iter().map(|e| e.error).collect())
 }

@@ -1,7 +1,12 @@
 //! Heat Orchestration Template packages (`Format: Heat.HOT`): the
 //! classes murano generates for them.
 
-use super::*;
+use compiler::murano::load_documents;
+use engine::node_value;
+use runtime::{Dict, Result, Value};
+
+use crate::error::{class_error, format_error, load_error};
+use crate::format::{ClassSource, PackageBase, PackageFormat};
 
 /// A Heat template package (Format Heat.HOT/1.0): `template.yaml` becomes
 /// one generated MuranoPL class named after the package, extending

@@ -1,6 +1,53 @@
 //! The manifest (`manifest.yaml`): its fields as murano reads them.
 
-use super::*;
+use std::collections::HashMap;
+use std::fmt;
+
+use compiler::murano::{load_documents, Node, NodeKind};
+use engine::node_value;
+use engine::version::{parse_version, valid_full_name, VersionSpec};
+use runtime::{Dict, ErrorKind, Result, Value};
+use semver::Version;
+
+use crate::error::format_error;
+use crate::source::Source;
+
+/// Largest logo accepted (murano: 500 KiB).
+pub const MAX_IMAGE_SIZE: usize = 500 * 1024;
+
+/// A package format: `Name/Version`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FormatId {
+    /// Format name (`MuranoPL`, `Heat.HOT`).
+    pub name: String,
+    /// Format (runtime) version.
+    pub version: Version,
+}
+
+impl fmt::Display for FormatId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.name, self.version)
+    }
+}
+
+impl FormatId {
+    /// Parses `Name/Version`; a bare version is `MuranoPL/Version`.
+    pub fn parse(text: &str) -> std::result::Result<FormatId, String> {
+        let t = text.trim();
+        let (name, ver) = match t.rsplit_once('/') {
+            Some((n, v)) => (n.trim(), v.trim()),
+            None => ("MuranoPL", t),
+        };
+        if name.is_empty() {
+            return Err(format!("invalid Format \"{text}\": empty format name"));
+        }
+        let version = parse_version(ver).map_err(|e| format!("invalid Format \"{text}\": {e}"))?;
+        Ok(FormatId {
+            name: name.to_string(),
+            version,
+        })
+    }
+}
 
 /// The parsed `manifest.yaml`.
 #[derive(Clone, Debug)]

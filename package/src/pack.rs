@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use runtime::{Result, Value};
 
-use crate::{load_error, validate_images, FormatRegistry, PackageFormat};
+use crate::error::load_error;
+use crate::format::{validate_images, PackageFormat};
+use crate::registry::FormatRegistry;
 
 /// The files of a package directory that go into its .zip: the manifest,
 /// `template.yaml` (HOT), `Classes/`, `Resources/`, `UI/`, `images.lst`,

@@ -1,6 +1,17 @@
 //! The package crate's unit tests.
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use compiler::murano::load_documents;
+use runtime::{Result, Value};
+use semver::Version;
+
 use super::*;
+use crate::error::class_error;
+use crate::hot::{as_int, dget};
+use crate::source::MAX_ZIP_ENTRY;
 
 fn v(s: &str) -> Version {
     Version::parse(s).unwrap()

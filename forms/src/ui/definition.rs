@@ -1,7 +1,10 @@
-//! The parsed form of a UI definition: versions, field types, templates
-//! (`Tpl`), validators, fields and forms.
+//! The parsed form of a UI definition: versions, field types,
+//! validators, fields and forms (their templates are [`Tpl`]s).
 
-use super::*;
+use compiler::murano::Pos;
+use runtime::{Dict, Value};
+
+use super::host::Tpl;
 
 /// A UI format version, `MAJOR.MINOR`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -130,110 +133,6 @@ impl FieldType {
         }
         .to_string()
     }
-}
-
-/// A compiled piece of UI YAML: constants and YAQL expressions.
-#[derive(Clone)]
-pub enum Tpl {
-    /// A constant.
-    Const(Value),
-    /// A YAQL expression.
-    Expr {
-        /// Compiled program.
-        prog: Arc<Program>,
-        /// Its text.
-        src: Arc<str>,
-        /// Where it is.
-        pos: Pos,
-    },
-    /// A sequence.
-    List(Vec<Tpl>),
-    /// A mapping (keys may be expressions).
-    Dict(Vec<(Tpl, Tpl)>),
-}
-
-impl Tpl {
-    pub(super) fn compile(t: &Template) -> Result<Tpl> {
-        Ok(match &t.kind {
-            TemplateKind::Value(v) => Tpl::Const(v.clone()),
-            TemplateKind::Expr { src, .. } => Tpl::Expr {
-                prog: Arc::new(compile_yaql(src, &t.pos)?),
-                src: src.clone(),
-                pos: t.pos.clone(),
-            },
-            TemplateKind::List(items) => {
-                Tpl::List(items.iter().map(Tpl::compile).collect::<Result<_>>()?)
-            }
-            TemplateKind::Dict(items) => Tpl::Dict(
-                items
-                    .iter()
-                    .map(|(k, v)| Ok((Tpl::compile(k)?, Tpl::compile(v)?)))
-                    .collect::<Result<_>>()?,
-            ),
-        })
-    }
-
-    pub(super) fn from_node(n: &Node) -> Result<Tpl> {
-        check_yaql(n)?;
-        Tpl::compile(&n.to_template(LoadOptions { legacy: true })?)
-    }
-
-    /// True when this is a constant.
-    pub fn is_const(&self) -> bool {
-        matches!(self, Tpl::Const(_))
-    }
-}
-
-/// A plain scalar that looks like YAQL (`$...`, `func(...`) but does not
-/// parse would silently become a string (as in the dashboard); it is an
-/// error here, with the parser's message.
-fn check_yaql(n: &Node) -> Result<()> {
-    match &n.kind {
-        NodeKind::Scalar {
-            value,
-            style: compiler::murano::ScalarStyle::Plain,
-            tag: None,
-        } => {
-            let t = value.trim();
-            let looks = t.starts_with('$')
-                || t.find('(').is_some_and(|i| {
-                    i > 0
-                        && t[..i]
-                            .chars()
-                            .all(|c| c.is_ascii_alphanumeric() || c == '_')
-                        && t[..i].starts_with(|c: char| c.is_ascii_alphabetic())
-                });
-            if looks {
-                if let Err(e) = compiler::yaql::parse(
-                    t,
-                    compiler::yaql::LexOptions {
-                        legacy: true,
-                        murano: false,
-                    },
-                ) {
-                    return Err(n.pos.error(
-                        ErrorKind::YaqlGrammarException,
-                        format!("bad YAQL expression `{t}`: {}", e.message()),
-                    ));
-                }
-            }
-            Ok(())
-        }
-        NodeKind::Scalar { .. } => Ok(()),
-        NodeKind::Seq(items) => items.iter().try_for_each(check_yaql),
-        NodeKind::Map(entries) => entries
-            .iter()
-            .try_for_each(|(k, v)| check_yaql(k).and_then(|_| check_yaql(v))),
-    }
-}
-
-fn compile_yaql(src: &str, pos: &Pos) -> Result<Program> {
-    compiler::compile(src, &registry(), COMPILE).map_err(|e| {
-        Error::new(
-            e.kind().to_string(),
-            format!("{pos}: {} in `{src}`", e.message()),
-        )
-    })
 }
 
 /// A field or form validator.

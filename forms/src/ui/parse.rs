@@ -1,7 +1,14 @@
 //! Reading a UI definition from YAML: the document, its forms and their
 //! fields, each malformed part an error at its position.
 
-use super::*;
+use compiler::murano::{load_documents, Node, NodeKind, Pos};
+use runtime::{Dict, ErrorKind, Result, Value};
+
+use package::node_value;
+
+use super::common::{ui_error, LATEST_VERSION};
+use super::definition::{Check, Field, FieldType, Form, UiDefinition, UiVersion, Validator};
+use super::host::Tpl;
 
 fn scalar_text<'a>(n: &'a Node, what: &str) -> Result<&'a str> {
     n.as_scalar().ok_or_else(|| {

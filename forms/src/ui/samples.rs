@@ -1,7 +1,13 @@
 //! Deterministic samples for fields without an answer or `initial`,
 //! and applications made for application-typed fields.
 
-use super::*;
+use runtime::{Dict, ErrorKind, Result, Value};
+
+use crate::cloud::{FLAVORS, IMAGES};
+
+use super::common::MAX_APP_NESTING;
+use super::definition::{Field, FieldType};
+use super::model::{insert_ids, package_model, Gen, ModelOptions};
 
 fn string_candidates(field: &Field) -> Vec<String> {
     let n = field.name.to_ascii_lowercase();

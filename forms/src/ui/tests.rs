@@ -1,5 +1,9 @@
 //! The Dynamic UI's unit tests.
 
+use compiler::murano::load_documents;
+use package::node_value;
+use runtime::{Result, Value};
+
 use super::*;
 
 fn model(text: &str, answers: Option<&str>) -> Result<Outcome> {

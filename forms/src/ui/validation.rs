@@ -1,6 +1,15 @@
 //! Cleaning and validating field values as the dashboard's fields do.
 
-use super::*;
+use std::sync::Arc;
+
+use compiler::murano::Pos;
+use runtime::ctx::Frame;
+use runtime::{ErrorKind, Result, Value};
+
+use crate::cloud::{self, FLAVORS, IMAGES};
+
+use super::definition::{Check, Field, FieldType, UiVersion, Validator};
+use super::model::Gen;
 
 pub(super) fn is_empty(v: &Value) -> bool {
     match v {

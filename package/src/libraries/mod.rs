@@ -22,7 +22,10 @@ use std::sync::Arc;
 
 use runtime::{Error, Result};
 
-use crate::{FormatRegistry, Manifest, PackageBase, PackageFormat, Source};
+use crate::format::{PackageBase, PackageFormat};
+use crate::manifest::Manifest;
+use crate::registry::FormatRegistry;
+use crate::source::Source;
 
 /// One embedded library package: its manifest and class files.
 pub struct Library {
