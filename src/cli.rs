@@ -310,20 +310,7 @@ fn run(cli: Cli) -> i32 {
     };
     match cli.cmd {
         Cmd::Yaql(args) => crate::yaql_cmd::run(args, jit, cli.message_format),
-        Cmd::Harness { kind, max_record } => {
-            let max_line = crate::records::cap(max_record);
-            match kind.as_str() {
-                "yaql" => harness_yaql(jit, max_line),
-                "dsl" => crate::dsl::harness_dsl(jit, max_line),
-                "schema" => crate::schema::harness_schema(jit, max_line),
-                other => {
-                    eprintln!(
-                        "error: unknown harness `{other}` (expected `yaql`, `dsl` or `schema`)"
-                    );
-                    2
-                }
-            }
-        }
+        Cmd::Harness { kind, max_record } => harness(&kind, max_record, jit),
         Cmd::Validate {
             packages,
             models,
@@ -376,31 +363,21 @@ fn run(cli: Cli) -> i32 {
             messages: cli.message_format,
         }),
         Cmd::Test {
-            mut args,
+            args,
             package,
             libs,
             seed,
             limits,
-        } => {
-            let Some(package) = package
-                .or_else(|| (!args.is_empty()).then(|| std::path::PathBuf::from(args.remove(0))))
-            else {
-                eprintln!("error: which package? (muranopl test PACKAGE [TEST]... or -p PACKAGE)");
-                return exit::USAGE;
-            };
-            crate::test_cmd::run(
-                &package,
-                &args,
-                &libs,
-                jit,
-                cli.class_configs.as_deref(),
-                muranopl::session::Limits {
-                    seed: Some(seed),
-                    ..limits.into()
-                },
-                cli.message_format,
-            )
-        }
+        } => test(
+            args,
+            package,
+            &libs,
+            seed,
+            limits,
+            jit,
+            &cli.class_configs,
+            cli.message_format,
+        ),
         Cmd::Schema(args) => {
             crate::api_cmd::schema(args, jit, cli.class_configs.as_deref(), cli.message_format)
         }
@@ -412,23 +389,14 @@ fn run(cli: Cli) -> i32 {
             libs,
             addr,
             server,
-        } => {
-            let options = match server.options() {
-                Ok(o) => o,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return 2;
-                }
-            };
-            crate::serve::serve(
-                &packages,
-                &libs,
-                &addr,
-                options,
-                jit,
-                cli.class_configs.as_deref(),
-            )
-        }
+        } => serve(
+            &packages,
+            &libs,
+            &addr,
+            server,
+            jit,
+            cli.class_configs.as_deref(),
+        ),
         Cmd::Batch { args } => batch(&args),
         Cmd::Completions { shell } => {
             use clap::CommandFactory;
@@ -436,18 +404,7 @@ fn run(cli: Cli) -> i32 {
             clap_complete::generate(shell, &mut cmd, "muranopl", &mut std::io::stdout());
             exit::OK
         }
-        Cmd::Man => {
-            use clap::CommandFactory;
-            let man = clap_mangen::Man::new(Cli::command());
-            match man.render(&mut std::io::stdout()) {
-                Ok(()) => exit::OK,
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    exit::USAGE
-                }
-            }
-        }
+        Cmd::Man => man_page(),
         Cmd::BenchEval {
             expr,
             data,
@@ -455,6 +412,78 @@ fn run(cli: Cli) -> i32 {
             each,
             parse_file,
         } => bench_eval(expr, data, repeat, each, parse_file, jit),
+    }
+}
+
+/// `muranopl harness yaql|dsl|schema`.
+fn harness(kind: &str, max_record: usize, jit: JitMode) -> i32 {
+    let max_line = crate::records::cap(max_record);
+    match kind {
+        "yaql" => harness_yaql(jit, max_line),
+        "dsl" => crate::dsl::harness_dsl(jit, max_line),
+        "schema" => crate::schema::harness_schema(jit, max_line),
+        other => {
+            eprintln!("error: unknown harness `{other}` (expected `yaql`, `dsl` or `schema`)");
+            exit::USAGE
+        }
+    }
+}
+
+/// `muranopl test PACKAGE [TEST]...` (or `-p PACKAGE`); `test` runs from
+/// seed `seed` so that runs replay.
+fn test(
+    mut args: Vec<String>,
+    package: Option<std::path::PathBuf>,
+    libs: &[std::path::PathBuf],
+    seed: u64,
+    limits: ExecLimits,
+    jit: JitMode,
+    class_configs: &Option<std::path::PathBuf>,
+    messages: crate::diag::MessageFormat,
+) -> i32 {
+    let Some(package) =
+        package.or_else(|| (!args.is_empty()).then(|| std::path::PathBuf::from(args.remove(0))))
+    else {
+        eprintln!("error: which package? (muranopl test PACKAGE [TEST]... or -p PACKAGE)");
+        return exit::USAGE;
+    };
+    let limits = muranopl::session::Limits {
+        seed: Some(seed),
+        ..limits.into()
+    };
+    let configs = class_configs.as_deref();
+    crate::test_cmd::run(&package, &args, libs, jit, configs, limits, messages)
+}
+
+/// `muranopl serve`.
+fn serve(
+    packages: &[std::path::PathBuf],
+    libs: &[std::path::PathBuf],
+    addr: &str,
+    server: ServeArgs,
+    jit: JitMode,
+    class_configs: Option<&std::path::Path>,
+) -> i32 {
+    match server.options() {
+        Ok(options) => crate::serve::serve(packages, libs, addr, options, jit, class_configs),
+        Err(e) => {
+            eprintln!("error: {e}");
+            exit::USAGE
+        }
+    }
+}
+
+/// `muranopl man`: the manual page on stdout.
+fn man_page() -> i32 {
+    use clap::CommandFactory;
+    let man = clap_mangen::Man::new(Cli::command());
+    match man.render(&mut std::io::stdout()) {
+        Ok(()) => exit::OK,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => {
+            eprintln!("error: {e}");
+            exit::USAGE
+        }
     }
 }
 
