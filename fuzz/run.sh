@@ -14,7 +14,10 @@ if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "fuzz: skipped: no nightly toolchain (cargo-fuzz needs one)"
     exit 0
 fi
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+if ! command -v cargo-fuzz >/dev/null; then
+    echo "fuzz: skipped: cargo-fuzz is not installed (cargo install cargo-fuzz --locked)"
+    exit 0
+fi
 python3 seed.py
 cargo +nightly fuzz build -O
 mkdir -p logs
