@@ -14,137 +14,23 @@
 use runtime::ErrorKind;
 use std::sync::{Arc, OnceLock};
 
-use compiler::murano::emit::{self, Code, Operand, Target, TargetRoot, TargetStep};
+use compiler::murano::emit::{Code, Operand, Target, TargetRoot, TargetStep};
 use compiler::murano::ir::{ExprId, InvalidOp};
-use compiler::murano::{Node, Template};
-use compiler::{CompileOptions, Program};
 use runtime::ctx::Frame;
-use runtime::value::ObjRef;
-use runtime::{Dict, Env, Error, Registry, Result, Value};
+use runtime::{Dict, Env, Error, Result, Value};
 use vm::bc::stmt::{finally_between, find_handler, Handler, HandlerKind, SOp, NONE};
 
-use crate::{Class, Executor, Method};
-
-/// A value template (a default, a meta value) with its expressions
-/// compiled.
-#[derive(Clone)]
-pub struct CTemplate {
-    operand: Operand,
-    programs: Arc<[Program]>,
-}
-
-impl CTemplate {
-    /// Compiles a template (through the IR: see
-    /// [`compiler::murano::emit::compile_template`]).
-    pub fn compile(t: &Template, reg: &Registry, opts: CompileOptions) -> Result<CTemplate> {
-        let (operand, programs) = emit::compile_template(t, reg, opts)?;
-        Ok(CTemplate { operand, programs })
-    }
-
-    /// True when the template holds no expression: its value is constant.
-    pub fn is_const(&self) -> bool {
-        self.programs.is_empty()
-    }
-
-    /// Evaluates the template (lazy results are materialised).
-    pub fn eval(&self, env: &Env, ctx: &Arc<Frame>) -> Result<Value> {
-        eval_operand(&self.operand, &self.programs, env, ctx)
-    }
-}
-
-/// Evaluates a template operand whose expressions are ids into `programs`
-/// (lazy results are materialised).
-fn eval_operand(o: &Operand, programs: &[Program], env: &Env, ctx: &Arc<Frame>) -> Result<Value> {
-    Ok(match o {
-        Operand::Const(v) => v.clone(),
-        Operand::Expr(id) => stdlib::finalize(env, programs[id.index()].eval_in(env, ctx)?)?,
-        Operand::List(items) => Value::list(
-            items
-                .iter()
-                .map(|x| eval_operand(x, programs, env, ctx))
-                .collect::<Result<_>>()?,
-        ),
-        Operand::Dict(items) => {
-            let mut d = Dict::default();
-            for (k, v) in items {
-                d.insert(
-                    eval_operand(k, programs, env, ctx)?,
-                    eval_operand(v, programs, env, ctx)?,
-                );
-            }
-            Value::dict(d)
-        }
-    })
-}
-
-/// A compiled method body: its statement bytecode.
-#[derive(Clone, Default)]
-pub struct Body(Arc<Code>);
-
-impl Body {
-    /// An empty body.
-    pub fn empty() -> Body {
-        Body::default()
-    }
-
-    /// Compiles a `Body` node: YAML -> IR -> bytecode
-    /// ([`compiler::murano::emit::compile_body`]).
-    pub fn compile(node: &Node, reg: &Registry, opts: CompileOptions) -> Result<Body> {
-        Ok(Body(Arc::new(emit::compile_body(node, reg, opts)?)))
-    }
-
-    /// The body's bytecode.
-    pub fn code(&self) -> &Code {
-        &self.0
-    }
-
-    /// Disassembly of the body's bytecode with its handler table.
-    pub fn disas(&self) -> String {
-        self.0.disas()
-    }
-}
+use crate::class::{Class, Method};
+use crate::code::eval_operand;
+pub use crate::code::{Body, CTemplate};
+use crate::executor::Executor;
+pub use crate::executor::{Scope, MURANO_EXCEPTION};
 
 // ---- execution -----------------------------------------------------------
 
 enum Flow {
     Next,
     Return(Value),
-}
-
-/// The payload kind of errors thrown by `Throw`.
-pub const MURANO_EXCEPTION: &str = "MuranoPlException";
-
-/// What the engine attaches to a YAQL frame ([`Frame::scope`]): typed
-/// data that expressions cannot see or shadow. Each field, when set,
-/// holds for the frame and the frames below it, until a nearer scope sets
-/// it again.
-#[derive(Default)]
-pub struct Scope {
-    /// The class whose code runs (private properties, extension methods,
-    /// `class()` names resolved in its namespaces).
-    pub class: Option<Arc<Class>>,
-    /// The object that owns the value a contract checks (`class()`,
-    /// `owned()`, `notOwned()`).
-    pub owner: Option<Arc<ObjRef>>,
-    /// True while argument contracts run: objects they create from
-    /// definitions have no owner.
-    pub args: Option<bool>,
-    /// Inside a mock expression (see `testing.rs`): the intercepted call.
-    pub mock: Option<crate::testing::MockScope>,
-}
-
-impl Scope {
-    /// A frame-ready scope.
-    pub fn into_frame_scope(self) -> runtime::ctx::Scope {
-        Arc::new(self)
-    }
-
-    /// The nearest value of a field along `ctx`'s frames.
-    pub fn find<T>(ctx: &Frame, field: impl Fn(&Scope) -> Option<T>) -> Option<T> {
-        ctx.scopes()
-            .filter_map(|s| s.downcast_ref::<Scope>())
-            .find_map(field)
-    }
 }
 
 /// The frame key `this`, shared.
@@ -542,7 +428,7 @@ pub fn error_names(ex: &Executor, e: &Error, qualified: bool) -> Vec<String> {
         }
     }
     if qualified {
-        vec![crate::qualified_kind(e.kind())]
+        vec![crate::executor::qualified_kind(e.kind())]
     } else {
         vec![e.kind().to_string()]
     }
@@ -950,7 +836,7 @@ enum Step2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Package;
+    use crate::package::Package;
 
     /// Calls static method `m` of class `T` defined by `src` (file `T.yaml`).
     fn call(src: &str) -> Result<Value> {

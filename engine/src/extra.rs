@@ -10,6 +10,8 @@ use std::sync::Arc;
 use runtime::registry::{p, ArgIn, Args, Cx, Form, Registry, Ty};
 use runtime::{Error, Result, Value};
 
+use crate::executor::ExecutorOf;
+
 fn is_object(v: &Value) -> bool {
     matches!(v, Value::Object(_))
 }
@@ -592,7 +594,7 @@ fn logger(cx: &Cx, a: Args) -> Result<Value> {
 /// Legacy (Format <= 1.3) `type(obj)`: the class name.
 fn type_legacy(cx: &Cx, a: Args) -> Result<Value> {
     match a.get(0) {
-        Value::Object(o) => Ok(Value::str(&*crate::executor(cx)?.class(&o.class)?.name)),
+        Value::Object(o) => Ok(Value::str(&*cx.executor()?.class(&o.class)?.name)),
         _ => Ok(Value::Null),
     }
 }

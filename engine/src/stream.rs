@@ -20,18 +20,21 @@
 //! and the caller validates the model with the ordinary load, which also
 //! reports malformed JSON and load errors in its own words.
 
-use hashbrown::HashTable;
 use rustc_hash::FxHashMap;
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use runtime::json::split::{self, Piece};
-use runtime::{Dict, Error, ErrorKind, Value};
+use runtime::{Dict, Error, Value};
 
+use crate::catalog::Catalog;
+use crate::class::Class;
 use crate::contracts::Reach;
+use crate::defs;
+use crate::executor::Executor;
+use crate::executor::{Def, Index};
 use crate::model::{self, Validation};
-use crate::{Catalog, Class, Executor};
 
 /// How to stream.
 #[derive(Clone, Debug)]
@@ -61,140 +64,6 @@ pub enum Outcome {
 
 /// The phases of a stream and their wall times.
 pub type Phases = Vec<(&'static str, std::time::Duration)>;
-
-/// The classes of a streamed model's objects, by id (a string value).
-///
-/// Sharded by the ids' hashes, which the workers compute while an id is
-/// fresh in their cache: after the pass, one thread per shard fills it
-/// without reading an id again. A reference to an object is usually the
-/// very string its definition's header holds (the walk puts it there), so
-/// a lookup compares pointers before bytes.
-pub struct Index {
-    defs: Vec<Def>,
-    classes: Vec<Arc<Class>>,
-    shards: Vec<HashTable<Entry>>,
-}
-
-/// A definition met in the pass.
-struct Def {
-    hash: u64,
-    id: Arc<String>,
-    /// Into the classes of its `Found`.
-    class: u32,
-}
-
-impl Def {
-    fn new(id: Arc<String>, class: u32) -> Def {
-        Def {
-            hash: id_hash(&id),
-            id,
-            class,
-        }
-    }
-}
-
-/// An id in the index: its string's address, its definition and class.
-#[derive(Clone, Copy)]
-struct Entry {
-    ptr: usize,
-    def: u32,
-    class: u32,
-}
-
-fn id_hash(id: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(id)
-}
-
-/// The shard of a hash (bits the tables' own bucket and tag bits leave).
-fn shard(hash: u64, n: usize) -> usize {
-    ((hash >> 32) % n as u64) as usize
-}
-
-impl Index {
-    /// The index of `defs`, built on `jobs` threads; the id of a
-    /// definition that is not the only one with its id is an error (the
-    /// smallest such id, whatever the threads' timing).
-    fn build(defs: Vec<Def>, classes: Vec<Arc<Class>>, jobs: usize) -> Result<Index, String> {
-        let n = jobs.max(1);
-        let results: Vec<Result<HashTable<Entry>, Arc<String>>> = std::thread::scope(|s| {
-            let defs = &defs;
-            let handles: Vec<_> = (0..n)
-                .map(|k| s.spawn(move || Index::fill(defs, k, n)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        });
-        let mut shards = Vec::with_capacity(n);
-        let mut twice: Option<Arc<String>> = None;
-        for r in results {
-            match r {
-                Ok(t) => shards.push(t),
-                Err(id) => twice = Some(twice.map_or(id.clone(), |t| t.min(id))),
-            }
-        }
-        match twice {
-            Some(id) => Err(format!("two objects with the id {id}")),
-            None => Ok(Index {
-                defs,
-                classes,
-                shards,
-            }),
-        }
-    }
-
-    /// Shard `k` of `n`.
-    fn fill(defs: &[Def], k: usize, n: usize) -> Result<HashTable<Entry>, Arc<String>> {
-        let mut t = HashTable::with_capacity(defs.len() / n + defs.len() / (8 * n) + 1);
-        let mut twice: Option<&Arc<String>> = None;
-        for (i, d) in defs.iter().enumerate() {
-            if shard(d.hash, n) != k {
-                continue;
-            }
-            let ptr = Arc::as_ptr(&d.id) as usize;
-            let same = |e: &Entry| e.ptr == ptr || defs[e.def as usize].id == d.id;
-            match t.entry(d.hash, same, |e| defs[e.def as usize].hash) {
-                hashbrown::hash_table::Entry::Occupied(_) => {
-                    twice = Some(twice.map_or(&d.id, |t| t.min(&d.id)));
-                }
-                hashbrown::hash_table::Entry::Vacant(v) => {
-                    v.insert(Entry {
-                        ptr,
-                        def: i as u32,
-                        class: d.class,
-                    });
-                }
-            }
-        }
-        match twice {
-            Some(id) => Err(id.clone()),
-            None => Ok(t),
-        }
-    }
-
-    /// The number of objects.
-    fn len(&self) -> usize {
-        self.defs.len()
-    }
-
-    /// The class of the object with this id.
-    pub fn class_of(&self, id: &Arc<String>) -> Option<&Arc<Class>> {
-        let hash = id_hash(id);
-        let ptr = Arc::as_ptr(id) as usize;
-        self.shards[shard(hash, self.shards.len())]
-            .find(hash, |e| {
-                e.ptr == ptr || *self.defs[e.def as usize].id == **id
-            })
-            .map(|e| &self.classes[e.class as usize])
-    }
-}
-
-/// The error a check raises for what only the ordinary load can do.
-pub(crate) fn not_streamable(why: &str) -> Error {
-    Error::new(ErrorKind::Other("NotStreamable".into()), why.to_string())
-}
 
 /// Progress: bytes read and objects checked so far.
 pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
@@ -659,7 +528,7 @@ fn header_class(ex: &Executor, text: &[u8]) -> Result<Option<Arc<Class>>, String
     let Value::Dict(ref h) = h else {
         return Ok(None);
     };
-    match model::def_type(h) {
+    match defs::def_type(h) {
         Some(ty) => ex.class(&ty).map(Some).map_err(|e| e.message().to_string()),
         None => Ok(None),
     }
@@ -887,7 +756,7 @@ impl<'a> Worker<'a> {
         if let Some(&i) = plain.as_ref().and_then(|t| self.classes.get(t)) {
             return Ok(Some((i, self.class_list[i as usize].1)));
         }
-        let Some(spec) = model::def_type(h) else {
+        let Some(spec) = defs::def_type(h) else {
             return Ok(None);
         };
         let class = self.ex.class(&spec).map_err(|e| e.message().to_string())?;
@@ -975,7 +844,7 @@ impl<'a> Worker<'a> {
             Scope::Piece(Resolver::Known(c)) => c.as_deref(),
             Scope::Class(i) => Some(&*self.class_list[i as usize].0),
         };
-        match model::parse_def(&self.ex, class, v, None) {
+        match defs::parse_def(&self.ex, class, v, None) {
             Some(_) => Err("an object definition in the snippet form".into()),
             None => Ok(()),
         }
@@ -1303,7 +1172,7 @@ impl Large<'_> {
                 _ => None,
             });
         let def = header.and_then(|slot| match self.residual(slot) {
-            Value::Dict(ref h) => model::def_type(h).map(|ty| (h.clone(), ty)),
+            Value::Dict(ref h) => defs::def_type(h).map(|ty| (h.clone(), ty)),
             _ => None,
         });
         let mut out = Dict::default();

@@ -1,7 +1,18 @@
 //! An execution's method calls: dispatch, arguments and their contracts,
 //! extension methods, static actions.
 
-use super::*;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use compiler::murano::{ArgUsage, MethodUsage, Template};
+use runtime::ctx::Frame;
+use runtime::host::Host;
+use runtime::registry::{ArgIn, Cx, Form};
+use runtime::{Dict, Error, ErrorKind, Result, Value};
+
+use crate::class::{Class, Given, Method};
+use crate::executor::{destroyed_error, Call, Executor, FrameGuard, Scope, Site};
 
 impl Executor {
     /// Calls `method` on `this` (an object or a type) with evaluated
@@ -31,7 +42,7 @@ impl Executor {
         let ctx0 = {
             let mut f = Frame::child(&ctx0, &[]);
             f.scope = Some(
-                exec::Scope {
+                Scope {
                     args: Some(true),
                     ..Default::default()
                 }
@@ -135,8 +146,18 @@ impl Executor {
         if pos_it.next().is_some() || !named.is_empty() {
             return Err(sig_err());
         }
-        if let Some(r) = testing::intercept(self, this, &this_v, &decl_class, method, &vars, &how) {
-            return r;
+        if let Some(hook) = self.call_hook() {
+            let call = Call {
+                this,
+                plain: &this_v,
+                class: &decl_class,
+                method,
+                vars: &vars,
+                how: &how,
+            };
+            if let Some(r) = hook.intercept(self, &call) {
+                return r;
+            }
         }
         let keys = self.lock_keys(method, &this_v, &vars);
         for (i, k) in keys.iter().enumerate() {
@@ -145,7 +166,7 @@ impl Executor {
                 return Err(e);
             }
         }
-        let r = exec::run_method(self, &env, &decl_class, method, this_v, vars);
+        let r = self.run_method(&env, &decl_class, method, this_v, vars);
         for k in keys.iter().rev() {
             self.release(k);
         }
@@ -309,28 +330,6 @@ impl Executor {
         }
     }
 
-    /// The plain reference of an object (drops a `cast`/`super` view).
-    pub fn plain(&self, r: &Arc<ObjRef>) -> Arc<ObjRef> {
-        self.with_obj(r, |o| o.r.clone())
-            .unwrap_or_else(|_| r.clone())
-    }
-
-    /// A view of an object as one of its classes (`cast`, `super`).
-    pub fn view(&self, r: &Arc<ObjRef>, class: &str) -> Arc<ObjRef> {
-        Arc::new(ObjRef {
-            id: r.id.clone(),
-            class: class.into(),
-            slot: r.slot,
-            store: r.store,
-        })
-    }
-
-    /// The class methods are looked up from: the view's class.
-    pub fn dispatch_class(&self, r: &ObjRef) -> Result<Arc<Class>> {
-        self.class_of(r)?;
-        self.class(&r.class)
-    }
-
     /// Finds an extension method `name` visible from `from` (its own
     /// methods and its `Import`s).
     pub fn find_extension(&self, from: &Class, name: &str) -> Option<(Arc<Class>, Arc<Method>)> {
@@ -408,4 +407,108 @@ fn template_dict(t: &Template) -> Option<HashMap<String, Value>> {
         ),
         _ => None,
     }
+}
+
+impl Host for Executor {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_arc(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+
+    /// Objects and types dispatch here; a plain value only when some
+    /// loaded class declares an extension method of that name.
+    fn may_handle(&self, receiver: &Value, name: &str) -> bool {
+        matches!(receiver, Value::Object(_) | Value::Type(_))
+            || self.catalog.extension_names.contains(name)
+    }
+
+    fn call_method(
+        &self,
+        cx: &Cx,
+        receiver: &Value,
+        name: &str,
+        pos: &[ArgIn],
+        named: &[(Arc<str>, ArgIn)],
+    ) -> Option<Result<Value>> {
+        let _gc_root = FrameGuard::push(self, cx.ctx); // gc: the caller's locals stay alive
+        let _site = Site::enter(self, cx.ctx); // the call hook: the call site (mocks' withOriginal)
+        if let Some(e) = destroyed_error(self, receiver) {
+            return Some(Err(e));
+        }
+        // Arguments reach MuranoPL methods evaluated, lazy sequences as lists.
+        let force = |a: &ArgIn| -> Result<Value> {
+            let v = match a {
+                ArgIn::Val(v) => v.clone(),
+                ArgIn::Thunk(c) => c.call(cx.env, &[])?,
+                ArgIn::Skip => Value::Null,
+            };
+            stdlib::finalize(cx.env, v)
+        };
+        let args = || -> Result<(Vec<Value>, Vec<(Arc<str>, Value)>)> {
+            let mut p = Vec::new();
+            for a in pos {
+                p.push(force(a)?);
+            }
+            let mut n = Vec::new();
+            for (k, a) in named {
+                n.push((k.clone(), force(a)?));
+            }
+            Ok((p, n))
+        };
+        let own = match receiver {
+            Value::Object(o) => match self.dispatch_class(o) {
+                Ok(c) => Some(c),
+                Err(e) => return Some(Err(e)),
+            },
+            Value::Type(t) => match self.class(&t.name) {
+                Ok(c) => Some(c),
+                Err(e) => return Some(Err(e)),
+            },
+            _ => None,
+        };
+        if let Some(class) = &own {
+            if class.ambiguous_method(name) {
+                return Some(Err(Error::new(
+                    ErrorKind::AmbiguousMethodName,
+                    format!("Found more that one method \"{name}\""),
+                )));
+            }
+            if let Some(m) = class.find_method(name) {
+                if let (Value::Type(_), false) = (receiver, m.is_static()) {
+                    return Some(Err(Error::new(
+                        ErrorKind::NoMatchingMethodException,
+                        format!("Method {name} of {} is not static", class.name),
+                    )));
+                }
+                // An extension method of the object's own class is still
+                // an extension: the object is its first argument (murano's
+                // `_create_extension_mpl_stub` in murano/dsl/yaql_integration.py).
+                if !(m.usage == MethodUsage::Extension && matches!(receiver, Value::Object(_))) {
+                    return Some(args().and_then(|(p, n)| self.invoke(receiver, class, &m, p, n)));
+                }
+                let eclass = match self.class(&m.class) {
+                    Ok(c) => c,
+                    Err(e) => return Some(Err(e)),
+                };
+                return self.extend(cx, receiver, &eclass, &m, args);
+            }
+        }
+        // Extension methods visible from the calling class.
+        if !self.catalog.extension_names.contains(name) {
+            return None;
+        }
+        let ext = self
+            .ctx_class(cx.ctx)
+            .and_then(|caller| self.find_extension(&caller, name));
+        let (eclass, m) = ext?;
+        self.extend(cx, receiver, &eclass, &m, args)
+    }
+}
+
+/// Calls a function of the registry by name (used by engine functions).
+pub fn call_registry(cx: &Cx, name: &str, form: Form, args: Vec<Value>) -> Result<Value> {
+    let pos: Vec<ArgIn> = args.into_iter().map(ArgIn::Val).collect();
+    cx.env.registry().call(cx, name, None, form, &pos, &[])
 }
