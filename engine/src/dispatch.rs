@@ -12,6 +12,7 @@ use runtime::registry::{ArgIn, Cx, Form};
 use runtime::{Dict, Error, ErrorKind, Result, Value};
 
 use crate::class::{Class, Given, Method};
+use crate::contracts::Contract;
 use crate::executor::{destroyed_error, Call, Executor, FrameGuard, Scope, Site};
 
 impl Executor {
@@ -87,7 +88,7 @@ impl Executor {
                     let rest: Vec<Value> = pos_it.by_ref().collect();
                     let mut out = Vec::new();
                     for x in rest {
-                        out.push(a.contract.check(
+                        out.push(Contract::of(&a.contract).check(
                             self,
                             &env,
                             &ctx0,
@@ -101,9 +102,14 @@ impl Executor {
                 ArgUsage::KwArgs => {
                     let mut d = Dict::default();
                     for (k, x) in std::mem::take(&mut named) {
-                        let x =
-                            a.contract
-                                .check(self, &env, &ctx0, x, obj_ref.as_ref(), &a.name)?;
+                        let x = Contract::of(&a.contract).check(
+                            self,
+                            &env,
+                            &ctx0,
+                            x,
+                            obj_ref.as_ref(),
+                            &a.name,
+                        )?;
                         d.insert(Value::str(&*k), x);
                     }
                     Value::dict(d)
@@ -137,8 +143,14 @@ impl Executor {
                             None => Value::Null,
                         },
                     };
-                    a.contract
-                        .check(self, &env, &ctx0, raw, obj_ref.as_ref(), &a.name)?
+                    Contract::of(&a.contract).check(
+                        self,
+                        &env,
+                        &ctx0,
+                        raw,
+                        obj_ref.as_ref(),
+                        &a.name,
+                    )?
                 }
             };
             vars.push((a.name.clone(), v));
@@ -212,10 +224,14 @@ impl Executor {
         if let Some(first) = m.args.iter().find(|a| a.usage == ArgUsage::Standard) {
             let env = self.env(class.package.legacy);
             let ctx = self.class_ctx(class, t.clone());
-            match first
-                .contract
-                .check(self, env, &ctx, receiver.clone(), None, &first.name)
-            {
+            match Contract::of(&first.contract).check(
+                self,
+                env,
+                &ctx,
+                receiver.clone(),
+                None,
+                &first.name,
+            ) {
                 Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
                     if cx
                         .env

@@ -12,6 +12,7 @@ use runtime::value::ObjRef;
 use runtime::{Dict, Error, Result, Value};
 
 use crate::class::Class;
+use crate::contracts::Contract;
 use crate::defs::{def_type, parse_def};
 use crate::executor::Executor;
 
@@ -86,7 +87,7 @@ impl Loader<'_> {
                 let is_template = k.as_str().is_some_and(|name| {
                     class
                         .find_prop(name)
-                        .is_some_and(|(_, p)| p.contract.is_template())
+                        .is_some_and(|(_, p)| Contract::of(&p.contract).is_template())
                 });
                 if is_template {
                     continue;
@@ -127,7 +128,7 @@ impl Loader<'_> {
             let is_template = k.as_str().is_some_and(|name| {
                 class
                     .find_prop(name)
-                    .is_some_and(|(_, p)| p.contract.is_template())
+                    .is_some_and(|(_, p)| Contract::of(&p.contract).is_template())
             });
             let v = if is_template {
                 x.clone()
@@ -215,10 +216,14 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
                 }
                 Err(e) => return Err(e),
             };
-            let v = match p
-                .contract
-                .check(ex, env, ctx.get(), raw.clone(), Some(r), &p.name)
-            {
+            let v = match Contract::of(&p.contract).check(
+                ex,
+                env,
+                ctx.get(),
+                raw.clone(),
+                Some(r),
+                &p.name,
+            ) {
                 Ok(v) => v,
                 Err(e) if uninitialized(&e) => {
                     blocked.push(p.name.clone());
@@ -277,10 +282,10 @@ pub fn check_properties(
     }
     let mut out = Vec::new();
     each_property(ex, class, props, &Value::Null, |p, env, ctx, raw| {
-        if p.contract.holds(ex, &raw) {
+        if Contract::of(&p.contract).holds(ex, &raw) {
             return Ok(());
         }
-        match p.contract.check(ex, env, ctx.get(), raw, None, &p.name) {
+        match Contract::of(&p.contract).check(ex, env, ctx.get(), raw, None, &p.name) {
             Ok(_) => Ok(()),
             Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
                 out.push((p.name.clone(), e));
@@ -310,9 +315,9 @@ fn all_hold(ex: &Executor, class: &Arc<Class>, props: &Dict) -> bool {
         let runtime = p.usage == PropertyUsage::Runtime;
         let given = runtime::value::get_interned(props, &p.key);
         match given {
-            Some(v) if !runtime => p.contract.holds(ex, v),
+            Some(v) if !runtime => Contract::of(&p.contract).holds(ex, v),
             None if runtime && !p.has_default => true,
-            _ if p.default.is_none() => p.contract.holds(ex, &runtime::value::NULL),
+            _ if p.default.is_none() => Contract::of(&p.contract).holds(ex, &runtime::value::NULL),
             _ => false,
         }
     })
@@ -539,9 +544,8 @@ pub fn template_props(
             (None, Some(d)) => d.eval(&env, &ctx)?,
             (None, None) => Value::Null,
         };
-        let checked = p
-            .contract
-            .check(ex, &env, &ctx, raw.clone(), None, &p.name)?;
+        let checked =
+            Contract::of(&p.contract).check(ex, &env, &ctx, raw.clone(), None, &p.name)?;
         let keep = if holds_object(&checked) { raw } else { checked };
         out.insert(p.key.clone(), keep);
     }

@@ -11,14 +11,12 @@ use crate::class::{Class, ContractCode, Prop};
 use crate::contracts::Contract;
 use crate::executor::{Executor, MURANO_EXCEPTION};
 
-/// The class layer's contracts are the contracts layer's [`Contract`]s
-/// (the catalogue compiles them with `Contract::compile`).
-impl std::ops::Deref for ContractCode {
-    type Target = Contract;
-
+impl Contract {
+    /// The contract a class holds as [`ContractCode`] (the catalogue
+    /// compiles a class's contracts with [`Contract::compile`]).
     #[inline]
-    fn deref(&self) -> &Contract {
-        self.get::<Contract>()
+    pub fn of(code: &ContractCode) -> &Contract {
+        code.get::<Contract>()
             .expect("a class's contracts are compiled by Contract::compile")
     }
 }
@@ -35,7 +33,7 @@ impl Executor {
         let decl = self.class(&decl.key)?;
         let env = self.env(decl.package.legacy).clone();
         let ctx = self.class_ctx(&decl, Value::Type(decl.type_ref.clone()));
-        let v = prop.contract.check(self, &env, &ctx, v, None, &prop.name)?;
+        let v = Contract::of(&prop.contract).check(self, &env, &ctx, v, None, &prop.name)?;
         self.static_set(&decl.key, name, v);
         Ok(())
     }
@@ -114,9 +112,7 @@ impl Executor {
             Some(t) => t.eval(&env, &ctx)?,
             None => Value::Null,
         };
-        let v = prop
-            .contract
-            .check(self, &env, &ctx, raw, None, &prop.name)?;
+        let v = Contract::of(&prop.contract).check(self, &env, &ctx, raw, None, &prop.name)?;
         self.static_set(&decl.key, &prop.name, v.clone());
         Ok(v)
     }
@@ -164,9 +160,7 @@ impl Executor {
         let env = self.env(legacy).clone();
         let decl = &self.class(&decl.key)?;
         let ctx = self.class_ctx(decl, Value::Object(r.clone()));
-        let v = prop
-            .contract
-            .check(self, &env, &ctx, v, Some(r), &prop.name)?;
+        let v = Contract::of(&prop.contract).check(self, &env, &ctx, v, Some(r), &prop.name)?;
         if prop.usage == PropertyUsage::Static {
             self.static_set(&decl.key, name, v);
             return Ok(());

@@ -26,8 +26,8 @@ use runtime::registry::{kw, p, var, Args, Cx, Form, Registry, Ty};
 use runtime::{Dict, Error, Result, Value};
 
 use crate::class::{check_meta, Class};
+use crate::code::CTemplate;
 use crate::dispatch::call_registry;
-use crate::exec::CTemplate;
 use crate::executor::{Executor, ExecutorOf};
 use crate::model;
 

@@ -20,7 +20,7 @@ use runtime::value::ObjRef;
 use runtime::{Dict, Error, Result, Value};
 
 use crate::class::Class;
-use crate::exec::CTemplate;
+use crate::code::CTemplate;
 use crate::executor::{Executor, ExecutorOf};
 
 /// How objects are written (`dsl_types.DumpTypes`).

@@ -30,6 +30,7 @@ use runtime::{Dict, Error, Value};
 
 use crate::catalog::Catalog;
 use crate::class::Class;
+use crate::contracts::Contract;
 use crate::contracts::Reach;
 use crate::defs;
 use crate::executor::Executor;
@@ -589,14 +590,14 @@ fn plan_of(catalog: &Catalog, class: &Class) -> Plan {
         }
         for p in &c.props {
             if p.default.as_ref().is_some_and(|d| !d.is_const())
-                || p.contract
+                || Contract::of(&p.contract)
                     .names()
                     .iter()
                     .any(|n| catalog.declares_extension(n))
             {
                 return Plan::No;
             }
-            match p.contract.reach() {
+            match Contract::of(&p.contract).reach() {
                 Reach::Value => {}
                 Reach::Classes => plan = Plan::Later,
                 Reach::Execution => return Plan::No,
