@@ -399,6 +399,47 @@ impl Catalog {
                 format!("cannot linearize the parents of {name}"),
             )
         })?;
+        let (props, methods) = self.compile_members(&pkg, &decl, key)?;
+        let type_ref = Arc::new(TypeRef {
+            name: key.into(),
+            version: pkg.version.clone(),
+            package: pkg.name.clone(),
+        });
+        let mut cls = Class {
+            // The name it was asked by: a class the manifest lists under
+            // another name than its file's `Name` is known by the
+            // manifest's, as murano knows it.
+            name: name.into(),
+            key: key.into(),
+            package: pkg.clone(),
+            decl: decl.clone(),
+            parents,
+            ancestors: mro,
+            props,
+            methods,
+            type_ref,
+            init_order: Vec::new(),
+            ambiguous: Vec::new(),
+        };
+        cls.make_init_order();
+        cls.ambiguous = cls.find_ambiguous();
+        let cls = Arc::new(cls);
+        self.classes
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.to_string(), cls.clone());
+        self.compiled.fetch_add(1, Ordering::Relaxed);
+        Ok(cls)
+    }
+
+    /// Compiles the properties and methods of class `key` (declared by
+    /// `decl` in `pkg`): contracts, defaults, bodies.
+    fn compile_members(
+        &self,
+        pkg: &Package,
+        decl: &ClassDecl,
+        key: &str,
+    ) -> Result<(Vec<Prop>, HashMap<String, Arc<Method>>)> {
         let legacy = pkg.legacy;
         let copts = CompileOptions {
             legacy,
@@ -452,36 +493,7 @@ impl Catalog {
                 }),
             );
         }
-        let type_ref = Arc::new(TypeRef {
-            name: key.into(),
-            version: pkg.version.clone(),
-            package: pkg.name.clone(),
-        });
-        let mut cls = Class {
-            // The name it was asked by: a class the manifest lists under
-            // another name than its file's `Name` is known by the
-            // manifest's, as murano knows it.
-            name: name.into(),
-            key: key.into(),
-            package: pkg.clone(),
-            decl: decl.clone(),
-            parents,
-            ancestors: mro,
-            props,
-            methods,
-            type_ref,
-            init_order: Vec::new(),
-            ambiguous: Vec::new(),
-        };
-        cls.make_init_order();
-        cls.ambiguous = cls.find_ambiguous();
-        let cls = Arc::new(cls);
-        self.classes
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(key.to_string(), cls.clone());
-        self.compiled.fetch_add(1, Ordering::Relaxed);
-        Ok(cls)
+        Ok((props, methods))
     }
 }
 

@@ -9,7 +9,7 @@ use compiler::murano::{ArgUsage, MethodUsage, Template};
 use runtime::ctx::Frame;
 use runtime::host::Host;
 use runtime::registry::{ArgIn, Cx, Form};
-use runtime::{Dict, Error, ErrorKind, Result, Value};
+use runtime::{Dict, Env, Error, ErrorKind, Result, Value};
 
 use crate::class::{Class, Given, Method};
 use crate::contracts::Contract;
@@ -51,6 +51,48 @@ impl Executor {
             );
             Arc::new(f)
         };
+        let (vars, how) = self.bind_args(&env, &ctx0, &decl_class, method, &this_v, pos, named)?;
+        if let Some(hook) = self.call_hook() {
+            let call = Call {
+                this,
+                plain: &this_v,
+                class: &decl_class,
+                method,
+                vars: &vars,
+                how: &how,
+            };
+            if let Some(r) = hook.intercept(self, &call) {
+                return r;
+            }
+        }
+        let keys = self.lock_keys(method, &this_v, &vars);
+        for (i, k) in keys.iter().enumerate() {
+            if let Err(e) = self.acquire(k) {
+                keys[..i].iter().rev().for_each(|k| self.release(k));
+                return Err(e);
+            }
+        }
+        let r = self.run_method(&env, &decl_class, method, this_v, vars);
+        for k in keys.iter().rev() {
+            self.release(k);
+        }
+        r
+    }
+
+    /// Binds a call's arguments to `method`'s parameters, each checked by
+    /// its contract (defaults filled in), with how the caller gave each
+    /// standard one.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_args(
+        &self,
+        env: &Env,
+        ctx0: &Arc<Frame>,
+        decl_class: &Arc<Class>,
+        method: &Arc<Method>,
+        this_v: &Value,
+        pos: Vec<Value>,
+        named: Vec<(Arc<str>, Value)>,
+    ) -> Result<(Vec<(Arc<str>, Value)>, Vec<Given>)> {
         let mut vars: Vec<(Arc<str>, Value)> = Vec::new();
         {
             let mut seen: Vec<&str> = Vec::new();
@@ -158,31 +200,7 @@ impl Executor {
         if pos_it.next().is_some() || !named.is_empty() {
             return Err(sig_err());
         }
-        if let Some(hook) = self.call_hook() {
-            let call = Call {
-                this,
-                plain: &this_v,
-                class: &decl_class,
-                method,
-                vars: &vars,
-                how: &how,
-            };
-            if let Some(r) = hook.intercept(self, &call) {
-                return r;
-            }
-        }
-        let keys = self.lock_keys(method, &this_v, &vars);
-        for (i, k) in keys.iter().enumerate() {
-            if let Err(e) = self.acquire(k) {
-                keys[..i].iter().rev().for_each(|k| self.release(k));
-                return Err(e);
-            }
-        }
-        let r = self.run_method(&env, &decl_class, method, this_v, vars);
-        for k in keys.iter().rev() {
-            self.release(k);
-        }
-        r
+        Ok((vars, how))
     }
 
     /// Makes green threads due at the same time run in an order drawn from

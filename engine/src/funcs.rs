@@ -572,7 +572,8 @@ fn type_m(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::str(&*obj(a.get(0))?.class))
 }
 
-/// Registers the engine functions.
+/// Registers the engine functions: objects and types (`new`, `find`,
+/// `id`, `type`, attributes), then the rest ([`register_more`]).
 pub fn register(r: &mut Registry) {
     r.function(
         "#attr",
@@ -654,6 +655,12 @@ pub fn register(r: &mut Registry) {
         ],
         set_attr,
     );
+    register_more(r);
+}
+
+/// The engine functions of tracing, logging, configuration, views
+/// (`cast`, `super`, `psuper`) and the runtime 1.3 method forms.
+fn register_more(r: &mut Registry) {
     r.function("trace", vec![p("value", Ty::Any).nullable()], trace);
     r.function(
         "logMessage",
