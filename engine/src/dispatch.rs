@@ -132,8 +132,8 @@ impl Executor {
                     for x in rest {
                         out.push(Contract::of(&a.contract).check(
                             self,
-                            &env,
-                            &ctx0,
+                            env,
+                            ctx0,
                             x,
                             obj_ref.as_ref(),
                             &a.name,
@@ -146,8 +146,8 @@ impl Executor {
                     for (k, x) in std::mem::take(&mut named) {
                         let x = Contract::of(&a.contract).check(
                             self,
-                            &env,
-                            &ctx0,
+                            env,
+                            ctx0,
                             x,
                             obj_ref.as_ref(),
                             &a.name,
@@ -181,14 +181,14 @@ impl Executor {
                     let raw = match given {
                         Some(v) => v,
                         None => match &a.default {
-                            Some(d) => d.eval(&env, &ctx0)?,
+                            Some(d) => d.eval(env, ctx0)?,
                             None => Value::Null,
                         },
                     };
                     Contract::of(&a.contract).check(
                         self,
-                        &env,
-                        &ctx0,
+                        env,
+                        ctx0,
                         raw,
                         obj_ref.as_ref(),
                         &a.name,
