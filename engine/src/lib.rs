@@ -12,6 +12,14 @@
 //! object reaches [`Executor::invoke`]; the world outside (Heat, the agent)
 //! it reaches only through its [`cloud::CloudHost`].
 //!
+//! The modules are layered: each imports only those below it (base,
+//! classes, catalogue, executor, contracts, property access, dispatch, the
+//! statement interpreter, models, natives; see `docs/architecture.md`,
+//! "Engine layers"). What an upper layer does for a lower one is wired
+//! here: the natives registered into the registries every [`Catalog`]
+//! compiles against ([`Natives`]), the executor's upcalls ([`Layers`]);
+//! the test framework's mocks are a [`CallHook`] it installs.
+//!
 //! Method bodies run as statement bytecode (`exec.rs`, `vm/src/bc/stmt.rs`);
 //! `Parallel` branches are green threads (`vm/src/coro`). Classes are
 //! keyed by name, or by `Name/version@package` when several loaded

@@ -298,7 +298,7 @@ pub fn check_properties(
 }
 
 /// True when machine code alone shows that every property of a definition
-/// meets its contract ([`crate::Contract::holds`]): validation's common
+/// meets its contract ([`crate::contracts::Contract::holds`]): validation's common
 /// case, decided on the values in place, without a context. It takes the
 /// values [`each_property`] starts from where no configuration or
 /// default needs evaluating; false means "take the full path".
