@@ -546,3 +546,50 @@ pub fn call_registry(cx: &Cx, name: &str, form: Form, args: Vec<Value>) -> Resul
     let pos: Vec<ArgIn> = args.into_iter().map(ArgIn::Val).collect();
     cx.env.registry().call(cx, name, None, form, &pos, &[])
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::executor::CallHook;
+    use crate::package::Package;
+
+    /// Answers `m` with 42 and counts the call sites it saw.
+    #[derive(Default)]
+    struct Answer {
+        sites: AtomicUsize,
+    }
+
+    impl CallHook for Answer {
+        fn enter_site(&self, _: &Arc<Frame>) -> bool {
+            self.sites.fetch_add(1, Ordering::Relaxed);
+            false
+        }
+        fn leave_site(&self) {}
+        fn intercept(&self, _: &Executor, call: &Call<'_>) -> Option<Result<Value>> {
+            (&*call.method.name == "m").then_some(Ok(Value::Int(42)))
+        }
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    }
+
+    /// A call hook sees calls before their bodies run and may answer
+    /// them; one per execution.
+    #[test]
+    fn a_call_hook_intercepts_calls() {
+        let src = "Name: T\nMethods:\n  m:\n    Usage: Static\n    Scope: Public\n    Body:\n      - Return: 1\n  n:\n    Usage: Static\n    Scope: Public\n    Body:\n      - Return: :T.m() + 1\n";
+        let pkg = Package::new("tests", "0.0.0", "1.4", &[("T.yaml".into(), src.into())]).unwrap();
+        let ex = Executor::new(vec![pkg]);
+        let t = Value::Type(ex.class("T").unwrap().type_ref.clone());
+        let call = |name: &str| ex.call(&t, name, vec![], vec![], true).unwrap().unwrap();
+        assert_eq!(call("n"), Value::Int(2));
+        let hook = Arc::new(Answer::default());
+        assert!(ex.set_call_hook(hook.clone()));
+        assert!(!ex.set_call_hook(Arc::new(Answer::default())));
+        assert_eq!(call("m"), Value::Int(42));
+        assert_eq!(call("n"), Value::Int(43));
+        assert_eq!(hook.sites.load(Ordering::Relaxed), 1);
+    }
+}

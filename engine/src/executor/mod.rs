@@ -7,6 +7,7 @@
 
 mod foreign;
 mod hooks;
+mod journal;
 mod names;
 mod objects;
 mod roots;
