@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use runtime::{Error, ErrorKind, Result, Value};
 
-use crate::Executor;
+use crate::executor::Executor;
 
 impl Executor {
     /// Calls the static action `method` of the class `spec` names (a name

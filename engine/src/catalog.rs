@@ -2,12 +2,71 @@
 //! names, versions and parents, meta checks), once, shared by every
 //! execution.
 
-use super::*;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+
+use compiler::murano::{ClassDecl, ClassUsage, MetaTarget, MethodUsage, Template};
+use compiler::{jit, CompileOptions};
+use runtime::value::TypeRef;
+use runtime::{Error, ErrorKind, Registry, Result, Value};
+
+use crate::class::{check_meta, Arg, Class, ContractCode, Method, Prop};
+use crate::code::{Body, CTemplate};
+use crate::package::Package;
+use crate::version;
+
+/// The compiled classes of a set of packages: what every execution over
+/// those packages shares. A class is compiled (contracts, defaults, method
+/// bodies) the first time any execution asks for it and is immutable from
+/// then on; [`Catalog::compiled`] counts the compilations, so a process
+/// compiles each class once however many executions, requests or threads
+/// use it. `Send + Sync`; share it as an `Arc`.
+pub struct Catalog {
+    pub(crate) packages: Vec<Arc<Package>>,
+    /// Names of the extension methods any loaded class declares, so that
+    /// ordinary method calls skip the extension lookup.
+    pub(crate) extension_names: std::collections::HashSet<String>,
+    /// Names of the classes more than one loaded package provides (side by
+    /// side versions): lookups of these depend on who asks.
+    pub(crate) ambiguous: std::collections::HashSet<String>,
+    pub(crate) classes: std::sync::RwLock<HashMap<String, Arc<Class>>>,
+    /// Held while a class is compiled, so that two executions asking for
+    /// the same class at once compile it once.
+    pub(crate) building: Mutex<()>,
+    pub(crate) compiled: std::sync::atomic::AtomicUsize,
+    /// Time spent compiling, in nanoseconds.
+    pub(crate) compile_ns: AtomicU64,
+    /// When contracts are compiled to machine code ([`jit::Mode`] as a
+    /// byte; set before the classes that should follow it are built).
+    pub(crate) jit: AtomicU8,
+    /// What the layers above give the catalogue.
+    pub(crate) natives: Natives,
+}
+
+/// Compiles a contract template (the contracts layer's compiler).
+pub type CompileContract =
+    fn(&Template, &Registry, CompileOptions, jit::Mode) -> Result<ContractCode>;
+
+/// What the layers above the catalogue give it, the registration API of
+/// the natives: the function registries expressions and contracts are
+/// compiled against (the standard library, the engine functions and the
+/// contract methods, registered by the crate's top), and the contract
+/// compiler.
+pub struct Natives {
+    /// MuranoPL's registry, by format (modern, legacy).
+    pub murano: [Arc<Registry>; 2],
+    /// The contracts' registry, by format (modern, legacy).
+    pub contracts: [Arc<Registry>; 2],
+    /// The contract compiler.
+    pub compile_contract: CompileContract,
+}
 
 impl Catalog {
     /// A catalogue over packages (the first is searched first; the core
-    /// library is added last). Nothing is compiled yet.
-    pub fn new(mut packages: Vec<Package>) -> Arc<Catalog> {
+    /// library is added last), compiling with what the layers above give
+    /// it (the crate's top: see `Catalog::new`). Nothing is compiled yet.
+    pub fn with_natives(mut packages: Vec<Package>, natives: Natives) -> Arc<Catalog> {
         packages.push(Package::core());
         let extension_names = packages
             .iter()
@@ -34,7 +93,20 @@ impl Catalog {
             compiled: Default::default(),
             compile_ns: Default::default(),
             jit: AtomicU8::new(jit::Mode::default() as u8),
+            natives,
         })
+    }
+
+    /// The registry MuranoPL expressions run with (standard library and
+    /// the engine functions), for a package format.
+    pub fn registry(&self, legacy: bool) -> Arc<Registry> {
+        self.natives.murano[legacy as usize].clone()
+    }
+
+    /// The registry contracts run with (the MuranoPL one and the contract
+    /// methods), for a package format.
+    pub fn contract_registry(&self, legacy: bool) -> Arc<Registry> {
+        self.natives.contracts[legacy as usize].clone()
     }
 
     /// When contracts are compiled to machine code.
@@ -327,58 +399,7 @@ impl Catalog {
                 format!("cannot linearize the parents of {name}"),
             )
         })?;
-        let legacy = pkg.legacy;
-        let copts = CompileOptions {
-            legacy,
-            murano: true,
-        };
-        let mreg = murano_registry(legacy);
-        let creg = contract_registry(legacy);
-        let mut props = Vec::new();
-        for p in &decl.properties {
-            props.push(Prop {
-                name: p.name.as_str().into(),
-                key: Value::Str(runtime::value::intern(&p.name)),
-                usage: p.usage,
-                contract: Contract::compile(&p.contract, &creg, copts, self.jit())?,
-                default: match &p.default {
-                    Some(t) => Some(CTemplate::compile(t, &mreg, copts)?),
-                    None => None,
-                },
-                has_default: p.default.is_some(),
-            });
-        }
-        let mut methods = HashMap::new();
-        for m in &decl.methods {
-            let mut args = Vec::new();
-            for a in &m.arguments {
-                args.push(Arg {
-                    name: a.name.as_str().into(),
-                    usage: a.usage,
-                    contract: Contract::compile(&a.contract, &creg, copts, self.jit())?,
-                    default: match &a.default {
-                        Some(t) => Some(CTemplate::compile(t, &mreg, copts)?),
-                        None => None,
-                    },
-                });
-            }
-            let body = match &m.body {
-                Some(b) => Body::compile(b, &mreg, copts)?,
-                None => Body::empty(),
-            };
-            methods.insert(
-                m.name.clone(),
-                Arc::new(Method {
-                    name: m.name.as_str().into(),
-                    class: key.into(),
-                    args,
-                    usage: m.usage,
-                    scope: m.scope,
-                    body,
-                    decl: m.clone(),
-                }),
-            );
-        }
+        let (props, methods) = self.compile_members(&pkg, &decl, key)?;
         let type_ref = Arc::new(TypeRef {
             name: key.into(),
             version: pkg.version.clone(),
@@ -409,6 +430,70 @@ impl Catalog {
             .insert(key.to_string(), cls.clone());
         self.compiled.fetch_add(1, Ordering::Relaxed);
         Ok(cls)
+    }
+
+    /// Compiles the properties and methods of class `key` (declared by
+    /// `decl` in `pkg`): contracts, defaults, bodies.
+    fn compile_members(
+        &self,
+        pkg: &Package,
+        decl: &ClassDecl,
+        key: &str,
+    ) -> Result<(Vec<Prop>, HashMap<String, Arc<Method>>)> {
+        let legacy = pkg.legacy;
+        let copts = CompileOptions {
+            legacy,
+            murano: true,
+        };
+        let mreg = self.registry(legacy);
+        let creg = self.contract_registry(legacy);
+        let compile_contract = self.natives.compile_contract;
+        let mut props = Vec::new();
+        for p in &decl.properties {
+            props.push(Prop {
+                name: p.name.as_str().into(),
+                key: Value::Str(runtime::value::intern(&p.name)),
+                usage: p.usage,
+                contract: compile_contract(&p.contract, &creg, copts, self.jit())?,
+                default: match &p.default {
+                    Some(t) => Some(CTemplate::compile(t, &mreg, copts)?),
+                    None => None,
+                },
+                has_default: p.default.is_some(),
+            });
+        }
+        let mut methods = HashMap::new();
+        for m in &decl.methods {
+            let mut args = Vec::new();
+            for a in &m.arguments {
+                args.push(Arg {
+                    name: a.name.as_str().into(),
+                    usage: a.usage,
+                    contract: compile_contract(&a.contract, &creg, copts, self.jit())?,
+                    default: match &a.default {
+                        Some(t) => Some(CTemplate::compile(t, &mreg, copts)?),
+                        None => None,
+                    },
+                });
+            }
+            let body = match &m.body {
+                Some(b) => Body::compile(b, &mreg, copts)?,
+                None => Body::empty(),
+            };
+            methods.insert(
+                m.name.clone(),
+                Arc::new(Method {
+                    name: m.name.as_str().into(),
+                    class: key.into(),
+                    args,
+                    usage: m.usage,
+                    scope: m.scope,
+                    body,
+                    decl: m.clone(),
+                }),
+            );
+        }
+        Ok((props, methods))
     }
 }
 

@@ -16,8 +16,7 @@ use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Dict, Env, Error, Result, Value};
 
-use crate::exec::Scope;
-use crate::{executor, Executor};
+use crate::executor::{Executor, ExecutorOf, Scope};
 
 /// A compiled contract: the checker built from the contract's IR
 /// ([`compiler::murano::ir::lower_contract`]).
@@ -497,7 +496,7 @@ enum Quick<'a> {
     /// A chain of `class()` and `notNull()` over ids of a streamed model:
     /// an id passes when the index knows it and its class is the one the
     /// contract wants (once the interpreter has resolved that name).
-    Ids(&'a [Step], &'a crate::stream::Index),
+    Ids(&'a [Step], &'a crate::executor::Index),
 }
 
 impl Quick<'_> {
@@ -515,7 +514,7 @@ impl Quick<'_> {
 
 /// True when `v` is the id of an object of the streamed model whose class
 /// every `class()` step wants.
-fn id_passes(steps: &[Step], index: &crate::stream::Index, v: &Value) -> bool {
+fn id_passes(steps: &[Step], index: &crate::executor::Index, v: &Value) -> bool {
     let Value::Str(id) = v else {
         return false;
     };
@@ -858,11 +857,11 @@ fn run_steps(
             // A definition becomes an object owned as the whole chain's
             // context would say.
             Step::Class(name, resolved) => {
-                let ex = crate::executor(&Cx { env, ctx })?;
+                let ex = Cx { env, ctx }.executor()?;
                 let want = match resolved.get() {
                     Some(w) => w,
                     None => {
-                        let w = crate::funcs::resolve_class_name(&Cx { env, ctx }, &ex, name)?;
+                        let w = crate::executor::resolve_class_name(&Cx { env, ctx }, &ex, name)?;
                         resolved.get_or_init(|| w)
                     }
                 };
@@ -999,8 +998,8 @@ fn c_class(cx: &Cx, a: Args) -> Result<Value> {
 /// `class()` of `v`: `name` as written, resolved in the namespaces of the
 /// context's class; `default` the class of a definition without a type.
 fn class_contract(cx: &Cx, v: Value, name: &Value, default: &Value) -> Result<Value> {
-    let ex = executor(cx)?;
-    let want = crate::funcs::resolve_class_name(cx, &ex, name)?;
+    let ex = cx.executor()?;
+    let want = crate::executor::resolve_class_name(cx, &ex, name)?;
     class_check(cx, &ex, v, &want, default)
 }
 
@@ -1039,16 +1038,16 @@ fn class_check(cx: &Cx, ex: &Executor, v: Value, want: &str, default: &Value) ->
         },
         // Instantiating a definition needs the whole model: streaming
         // validation gives the model to the ordinary load instead.
-        Value::Dict(_) if ex.foreign().is_some() => Err(crate::stream::not_streamable(
+        Value::Dict(_) if ex.foreign().is_some() => Err(crate::executor::not_streamable(
             "a class() contract instantiates a definition",
         )),
         Value::Dict(_) => {
             let default = match default {
                 Value::Null => Some(want.to_string()),
-                t => Some(crate::funcs::resolve_class_name(cx, ex, t)?),
+                t => Some(crate::executor::resolve_class_name(cx, ex, t)?),
             };
             let owner = new_object_owner(cx.ctx);
-            let o = crate::model::instantiate(ex, cx, &v, owner, default.as_deref())?;
+            let o = ex.instantiate(cx, &v, owner, default.as_deref())?;
             let c = ex.class_of(&o)?;
             if !c.is_a(want) {
                 return Err(incompatible(&c, want));
@@ -1062,7 +1061,7 @@ fn class_check(cx: &Cx, ex: &Executor, v: Value, want: &str, default: &Value) ->
     }
 }
 
-fn incompatible(c: &crate::Class, want: &str) -> Error {
+fn incompatible(c: &crate::class::Class, want: &str) -> Error {
     violation(format!(
         "Object of type {} is not compatible with requested type {want}",
         c.name
@@ -1083,7 +1082,7 @@ fn not_found(id: &str) -> Error {
 /// header with a fresh id, each declared property coerced by its contract
 /// or given its default, undeclared keys and `excludeProperties` dropped.
 fn c_template(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let mut v = a.get(0).clone();
     if v.is_null() {
         return Ok(v);
@@ -1103,13 +1102,13 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
             runtime::pyrepr::to_str(a.get(1))
         )));
     }
-    let want = crate::funcs::resolve_class_name(cx, &ex, a.get(1))?;
+    let want = crate::executor::resolve_class_name(cx, &ex, a.get(1))?;
     let default = match a.get(2) {
         Value::Null => want.clone(),
-        t => crate::funcs::resolve_class_name(cx, &ex, t)?,
+        t => crate::executor::resolve_class_name(cx, &ex, t)?,
     };
     let caller = ex.ctx_class(cx.ctx);
-    let def = crate::model::parse_def(&ex, caller.as_deref(), &v, Some(&default))
+    let def = crate::defs::parse_def(&ex, caller.as_deref(), &v, Some(&default))
         .ok_or_else(|| violation("Value is not an object"))?;
     let class = ex.class(&def.class)?;
     if !class.is_a(&want) {
@@ -1122,7 +1121,7 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
         Value::List(l) => (**l).clone(),
         _ => Vec::new(),
     };
-    let props = crate::model::template_props(&ex, &class, &def.props, &excluded)?;
+    let props = ex.template_props(&class, &def.props, &excluded)?;
     let mut header = runtime::Dict::default();
     header.insert(Value::str("type"), Value::Type(class.type_ref.clone()));
     header.insert(Value::str("id"), Value::str(ex.new_id()));
@@ -1145,7 +1144,7 @@ fn c_not_owned(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 fn owned_check(cx: &Cx, a: Args, want_owned: bool) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let v = a.get(0).clone();
     let Value::Object(o) = &v else {
         return Ok(v);

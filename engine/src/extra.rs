@@ -9,6 +9,8 @@ use std::sync::Arc;
 use runtime::registry::{p, ArgIn, Args, Cx, Form, Registry, Ty};
 use runtime::{Error, Result, Value};
 
+use crate::executor::ExecutorOf;
+
 fn is_object(v: &Value) -> bool {
     matches!(v, Value::Object(_))
 }
@@ -267,7 +269,7 @@ const SEEDED_EPOCH_MS: u128 = 1_577_836_800_000;
 /// counter are the execution's; the time is the wall clock's, or, when
 /// the execution is seeded, a fixed epoch plus its virtual clock.
 fn random_name(cx: &Cx, _: Args) -> Result<Value> {
-    let ex = crate::executor(cx).ok();
+    let ex = cx.executor().ok();
     let counter = ex.as_ref().map_or(1, |ex| ex.next_name_counter());
     let mut r = runtime::rand::draw(cx.env);
     let mut name = String::new();
@@ -577,7 +579,7 @@ fn logger(cx: &Cx, a: Args) -> Result<Value> {
 /// Legacy (Format <= 1.3) `type(obj)`: the class name.
 fn type_legacy(cx: &Cx, a: Args) -> Result<Value> {
     match a.get(0) {
-        Value::Object(o) => Ok(Value::str(&*crate::executor(cx)?.class(&o.class)?.name)),
+        Value::Object(o) => Ok(Value::str(&*cx.executor()?.class(&o.class)?.name)),
         _ => Ok(Value::Null),
     }
 }

@@ -10,7 +10,10 @@ use runtime::registry::{kw, p, var, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Error, Result, Value};
 
-use crate::{executor, model, Executor};
+use crate::class::Class;
+use crate::executor::{attr_slot, resolve_class_name};
+use crate::executor::{Executor, ExecutorOf};
+use crate::model;
 
 fn is_object(v: &Value) -> bool {
     matches!(v, Value::Object(_))
@@ -41,7 +44,7 @@ fn inside(cx: &Cx, o: &ObjRef) -> bool {
     {
         return true;
     }
-    let Ok(ex) = executor(cx) else { return false };
+    let Ok(ex) = cx.executor() else { return false };
     match (ex.ctx_class(cx.ctx), ex.class_of(o)) {
         (Some(caller), Ok(class)) => class.is_a(&caller.key),
         _ => false,
@@ -50,14 +53,14 @@ fn inside(cx: &Cx, o: &ObjRef) -> bool {
 
 /// `obj.property`.
 fn obj_attr(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let o = obj(a.get(0))?;
     ex.get_property(o, a.str(1), inside(cx, o))
 }
 
 /// `Type.staticProperty`.
 fn type_attr(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let Value::Type(t) = a.get(0) else {
         return Err(Error::type_("expected a type"));
     };
@@ -86,7 +89,7 @@ fn type_attr(cx: &Cx, a: Args) -> Result<Value> {
 /// `ns:Name` and `:Name`: a type object resolved in the calling class's
 /// namespaces.
 fn ns_name(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let name = match a.get(0) {
         Value::Null => format!(":{}", a.str(1)),
         ns => format!("{}:{}", runtime::pyrepr::to_str(ns), a.str(1)),
@@ -104,46 +107,9 @@ fn ns_name(cx: &Cx, a: Args) -> Result<Value> {
     ex.type_value(&full)
 }
 
-/// A class name argument (a type object, or a name resolved in the calling
-/// class's namespaces) as a full name.
-pub(crate) fn resolve_class_name(cx: &Cx, ex: &Executor, v: &Value) -> Result<String> {
-    match v {
-        Value::Type(t) => Ok(t.name.to_string()),
-        Value::Str(s) => {
-            let caller = ex.ctx_class(cx.ctx);
-            let name = match &caller {
-                Some(c) => ex.key_from(&c.resolve(s), Some(&c.package)),
-                None => s.to_string(),
-            };
-            Ok(plugin_alias(ex, caller.as_deref(), name))
-        }
-        other => Err(Error::type_(format!(
-            "bad type name {}",
-            runtime::pyrepr::repr(other)
-        ))),
-    }
-}
-
-/// Plugin classes were once named `io.murano.extensions.<name>`: murano's
-/// `MuranoPackage.find_class` still finds such a name by its short form in
-/// the packages the caller requires (not in the caller's own package),
-/// with a deprecation warning.
-fn plugin_alias(ex: &Executor, caller: Option<&crate::Class>, name: String) -> String {
-    let Some(short) = name.strip_prefix("io.murano.extensions.") else {
-        return name;
-    };
-    if ex.class(&name).is_ok() {
-        return name;
-    }
-    match ex.class(short) {
-        Ok(c) if caller.is_none_or(|k| k.package.name != c.package.name) => short.to_string(),
-        _ => name,
-    }
-}
-
 /// `new(type, owner, objectName, **properties)`.
 fn new_(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let owner = match a.get(1) {
         Value::Object(o) => Some(o.clone()),
         _ => None,
@@ -175,7 +141,7 @@ fn new_(cx: &Cx, a: Args) -> Result<Value> {
 /// properties given as a dict (keys that are not keywords are dropped, as
 /// `utils.filter_parameters_dict` drops them).
 fn new_from_dict(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let Value::Dict(d) = a.get(1) else {
         return Err(Error::type_("new: parameters must be a dict"));
     };
@@ -225,7 +191,7 @@ fn construct(
 
 /// `obj.find(type)`: the nearest owner of the given type.
 fn find(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let o = obj(a.get(0))?;
     let want = resolve_class_name(cx, &ex, a.get(1))?;
     let mut cur = ex.owner(o);
@@ -256,7 +222,7 @@ fn id_(_: &Cx, a: Args) -> Result<Value> {
 
 /// `type(obj)` / `type('full.Name')`.
 fn type_(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     match a.get(0) {
         Value::Null => Ok(Value::Null),
         // Runtime 1.3 and older: `type_legacy` gives the class name.
@@ -295,14 +261,9 @@ fn attr_key(cx: &Cx, ex: &Executor, name: &Value, owner: &Value) -> Result<Value
     Ok(attr_slot(&owner, name))
 }
 
-/// How an object keeps attribute `name` of class `owner`.
-pub(crate) fn attr_slot(owner: &str, name: &Value) -> Value {
-    Value::list(vec![Value::str(owner), name.clone()])
-}
-
 /// `obj.getAttr(name, default, owner)`: the default when unset or null.
 fn get_attr(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let o = obj(a.get(0))?;
     let key = attr_key(cx, &ex, a.get(1), a.get(3))?;
     Ok(ex
@@ -314,7 +275,7 @@ fn get_attr(cx: &Cx, a: Args) -> Result<Value> {
 /// `obj.setAttr(name, value, owner)`: an object is kept as its id; null
 /// removes the attribute.
 fn set_attr(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let o = obj(a.get(0))?;
     let key = attr_key(cx, &ex, a.get(1), a.get(3))?;
     let v = match a.get(2) {
@@ -333,7 +294,7 @@ fn set_attr(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `trace(value)`: the conformance harness's recorder.
 fn trace(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let v = stdlib::finalize(cx.env, a.get(0).clone())?;
     ex.trace(v);
     Ok(Value::Null)
@@ -351,7 +312,7 @@ fn raise_python(_: &Cx, _: Args) -> Result<Value> {
 /// virtual: no real time passes).
 fn sleep(cx: &Cx, a: Args) -> Result<Value> {
     // Without an execution there is no clock to advance.
-    if let Ok(ex) = executor(cx) {
+    if let Ok(ex) = cx.executor() {
         ex.scheduler().sleep(a.get(0).as_f64().unwrap_or(0.0));
     }
     Ok(Value::Null)
@@ -359,7 +320,7 @@ fn sleep(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `obj is Type`.
 fn is_(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let Value::Object(o) = a.get(0) else {
         return Ok(Value::Bool(false));
     };
@@ -369,7 +330,7 @@ fn is_(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 /// The declaring class of the running method.
-fn current_class(cx: &Cx, ex: &Executor) -> Result<Arc<crate::Class>> {
+fn current_class(cx: &Cx, ex: &Executor) -> Result<Arc<Class>> {
     ex.ctx_class(cx.ctx).ok_or_else(|| {
         Error::new(
             ErrorKind::DslInvalidOperationError,
@@ -385,11 +346,11 @@ fn current_class(cx: &Cx, ex: &Executor) -> Result<Arc<crate::Class>> {
 /// version spec, else the running class's package requirement, chooses;
 /// none left is `NoClassFound`, more than one `AmbiguousClassName`.
 fn cast(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let o = obj(a.get(0))?;
     let want = resolve_class_name(cx, &ex, a.get(1))?;
     let class = ex.class_of(o)?;
-    let mut found: Vec<&crate::Class> = class
+    let mut found: Vec<&Class> = class
         .mro()
         .filter(|c| *c.name == *want || *c.key == *want)
         .collect();
@@ -458,7 +419,7 @@ fn super_views(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 fn parent_views(cx: &Cx, o: &Value) -> Result<Vec<Value>> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let o = obj(o)?;
     let cur = current_class(cx, &ex)?;
     Ok(cur
@@ -478,7 +439,7 @@ fn pselect(cx: &Cx, a: Args) -> Result<Value> {
 /// Runs `f` on every item as a green thread of its own; the results in the
 /// items' order, or the first error.
 fn parallel_select(cx: &Cx, items: Vec<Value>, f: &Value) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     // Each green thread runs as code of the calling class (private
     // properties), as the caller does.
     let caller = ex.caller();
@@ -506,7 +467,7 @@ fn parallel_select(cx: &Cx, items: Vec<Value>, f: &Value) -> Result<Value> {
 /// `format(*args, **kwargs)` (a format error only warns, the raw message
 /// is logged) and records it in the execution's log.
 fn log_message(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let level = runtime::pyrepr::to_str(a.get(0));
     let logger = runtime::pyrepr::to_str(a.get(1));
     let msg = a.get(2).clone();
@@ -563,7 +524,7 @@ fn log_message(cx: &Cx, a: Args) -> Result<Value> {
 /// `config(setting)` / `config(group, setting)`: a value of the engine
 /// configuration (murano.conf), available to the `io.murano` package only.
 fn config(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let class = current_class(cx, &ex)?;
     if &*class.package.name != "io.murano" {
         return Err(Error::new(
@@ -582,7 +543,7 @@ fn config(cx: &Cx, a: Args) -> Result<Value> {
 /// classes of packages with runtime version 1.3 or older (Format 1.4
 /// answers `NoMethodRegisteredException`, as the reference does).
 fn legacy_method(cx: &Cx, name: &str) -> Result<()> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     match ex.ctx_class(cx.ctx) {
         Some(c) if c.package.runtime_le_13 => Ok(()),
         _ => Err(Error::new(
@@ -614,14 +575,9 @@ fn type_m(cx: &Cx, a: Args) -> Result<Value> {
     Ok(Value::str(&*obj(a.get(0))?.class))
 }
 
-/// Registers the engine functions.
+/// Registers the engine functions: objects and types (`new`, `find`,
+/// `id`, `type`, attributes), then the rest ([`register_more`]).
 pub fn register(r: &mut Registry) {
-    crate::serialize::register(r);
-    crate::reflection::register(r);
-    crate::gc::register(r);
-    crate::cloud::register(r);
-    crate::testing::register(r);
-    crate::extra::register(r);
     r.function(
         "#attr",
         vec![p("obj", Ty::Check(is_object)), p("name", Ty::Str)],
@@ -702,6 +658,12 @@ pub fn register(r: &mut Registry) {
         ],
         set_attr,
     );
+    register_more(r);
+}
+
+/// The engine functions of tracing, logging, configuration, views
+/// (`cast`, `super`, `psuper`) and the runtime 1.3 method forms.
+fn register_more(r: &mut Registry) {
     r.function("trace", vec![p("value", Ty::Any).nullable()], trace);
     r.function(
         "logMessage",

@@ -7,7 +7,7 @@
 //! root, the static properties, and the frames (local variables, arguments,
 //! `this`) of every method that is in the middle of a call (each call made
 //! through [`crate::Executor`]'s `Host::call_method` pushes its caller's frame
-//! with a [`FrameGuard`]).
+//! with a `FrameGuard`, see `executor/roots.rs`).
 //!
 //! Destruction follows the reference's `ObjectStore._destroy_garbage`: a
 //! graph from each sentenced object to its owner and destruction
@@ -25,81 +25,9 @@ use runtime::registry::{p, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Error, Result, Value};
 
-use crate::{executor, Executor};
+use crate::executor::{Executor, ExecutorOf};
 
-/// The collector's state (a field of the executor's state).
-#[derive(Default)]
-pub struct GcState {
-    /// Frames of calls in progress, by token.
-    frames: Vec<(u64, Arc<Frame>)>,
-    next_token: u64,
-    /// The model root.
-    root: Option<Arc<ObjRef>>,
-    /// Slots of the objects sentenced in the current pass.
-    doomed: HashSet<u32>,
-    /// A pass is running.
-    running: bool,
-}
-
-/// Keeps a caller's frame among the GC roots while a call is in progress.
-pub struct FrameGuard<'a> {
-    ex: &'a Executor,
-    token: u64,
-}
-
-impl<'a> FrameGuard<'a> {
-    /// Pushes `frame` as a root until the guard drops.
-    pub fn push(ex: &'a Executor, frame: &Arc<Frame>) -> FrameGuard<'a> {
-        let token = ex.gc_state(|g| {
-            g.next_token += 1;
-            g.frames.push((g.next_token, frame.clone()));
-            g.next_token
-        });
-        FrameGuard { ex, token }
-    }
-}
-
-impl Drop for FrameGuard<'_> {
-    fn drop(&mut self) {
-        let t = self.token;
-        self.ex.gc_state(|g| {
-            if let Some(i) = g.frames.iter().rposition(|(k, _)| *k == t) {
-                g.frames.remove(i);
-            }
-        });
-    }
-}
-
-/// Sets the model root (a GC root).
-pub fn set_root(ex: &Executor, root: Option<Arc<ObjRef>>) {
-    ex.gc_state(|g| g.root = root);
-}
-
-/// `ObjectDestroyedError` when `receiver` is a destroyed object.
-pub fn destroyed_error(ex: &Executor, receiver: &Value) -> Option<Error> {
-    let Value::Object(r) = receiver else {
-        return None;
-    };
-    let (destroyed, class) = ex
-        .with_obj(r, |o| (o.destroyed, o.class.type_string()))
-        .ok()?;
-    destroyed.then(|| {
-        Error::new(
-            ErrorKind::ObjectDestroyedError,
-            format!("Object <{class} {}> is already destroyed", r.id),
-        )
-    })
-}
-
-/// True when the object has been destroyed.
-pub fn is_destroyed(ex: &Executor, r: &ObjRef) -> bool {
-    ex.with_obj(r, |o| o.destroyed).unwrap_or(true)
-}
-
-/// True when the object is sentenced in the running pass (or destroyed).
-pub fn is_doomed(ex: &Executor, r: &ObjRef) -> bool {
-    ex.gc_state(|g| g.doomed.contains(&r.slot)) || is_destroyed(ex, r)
-}
+use crate::executor::{is_destroyed, is_doomed, set_root};
 
 // ---- reachability ------------------------------------------------------
 
@@ -573,13 +501,13 @@ pub fn after_load(ex: &Executor, model: &Value, root: Option<&Arc<ObjRef>>) {
 // ---- hooks of core/GC.yaml -------------------------------------------------
 
 fn gc_collect(cx: &Cx, _: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     collect(&ex)?;
     Ok(Value::Null)
 }
 
 fn gc_is_destroyed(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     match a.get(0) {
         Value::Object(o) => Ok(Value::Bool(is_destroyed(&ex, o))),
         _ => Ok(Value::Bool(false)),
@@ -587,7 +515,7 @@ fn gc_is_destroyed(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 fn gc_is_doomed(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     match a.get(0) {
         Value::Object(o) => Ok(Value::Bool(is_doomed(&ex, o))),
         _ => Ok(Value::Bool(false)),
@@ -622,7 +550,7 @@ fn subscription(ex: &Executor, a: &Args) -> Result<(Arc<ObjRef>, Arc<ObjRef>, Op
 }
 
 fn gc_subscribe(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let (p, s, handler) = subscription(&ex, &a)?;
     ex.with_obj(&p, |o| {
         if !o
@@ -637,7 +565,7 @@ fn gc_subscribe(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 fn gc_unsubscribe(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let (p, s, handler) = subscription(&ex, &a)?;
     ex.with_obj(&p, |o| {
         if let Some(i) = o

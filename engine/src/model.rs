@@ -11,166 +11,10 @@ use runtime::registry::Cx;
 use runtime::value::ObjRef;
 use runtime::{Dict, Error, Result, Value};
 
-use crate::{Class, Executor};
-
-/// A parsed object definition.
-pub(crate) struct Def {
-    /// The class spec (a name or a type string).
-    pub(crate) class: String,
-    id: Option<String>,
-    /// The `name` of the header.
-    pub(crate) name: Value,
-    metadata: Value,
-    /// The properties given.
-    pub(crate) props: Dict,
-    /// `destroyed: true` in the header: an object of a previous
-    /// deployment that was destroyed.
-    destroyed: bool,
-}
-
-fn header_keys() -> [&'static str; 4] {
-    ["id", "name", "metadata", "destroyed"]
-}
-
-/// Recognises an object definition: `{"?": {type, id}, props...}` or the
-/// snippet form `{":Type": {props}, "id": ...}` / `{"full.Type": {...}}`.
-pub(crate) fn parse_def(
-    ex: &Executor,
-    resolver: Option<&Class>,
-    v: &Value,
-    default: Option<&str>,
-) -> Option<Def> {
-    let Value::Dict(d) = v else { return None };
-    if let Some(Value::Dict(h)) = d.get(&Value::str("?")) {
-        // Without a version or package, a nested object's type is the
-        // version its owner's package requires.
-        let ty = match (def_type(h)?, resolver) {
-            (t, Some(c)) if !t.contains(['/', '@']) => ex.key_from(&t, Some(&c.package)),
-            (t, _) => t,
-        };
-        let mut props = (**d).clone();
-        props.shift_remove(&Value::str("?"));
-        return Some(Def {
-            class: ty,
-            id: h
-                .get(&Value::str("id"))
-                .and_then(|i| i.as_str())
-                .map(str::to_string),
-            name: h.get(&Value::str("name")).cloned().unwrap_or(Value::Null),
-            metadata: h
-                .get(&Value::str("metadata"))
-                .cloned()
-                .unwrap_or(Value::Null),
-            props,
-            destroyed: h.get(&Value::str("destroyed")).is_some_and(Value::truthy),
-        });
-    }
-    // Snippet form: exactly one key that names a type, with a dict value.
-    let mut type_key = None;
-    for (k, x) in d.iter() {
-        if let Value::Type(t) = k {
-            if type_key.is_some() {
-                return None;
-            }
-            type_key = Some((t.name.to_string(), x.clone()));
-            continue;
-        }
-        let Some(ks) = k.as_str() else { continue };
-        if header_keys().contains(&ks) {
-            continue;
-        }
-        if matches!(x, Value::Dict(_) | Value::Null)
-            && (ks.starts_with(':')
-                || ks.contains('.')
-                || ks.contains(':')
-                || class_exists(ex, resolver, ks))
-        {
-            if type_key.is_some() {
-                return None;
-            }
-            type_key = Some((ks.to_string(), x.clone()));
-        } else {
-            return default.map(|dft| Def {
-                class: dft.to_string(),
-                id: None,
-                name: Value::Null,
-                metadata: Value::Null,
-                props: (**d).clone(),
-                destroyed: false,
-            });
-        }
-    }
-    match type_key {
-        Some((k, x)) => {
-            let class = match resolver {
-                Some(c) if k.contains(':') || !k.contains('.') => {
-                    ex.key_from(&c.resolve(&k), Some(&c.package))
-                }
-                Some(c) => ex.key_from(k.trim_start_matches(':'), Some(&c.package)),
-                _ => k.trim_start_matches(':').to_string(),
-            };
-            Some(Def {
-                class,
-                id: d
-                    .get(&Value::str("id"))
-                    .and_then(|i| i.as_str())
-                    .map(str::to_string),
-                name: d.get(&Value::str("name")).cloned().unwrap_or(Value::Null),
-                metadata: d
-                    .get(&Value::str("metadata"))
-                    .cloned()
-                    .unwrap_or(Value::Null),
-                props: match x {
-                    Value::Dict(ref p) => (**p).clone(),
-                    _ => Dict::default(),
-                },
-                destroyed: d.get(&Value::str("destroyed")).is_some_and(Value::truthy),
-            })
-        }
-        None => default.map(|dft| Def {
-            class: dft.to_string(),
-            id: None,
-            name: Value::Null,
-            metadata: Value::Null,
-            props: (**d).clone(),
-            destroyed: false,
-        }),
-    }
-}
-
-/// The class spec of an object header (`?`): its `type`, with
-/// `classVersion` and `package` filling in what the type string leaves out;
-/// `None` without a type.
-pub(crate) fn def_type(h: &Dict) -> Option<String> {
-    Some(match h.get(&Value::str("type"))? {
-        Value::Type(t) => t.name.to_string(),
-        t => {
-            // `Name/version@package`; the executor picks the loaded version
-            // they name (see `Executor::class`).
-            let (name, ver, pkg) = crate::version::parse_type_string(t.as_str()?);
-            let field = |k: &str| {
-                h.get(&Value::str(k))
-                    .filter(|v| !v.is_null())
-                    .map(runtime::pyrepr::to_str)
-                    .map(|v| v.trim().to_string())
-                    .filter(|v| !v.is_empty())
-            };
-            crate::version::type_spec(
-                &name,
-                ver.or_else(|| field("classVersion")).as_deref(),
-                pkg.or_else(|| field("package")).as_deref(),
-            )
-        }
-    })
-}
-
-fn class_exists(ex: &Executor, resolver: Option<&Class>, name: &str) -> bool {
-    let full = match resolver {
-        Some(c) => c.resolve(name),
-        None => name.to_string(),
-    };
-    ex.class(&full).is_ok()
-}
+use crate::class::Class;
+use crate::contracts::Contract;
+use crate::defs::{def_type, parse_def};
+use crate::executor::Executor;
 
 struct Loader<'a> {
     ex: &'a Executor,
@@ -243,7 +87,7 @@ impl Loader<'_> {
                 let is_template = k.as_str().is_some_and(|name| {
                     class
                         .find_prop(name)
-                        .is_some_and(|(_, p)| p.contract.is_template())
+                        .is_some_and(|(_, p)| Contract::of(&p.contract).is_template())
                 });
                 if is_template {
                     continue;
@@ -284,7 +128,7 @@ impl Loader<'_> {
             let is_template = k.as_str().is_some_and(|name| {
                 class
                     .find_prop(name)
-                    .is_some_and(|(_, p)| p.contract.is_template())
+                    .is_some_and(|(_, p)| Contract::of(&p.contract).is_template())
             });
             let v = if is_template {
                 x.clone()
@@ -372,10 +216,14 @@ pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<(
                 }
                 Err(e) => return Err(e),
             };
-            let v = match p
-                .contract
-                .check(ex, env, ctx.get(), raw.clone(), Some(r), &p.name)
-            {
+            let v = match Contract::of(&p.contract).check(
+                ex,
+                env,
+                ctx.get(),
+                raw.clone(),
+                Some(r),
+                &p.name,
+            ) {
                 Ok(v) => v,
                 Err(e) if uninitialized(&e) => {
                     blocked.push(p.name.clone());
@@ -434,10 +282,10 @@ pub fn check_properties(
     }
     let mut out = Vec::new();
     each_property(ex, class, props, &Value::Null, |p, env, ctx, raw| {
-        if p.contract.holds(ex, &raw) {
+        if Contract::of(&p.contract).holds(ex, &raw) {
             return Ok(());
         }
-        match p.contract.check(ex, env, ctx.get(), raw, None, &p.name) {
+        match Contract::of(&p.contract).check(ex, env, ctx.get(), raw, None, &p.name) {
             Ok(_) => Ok(()),
             Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
                 out.push((p.name.clone(), e));
@@ -450,7 +298,7 @@ pub fn check_properties(
 }
 
 /// True when machine code alone shows that every property of a definition
-/// meets its contract ([`crate::Contract::holds`]): validation's common
+/// meets its contract ([`crate::contracts::Contract::holds`]): validation's common
 /// case, decided on the values in place, without a context. It takes the
 /// values [`each_property`] starts from where no configuration or
 /// default needs evaluating; false means "take the full path".
@@ -467,9 +315,9 @@ fn all_hold(ex: &Executor, class: &Arc<Class>, props: &Dict) -> bool {
         let runtime = p.usage == PropertyUsage::Runtime;
         let given = runtime::value::get_interned(props, &p.key);
         match given {
-            Some(v) if !runtime => p.contract.holds(ex, v),
+            Some(v) if !runtime => Contract::of(&p.contract).holds(ex, v),
             None if runtime && !p.has_default => true,
-            _ if p.default.is_none() => p.contract.holds(ex, &runtime::value::NULL),
+            _ if p.default.is_none() => Contract::of(&p.contract).holds(ex, &runtime::value::NULL),
             _ => false,
         }
     })
@@ -485,7 +333,7 @@ pub(crate) fn each_property(
     class: &Arc<Class>,
     props: &Dict,
     this: &Value,
-    mut f: impl FnMut(&crate::Prop, &runtime::Env, &PropCtx<'_>, Value) -> Result<()>,
+    mut f: impl FnMut(&crate::class::Prop, &runtime::Env, &PropCtx<'_>, Value) -> Result<()>,
 ) -> Result<()> {
     let mut ctx: Option<PropCtx<'_>> = None;
     for (cls, p) in class.init_order() {
@@ -512,7 +360,7 @@ pub(crate) fn each_property(
 fn start_value(
     ex: &Executor,
     cls: &Arc<Class>,
-    p: &crate::Prop,
+    p: &crate::class::Prop,
     props: &Dict,
     ctx: &PropCtx<'_>,
 ) -> Result<Option<Value>> {
@@ -696,9 +544,8 @@ pub fn template_props(
             (None, Some(d)) => d.eval(&env, &ctx)?,
             (None, None) => Value::Null,
         };
-        let checked = p
-            .contract
-            .check(ex, &env, &ctx, raw.clone(), None, &p.name)?;
+        let checked =
+            Contract::of(&p.contract).check(ex, &env, &ctx, raw.clone(), None, &p.name)?;
         let keep = if holds_object(&checked) { raw } else { checked };
         out.insert(p.key.clone(), keep);
     }
@@ -769,7 +616,7 @@ pub fn load_model(ex: &Executor, model: &Value) -> Result<Option<Arc<ObjRef>>> {
                     if let Some(r) = ex.find_object(id) {
                         ex.with_obj(&r, |o| {
                             o.attrs
-                                .insert(crate::funcs::attr_slot(owner, name), value.clone());
+                                .insert(crate::executor::attr_slot(owner, name), value.clone());
                         })?;
                     }
                 }
@@ -884,7 +731,7 @@ pub struct Validation {
 /// the classes of `catalog` in an execution of its own: the model loads in
 /// validation mode, so every contract violation is recorded instead of the
 /// first one stopping the load.
-pub fn validate(catalog: &Arc<crate::Catalog>, data: &Value) -> Validation {
+pub fn validate(catalog: &Arc<crate::catalog::Catalog>, data: &Value) -> Validation {
     let ex = Executor::with_catalog(catalog.clone());
     ex.collect_violations();
     let wrapped;

@@ -25,8 +25,11 @@ use compiler::CompileOptions;
 use runtime::registry::{kw, p, var, Args, Cx, Form, Registry, Ty};
 use runtime::{Dict, Error, Result, Value};
 
-use crate::exec::CTemplate;
-use crate::{executor, model, Class, Executor};
+use crate::class::{check_meta, Class};
+use crate::code::CTemplate;
+use crate::dispatch::call_registry;
+use crate::executor::{Executor, ExecutorOf};
+use crate::model;
 
 const TAG: &str = "#reflection";
 const OBJECT: &str = "io.murano.Object";
@@ -339,7 +342,7 @@ fn instantiate_metas(
         return Ok(Vec::new());
     }
     let legacy = cls.package.legacy;
-    let reg = crate::murano_registry(legacy);
+    let reg = ex.catalog().registry(legacy);
     let copts = CompileOptions {
         legacy,
         murano: true,
@@ -350,7 +353,7 @@ fn instantiate_metas(
     let mut out = Vec::new();
     for md in metas {
         let mc = ex.class(&md.name)?;
-        crate::check_meta(&mc.decl, target, &mut used)?;
+        check_meta(&mc.decl, target, &mut used)?;
         let t = CTemplate::compile(&md.props, &reg, copts)?;
         let props = match t.eval(&env, &ctx)? {
             Value::Dict(ref d) => (**d).clone(),
@@ -539,7 +542,7 @@ fn meta_of(cx: &Cx, ex: &Arc<Executor>, v: &Value) -> Result<Vec<Value>> {
 // ---- attributes --------------------------------------------------------------
 
 fn refl_attr(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let v = a.get(0);
     let name = a.str(1);
     let kind = kind_of(v).unwrap_or("");
@@ -691,7 +694,7 @@ fn type_attr(ex: &Arc<Executor>, cls: &Arc<Class>, name: &str) -> Result<Value> 
 
 /// `typeinfo(objectOrType)`.
 fn typeinfo(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     if a.get(0).is_null() {
         return Ok(Value::Null);
     }
@@ -702,7 +705,7 @@ fn typeinfo(cx: &Cx, a: Args) -> Result<Value> {
 /// `metadata(x)`: the `?.metadata` of an object of the model; for types and
 /// reflection objects, the attached meta objects.
 fn metadata(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     match a.get(0) {
         Value::Object(o) => ex.with_obj(o, |s| s.metadata.clone()),
         v => Ok(Value::list(meta_of(cx, &ex, v)?)),
@@ -711,7 +714,7 @@ fn metadata(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `typeinfo.ancestors()` (method form of the property).
 fn ancestors_method(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     type_attr(&ex, &ex.class(field(a.get(0), "name"))?, "ancestors")
 }
 
@@ -737,7 +740,7 @@ fn static_prop_of(ex: &Executor, class: &str, name: &str) -> Result<Arc<Class>> 
 
 /// `property.getValue(object)` (`null` for static properties).
 fn get_value(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let info = a.get(0);
     let (class, name) = (field(info, "class"), field(info, "name"));
     match a.get(1) {
@@ -764,7 +767,7 @@ fn get_value(cx: &Cx, a: Args) -> Result<Value> {
 /// `property.setValue(object, value)` (`null` object for static
 /// properties).
 fn set_value(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let info = a.get(0);
     let (class, name) = (field(info, "class"), field(info, "name"));
     let value = a.get(2).clone();
@@ -790,7 +793,7 @@ fn set_value(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `method.invoke(object, args..., kwargs...)`.
 fn invoke(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let info = a.get(0);
     let (class, name) = (field(info, "class"), field(info, "name"));
     let cls = ex.class(class)?;
@@ -811,7 +814,7 @@ fn invoke(cx: &Cx, a: Args) -> Result<Value> {
         if NATIVE_OBJECT_METHODS.contains(&name) && &*cls.name == OBJECT {
             let mut args = vec![this];
             args.extend(pos);
-            return crate::call_registry(cx, name, Form::Method, args);
+            return call_registry(cx, name, Form::Method, args);
         }
         return Err(Error::new(
             ErrorKind::NoMethodFound,

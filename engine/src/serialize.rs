@@ -19,8 +19,9 @@ use runtime::registry::{p, Args, Cx, Ty};
 use runtime::value::ObjRef;
 use runtime::{Dict, Error, Result, Value};
 
-use crate::exec::CTemplate;
-use crate::{executor, murano_registry, Class, Executor};
+use crate::class::Class;
+use crate::code::CTemplate;
+use crate::executor::{Executor, ExecutorOf};
 
 /// How objects are written (`dsl_types.DumpTypes`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -381,7 +382,7 @@ fn meta_prop(ex: &Executor, class: &Class, meta: &MetaDecl, key: &str) -> Result
         legacy,
         murano: true,
     };
-    let ct = CTemplate::compile(t, &murano_registry(legacy), opts)?;
+    let ct = CTemplate::compile(t, &ex.catalog().registry(legacy), opts)?;
     let cls = ex.class(&class.key)?;
     let ctx = ex.class_ctx(&cls, Value::Type(cls.type_ref.clone()));
     ct.eval(ex.env(legacy), &ctx)
@@ -525,7 +526,7 @@ pub fn dump_object(
 
 /// `dump(obj, serializationType => Serializable, ignoreUpcasts => true)`.
 fn dump(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let Value::Object(o) = a.get(0) else {
         return Err(Error::type_(format!(
             "dump() expects an object, got {}",

@@ -13,10 +13,10 @@
 //!   receiver) and gives a context with them bound as `$name` (use with
 //!   `->`), and `originalMethod()` runs the real method.
 //!
-//! Mocks belong to one executor ([`Mocks`] is part of its state) and stay
-//! until [`clear_mocks`] or the end of the execution (the test runner makes
-//! a fresh executor per test). [`intercept`] is the hook the executor calls
-//! before running a method body.
+//! Mocks belong to one executor: the first `inject` installs a [`Mocks`]
+//! as its call hook ([`Executor::set_call_hook`]), which sees every method
+//! call before its body runs. They stay until [`clear_mocks`] or the end of
+//! the execution (the test runner makes a fresh executor per test).
 
 use runtime::ErrorKind;
 use std::collections::HashMap;
@@ -30,8 +30,11 @@ use runtime::{Error, Result, Value};
 
 use compiler::murano::ArgUsage;
 
-use crate::exec::{self, Scope};
-use crate::{executor, model, Class, Executor, Given, Method};
+use crate::class::{Class, Given, Method};
+use crate::exec;
+use crate::executor::{Call, CallHook, Scope};
+use crate::executor::{Executor, ExecutorOf};
+use crate::model;
 
 /// What a mocked call does instead.
 #[derive(Clone)]
@@ -71,6 +74,11 @@ pub struct MockScope {
     call: i64,
     /// The class of the intercepted method.
     class: Arc<str>,
+}
+
+/// The mock scope of a frame scope (see [`Scope::hook`]).
+fn mock_scope(s: &Scope) -> Option<MockScope> {
+    s.hook.as_ref()?.downcast_ref::<MockScope>().cloned()
 }
 
 /// An intercepted call, for `originalMethod()`.
@@ -114,63 +122,77 @@ impl Mocks {
     }
 }
 
-/// Remembers the caller's context of a method call while mocks are
-/// active (the "original context" of `withOriginal`).
-pub struct CallSite<'a>(Option<&'a Executor>);
-
-impl<'a> CallSite<'a> {
-    /// Pushes `ctx` as the current call site (only while mocks exist).
-    pub fn push(ex: &'a Executor, ctx: &Arc<Frame>) -> CallSite<'a> {
-        if !ex.mocks.active() {
-            return CallSite(None);
-        }
-        let me = vm::coro::current_id();
-        ex.mocks
-            .lock()
-            .sites
-            .entry(me)
-            .or_default()
-            .push(ctx.clone());
-        CallSite(Some(ex))
-    }
+/// The mocks of `ex`, if any were injected.
+fn mocks(ex: &Executor) -> Option<&Mocks> {
+    ex.call_hook()?.as_any().downcast_ref::<Mocks>()
 }
 
-impl Drop for CallSite<'_> {
-    fn drop(&mut self) {
-        if let Some(ex) = self.0 {
-            let me = vm::coro::current_id();
-            if let Some(s) = ex.mocks.lock().sites.get_mut(&me) {
-                s.pop();
-            }
+/// The mocks of `ex`, installed as its call hook if need be.
+fn mocks_installed(ex: &Executor) -> Result<&Mocks> {
+    if ex.call_hook().is_none() {
+        ex.set_call_hook(Arc::new(Mocks::default()));
+    }
+    mocks(ex).ok_or_else(|| {
+        Error::new(
+            ErrorKind::RuntimeError,
+            "another call hook than the test framework's is installed",
+        )
+    })
+}
+
+impl CallHook for Mocks {
+    /// Remembers the caller's context of a method call while mocks are
+    /// active (the "original context" of `withOriginal`).
+    fn enter_site(&self, ctx: &Arc<Frame>) -> bool {
+        if !self.active() {
+            return false;
         }
+        let me = vm::coro::current_id();
+        self.lock().sites.entry(me).or_default().push(ctx.clone());
+        true
+    }
+
+    fn leave_site(&self) {
+        let me = vm::coro::current_id();
+        if let Some(s) = self.lock().sites.get_mut(&me) {
+            s.pop();
+        }
+    }
+
+    fn intercept(&self, ex: &Executor, call: &Call<'_>) -> Option<Result<Value>> {
+        intercept(self, ex, call)
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
 
 /// Drops every mock of an executor.
 pub fn clear_mocks(ex: &Executor) {
-    let mut m = ex.mocks.lock();
-    m.mocks.clear();
-    ex.mocks.active.store(false, Ordering::Relaxed);
+    if let Some(mocks) = mocks(ex) {
+        mocks.lock().mocks.clear();
+        mocks.active.store(false, Ordering::Relaxed);
+    }
 }
 
 /// The mock hook: called by the executor with a method's arguments bound,
 /// before its body runs. `this` is the receiver as called (a `cast` view
 /// is not intercepted), `plain` the receiver the body would run with.
 /// Returns the mock's result when a mock applies.
-pub fn intercept(
-    ex: &Executor,
-    this: &Value,
-    plain: &Value,
-    class: &Arc<Class>,
-    method: &Arc<Method>,
-    vars: &[(Arc<str>, Value)],
-    how: &[Given],
-) -> Option<Result<Value>> {
-    if !ex.mocks.active() || method.name.starts_with('.') {
+fn intercept(mocks: &Mocks, ex: &Executor, call: &Call<'_>) -> Option<Result<Value>> {
+    let Call {
+        this,
+        plain,
+        class,
+        method,
+        vars,
+        how,
+    } = *call;
+    if !mocks.active() || method.name.starts_with('.') {
         return None;
     }
-    let candidates: Vec<Mock> = ex
-        .mocks
+    let candidates: Vec<Mock> = mocks
         .lock()
         .mocks
         .iter()
@@ -204,10 +226,21 @@ pub fn intercept(
                 .find(|m| matches!(&m.target, Target::Class(c) if actual.is_a(c)))
         })?
         .clone();
-    Some(run_mock(ex, &found.action, plain, class, method, vars, how))
+    Some(run_mock(
+        mocks,
+        ex,
+        &found.action,
+        plain,
+        class,
+        method,
+        vars,
+        how,
+    ))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_mock(
+    mocks: &Mocks,
     ex: &Executor,
     action: &Action,
     plain: &Value,
@@ -267,13 +300,13 @@ fn run_mock(
                 vars: vars.to_vec(),
             });
             let id = {
-                let mut m = ex.mocks.lock();
+                let mut m = mocks.lock();
                 m.next_id += 1;
                 m.next_id
             };
             // The original context: the caller's (murano's), or, for a
             // call from outside MuranoPL, the method's arguments by name.
-            let orig = match ex.mocks.site() {
+            let orig = match mocks.site() {
                 Some(site) => site,
                 None => {
                     let mut f = Frame::child(&ex.class_ctx(class, plain.clone()), &[]);
@@ -286,22 +319,22 @@ fn run_mock(
             let mut f = Frame::child(&closure.ctx, &[]);
             f.scope = Some(
                 Scope {
-                    mock: Some(MockScope {
+                    hook: Some(Arc::new(MockScope {
                         original: orig,
                         call: id,
                         class: class.name.clone(),
-                    }),
+                    })),
                     ..Scope::default()
                 }
                 .into_frame_scope(),
             );
-            ex.mocks.lock().pending.push((id, pending));
+            mocks.lock().pending.push((id, pending));
             let env = ex.env(*legacy).clone();
             // The expression runs as code of the class that injected it.
             let prev = ex.set_caller(caller.clone());
             let r = closure.call_in(&env, &Arc::new(f), &[]);
             ex.set_caller(prev);
-            ex.mocks.lock().pending.retain(|(i, _)| *i != id);
+            mocks.lock().pending.retain(|(i, _)| *i != id);
             r
         }
     }
@@ -326,7 +359,7 @@ fn target_of(ex: &Executor, v: &Value) -> Result<Target> {
 /// `inject(target, targetMethod, expr)` and
 /// `inject(target, targetMethod, mockObject, mockName)`.
 fn inject(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let target = match a.get(0) {
         Value::Str(s) => {
             // Resolve in the calling class's namespaces.
@@ -356,25 +389,26 @@ fn inject(cx: &Cx, a: Args) -> Result<Value> {
             }
         }
     };
-    ex.mocks.lock().mocks.push(Mock {
+    let mocks = mocks_installed(&ex)?;
+    mocks.lock().mocks.push(Mock {
         target,
         method,
         action,
     });
-    ex.mocks.active.store(true, Ordering::Relaxed);
+    mocks.active.store(true, Ordering::Relaxed);
     Ok(Value::Null)
 }
 
 /// `withOriginal(name => expr, ...)`: a context with each expression
 /// evaluated in the intercepted call's context, bound as `$name`.
 fn with_original(cx: &Cx, a: Args) -> Result<Value> {
-    let Some(mock) = Scope::find(cx.ctx, |s| s.mock.clone()) else {
+    let Some(mock) = Scope::find(cx.ctx, mock_scope) else {
         return Err(Error::new(
             ErrorKind::RuntimeError,
             "withOriginal() is only available inside a mock expression",
         ));
     };
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let orig = mock.original;
     let orig_class: Option<Arc<str>> = match ex.ctx_class(&orig) {
         Some(c) => Some(c.name.clone()),
@@ -399,15 +433,15 @@ fn with_original(cx: &Cx, a: Args) -> Result<Value> {
 
 /// `originalMethod()`: runs the intercepted method for real.
 fn original_method(cx: &Cx, _: Args) -> Result<Value> {
-    let ex = executor(cx)?;
-    let Some(id) = Scope::find(cx.ctx, |s| s.mock.as_ref().map(|m| m.call)) else {
+    let ex = cx.executor()?;
+    let Some(id) = Scope::find(cx.ctx, |s| mock_scope(s).map(|m| m.call)) else {
         return Err(Error::new(
             ErrorKind::RuntimeError,
             "originalMethod() is only available inside a mock expression",
         ));
     };
-    let pending = ex
-        .mocks
+    let pending = mocks(&ex)
+        .ok_or_else(|| Error::new(ErrorKind::RuntimeError, "the mocked call is over"))?
         .lock()
         .pending
         .iter()
@@ -433,7 +467,7 @@ fn original_method(cx: &Cx, _: Args) -> Result<Value> {
 /// `TestFixture.load(model)`: an object model (`{Objects: ...}`) or one
 /// object definition, loaded into live objects; the root object.
 fn test_load(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     let v = a.get(0);
     let is_model = matches!(v, Value::Dict(d) if d.get(&Value::str("Objects")).is_some());
     let root: Option<Arc<ObjRef>> = if is_model {
@@ -468,7 +502,7 @@ fn test_contains(cx: &Cx, a: Args) -> Result<Value> {
 /// `name(object)`: the object's `?.name` (murano's C1 `name()`; the
 /// applications library and its tests use it).
 fn object_name(cx: &Cx, a: Args) -> Result<Value> {
-    let ex = executor(cx)?;
+    let ex = cx.executor()?;
     match a.get(0) {
         Value::Object(o) => ex.with_obj(o, |s| s.name.clone()),
         _ => Ok(Value::Null),

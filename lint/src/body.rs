@@ -263,7 +263,12 @@ impl Cx<'_> {
             self.template_strings(&d.contract);
             if let Some(t) = &d.default {
                 self.template_strings(t);
-                self.check_default(&p.contract, t, &d.name, &format!("property `{}`", d.name));
+                self.check_default(
+                    engine::contracts::Contract::of(&p.contract),
+                    t,
+                    &d.name,
+                    &format!("property `{}`", d.name),
+                );
             }
         }
         for md in &decl.methods {
@@ -275,7 +280,12 @@ impl Cx<'_> {
                 if let Some(t) = &d.default {
                     self.template_strings(t);
                     let what = format!("argument `{}` of method `{}`", d.name, md.name);
-                    self.check_default(&a.contract, t, &d.name, &what);
+                    self.check_default(
+                        engine::contracts::Contract::of(&a.contract),
+                        t,
+                        &d.name,
+                        &what,
+                    );
                 }
             }
         }

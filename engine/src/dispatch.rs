@@ -1,7 +1,19 @@
 //! An execution's method calls: dispatch, arguments and their contracts,
 //! extension methods, static actions.
 
-use super::*;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use compiler::murano::{ArgUsage, MethodUsage, Template};
+use runtime::ctx::Frame;
+use runtime::host::Host;
+use runtime::registry::{ArgIn, Cx, Form};
+use runtime::{Dict, Env, Error, ErrorKind, Result, Value};
+
+use crate::class::{Class, Given, Method};
+use crate::contracts::Contract;
+use crate::executor::{destroyed_error, Call, Executor, FrameGuard, Scope, Site};
 
 impl Executor {
     /// Calls `method` on `this` (an object or a type) with evaluated
@@ -31,7 +43,7 @@ impl Executor {
         let ctx0 = {
             let mut f = Frame::child(&ctx0, &[]);
             f.scope = Some(
-                exec::Scope {
+                Scope {
                     args: Some(true),
                     ..Default::default()
                 }
@@ -39,6 +51,48 @@ impl Executor {
             );
             Arc::new(f)
         };
+        let (vars, how) = self.bind_args(&env, &ctx0, &decl_class, method, &this_v, pos, named)?;
+        if let Some(hook) = self.call_hook() {
+            let call = Call {
+                this,
+                plain: &this_v,
+                class: &decl_class,
+                method,
+                vars: &vars,
+                how: &how,
+            };
+            if let Some(r) = hook.intercept(self, &call) {
+                return r;
+            }
+        }
+        let keys = self.lock_keys(method, &this_v, &vars);
+        for (i, k) in keys.iter().enumerate() {
+            if let Err(e) = self.acquire(k) {
+                keys[..i].iter().rev().for_each(|k| self.release(k));
+                return Err(e);
+            }
+        }
+        let r = self.run_method(&env, &decl_class, method, this_v, vars);
+        for k in keys.iter().rev() {
+            self.release(k);
+        }
+        r
+    }
+
+    /// Binds a call's arguments to `method`'s parameters, each checked by
+    /// its contract (defaults filled in), with how the caller gave each
+    /// standard one.
+    #[allow(clippy::too_many_arguments)]
+    fn bind_args(
+        &self,
+        env: &Env,
+        ctx0: &Arc<Frame>,
+        decl_class: &Arc<Class>,
+        method: &Arc<Method>,
+        this_v: &Value,
+        pos: Vec<Value>,
+        named: Vec<(Arc<str>, Value)>,
+    ) -> Result<(Vec<(Arc<str>, Value)>, Vec<Given>)> {
         let mut vars: Vec<(Arc<str>, Value)> = Vec::new();
         {
             let mut seen: Vec<&str> = Vec::new();
@@ -76,10 +130,10 @@ impl Executor {
                     let rest: Vec<Value> = pos_it.by_ref().collect();
                     let mut out = Vec::new();
                     for x in rest {
-                        out.push(a.contract.check(
+                        out.push(Contract::of(&a.contract).check(
                             self,
-                            &env,
-                            &ctx0,
+                            env,
+                            ctx0,
                             x,
                             obj_ref.as_ref(),
                             &a.name,
@@ -90,9 +144,14 @@ impl Executor {
                 ArgUsage::KwArgs => {
                     let mut d = Dict::default();
                     for (k, x) in std::mem::take(&mut named) {
-                        let x =
-                            a.contract
-                                .check(self, &env, &ctx0, x, obj_ref.as_ref(), &a.name)?;
+                        let x = Contract::of(&a.contract).check(
+                            self,
+                            env,
+                            ctx0,
+                            x,
+                            obj_ref.as_ref(),
+                            &a.name,
+                        )?;
                         d.insert(Value::str(&*k), x);
                     }
                     Value::dict(d)
@@ -122,12 +181,18 @@ impl Executor {
                     let raw = match given {
                         Some(v) => v,
                         None => match &a.default {
-                            Some(d) => d.eval(&env, &ctx0)?,
+                            Some(d) => d.eval(env, ctx0)?,
                             None => Value::Null,
                         },
                     };
-                    a.contract
-                        .check(self, &env, &ctx0, raw, obj_ref.as_ref(), &a.name)?
+                    Contract::of(&a.contract).check(
+                        self,
+                        env,
+                        ctx0,
+                        raw,
+                        obj_ref.as_ref(),
+                        &a.name,
+                    )?
                 }
             };
             vars.push((a.name.clone(), v));
@@ -135,21 +200,7 @@ impl Executor {
         if pos_it.next().is_some() || !named.is_empty() {
             return Err(sig_err());
         }
-        if let Some(r) = testing::intercept(self, this, &this_v, &decl_class, method, &vars, &how) {
-            return r;
-        }
-        let keys = self.lock_keys(method, &this_v, &vars);
-        for (i, k) in keys.iter().enumerate() {
-            if let Err(e) = self.acquire(k) {
-                keys[..i].iter().rev().for_each(|k| self.release(k));
-                return Err(e);
-            }
-        }
-        let r = exec::run_method(self, &env, &decl_class, method, this_v, vars);
-        for k in keys.iter().rev() {
-            self.release(k);
-        }
-        r
+        Ok((vars, how))
     }
 
     /// Makes green threads due at the same time run in an order drawn from
@@ -176,9 +227,11 @@ impl Executor {
     pub(crate) fn next_name_counter(&self) -> u64 {
         let c = self
             .names
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |c| {
-                Some((c + 1) % 1296)
-            })
+            .fetch_update(
+                std::sync::atomic::Ordering::Relaxed,
+                std::sync::atomic::Ordering::Relaxed,
+                |c| Some((c + 1) % 1296),
+            )
             .unwrap_or(1);
         if c == 0 {
             1
@@ -226,10 +279,14 @@ impl Executor {
         if let Some(first) = m.args.iter().find(|a| a.usage == ArgUsage::Standard) {
             let env = self.env(class.package.legacy);
             let ctx = self.class_ctx(class, t.clone());
-            match first
-                .contract
-                .check(self, env, &ctx, receiver.clone(), None, &first.name)
-            {
+            match Contract::of(&first.contract).check(
+                self,
+                env,
+                &ctx,
+                receiver.clone(),
+                None,
+                &first.name,
+            ) {
                 Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
                     if cx
                         .env
@@ -345,28 +402,6 @@ impl Executor {
         }
     }
 
-    /// The plain reference of an object (drops a `cast`/`super` view).
-    pub fn plain(&self, r: &Arc<ObjRef>) -> Arc<ObjRef> {
-        self.with_obj(r, |o| o.r.clone())
-            .unwrap_or_else(|_| r.clone())
-    }
-
-    /// A view of an object as one of its classes (`cast`, `super`).
-    pub fn view(&self, r: &Arc<ObjRef>, class: &str) -> Arc<ObjRef> {
-        Arc::new(ObjRef {
-            id: r.id.clone(),
-            class: class.into(),
-            slot: r.slot,
-            store: r.store,
-        })
-    }
-
-    /// The class methods are looked up from: the view's class.
-    pub fn dispatch_class(&self, r: &ObjRef) -> Result<Arc<Class>> {
-        self.class_of(r)?;
-        self.class(&r.class)
-    }
-
     /// Finds an extension method `name` visible from `from` (its own
     /// methods and its `Import`s).
     pub fn find_extension(&self, from: &Class, name: &str) -> Option<(Arc<Class>, Arc<Method>)> {
@@ -443,5 +478,160 @@ fn template_dict(t: &Template) -> Option<HashMap<String, Value>> {
                 .collect(),
         ),
         _ => None,
+    }
+}
+
+impl Host for Executor {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_arc(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
+        self
+    }
+
+    /// Objects and types dispatch here; a plain value only when some
+    /// loaded class declares an extension method of that name.
+    fn may_handle(&self, receiver: &Value, name: &str) -> bool {
+        matches!(receiver, Value::Object(_) | Value::Type(_))
+            || self.catalog.extension_names.contains(name)
+    }
+
+    fn rng(&self) -> Option<&runtime::rand::Rng> {
+        Some(&self.rng)
+    }
+
+    fn call_method(
+        &self,
+        cx: &Cx,
+        receiver: &Value,
+        name: &str,
+        pos: &[ArgIn],
+        named: &[(Arc<str>, ArgIn)],
+    ) -> Option<Result<Value>> {
+        let _gc_root = FrameGuard::push(self, cx.ctx); // gc: the caller's locals stay alive
+        let _site = Site::enter(self, cx.ctx); // the call hook: the call site (mocks' withOriginal)
+        if let Some(e) = destroyed_error(self, receiver) {
+            return Some(Err(e));
+        }
+        // Arguments reach MuranoPL methods evaluated, lazy sequences as lists.
+        let force = |a: &ArgIn| -> Result<Value> {
+            let v = match a {
+                ArgIn::Val(v) => v.clone(),
+                ArgIn::Thunk(c) => c.call(cx.env, &[])?,
+                ArgIn::Skip => Value::Null,
+            };
+            stdlib::finalize(cx.env, v)
+        };
+        let args = || -> Result<(Vec<Value>, Vec<(Arc<str>, Value)>)> {
+            let mut p = Vec::new();
+            for a in pos {
+                p.push(force(a)?);
+            }
+            let mut n = Vec::new();
+            for (k, a) in named {
+                n.push((k.clone(), force(a)?));
+            }
+            Ok((p, n))
+        };
+        let own = match receiver {
+            Value::Object(o) => match self.dispatch_class(o) {
+                Ok(c) => Some(c),
+                Err(e) => return Some(Err(e)),
+            },
+            Value::Type(t) => match self.class(&t.name) {
+                Ok(c) => Some(c),
+                Err(e) => return Some(Err(e)),
+            },
+            _ => None,
+        };
+        if let Some(class) = &own {
+            if class.ambiguous_method(name) {
+                return Some(Err(Error::new(
+                    ErrorKind::AmbiguousMethodName,
+                    format!("Found more that one method \"{name}\""),
+                )));
+            }
+            if let Some(m) = class.find_method(name) {
+                if let (Value::Type(_), false) = (receiver, m.is_static()) {
+                    return Some(Err(Error::new(
+                        ErrorKind::NoMatchingMethodException,
+                        format!("Method {name} of {} is not static", class.name),
+                    )));
+                }
+                // An extension method of the object's own class is still
+                // an extension: the object is its first argument (murano's
+                // `_create_extension_mpl_stub` in murano/dsl/yaql_integration.py).
+                if !(m.usage == MethodUsage::Extension && matches!(receiver, Value::Object(_))) {
+                    return Some(args().and_then(|(p, n)| self.invoke(receiver, class, &m, p, n)));
+                }
+                let eclass = match self.class(&m.class) {
+                    Ok(c) => c,
+                    Err(e) => return Some(Err(e)),
+                };
+                return self.extend(cx, receiver, &eclass, &m, args);
+            }
+        }
+        // Extension methods visible from the calling class.
+        if !self.catalog.extension_names.contains(name) {
+            return None;
+        }
+        let ext = self
+            .ctx_class(cx.ctx)
+            .and_then(|caller| self.find_extension(&caller, name));
+        let (eclass, m) = ext?;
+        self.extend(cx, receiver, &eclass, &m, args)
+    }
+}
+
+/// Calls a function of the registry by name (used by engine functions).
+pub fn call_registry(cx: &Cx, name: &str, form: Form, args: Vec<Value>) -> Result<Value> {
+    let pos: Vec<ArgIn> = args.into_iter().map(ArgIn::Val).collect();
+    cx.env.registry().call(cx, name, None, form, &pos, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::executor::CallHook;
+    use crate::package::Package;
+
+    /// Answers `m` with 42 and counts the call sites it saw.
+    #[derive(Default)]
+    struct Answer {
+        sites: AtomicUsize,
+    }
+
+    impl CallHook for Answer {
+        fn enter_site(&self, _: &Arc<Frame>) -> bool {
+            self.sites.fetch_add(1, Ordering::Relaxed);
+            false
+        }
+        fn leave_site(&self) {}
+        fn intercept(&self, _: &Executor, call: &Call<'_>) -> Option<Result<Value>> {
+            (&*call.method.name == "m").then_some(Ok(Value::Int(42)))
+        }
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    }
+
+    /// A call hook sees calls before their bodies run and may answer
+    /// them; one per execution.
+    #[test]
+    fn a_call_hook_intercepts_calls() {
+        let src = "Name: T\nMethods:\n  m:\n    Usage: Static\n    Scope: Public\n    Body:\n      - Return: 1\n  n:\n    Usage: Static\n    Scope: Public\n    Body:\n      - Return: :T.m() + 1\n";
+        let pkg = Package::new("tests", "0.0.0", "1.4", &[("T.yaml".into(), src.into())]).unwrap();
+        let ex = Executor::new(vec![pkg]);
+        let t = Value::Type(ex.class("T").unwrap().type_ref.clone());
+        let call = |name: &str| ex.call(&t, name, vec![], vec![], true).unwrap().unwrap();
+        assert_eq!(call("n"), Value::Int(2));
+        let hook = Arc::new(Answer::default());
+        assert!(ex.set_call_hook(hook.clone()));
+        assert!(!ex.set_call_hook(Arc::new(Answer::default())));
+        assert_eq!(call("m"), Value::Int(42));
+        assert_eq!(call("n"), Value::Int(43));
+        assert_eq!(hook.sites.load(Ordering::Relaxed), 1);
     }
 }

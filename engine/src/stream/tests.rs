@@ -1,0 +1,301 @@
+use std::sync::Arc;
+
+use super::run::*;
+use crate::catalog::Catalog;
+use crate::executor::{Def, Executor, Index};
+use crate::model::{self, Validation};
+use crate::package::Package;
+
+const FLEET: &str = "Namespaces: {=: t}\nName: Fleet\nProperties:\n  servers: {Contract: [$.class(Server)]}\n  lead: {Contract: $.class(Server)}\n  note: {Contract: $.string()}\n";
+const SERVER: &str = "Namespaces: {=: t}\nName: Server\nProperties:\n  name: {Contract: $.string().notNull()}\n  port: {Contract: $.int().notNull().check($ > 0 and $ < 65536)}\n  tags: {Contract: [$.string().notNull()]}\n  settings:\n    Contract: {timeout: $.int().notNull(), label: $.string()}\n  peer: {Contract: $.class(Server)}\n  size: {Contract: $.int(), Default: 3}\n";
+const SPECIAL: &str = "Namespaces: {=: t}\nName: Special\nExtends: Server\nProperties:\n  extra: {Contract: $.int().check($ < 10)}\n";
+const PLAIN: &str = "Namespaces: {=: t}\nName: Plain\nProperties:\n  name: {Contract: $.string().notNull()}\n  port: {Contract: $.int().notNull().check($ > 0 and $ < 65536)}\n  tags: {Contract: [$.string().notNull()]}\n  any: {Contract: $}\n";
+const INITS: &str =
+    "Namespaces: {=: t}\nName: Inits\nMethods:\n  .init:\n    Body:\n      - $.x: 1\n";
+
+fn catalog() -> Arc<Catalog> {
+    let files: Vec<(String, String)> = [FLEET, SERVER, SPECIAL, INITS, PLAIN]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (format!("C{i}.yaml"), t.to_string()))
+        .collect();
+    Catalog::new(vec![Package::new("t", "1.0.0", "1.4", &files).unwrap()])
+}
+
+#[test]
+fn the_index_finds_ids_in_every_shard_and_refuses_an_id_twice() {
+    let ex = Executor::with_catalog(catalog());
+    let classes = vec![
+        ex.class("t.Server").unwrap(),
+        ex.class("t.Special").unwrap(),
+    ];
+    let ids: Vec<Arc<String>> = (0..1000).map(|i| Arc::new(format!("o{i}"))).collect();
+    let defs = |ids: &[Arc<String>]| -> Vec<Def> {
+        ids.iter()
+            .enumerate()
+            .map(|(i, id)| Def::new(id.clone(), (i % 3 == 0) as u32))
+            .collect()
+    };
+    for jobs in 1..=4 {
+        let index = Index::build(defs(&ids), classes.clone(), jobs).unwrap();
+        assert_eq!(index.len(), 1000);
+        for (i, id) in ids.iter().enumerate() {
+            let want = if i % 3 == 0 { "t.Special" } else { "t.Server" };
+            // The very string and an equal one at another address.
+            assert_eq!(&*index.class_of(id).unwrap().name, want);
+            let copy = Arc::new(id.to_string());
+            assert_eq!(&*index.class_of(&copy).unwrap().name, want);
+        }
+        assert!(index.class_of(&Arc::new("o1000".into())).is_none());
+        let mut twice = ids.clone();
+        twice.push(Arc::new("o7".into()));
+        twice.push(Arc::new("o500".into()));
+        twice.push(Arc::new("o12".into()));
+        let e = Index::build(defs(&twice), classes.clone(), jobs).err();
+        assert_eq!(
+            e.as_deref(),
+            Some("two objects with the id o12"),
+            "{jobs} jobs"
+        );
+    }
+}
+
+/// A server definition; `i` picks its flaws.
+fn server(i: usize) -> String {
+    let ty = if i % 5 == 4 { "t.Special" } else { "t.Server" };
+    let port = match i % 7 {
+        3 => "\"http\"".to_string(),
+        5 => "70000".to_string(),
+        _ => (1000 + i).to_string(),
+    };
+    let name = if i % 11 == 6 {
+        "null".to_string()
+    } else {
+        format!("\"s{i}\"")
+    };
+    let peer = match i % 4 {
+        0 => "null".to_string(),
+        1 => format!("\"srv{}\"", i / 2),
+        // Nested definitions own objects of their own.
+        2 => format!("{{\"?\": {{\"id\": \"in{i}\", \"type\": \"t.Server\"}}, \"port\": {i}}}"),
+        _ => "\"fleet\"".to_string(),
+    };
+    format!(
+        "{{\"?\": {{\"id\": \"srv{i}\", \"type\": \"{ty}\"}}, \"name\": {name}, \"port\": {port}, \
+         \"tags\": [\"a\", {}], \"settings\": {{\"timeout\": {}, \"label\": \"L\"}}, \
+         \"peer\": {peer}, \"extra\": {}}}",
+        if i.is_multiple_of(13) {
+            "null"
+        } else {
+            "\"b\""
+        },
+        if i.is_multiple_of(17) {
+            "\"soon\"".to_string()
+        } else {
+            i.to_string()
+        },
+        i % 12
+    )
+}
+
+fn fleet(n: usize, header_last: bool) -> String {
+    let servers: Vec<String> = (0..n).map(server).collect();
+    let header = "\"?\": {\"id\": \"fleet\", \"type\": \"t.Fleet\"}";
+    let body = format!(
+        "\"servers\": [{}], \"lead\": \"srv1\", \"note\": {{\"x\": 1}}",
+        servers.join(", ")
+    );
+    if header_last {
+        format!("{{{body}, {header}}}")
+    } else {
+        format!("{{{header}, {body}}}")
+    }
+}
+
+fn ordinary(catalog: &Arc<Catalog>, text: &str) -> (usize, Vec<String>) {
+    let v = model::validate(catalog, &runtime::json::from_tagged_str(text).unwrap());
+    assert!(v.error.is_none(), "{:?}", v.error);
+    (v.objects, lines(v))
+}
+
+fn lines(v: Validation) -> Vec<String> {
+    v.violations
+        .into_iter()
+        .map(|(p, n, e)| format!("{p}.{n}: {}", e.message()))
+        .collect()
+}
+
+fn streamed(catalog: &Arc<Catalog>, text: &str, chunk: usize, jobs: usize) -> Outcome {
+    let opts = Options { jobs, chunk };
+    validate(catalog, text.as_bytes(), &opts, &|_, _| {})
+}
+
+#[test]
+fn streaming_gives_what_the_ordinary_load_gives() {
+    let catalog = catalog();
+    let models = [
+        format!("{{\"Objects\": {}, \"Attributes\": []}}", fleet(60, false)),
+        fleet(40, false),
+        fleet(40, true),
+        format!("[{}]", (0..30).map(server).collect::<Vec<_>>().join(", "))
+            .replace("\"peer\": \"fleet\"", "\"peer\": \"srv0\""),
+    ];
+    let first = ordinary(&catalog, &models[0]).1.join("\n");
+    for kind in [
+        "doesn't match predicate",
+        "int()",
+        "notNull()",
+        "not compatible with requested",
+    ] {
+        assert!(first.contains(kind), "the model has {kind} violations");
+    }
+    for text in &models {
+        let want = ordinary(&catalog, text);
+        for chunk in [40, 200, 1000, 4000] {
+            for jobs in [1, 3] {
+                match streamed(&catalog, text, chunk, jobs) {
+                    Outcome::Done(v, _) => {
+                        assert_eq!((v.objects, lines(v)), want, "chunk {chunk}, jobs {jobs}")
+                    }
+                    Outcome::Fallback(why) => panic!("chunk {chunk}: fell back: {why}"),
+                }
+            }
+        }
+    }
+}
+
+/// A model of one Plain object; `i` picks its flaws and its form.
+fn plain(i: usize) -> String {
+    let port = ["80", "\"http\"", "70000", "null"][i % 4];
+    let name = if i % 3 == 1 { "null" } else { "\"p\"" };
+    let any = match i % 5 {
+        0 => "null".to_string(),
+        // Nested definitions: objects of their own, checked too.
+        1 => format!("{{\"?\": {{\"id\": \"in{i}\", \"type\": \"t.Plain\"}}, \"port\": -{i}}}"),
+        2 => {
+            format!("[{{\"?\": {{\"id\": \"a{i}\", \"type\": \"t.Plain\"}}, \"name\": 5}}, 7]")
+        }
+        3 => "{\"k\": [1, {\"x\": true}]}".to_string(),
+        _ => "\"text\"".to_string(),
+    };
+    let obj = format!(
+        "{{\"?\": {{\"id\": \"p{i}\", \"type\": \"t.Plain\"}}, \"name\": {name}, \"port\": {port}, \"tags\": [\"a\", {}], \"any\": {any}}}",
+        if i % 7 == 2 { "3" } else { "\"b\"" }
+    );
+    match i % 2 {
+        0 => obj,
+        _ => format!("{{\"Objects\": {obj}, \"Attributes\": []}}"),
+    }
+}
+
+#[test]
+fn small_models_give_what_the_ordinary_load_gives() {
+    let catalog = catalog();
+    let mut models = Models::new(&catalog);
+    let mut violations = 0;
+    for i in 0..70 {
+        let text = plain(i);
+        let want = ordinary(&catalog, &text);
+        violations += want.1.len();
+        let v = runtime::json::from_tagged_str(&text).unwrap();
+        let got = models
+            .validate(&v)
+            .unwrap_or_else(|| panic!("{text}: fell back"));
+        assert!(got.error.is_none());
+        assert_eq!((got.objects, lines(got)), want, "{text}");
+    }
+    assert!(violations > 70, "the models have violations: {violations}");
+}
+
+#[test]
+fn small_models_the_stream_cannot_decide_are_left_to_the_ordinary_load() {
+    let catalog = catalog();
+    let mut models = Models::new(&catalog);
+    let nested = |any: &str| plain(0).replace("\"any\": null", &format!("\"any\": {any}"));
+    let cases = [
+        // Contracts that name other objects.
+        server(0),
+        // Two objects with one id; headers the load refuses.
+        nested("{\"?\": {\"id\": \"p0\", \"type\": \"t.Plain\"}}"),
+        nested("{\"?\": {\"id\": \"x\"}}"),
+        nested("{\"?\": 5}"),
+        nested("{\"?\": {\"id\": 5, \"type\": \"t.Plain\"}}"),
+        format!("{{\"Objects\": {}, \"ObjectsCopy\": {{}}}}", plain(0)),
+        plain(0).replace("t.Plain", "t.Inits"),
+        plain(0).replace("t.Plain", "t.Nowhere"),
+        format!("[{}]", plain(0)),
+        "{\"name\": \"no header\"}".to_string(),
+    ];
+    for text in cases {
+        let v = runtime::json::from_tagged_str(&text).unwrap();
+        assert!(models.validate(&v).is_none(), "{text}");
+    }
+    // What was refused leaves nothing behind for the next model.
+    let text = plain(3);
+    let got = models.validate(&runtime::json::from_tagged_str(&text).unwrap());
+    assert_eq!(
+        got.map(|v| (v.objects, lines(v))),
+        Some(ordinary(&catalog, &text))
+    );
+}
+
+#[test]
+fn what_streaming_cannot_decide_falls_back() {
+    let catalog = catalog();
+    let big = fleet(20, false);
+    let cases = [
+        (
+            big.replace("srv3\"", "srv2\""),
+            "two objects with the id srv2",
+        ),
+        (
+            format!("{{\"Objects\": {big}, \"ObjectsCopy\": {{}}}}"),
+            "ObjectsCopy",
+        ),
+        (
+            big.replace("t.Special", "t.Inits"),
+            "class t.Inits needs the ordinary load",
+        ),
+        (
+            big.replace("\"id\": \"srv7\", ", ""),
+            "an object without a string id",
+        ),
+        (
+            big.replace(
+                "\"id\": \"fleet\", \"type\": \"t.Fleet\"",
+                "\"id\": \"fleet\"",
+            ),
+            "no typed object header",
+        ),
+        (
+            big.replace(
+                "\"id\": \"srv7\", \"type\": \"t.Server\"",
+                "\"id\": \"srv7\"",
+            ),
+            "an object header without a type",
+        ),
+        (
+            big.replace("\"lead\": \"srv1\"", "\"lead\": \"nowhere\""),
+            "not found",
+        ),
+        (
+            big.replace("\"lead\": \"srv1\"", "\"lead\": \"srv1\","),
+            "at byte",
+        ),
+        (
+            big.replace("\"timeout\": 1,", "\"timeout\": tru,"),
+            "bad JSON",
+        ),
+    ];
+    for (text, why) in cases {
+        match streamed(&catalog, &text, 200, 2) {
+            Outcome::Fallback(got) => assert!(got.contains(why), "{why}: {got}"),
+            Outcome::Done(..) => panic!("{why}: streamed"),
+        }
+    }
+    // A document within one piece is not streamed.
+    assert!(matches!(
+        streamed(&catalog, &big, 1 << 20, 2),
+        Outcome::Fallback(_)
+    ));
+}
