@@ -379,11 +379,21 @@ fn contract_chains_are_recognised_from_the_tree() {
     let kinds: Vec<&str> = links.iter().map(|l| l.kind.method()).collect();
     assert_eq!(kinds, ["int", "notNull", "check"]);
     assert_eq!(links[1].text(&expr.src), "$.int().notNull()");
-    let LinkKind::Check { predicate, message } = &links[2].kind else {
+    let LinkKind::Check {
+        predicate,
+        message,
+        shape,
+    } = &links[2].kind
+    else {
         panic!()
     };
     assert_eq!(predicate.sexp(), "(#operator_> $ 0)");
     assert!(message.is_none());
+    assert!(matches!(
+        shape,
+        Predicate::Compare { subject, op: CmpOp::Gt, bound }
+            if subject.is_value() && bound.literal() == Some(&Value::Int(0))
+    ));
     assert_eq!(c.pos.to_string(), "T.yaml:4:15");
     assert_eq!(expr.role, Role::Contract);
 
@@ -409,7 +419,11 @@ fn contract_chains_are_recognised_from_the_tree() {
         ("$.class()", "chain e0`$.class()`: call class() @4:15\n"),
         (
             "$.class(A, B, C)",
-            "chain e0`$.class(A, B, C)`: call class(A, B, C) @4:15\n",
+            "chain e0`$.class(A, B, C)`: class(A, default: B, version: C) @4:15\n",
+        ),
+        (
+            "$.class(A, B, C, D)",
+            "chain e0`$.class(A, B, C, D)`: call class(A, B, C, D) @4:15\n",
         ),
         (
             "$.class(A, name => B)",
@@ -417,13 +431,14 @@ fn contract_chains_are_recognised_from_the_tree() {
         ),
         // Not a chain on `$`: kept whole.
         ("$.int() + 1", "expr e0`$.int() + 1` @4:15\n"),
-        ("$x.int()", "expr e0`$x.int()` @4:15\n"),
+        // Not reading `$`: static.
+        ("$x.int()", "static e0`$x.int()` @4:15\n"),
         ("$.int()[0]", "expr e0`$.int()[0]` @4:15\n"),
         ("($)", "expr e0`($)` @4:15\n"),
-        // `$` alone (trimmed) and null are Any.
+        // `$` alone (trimmed) is Any; null is Null.
         ("!yaql '  $ '", "any @4:21\n"),
         ("'$'", "const \"$\" @4:15\n"),
-        ("", "any @4:13\n"),
+        ("", "null @4:13\n"),
         ("word", "const \"word\" @4:15\n"),
     ] {
         assert_eq!(contract(src).to_string(), want, "{src}");
@@ -464,7 +479,7 @@ fn list_contracts_follow_the_reference_rules() {
         list("[$.string(), 1, 5]"),
         ("chain e0`$.string()`: string @4:16\n".into(), 1, Some(5))
     );
-    assert_eq!(list("[]"), ("any @4:15\n".into(), 0, None));
+    assert_eq!(list("[]"), (String::new(), 0, None));
     assert_eq!(list("[1, 2, 3]"), ("const 1 @4:16\n".into(), 2, Some(3)));
     // Item contracts by position; an integer not at the end is one.
     assert_eq!(
