@@ -22,9 +22,8 @@ use runtime::ErrorKind;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, OnceLock};
 
-use compiler::murano::{
-    Cardinality, ClassUsage, MetaDecl, MetaTarget, PropertyUsage, Template, TemplateKind,
-};
+use compiler::murano::meta::{merge_providers, Attached};
+use compiler::murano::{MetaDecl, MetaTarget, PropertyUsage, Template, TemplateKind};
 use compiler::CompileOptions;
 use runtime::{Dict, Error, Result, Value};
 
@@ -178,11 +177,7 @@ fn no_schema(msg: impl Into<String>) -> Error {
 #[derive(Clone)]
 struct MetaItem {
     owner: Arc<str>,
-    id: String,
-    ty: Arc<str>,
-    one: bool,
-    inherited: bool,
-    value: Value,
+    meta: Attached<Value>,
 }
 
 /// Which schemas [`generate_schema`] produces.
@@ -211,7 +206,7 @@ struct Gen<'a> {
     cls: Arc<Class>,
     dialect: Dialect,
     weights: HashMap<Arc<str>, i64>,
-    metas: HashMap<String, Vec<MetaItem>>,
+    metas: HashMap<String, Vec<Attached<Value>>>,
 }
 
 impl<'a> Gen<'a> {
@@ -246,7 +241,7 @@ impl<'a> Gen<'a> {
         target: MetaTarget,
         cache_key: String,
         metas: &[MetaDecl],
-    ) -> Result<Vec<MetaItem>> {
+    ) -> Result<Vec<Attached<Value>>> {
         if let Some(v) = self.metas.get(&cache_key) {
             return Ok(v.clone());
         }
@@ -261,23 +256,10 @@ impl<'a> Gen<'a> {
             };
             let env = ex.env(legacy).clone();
             let ctx = ex.class_ctx(owner, Value::Type(owner.type_ref.clone()));
-            let mut used: HashSet<Arc<str>> = HashSet::new();
+            let mut used = HashSet::new();
             for (i, md) in metas.iter().enumerate() {
                 let mc = ex.class(&md.name)?;
-                if mc.decl.usage != ClassUsage::Meta {
-                    return Err(Error::value("Only Meta classes can be attached"));
-                }
-                if !mc.decl.applies.contains(&target) {
-                    return Err(Error::value(format!(
-                        "Meta class {} is not applicable here",
-                        mc.name
-                    )));
-                }
-                if !used.insert(mc.name.clone()) && mc.decl.cardinality != Cardinality::Many {
-                    return Err(Error::value(
-                        "Cannot attach several Meta instances with cardinality One",
-                    ));
-                }
+                engine::check_meta(&mc.decl, target, &mut used)?;
                 let t = CTemplate::compile(&md.props, &reg, copts)?;
                 let props = match t.eval(&env, &ctx)? {
                     Value::Dict(ref d) => (**d).clone(),
@@ -287,11 +269,10 @@ impl<'a> Gen<'a> {
                 let r = ex.create(&mc, None, None);
                 model::init_properties(ex, &r, &props)?;
                 model::run_init(ex, &r, &props)?;
-                out.push(MetaItem {
-                    owner: owner.name.clone(),
+                out.push(Attached {
                     id: format!("{cache_key}#{i}"),
                     ty: mc.name.clone(),
-                    one: mc.decl.cardinality == Cardinality::One,
+                    cardinality: mc.decl.cardinality,
                     inherited: mc.decl.inherited || INHERITED_META.contains(&&*mc.name),
                     value: Value::Object(r),
                 });
@@ -301,68 +282,23 @@ impl<'a> Gen<'a> {
         Ok(out)
     }
 
-    /// `meta.merge_providers` over the inheritance graph from `initial`.
+    /// `meta.merge_providers` over the inheritance graph from `initial`
+    /// ([`merge_providers`]).
     fn merge(
         &mut self,
         initial: &Arc<Class>,
-        producer: &dyn Fn(&mut Gen, &Arc<Class>) -> Result<Vec<MetaItem>>,
+        producer: &dyn Fn(&mut Gen, &Arc<Class>) -> Result<Vec<Attached<Value>>>,
     ) -> Result<Vec<MetaItem>> {
-        self.merger(
-            &initial.name.clone(),
-            std::slice::from_ref(initial),
-            &HashSet::new(),
-            producer,
-            0,
-        )
-    }
-
-    fn merger(
-        &mut self,
-        initial: &Arc<str>,
-        cls_list: &[Arc<Class>],
-        skip: &HashSet<Arc<str>>,
-        producer: &dyn Fn(&mut Gen, &Arc<Class>) -> Result<Vec<MetaItem>>,
-        depth: usize,
-    ) -> Result<Vec<MetaItem>> {
-        if depth > 200 {
-            return Err(Error::value("inheritance too deep"));
-        }
-        let mut all: Vec<(Arc<str>, MetaItem)> = Vec::new();
-        for cls in cls_list {
-            let mut cls_skip = skip.clone();
-            for item in producer(self, cls)? {
-                if cls.name != *initial && (!item.inherited || skip.contains(&item.ty)) {
-                    continue;
-                }
-                if item.one {
-                    cls_skip.insert(item.ty.clone());
-                }
-                all.push((cls.name.clone(), item));
-            }
-            for it in self.merger(initial, &cls.parents, &cls_skip, producer, depth + 1)? {
-                all.push((it.owner.clone(), it));
-            }
-        }
-        let mut result: Vec<MetaItem> = Vec::new();
-        let mut types: HashMap<Arc<str>, Arc<str>> = HashMap::new();
-        for (c, item) in all {
-            if let Some(e) = types.get(&item.ty) {
-                if *e != c {
-                    return Err(Error::value(format!(
-                        "Found more than one instance of Meta {} with Cardinality One",
-                        item.ty
-                    )));
-                }
-                continue;
-            }
-            if item.one {
-                types.insert(item.ty.clone(), c.clone());
-            }
-            if !result.iter().any(|i2| i2.owner == c && i2.id == item.id) {
-                result.push(item);
-            }
-        }
-        Ok(result)
+        let merged = merge_providers(
+            initial,
+            &|c: &Arc<Class>| c.name.clone(),
+            &|c: &Arc<Class>| &c.parents[..],
+            &mut |c: &Arc<Class>| producer(self, c),
+        )?;
+        Ok(merged
+            .into_iter()
+            .map(|(owner, meta)| MetaItem { owner, meta })
+            .collect())
     }
 
     fn type_meta(&mut self, cls: &Arc<Class>) -> Result<Vec<MetaItem>> {
@@ -401,16 +337,23 @@ impl<'a> Gen<'a> {
             return Ok(Vec::new());
         };
         let metas = a.meta.clone();
-        self.decl_items(
+        let items = self.decl_items(
             cls,
             MetaTarget::Argument,
             format!("A|{}|{}|{}", cls.name, method, name),
             &metas,
-        )
+        )?;
+        Ok(items
+            .into_iter()
+            .map(|meta| MetaItem {
+                owner: cls.name.clone(),
+                meta,
+            })
+            .collect())
     }
 
     fn prop_of(&self, item: &MetaItem, name: &str) -> Result<Value> {
-        match &item.value {
+        match &item.meta.value {
             Value::Object(r) => self.ex.get_property(r, name, true),
             _ => Ok(Value::Null),
         }
@@ -464,7 +407,7 @@ impl<'a> Gen<'a> {
         let mut map: Vec<(Value, &MetaItem)> = Vec::new();
         for s in metas
             .iter()
-            .filter(|m| &*m.ty == "io.murano.metadata.forms.Section")
+            .filter(|m| &*m.meta.ty == "io.murano.metadata.forms.Section")
         {
             let name = self.prop_of(s, "name")?;
             if let Some(slot) = map.iter().position(|(n, _)| *n == name) {
@@ -685,9 +628,9 @@ fn truthy(v: &Value) -> bool {
 /// The single meta object of a meta-class in aggregated meta
 /// (`aggregate_meta` keeps a lone cardinality-One object as itself).
 fn single<'m>(metas: &'m [MetaItem], ty: &str) -> Option<&'m MetaItem> {
-    let mut it = metas.iter().filter(|m| &*m.ty == ty);
+    let mut it = metas.iter().filter(|m| &*m.meta.ty == ty);
     let first = it.next()?;
-    if it.next().is_some() || !first.one {
+    if it.next().is_some() || !first.meta.one() {
         return None;
     }
     Some(first)
