@@ -115,3 +115,66 @@ impl<C> Graph<'_, C> {
         Ok(result)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A class of a test graph: name, parents, own meta (type, one,
+    /// inherited).
+    struct C(&'static str, Vec<C>, Vec<(&'static str, bool, bool)>);
+
+    fn merged(c: &C) -> Result<Vec<String>, Error> {
+        let out = merge_providers(
+            c,
+            &|c: &C| Arc::from(c.0),
+            &|c: &C| &c.1[..],
+            &mut |c: &C| {
+                Ok(c.2
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (ty, one, inherited))| Attached {
+                        id: format!("{}#{i}", c.0),
+                        ty: Arc::from(*ty),
+                        cardinality: if *one {
+                            Cardinality::One
+                        } else {
+                            Cardinality::Many
+                        },
+                        inherited: *inherited,
+                        value: (),
+                    })
+                    .collect())
+            },
+        )?;
+        Ok(out.iter().map(|(c, m)| format!("{c}:{}", m.ty)).collect())
+    }
+
+    #[test]
+    fn a_one_meta_class_is_taken_from_the_nearest_class() {
+        let base = || {
+            C(
+                "Base",
+                vec![],
+                vec![("T", true, true), ("M", false, true), ("N", true, false)],
+            )
+        };
+        let child = C("Child", vec![base()], vec![("T", true, true)]);
+        // The child's `T` hides the base's; `M` is inherited; `N` is not.
+        assert_eq!(merged(&child).unwrap(), ["Child:T", "Base:M"]);
+        // A diamond reaches the base twice: its objects are kept once.
+        let a = C("A", vec![base()], vec![]);
+        let b = C("B", vec![base()], vec![]);
+        let d = C("D", vec![a, b], vec![]);
+        assert_eq!(merged(&d).unwrap(), ["Base:T", "Base:M"]);
+        // Two classes on different paths giving a `One` meta-class.
+        let a = C("A", vec![], vec![("T", true, true)]);
+        let b = C("B", vec![], vec![("T", true, true)]);
+        let e = merged(&C("D", vec![a, b], vec![])).unwrap_err();
+        assert!(
+            e.message().contains("more than one instance of Meta T"),
+            "{}",
+            e.message()
+        );
+    }
+}

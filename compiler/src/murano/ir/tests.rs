@@ -391,7 +391,7 @@ fn contract_chains_are_recognised_from_the_tree() {
     assert!(message.is_none());
     assert!(matches!(
         shape,
-        Predicate::Compare { subject, op: CmpOp::Gt, bound }
+        Predicate::Compare { subject, op: CmpOp::Gt, bound, subject_left: true }
             if subject.is_value() && bound.literal() == Some(&Value::Int(0))
     ));
     assert_eq!(c.pos.to_string(), "T.yaml:4:15");
@@ -459,6 +459,112 @@ fn legacy_keyword_arguments_bind_by_name() {
         &c.kind,
         ContractKind::Chain { links, .. } if matches!(links[0].kind, LinkKind::Class { default: Some(_), .. })
     ));
+}
+
+/// The links of a chain, and its source text.
+fn links(src: &str) -> (Arc<str>, Vec<Link>) {
+    match contract(src).kind {
+        ContractKind::Chain { expr, links } => (expr.src, links),
+        k => panic!("{src}: {k:?}"),
+    }
+}
+
+/// A `check()` predicate carries its shape: conjunctions of comparisons,
+/// memberships and matches of `$`, a path under it or a length, with
+/// their operands' forms, so that no consumer reads the syntax tree.
+#[test]
+fn check_predicates_carry_their_shape() {
+    let (src, l) = links(
+        "$.check(0 < $ and $.a.b in [x, y] and len($.c) >= 3 and $.matches(`^a`) and isString($))",
+    );
+    let LinkKind::Check { shape, .. } = &l[0].kind else {
+        panic!("{l:?}")
+    };
+    let mut parts = Vec::new();
+    let mut p = shape;
+    while let Predicate::And(a, b) = p {
+        parts.push(&**b);
+        p = a;
+    }
+    parts.push(p);
+    parts.reverse();
+    assert_eq!(parts.len(), 5, "{shape:?}");
+    let path = |s: &Subject| (s.path.join("."), s.len);
+    match parts[0] {
+        Predicate::Compare {
+            subject,
+            op: CmpOp::Lt,
+            bound,
+            subject_left: false,
+        } => {
+            assert_eq!(path(subject), (String::new(), false));
+            assert_eq!(bound.form, OperandForm::Literal(Value::Int(0)));
+        }
+        other => panic!("{other:?}"),
+    }
+    match parts[1] {
+        Predicate::In { subject, set } => {
+            assert_eq!(path(subject), ("a.b".to_string(), false));
+            assert_eq!(set.form, OperandForm::Static);
+            assert_eq!(set.text(&src), "[x, y]");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        parts[2],
+        Predicate::Compare { subject, op: CmpOp::Ge, subject_left: true, .. }
+            if path(subject) == ("c".to_string(), true)
+    ));
+    assert!(matches!(
+        parts[3],
+        Predicate::Matches { subject, pattern }
+            if subject.is_value() && pattern.literal() == Some(&Value::str("^a"))
+    ));
+    assert_eq!(parts[4], &Predicate::Other);
+    // A comparison of two expressions of `$` keeps the first as subject
+    // and its bound reads `$`.
+    let (_, l) = links("$.check($ > $.min)");
+    assert!(matches!(
+        &l[0].kind,
+        LinkKind::Check { shape: Predicate::Compare { bound, subject_left: true, .. }, .. }
+            if bound.form == OperandForm::Dynamic
+    ));
+}
+
+/// The arguments of `class()` and `template()` are operands: a name as
+/// written, `ns:Name`, a constant of the class's context, or an
+/// expression of `$`.
+#[test]
+fn class_and_template_arguments_are_operands() {
+    let (_, l) = links("$.class(Name, ns:Default, '>=1')");
+    let LinkKind::Class {
+        name,
+        default: Some(d),
+        version: Some(v),
+    } = &l[0].kind
+    else {
+        panic!("{l:?}")
+    };
+    assert_eq!(name.form, OperandForm::Literal(Value::str("Name")));
+    assert_eq!(d.form, OperandForm::NsName("ns:Default".into()));
+    assert_eq!(v.literal(), Some(&Value::str(">=1")));
+    let (src, l) =
+        links("$.template($this.kind(), excludeProperties => $.skip, versionSpec => null)");
+    let LinkKind::Template {
+        name,
+        exclude: Some(e),
+        default_type: None,
+        version: Some(v),
+    } = &l[0].kind
+    else {
+        panic!("{l:?}")
+    };
+    assert_eq!(
+        (name.form.clone(), name.text(&src)),
+        (OperandForm::Static, "$this.kind()")
+    );
+    assert_eq!(e.form, OperandForm::Dynamic);
+    assert_eq!(v.literal(), Some(&Value::Null));
 }
 
 /// As murano's `Contract._map_list` (murano/dsl/contracts/contracts.py)
