@@ -39,6 +39,11 @@ fn reach_is_read_from_the_ir() {
         ("$.check($this.x > 1)", Reach::Execution),
         ("$.check(new(X) != null)", Reach::Execution),
         ("$.template(X)", Reach::Execution),
+        // A version spec the engine's `class()` does not check: the whole
+        // chain runs as YAQL.
+        ("$.class(Server, Server, '>=1')", Reach::Execution),
+        ("$x.int()", Reach::Execution),
+        ("[]", Reach::Value),
         ("$.owned()", Reach::Execution),
     ] {
         assert_eq!(contract(src).unwrap().reach(), want, "{src}");
@@ -85,10 +90,18 @@ fn checkers_follow_the_ir_forms() {
         "`$.int(` is a string constant, not an expression"
     );
     assert!(matches!(contract("$").unwrap().check, Check::Any));
+    // Null is anything; a list without item contracts takes any item.
+    assert!(matches!(contract("null").unwrap().check, Check::Any));
+    assert!(matches!(
+        &contract("[1, 3]").unwrap().check,
+        Check::List(items, 1, Some(3)) if matches!(items[..], [Check::Any])
+    ));
     // Chains with anything but the plain coercions stay whole.
     for src in [
         "$.int().check($ > 0, 'positive')",
         "$.class(X, Y)",
+        "$.class(X, null, '>=1')",
+        "$x.int()",
         "$.int() + 1",
     ] {
         assert!(

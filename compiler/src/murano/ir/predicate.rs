@@ -111,15 +111,17 @@ pub(crate) fn reads_value(e: &Expr) -> bool {
 pub enum Predicate {
     /// `left and right`.
     And(Box<Predicate>, Box<Predicate>),
-    /// `subject op bound`, or `bound op subject` written the other way
-    /// round (`op` is then mirrored: `0 < $` is `$ > 0`).
+    /// `subject op bound`, or `bound op subject`.
     Compare {
         /// What is compared.
         subject: Subject,
-        /// The comparison, with the subject on the left.
+        /// The comparison as written.
         op: CmpOp,
         /// What it is compared with.
         bound: Operand,
+        /// True when the subject is the left operand (the first side
+        /// that is a subject, when both are).
+        subject_left: bool,
     },
     /// `subject in set`.
     In {
@@ -161,16 +163,6 @@ impl CmpOp {
             "#operator_<=" => CmpOp::Le,
             _ => return None,
         })
-    }
-
-    /// The comparison with its operands swapped (`a < b` is `b > a`).
-    pub fn mirrored(self) -> CmpOp {
-        match self {
-            CmpOp::Gt => CmpOp::Lt,
-            CmpOp::Ge => CmpOp::Le,
-            CmpOp::Lt => CmpOp::Gt,
-            CmpOp::Le => CmpOp::Ge,
-        }
     }
 }
 
@@ -226,14 +218,15 @@ impl Predicate {
             ),
             ExprKind::Op(op, a) if a.len() == 2 => {
                 if let Some(op) = CmpOp::of(op) {
-                    if let Some(subject) = Subject::of(&a[0]) {
-                        let bound = Operand::of(&a[1]);
-                        return Predicate::Compare { subject, op, bound };
-                    }
-                    if let Some(subject) = Subject::of(&a[1]) {
-                        let bound = Operand::of(&a[0]);
-                        let op = op.mirrored();
-                        return Predicate::Compare { subject, op, bound };
+                    for (s, b, subject_left) in [(&a[0], &a[1], true), (&a[1], &a[0], false)] {
+                        if let Some(subject) = Subject::of(s) {
+                            return Predicate::Compare {
+                                subject,
+                                op,
+                                bound: Operand::of(b),
+                                subject_left,
+                            };
+                        }
                     }
                 } else if *op == "#operator_in" {
                     if let Some(subject) = Subject::of(&a[0]).filter(|s| !s.len) {
