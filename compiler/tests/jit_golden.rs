@@ -46,13 +46,9 @@ fn clif_of(c: &Contract) -> String {
     let steps: Vec<Step<'_>> = links
         .iter()
         .zip(&predicates)
-        .map(|(l, p)| match (&l.kind, p) {
-            (LinkKind::Int, _) => Step::Int,
-            (LinkKind::String, _) => Step::String,
-            (LinkKind::Bool, _) => Step::Bool,
-            (LinkKind::NotNull, _) => Step::NotNull,
-            (LinkKind::Check { .. }, Some(p)) => Step::Check(p.ir()),
-            (other, _) => panic!("no JIT step for {other:?}"),
+        .map(|(l, p)| Step {
+            link: &l.kind,
+            predicate: p.as_ref().map(Program::ir),
         })
         .collect();
     jit::clif(&steps).expect("the chain compiles")

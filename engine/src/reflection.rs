@@ -17,10 +17,11 @@
 //! `meta.merge_providers`.
 
 use runtime::ErrorKind;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
-use compiler::murano::{Cardinality, ClassUsage, MetaDecl, MetaTarget, PropertyUsage};
+use compiler::murano::meta::{merge_providers, Attached};
+use compiler::murano::{ClassUsage, MetaDecl, MetaTarget, PropertyUsage};
 use compiler::CompileOptions;
 use runtime::registry::{kw, p, var, Args, Cx, Form, Registry, Ty};
 use runtime::{Dict, Error, Result, Value};
@@ -281,14 +282,7 @@ fn cache_put(ex: &Arc<Executor>, key: &str, v: Vec<Value>) {
 }
 
 /// One attached meta object.
-#[derive(Clone)]
-struct Item {
-    id: String,
-    ty: Arc<str>,
-    one: bool,
-    inherited: bool,
-    value: Value,
-}
+type Item = Attached<Value>;
 
 fn target_name(t: MetaTarget) -> &'static str {
     match t {
@@ -324,7 +318,7 @@ fn decl_items(
         out.push(Item {
             id: format!("{key}#{i}"),
             ty: mc.name.clone(),
-            one: mc.decl.cardinality == Cardinality::One,
+            cardinality: mc.decl.cardinality,
             inherited: mc.decl.inherited,
             value: v,
         });
@@ -375,68 +369,15 @@ fn instantiate_metas(
 
 type Producer<'a> = &'a dyn Fn(&Arc<Class>) -> Result<Vec<Item>>;
 
-/// `meta.merge_providers`.
+/// `meta.merge_providers` ([`merge_providers`]).
 fn merge(initial: &Arc<Class>, producer: Producer) -> Result<Vec<Value>> {
-    let out = merger(
-        &initial.name,
-        std::slice::from_ref(initial),
-        &HashSet::new(),
-        producer,
-        0,
+    let out = merge_providers(
+        initial,
+        &|c: &Arc<Class>| c.name.clone(),
+        &|c: &Arc<Class>| &c.parents[..],
+        &mut |c: &Arc<Class>| producer(c),
     )?;
     Ok(out.into_iter().map(|(_, it)| it.value).collect())
-}
-
-fn merger(
-    initial: &Arc<str>,
-    cls_list: &[Arc<Class>],
-    skip: &HashSet<Arc<str>>,
-    producer: Producer,
-    depth: usize,
-) -> Result<Vec<(Arc<str>, Item)>> {
-    if depth > 200 {
-        return Err(Error::value("inheritance too deep"));
-    }
-    let mut all: Vec<(Arc<str>, Item)> = Vec::new();
-    for cls in cls_list {
-        let mut cls_skip = skip.clone();
-        for item in producer(cls)? {
-            if cls.name != *initial && (!item.inherited || skip.contains(&item.ty)) {
-                continue;
-            }
-            if item.one {
-                cls_skip.insert(item.ty.clone());
-            }
-            all.push((cls.name.clone(), item));
-        }
-        all.extend(merger(
-            initial,
-            &cls.parents,
-            &cls_skip,
-            producer,
-            depth + 1,
-        )?);
-    }
-    let mut result: Vec<(Arc<str>, Item)> = Vec::new();
-    let mut types: HashMap<Arc<str>, Arc<str>> = HashMap::new();
-    for (c, item) in all {
-        if let Some(e) = types.get(&item.ty) {
-            if *e != c {
-                return Err(Error::value(format!(
-                    "Found more than one instance of Meta {} with Cardinality One",
-                    item.ty
-                )));
-            }
-            continue;
-        }
-        if item.one {
-            types.insert(item.ty.clone(), c.clone());
-        }
-        if !result.iter().any(|(c2, i2)| *c2 == c && i2.id == item.id) {
-            result.push((c, item));
-        }
-    }
-    Ok(result)
 }
 
 fn type_meta(ex: &Arc<Executor>, cls: &Arc<Class>) -> Result<Vec<Value>> {

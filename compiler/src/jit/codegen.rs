@@ -23,6 +23,7 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
 use super::{tag, Step, Unsupported};
 use crate::ir::{BinOp, Expr, Node, NodeId};
+use crate::murano::ir::LinkKind;
 use runtime::registry::Form;
 use runtime::Value;
 use std::sync::Arc;
@@ -351,8 +352,8 @@ impl Gen<'_> {
     }
 
     fn step(&mut self, s: &Step<'_>) -> Result<(), Unsupported> {
-        match s {
-            Step::NotNull => {
+        match s.link {
+            LinkKind::NotNull => {
                 let ok = self
                     .b
                     .ins()
@@ -361,23 +362,27 @@ impl Gen<'_> {
             }
             // The coercions keep these values as they are; any other value
             // would change (or fail): the interpreter does that.
-            Step::Int => {
+            LinkKind::Int => {
                 let ok = self.tag_in(self.item, &[tag::NULL, tag::INT, tag::BIGINT]);
                 self.continue_if(ok);
             }
-            Step::String => {
+            LinkKind::String => {
                 let ok = self.tag_in(self.item, &[tag::NULL, tag::STR]);
                 self.continue_if(ok);
             }
-            Step::Bool => {
+            LinkKind::Bool => {
                 let ok = self.tag_in(self.item, &[tag::NULL, tag::BOOL]);
                 self.continue_if(ok);
             }
             // `check()` asks its predicate about null too.
-            Step::Check(e) => {
+            LinkKind::Check { .. } => {
+                let e = s
+                    .predicate
+                    .ok_or_else(|| Unsupported("check() without its compiled predicate".into()))?;
                 let ok = self.cond(e, e.root)?;
                 self.continue_if(ok);
             }
+            other => return Err(Unsupported(format!("{}() is not compiled", other.method()))),
         }
         Ok(())
     }

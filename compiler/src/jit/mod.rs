@@ -41,6 +41,7 @@ use runtime::Value;
 use target_lexicon::PointerWidth;
 
 use crate::ir::Expr;
+use crate::murano::ir::LinkKind;
 
 pub use runtime::JitMode as Mode;
 
@@ -254,19 +255,27 @@ impl Scalar {
     }
 }
 
-/// A step of a contract chain, as the JIT takes it.
+/// A link of a contract chain as the JIT takes it: the contract IR's
+/// link ([`LinkKind`], which says what it means) with the expression IR
+/// of a `check()` predicate compiled alone (`$` being argument 1). The
+/// links it compiles are `notNull()`, `int()`, `string()`, `bool()` and
+/// `check(p)`; any other is [`Unsupported`].
 #[derive(Clone, Copy)]
-pub enum Step<'a> {
-    /// `notNull()`.
-    NotNull,
-    /// `int()`.
-    Int,
-    /// `string()`.
-    String,
-    /// `bool()`.
-    Bool,
-    /// `check(p)`: the predicate's IR, `$` being argument 1.
-    Check(&'a Expr),
+pub struct Step<'a> {
+    /// What the link checks.
+    pub link: &'a LinkKind,
+    /// The compiled predicate of a [`LinkKind::Check`].
+    pub predicate: Option<&'a Expr>,
+}
+
+impl<'a> Step<'a> {
+    /// A link that has no predicate.
+    pub fn plain(link: &'a LinkKind) -> Step<'a> {
+        Step {
+            link,
+            predicate: None,
+        }
+    }
 }
 
 /// Why a chain stays interpreted.

@@ -3,6 +3,7 @@
 //! compiled code passes is tested in the engine, which has the library.)
 
 use super::*;
+use crate::murano::ir::LinkKind;
 use crate::{compile, CompileOptions, Program};
 use runtime::registry::{p, var, Args, Cx, Ty};
 use runtime::{Registry, Result as RtResult};
@@ -28,11 +29,19 @@ fn predicate(src: &str) -> Program {
     compile(src, &registry(), CompileOptions::default()).unwrap()
 }
 
-fn chain(pre: &[Step<'static>], pred: Option<&str>) -> Result<Native, Unsupported> {
+fn chain(pre: &[LinkKind], pred: Option<&str>) -> Result<Native, Unsupported> {
     let p = pred.map(predicate);
-    let mut steps = pre.to_vec();
+    let check = LinkKind::Check {
+        predicate: *crate::yaql::parse("$", Default::default()).unwrap(),
+        message: None,
+        shape: crate::murano::ir::Predicate::Other,
+    };
+    let mut steps: Vec<Step<'_>> = pre.iter().map(Step::plain).collect();
     if let Some(p) = &p {
-        steps.push(Step::Check(p.ir()));
+        steps.push(Step {
+            link: &check,
+            predicate: Some(p.ir()),
+        });
     }
     Native::compile(&steps)
 }
@@ -44,7 +53,7 @@ fn ints(xs: &[i64]) -> Vec<Value> {
 #[test]
 fn a_port_contract_passes_ports_and_stops_at_the_first_other_value() {
     let n = chain(
-        &[Step::NotNull],
+        &[LinkKind::NotNull],
         Some("isInteger($) and $ > 0 and $ < 65536"),
     )
     .unwrap();
@@ -64,14 +73,14 @@ fn a_port_contract_passes_ports_and_stops_at_the_first_other_value() {
 #[test]
 fn a_guard_fails_mid_loop_at_the_value_the_code_has_no_arm_for() {
     // `int()` keeps ints; a string would be coerced: the interpreter's job.
-    let n = chain(&[Step::Int], Some("$ > 0")).unwrap();
+    let n = chain(&[LinkKind::Int], Some("$ > 0")).unwrap();
     let items = vec![Value::Int(1), Value::Int(2), Value::str("3"), Value::Int(4)];
     assert_eq!(n.first_failing(&items), 2);
     assert_eq!(n.first_failing(&items[3..]), 1);
     // `check()` asks its predicate about null too; `$ > 0` has no arm for
     // null, so the interpreter answers.
     assert!(!n.passes(&Value::Null));
-    assert!(chain(&[Step::Int], Some("$ = null or $ > 0"))
+    assert!(chain(&[LinkKind::Int], Some("$ = null or $ > 0"))
         .unwrap()
         .passes(&Value::Null));
     // Floats compare with the integer constant; a list is no scalar.
@@ -98,7 +107,7 @@ fn long_lists_are_checked_in_batches() {
 #[test]
 fn strings_compare_byte_for_byte_with_constants_of_any_length() {
     let n = chain(
-        &[Step::NotNull],
+        &[LinkKind::NotNull],
         Some("$ in list(TCP, UDP, '', 'a-longer-name-than-eight')"),
     )
     .unwrap();

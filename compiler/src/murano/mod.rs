@@ -42,6 +42,7 @@ pub mod decl;
 pub mod emit;
 pub mod ir;
 mod lenient;
+pub mod meta;
 pub mod yaml;
 
 #[cfg(test)]

@@ -2,13 +2,15 @@
 //!
 //! [`lower_contract`] reads a `Contract:` template as the engine always has:
 //!
-//! * null, and an expression that is just `$`: anything ([`ContractKind::Any`]);
+//! * an expression that is just `$`: anything ([`ContractKind::Any`]);
+//! * null: anything too ([`ContractKind::Null`], apart for the schema
+//!   generator, which gives it no schema);
 //! * another constant: that value ([`ContractKind::Const`]);
-//! * a list: `[]` is a list of anything; otherwise a last integer is the
-//!   minimum length and, with an integer before it, those two are the
-//!   minimum and maximum (`[$.string(), 1, 5]`); the items before them are
-//!   the contracts of the list's items by position, the last one applying
-//!   to every item after (`[$.int(), $.string()]`), as murano's
+//! * a list: a last integer is the minimum length and, with an integer
+//!   before it, those two are the minimum and maximum (`[$.string(), 1,
+//!   5]`); the items before them are the contracts of the list's items by
+//!   position, the last one applying to every item after (`[$.int(),
+//!   $.string()]`), and none (`[]`, `[1, 5]`) means any item, as murano's
 //!   `Contract._map_list` (murano/dsl/contracts/contracts.py) reads them
 //!   ([`ContractKind::List`]);
 //! * a dict: constant keys are required keys, expression keys are key
@@ -16,11 +18,20 @@
 //! * an expression: a chain of coercions applied to `$`
 //!   ([`ContractKind::Chain`]: `$.int().notNull().check($ > 0)`), read from
 //!   the syntax tree, or any other expression kept whole
-//!   ([`ContractKind::Expr`]).
+//!   ([`ContractKind::Expr`], or [`ContractKind::Static`] when it does not
+//!   read `$`).
+//!
+//! [`link`] is the one place that gives each contract method its meaning
+//! (name and arguments to a [`LinkKind`]); the arguments it binds are
+//! [`Operand`]s, and a `check()` predicate has its [`Predicate`] shape, so
+//! that the checker, the JIT and the schema generator read the IR, never
+//! the syntax tree.
 
 use runtime::{Error, Span, Value};
 use std::fmt;
 
+use super::predicate::reads_value;
+pub use super::predicate::{CmpOp, Operand, OperandForm, Predicate, Subject};
 use super::{calls_method, slice, Exprs, OnExpr, Role, Yaql};
 use crate::murano::yaml::{LoadOptions, Template, TemplateKind};
 use crate::murano::Pos;
@@ -38,14 +49,17 @@ pub struct Contract {
 /// The contract forms.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ContractKind {
-    /// Anything (null, or `$`).
+    /// Anything (`$`).
     Any,
+    /// No contract (null): anything, as [`ContractKind::Any`].
+    Null,
     /// A constant: the value must be null or equal to it, and becomes it.
     Const(Value),
     /// A list whose item `i` satisfies `items[i]` (the last of `items`
-    /// past their end), of length `min..=max`.
+    /// past their end; any item when there are none), of length
+    /// `min..=max`.
     List {
-        /// The item contracts by position (never empty).
+        /// The item contracts by position, as written.
         items: Vec<Contract>,
         /// Minimum length (a negative one bounds nothing).
         min: i64,
@@ -64,6 +78,9 @@ pub enum ContractKind {
     },
     /// Any other contract expression, evaluated with `$` the value.
     Expr(Yaql),
+    /// A contract expression that does not read `$`, evaluated as
+    /// [`ContractKind::Expr`] is.
+    Static(Yaql),
 }
 
 /// A key of a dict contract.
@@ -72,7 +89,7 @@ pub enum DictKey {
     /// A key that is always there (null when missing).
     Const(Value),
     /// A contract the keys not given as constants must satisfy
-    /// ([`ContractKind::Any`], `Chain` or `Expr`).
+    /// ([`ContractKind::Any`], `Chain`, `Expr` or `Static`).
     Contract(Contract),
 }
 
@@ -98,22 +115,26 @@ pub enum LinkKind {
     Bool,
     /// `notNull()`.
     NotNull,
-    /// `class(name[, defaultName])`.
+    /// `class(name[, defaultName[, versionSpec]])`.
     Class {
         /// The class.
-        name: Expr,
+        name: Operand,
         /// The class an object definition without a type gets.
-        default: Option<Expr>,
+        default: Option<Operand>,
+        /// The versions of the class's package.
+        version: Option<Operand>,
     },
     /// `template(type[, defaultType[, versionSpec[, excludeProperties]]])`
     /// (murano's parameter order): the value stays an object definition.
     Template {
         /// The class.
-        name: Expr,
+        name: Operand,
         /// Properties left out of the definition.
-        exclude: Option<Expr>,
+        exclude: Option<Operand>,
         /// The class a definition without a type gets.
-        default_type: Option<Expr>,
+        default_type: Option<Operand>,
+        /// The versions of the class's package.
+        version: Option<Operand>,
     },
     /// `owned()`.
     Owned,
@@ -125,6 +146,8 @@ pub enum LinkKind {
         predicate: Expr,
         /// The violation message.
         message: Option<Expr>,
+        /// What the predicate says, as far as a schema can tell.
+        shape: Predicate,
     },
     /// Any other method call, or a known one with other arguments.
     Call {
@@ -159,11 +182,11 @@ impl Contract {
     /// list of such.
     pub fn is_template(&self) -> bool {
         match &self.kind {
-            ContractKind::Chain { expr, .. } | ContractKind::Expr(expr) => {
-                calls_method(&expr.ast, "template")
-            }
+            ContractKind::Chain { expr, .. }
+            | ContractKind::Expr(expr)
+            | ContractKind::Static(expr) => calls_method(&expr.ast, "template"),
             // As before positional item contracts: the first item decides.
-            ContractKind::List { items, .. } => items[0].is_template(),
+            ContractKind::List { items, .. } => items.first().is_some_and(Contract::is_template),
             _ => false,
         }
     }
@@ -171,7 +194,7 @@ impl Contract {
     /// Calls `f` on each YAQL expression, in id order.
     pub fn for_each_expr<'a>(&'a self, f: &mut dyn FnMut(&'a Yaql)) {
         match &self.kind {
-            ContractKind::Any | ContractKind::Const(_) => {}
+            ContractKind::Any | ContractKind::Null | ContractKind::Const(_) => {}
             ContractKind::List { items, .. } => {
                 for c in items {
                     c.for_each_expr(f);
@@ -185,7 +208,9 @@ impl Contract {
                     v.for_each_expr(f);
                 }
             }
-            ContractKind::Chain { expr, .. } | ContractKind::Expr(expr) => f(expr),
+            ContractKind::Chain { expr, .. }
+            | ContractKind::Expr(expr)
+            | ContractKind::Static(expr) => f(expr),
         }
     }
 }
@@ -230,10 +255,11 @@ fn contract(ex: &mut Exprs<'_>, t: &Template) -> Result<Contract, Error> {
             let y = ex.parse_template(src, &t.pos, *program_span, Role::Contract)?;
             match chain(&y.ast, ex.opts.legacy) {
                 Some(links) => ContractKind::Chain { expr: y, links },
-                None => ContractKind::Expr(y),
+                None if reads_value(&y.ast) => ContractKind::Expr(y),
+                None => ContractKind::Static(y),
             }
         }
-        TemplateKind::Value(Value::Null) => ContractKind::Any,
+        TemplateKind::Value(Value::Null) => ContractKind::Null,
         TemplateKind::Value(v) => ContractKind::Const(v.clone()),
         TemplateKind::List(spec) => {
             // Python's `isinstance(x, int)`, which takes booleans too.
@@ -249,18 +275,12 @@ fn contract(ex: &mut Exprs<'_>, t: &Template) -> Result<Contract, Error> {
                     (min, max, shift) = (m, Some(n), 2);
                 }
             }
-            let mut items = spec[..spec.len() - shift]
+            // No items (`[]`, or bounds alone, where murano would fail on
+            // an item with an IndexError): any item.
+            let items = spec[..spec.len() - shift]
                 .iter()
                 .map(|it| contract(ex, it))
                 .collect::<Result<Vec<_>, _>>()?;
-            if items.is_empty() {
-                // `[]`, or bounds alone (where murano would fail on an
-                // item with an IndexError): any item.
-                items.push(Contract {
-                    kind: ContractKind::Any,
-                    pos: t.pos.clone(),
-                });
-            }
             ContractKind::List { items, min, max }
         }
         TemplateKind::Dict(items) => {
@@ -343,12 +363,17 @@ fn bind(args: &[Arg], params: &[&str], required: usize, legacy: bool) -> Option<
         .then_some(slots)
 }
 
-fn link(name: &str, args: &[Arg], legacy: bool) -> LinkKind {
+/// The meaning of contract method `name` called with `args`: the one
+/// place that decides it. A known method with arguments that do not fit
+/// its parameters (murano's, camelCase) is a [`LinkKind::Call`], as any
+/// other method is.
+pub(crate) fn link(name: &str, args: &[Arg], legacy: bool) -> LinkKind {
     let other = || LinkKind::Call {
         name: name.to_string(),
         args: args.to_vec(),
     };
     let nullary = |k: LinkKind| if args.is_empty() { k } else { other() };
+    let operand = |e: Option<Expr>| e.as_ref().map(Operand::of);
     match name {
         "int" => nullary(LinkKind::Int),
         "string" => nullary(LinkKind::String),
@@ -356,11 +381,17 @@ fn link(name: &str, args: &[Arg], legacy: bool) -> LinkKind {
         "notNull" => nullary(LinkKind::NotNull),
         "owned" => nullary(LinkKind::Owned),
         "notOwned" => nullary(LinkKind::NotOwned),
-        "class" => match bind(args, &["name", "defaultName"], 1, legacy) {
-            Some(mut s) => LinkKind::Class {
-                default: s.pop().flatten(),
-                name: s.pop().flatten().expect("required"),
-            },
+        "class" => match bind(args, &["name", "defaultName", "versionSpec"], 1, legacy) {
+            Some(mut s) => {
+                let version = operand(s.pop().flatten());
+                let default = operand(s.pop().flatten());
+                let name = Operand::of(&s.pop().flatten().expect("required"));
+                LinkKind::Class {
+                    name,
+                    default,
+                    version,
+                }
+            }
             None => other(),
         },
         "template" => match bind(
@@ -369,21 +400,30 @@ fn link(name: &str, args: &[Arg], legacy: bool) -> LinkKind {
             1,
             legacy,
         ) {
-            Some(mut s) => LinkKind::Template {
-                exclude: s.pop().flatten(),
-                default_type: {
-                    s.pop();
-                    s.pop().flatten()
-                },
-                name: s.pop().flatten().expect("required"),
-            },
+            Some(mut s) => {
+                let exclude = operand(s.pop().flatten());
+                let version = operand(s.pop().flatten());
+                let default_type = operand(s.pop().flatten());
+                let name = Operand::of(&s.pop().flatten().expect("required"));
+                LinkKind::Template {
+                    name,
+                    exclude,
+                    default_type,
+                    version,
+                }
+            }
             None => other(),
         },
         "check" => match bind(args, &["predicate", "msg"], 1, legacy) {
-            Some(mut s) => LinkKind::Check {
-                message: s.pop().flatten(),
-                predicate: s.pop().flatten().expect("required"),
-            },
+            Some(mut s) => {
+                let message = s.pop().flatten();
+                let predicate = s.pop().flatten().expect("required");
+                LinkKind::Check {
+                    shape: Predicate::of(&predicate),
+                    predicate,
+                    message,
+                }
+            }
             None => other(),
         },
         _ => other(),
@@ -407,21 +447,36 @@ fn link_text(src: &str, l: &Link) -> String {
         e.as_ref()
             .map_or(String::new(), |e| format!(", {label}: {}", s(e)))
     };
+    let opt_op = |label: &str, o: &Option<Operand>| {
+        o.as_ref()
+            .map_or(String::new(), |o| format!(", {label}: {}", s(&o.expr)))
+    };
     match &l.kind {
-        LinkKind::Class { name, default } => {
-            format!("class({}{})", s(name), opt("default", default))
-        }
+        LinkKind::Class {
+            name,
+            default,
+            version,
+        } => format!(
+            "class({}{}{})",
+            s(&name.expr),
+            opt_op("default", default),
+            opt_op("version", version)
+        ),
         LinkKind::Template {
             name,
             exclude,
             default_type,
+            version,
         } => format!(
-            "template({}{}{})",
-            s(name),
-            opt("exclude", exclude),
-            opt("default", default_type)
+            "template({}{}{}{})",
+            s(&name.expr),
+            opt_op("exclude", exclude),
+            opt_op("default", default_type),
+            opt_op("version", version)
         ),
-        LinkKind::Check { predicate, message } => {
+        LinkKind::Check {
+            predicate, message, ..
+        } => {
             format!("check({}{})", s(predicate), opt("message", message))
         }
         LinkKind::Call { name, args } => format!(
@@ -438,12 +493,14 @@ fn link_text(src: &str, l: &Link) -> String {
 fn write_contract(f: &mut fmt::Formatter<'_>, c: &Contract, ind: usize) -> fmt::Result {
     match &c.kind {
         ContractKind::Any => f.write_str("any")?,
+        ContractKind::Null => f.write_str("null")?,
         ContractKind::Const(v) => write!(f, "const {v:?}")?,
         ContractKind::Chain { expr, links } => {
             let l: Vec<String> = links.iter().map(|l| link_text(&expr.src, l)).collect();
             write!(f, "chain {expr}: {}", l.join(" -> "))?;
         }
         ContractKind::Expr(y) => write!(f, "expr {y}")?,
+        ContractKind::Static(y) => write!(f, "static {y}")?,
         ContractKind::List { items, min, max } => {
             write!(f, "list {min}..")?;
             if let Some(m) = max {

@@ -39,6 +39,7 @@
 
 pub mod body;
 pub mod contract;
+mod predicate;
 mod verify;
 
 #[cfg(test)]
@@ -60,7 +61,8 @@ pub use body::{
     StmtKind,
 };
 pub use contract::{
-    lower_contract, lower_contract_with, Contract, ContractKind, DictKey, Link, LinkKind,
+    lower_contract, lower_contract_with, CmpOp, Contract, ContractKind, DictKey, Link, LinkKind,
+    Operand, OperandForm, Predicate, Subject,
 };
 pub use verify::{verify, verify_contract};
 

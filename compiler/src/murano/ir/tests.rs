@@ -379,11 +379,21 @@ fn contract_chains_are_recognised_from_the_tree() {
     let kinds: Vec<&str> = links.iter().map(|l| l.kind.method()).collect();
     assert_eq!(kinds, ["int", "notNull", "check"]);
     assert_eq!(links[1].text(&expr.src), "$.int().notNull()");
-    let LinkKind::Check { predicate, message } = &links[2].kind else {
+    let LinkKind::Check {
+        predicate,
+        message,
+        shape,
+    } = &links[2].kind
+    else {
         panic!()
     };
     assert_eq!(predicate.sexp(), "(#operator_> $ 0)");
     assert!(message.is_none());
+    assert!(matches!(
+        shape,
+        Predicate::Compare { subject, op: CmpOp::Gt, bound, subject_left: true }
+            if subject.is_value() && bound.literal() == Some(&Value::Int(0))
+    ));
     assert_eq!(c.pos.to_string(), "T.yaml:4:15");
     assert_eq!(expr.role, Role::Contract);
 
@@ -409,7 +419,11 @@ fn contract_chains_are_recognised_from_the_tree() {
         ("$.class()", "chain e0`$.class()`: call class() @4:15\n"),
         (
             "$.class(A, B, C)",
-            "chain e0`$.class(A, B, C)`: call class(A, B, C) @4:15\n",
+            "chain e0`$.class(A, B, C)`: class(A, default: B, version: C) @4:15\n",
+        ),
+        (
+            "$.class(A, B, C, D)",
+            "chain e0`$.class(A, B, C, D)`: call class(A, B, C, D) @4:15\n",
         ),
         (
             "$.class(A, name => B)",
@@ -417,13 +431,14 @@ fn contract_chains_are_recognised_from_the_tree() {
         ),
         // Not a chain on `$`: kept whole.
         ("$.int() + 1", "expr e0`$.int() + 1` @4:15\n"),
-        ("$x.int()", "expr e0`$x.int()` @4:15\n"),
+        // Not reading `$`: static.
+        ("$x.int()", "static e0`$x.int()` @4:15\n"),
         ("$.int()[0]", "expr e0`$.int()[0]` @4:15\n"),
         ("($)", "expr e0`($)` @4:15\n"),
-        // `$` alone (trimmed) and null are Any.
+        // `$` alone (trimmed) is Any; null is Null.
         ("!yaql '  $ '", "any @4:21\n"),
         ("'$'", "const \"$\" @4:15\n"),
-        ("", "any @4:13\n"),
+        ("", "null @4:13\n"),
         ("word", "const \"word\" @4:15\n"),
     ] {
         assert_eq!(contract(src).to_string(), want, "{src}");
@@ -446,6 +461,112 @@ fn legacy_keyword_arguments_bind_by_name() {
     ));
 }
 
+/// The links of a chain, and its source text.
+fn links(src: &str) -> (Arc<str>, Vec<Link>) {
+    match contract(src).kind {
+        ContractKind::Chain { expr, links } => (expr.src, links),
+        k => panic!("{src}: {k:?}"),
+    }
+}
+
+/// A `check()` predicate carries its shape: conjunctions of comparisons,
+/// memberships and matches of `$`, a path under it or a length, with
+/// their operands' forms, so that no consumer reads the syntax tree.
+#[test]
+fn check_predicates_carry_their_shape() {
+    let (src, l) = links(
+        "$.check(0 < $ and $.a.b in [x, y] and len($.c) >= 3 and $.matches(`^a`) and isString($))",
+    );
+    let LinkKind::Check { shape, .. } = &l[0].kind else {
+        panic!("{l:?}")
+    };
+    let mut parts = Vec::new();
+    let mut p = shape;
+    while let Predicate::And(a, b) = p {
+        parts.push(&**b);
+        p = a;
+    }
+    parts.push(p);
+    parts.reverse();
+    assert_eq!(parts.len(), 5, "{shape:?}");
+    let path = |s: &Subject| (s.path.join("."), s.len);
+    match parts[0] {
+        Predicate::Compare {
+            subject,
+            op: CmpOp::Lt,
+            bound,
+            subject_left: false,
+        } => {
+            assert_eq!(path(subject), (String::new(), false));
+            assert_eq!(bound.form, OperandForm::Literal(Value::Int(0)));
+        }
+        other => panic!("{other:?}"),
+    }
+    match parts[1] {
+        Predicate::In { subject, set } => {
+            assert_eq!(path(subject), ("a.b".to_string(), false));
+            assert_eq!(set.form, OperandForm::Static);
+            assert_eq!(set.text(&src), "[x, y]");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        parts[2],
+        Predicate::Compare { subject, op: CmpOp::Ge, subject_left: true, .. }
+            if path(subject) == ("c".to_string(), true)
+    ));
+    assert!(matches!(
+        parts[3],
+        Predicate::Matches { subject, pattern }
+            if subject.is_value() && pattern.literal() == Some(&Value::str("^a"))
+    ));
+    assert_eq!(parts[4], &Predicate::Other);
+    // A comparison of two expressions of `$` keeps the first as subject
+    // and its bound reads `$`.
+    let (_, l) = links("$.check($ > $.min)");
+    assert!(matches!(
+        &l[0].kind,
+        LinkKind::Check { shape: Predicate::Compare { bound, subject_left: true, .. }, .. }
+            if bound.form == OperandForm::Dynamic
+    ));
+}
+
+/// The arguments of `class()` and `template()` are operands: a name as
+/// written, `ns:Name`, a constant of the class's context, or an
+/// expression of `$`.
+#[test]
+fn class_and_template_arguments_are_operands() {
+    let (_, l) = links("$.class(Name, ns:Default, '>=1')");
+    let LinkKind::Class {
+        name,
+        default: Some(d),
+        version: Some(v),
+    } = &l[0].kind
+    else {
+        panic!("{l:?}")
+    };
+    assert_eq!(name.form, OperandForm::Literal(Value::str("Name")));
+    assert_eq!(d.form, OperandForm::NsName("ns:Default".into()));
+    assert_eq!(v.literal(), Some(&Value::str(">=1")));
+    let (src, l) =
+        links("$.template($this.kind(), excludeProperties => $.skip, versionSpec => null)");
+    let LinkKind::Template {
+        name,
+        exclude: Some(e),
+        default_type: None,
+        version: Some(v),
+    } = &l[0].kind
+    else {
+        panic!("{l:?}")
+    };
+    assert_eq!(
+        (name.form.clone(), name.text(&src)),
+        (OperandForm::Static, "$this.kind()")
+    );
+    assert_eq!(e.form, OperandForm::Dynamic);
+    assert_eq!(v.literal(), Some(&Value::Null));
+}
+
 /// As murano's `Contract._map_list` (murano/dsl/contracts/contracts.py)
 /// reads a list spec: a last integer is the minimum length, an integer
 /// before it makes the two the minimum and maximum, and the items before
@@ -464,7 +585,7 @@ fn list_contracts_follow_the_reference_rules() {
         list("[$.string(), 1, 5]"),
         ("chain e0`$.string()`: string @4:16\n".into(), 1, Some(5))
     );
-    assert_eq!(list("[]"), ("any @4:15\n".into(), 0, None));
+    assert_eq!(list("[]"), (String::new(), 0, None));
     assert_eq!(list("[1, 2, 3]"), ("const 1 @4:16\n".into(), 2, Some(3)));
     // Item contracts by position; an integer not at the end is one.
     assert_eq!(

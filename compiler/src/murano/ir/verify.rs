@@ -3,6 +3,7 @@
 
 use super::body::{Block, DestRoot, DestStep, InvalidOp, Stmt, StmtKind};
 use super::contract::{chain, Contract, ContractKind, DictKey};
+use super::predicate::reads_value;
 use super::{ExprId, Role, Tmpl, TmplKind, Yaql};
 use crate::murano::Pos;
 use crate::yaql::ast::ExprKind;
@@ -242,16 +243,16 @@ impl Verifier {
     fn contract(&mut self, c: &Contract) -> Result<(), String> {
         pos_ok(&c.pos)?;
         match &c.kind {
-            ContractKind::Any | ContractKind::Const(_) => Ok(()),
-            ContractKind::List { items, .. } if items.is_empty() => {
-                Err("a list contract without item contracts".into())
-            }
+            ContractKind::Any | ContractKind::Null | ContractKind::Const(_) => Ok(()),
             ContractKind::List { items, .. } => items.iter().try_for_each(|c| self.contract(c)),
             ContractKind::Dict(items) => items.iter().try_for_each(|(k, v)| {
                 if let DictKey::Contract(k) = k {
                     if !matches!(
                         k.kind,
-                        ContractKind::Any | ContractKind::Chain { .. } | ContractKind::Expr(_)
+                        ContractKind::Any
+                            | ContractKind::Chain { .. }
+                            | ContractKind::Expr(_)
+                            | ContractKind::Static(_)
                     ) {
                         return Err(format!("{}: a key contract is not an expression", k.pos));
                     }
@@ -291,8 +292,16 @@ impl Verifier {
                 }
                 Ok(())
             }
-            ContractKind::Expr(y) => {
+            ContractKind::Expr(y) | ContractKind::Static(y) => {
                 self.yaql(y, Role::Contract)?;
+                if matches!(c.kind, ContractKind::Static(_)) == reads_value(&y.ast) {
+                    return Err(format!(
+                        "{}: contract `{}` is {}static",
+                        c.pos,
+                        y.src,
+                        if reads_value(&y.ast) { "" } else { "not " }
+                    ));
+                }
                 if y.src.trim() == "$" {
                     return Err(format!("{}: contract `$` is not Any", c.pos));
                 }

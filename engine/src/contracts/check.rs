@@ -1,0 +1,698 @@
+//! The checker: what the engine keeps per node of a contract's IR to run
+//! it (compiled programs, machine code, resolved class names), and the
+//! hot path that checks and coerces values with it.
+
+use runtime::ErrorKind;
+use std::sync::{Arc, OnceLock};
+
+use compiler::jit::{self, Native};
+use compiler::murano::ir::{self, ContractKind, LinkKind, OperandForm, Yaql};
+use compiler::Program;
+use runtime::ctx::Frame;
+use runtime::registry::Cx;
+use runtime::value::ObjRef;
+use runtime::{Dict, Env, Error, Result, Value};
+
+use super::methods::{
+    check_result, class_check, coerce_bool, coerce_int, coerce_string, fmt_scalar, not_null,
+};
+use super::violation;
+use crate::executor::Scope;
+use crate::executor::{Executor, ExecutorOf};
+
+/// A checker node: an IR contract node with what running it needs.
+#[derive(Clone)]
+pub(super) enum Check {
+    /// `$` or no contract: anything.
+    Any,
+    /// A contract expression other than a plain chain, evaluated whole
+    /// with `$` the value; with its position.
+    Expr(Arc<Program>, Arc<str>),
+    /// A chain of the plain coercions (`$.int().notNull().check($ > 0)`),
+    /// run step by step without YAQL dispatch; `whole` is the chain as one
+    /// program, for values a MuranoPL method could intercept (objects,
+    /// extension methods of those names).
+    Chain {
+        /// The coercions, from `$` outwards.
+        steps: Vec<Step>,
+        /// The whole chain.
+        whole: Arc<Program>,
+        /// Its position.
+        pos: Arc<str>,
+        /// Its machine code, once compiled.
+        tier: Arc<Tier>,
+    },
+    /// A constant: the value itself is used.
+    Const(Value),
+    /// `[c]`, `[c, min]`, `[c, min, max]`, `[c0, c1, ...]`: item `i`
+    /// checked by contract `i`, or the last one past the end.
+    List(Vec<Check>, i64, Option<i64>),
+    /// `{key: c, $.keyContract(): c}`.
+    Dict(Vec<(DictKey, Check)>),
+}
+
+/// One link of a [`Check::Chain`]: the IR's link (which says what it
+/// checks: `int()`, `string()`, `bool()`, `notNull()`, `check(p)` or
+/// `class(Name)`) with what running it needs.
+#[derive(Clone)]
+pub(super) struct Step {
+    /// The link.
+    pub(super) kind: LinkKind,
+    /// Of `check(p)`: the predicate compiled alone, `$` the value.
+    predicate: Option<Arc<Program>>,
+    /// Of `class(Name)`: the name as written, and as resolved in the
+    /// namespaces of the class the contract belongs to (the same for every
+    /// check, so resolved once).
+    class: Option<(Value, OnceLock<String>)>,
+}
+
+impl Step {
+    /// The step of IR link `kind` when it is one the checker runs by
+    /// itself (`check()` with its predicate compiled, `class()` of a name
+    /// written as such); `None` for any other link.
+    fn of(kind: &LinkKind, expr: &Yaql, compile_part: &CompilePart) -> Option<Step> {
+        let (mut predicate, mut class) = (None, None);
+        match kind {
+            LinkKind::Int | LinkKind::String | LinkKind::Bool | LinkKind::NotNull => {}
+            LinkKind::Class {
+                name,
+                default: None,
+                version: None,
+            } => match &name.form {
+                OperandForm::Literal(n @ Value::Str(_)) => {
+                    class = Some((n.clone(), OnceLock::new()))
+                }
+                _ => return None,
+            },
+            LinkKind::Check {
+                predicate: p,
+                message: None,
+                ..
+            } => predicate = Some(compile_part(expr, p)?),
+            _ => return None,
+        }
+        Some(Step {
+            kind: kind.clone(),
+            predicate,
+            class,
+        })
+    }
+
+    /// The step as the JIT takes it (`class()` it does not).
+    fn jit(&self) -> Option<jit::Step<'_>> {
+        if self.class.is_some() {
+            return None;
+        }
+        Some(jit::Step {
+            link: &self.kind,
+            predicate: self.predicate.as_deref().map(Program::ir),
+        })
+    }
+}
+
+/// The Cranelift tier of a chain ([`compiler::jit`]): compiled as the
+/// class is ([`jit::Mode::Always`]) or once the chain has been used
+/// [`jit::Mode::HOT`] times ([`jit::Mode::Auto`]); none when the chain has
+/// a step or predicate the JIT does not compile.
+type Tier = jit::Tier<Native>;
+
+/// The machine code of a chain's steps.
+pub(super) fn native_of(steps: &[Step]) -> Option<Native> {
+    let steps: Option<Vec<_>> = steps.iter().map(Step::jit).collect();
+    Native::compile(&steps?).ok()
+}
+
+/// A key of a dict contract.
+#[derive(Clone)]
+pub(super) enum DictKey {
+    /// A fixed key.
+    Const(Value),
+    /// A key contract (applies to undeclared keys).
+    Expr(Check),
+}
+
+impl Check {
+    /// The checker of an IR contract whose expression `ExprId(i)` compiled
+    /// to `programs[i]`; `compile_part` compiles a part of an expression
+    /// (a `check()` predicate) on its own.
+    pub(super) fn of(
+        c: &ir::Contract,
+        programs: &[Arc<Program>],
+        compile_part: &CompilePart,
+    ) -> Check {
+        let pos = || -> Arc<str> { c.pos.to_string().into() };
+        match &c.kind {
+            ContractKind::Any | ContractKind::Null => Check::Any,
+            ContractKind::Const(v) => Check::Const(v.clone()),
+            ContractKind::Chain { expr, links } => {
+                let whole = programs[expr.id.index()].clone();
+                match Check::steps(expr, links, compile_part) {
+                    Some(steps) => Check::Chain {
+                        steps,
+                        whole,
+                        pos: pos(),
+                        tier: Default::default(),
+                    },
+                    None => Check::Expr(whole, pos()),
+                }
+            }
+            ContractKind::Expr(expr) | ContractKind::Static(expr) => {
+                Check::Expr(programs[expr.id.index()].clone(), pos())
+            }
+            ContractKind::List { items, min, max } => {
+                let mut items: Vec<Check> = items
+                    .iter()
+                    .map(|c| Check::of(c, programs, compile_part))
+                    .collect();
+                if items.is_empty() {
+                    // No item contracts: any item.
+                    items.push(Check::Any);
+                }
+                Check::List(items, *min, *max)
+            }
+            ContractKind::Dict(items) => Check::Dict(
+                items
+                    .iter()
+                    .map(|(k, v)| {
+                        let k = match k {
+                            ir::DictKey::Const(Value::Str(k)) => {
+                                DictKey::Const(Value::Str(runtime::value::intern(k)))
+                            }
+                            ir::DictKey::Const(k) => DictKey::Const(k.clone()),
+                            ir::DictKey::Contract(k) => {
+                                DictKey::Expr(Check::of(k, programs, compile_part))
+                            }
+                        };
+                        (k, Check::of(v, programs, compile_part))
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The steps of a chain of plain coercions (`check()` without a
+    /// message); `None` when a link is anything else.
+    fn steps(expr: &Yaql, links: &[ir::Link], compile_part: &CompilePart) -> Option<Vec<Step>> {
+        links
+            .iter()
+            .map(|l| Step::of(&l.kind, expr, compile_part))
+            .collect()
+    }
+
+    pub(super) fn check_at(
+        &self,
+        ex: &Executor,
+        env: &Env,
+        ctx: &Arc<Frame>,
+        v: Value,
+        owner: Option<&Arc<ObjRef>>,
+        path: At<'_>,
+    ) -> Result<Value> {
+        match self {
+            Check::Any => Ok(v),
+            Check::Const(c) => {
+                let _ = ex;
+                if v.is_null() || v == *c {
+                    Ok(c.clone())
+                } else {
+                    Err(violation(format!(
+                        "{}{} is not equal to {}",
+                        path.render(),
+                        runtime::pyrepr::repr(&v),
+                        runtime::pyrepr::repr(c)
+                    )))
+                }
+            }
+            Check::Expr(p, pos) => {
+                let r = p.eval_in(env, &value_frame(ctx, v, owner));
+                at_contract(r.and_then(|r| stdlib::finalize(env, r)), path, pos)
+            }
+            Check::Chain {
+                steps,
+                whole,
+                pos,
+                tier,
+            } => {
+                let intercepted = intercepted(ex, steps, &v);
+                if !intercepted
+                    && tier
+                        .get(ex.catalog().jit(), || native_of(steps))
+                        .is_some_and(|n| n.passes(&v))
+                {
+                    return Ok(v);
+                }
+                let r = if intercepted {
+                    whole.eval_in(env, &value_frame(ctx, v, owner))
+                } else {
+                    run_steps(steps, env, ctx, v, owner)
+                };
+                at_contract(r.and_then(|r| stdlib::finalize(env, r)), path, pos)
+            }
+            Check::List(cs, min, max) => check_list(cs, *min, *max, ex, env, ctx, v, owner, path),
+            Check::Dict(items) => check_dict(items, ex, env, ctx, v, owner, path),
+        }
+    }
+}
+
+/// Checks `v` against a list contract: item contracts `cs`, length
+/// `min..=max`.
+fn check_list(
+    cs: &[Check],
+    min: i64,
+    max: Option<i64>,
+    ex: &Executor,
+    env: &Env,
+    ctx: &Arc<Frame>,
+    v: Value,
+    owner: Option<&Arc<ObjRef>>,
+    path: At<'_>,
+) -> Result<Value> {
+    if let (Value::List(l), Some(q)) = (&v, quick_list(cs, ex)) {
+        if length_error(l.len(), min, max).is_none() {
+            return cs[0].check_items(ex, env, ctx, l, q, owner, path);
+        }
+    }
+    let owned: Vec<Value>;
+    let items: &[Value] = match &v {
+        Value::Null => &[],
+        Value::List(l) => l,
+        Value::Set(s) => {
+            owned = s.iter().cloned().collect();
+            &owned
+        }
+        Value::Iter(_) => {
+            owned = runtime::seq::iterate_unlimited(&v)?.collect::<Result<_>>()?;
+            &owned
+        }
+        Value::Dict(_) => {
+            return Err(violation(format!(
+                "{}: value {} is not a list",
+                path.render(),
+                runtime::pyrepr::repr(&v)
+            )))
+        }
+        other => std::slice::from_ref(other),
+    };
+    if let Some(e) = length_error(items.len(), min, max) {
+        return Err(violation(match path {
+            At::Top => e,
+            p => format!("{}: {e}", p.render()),
+        }));
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (i, it) in items.iter().enumerate() {
+        let c = item_contract(cs, i);
+        out.push(c.check_at(ex, env, ctx, it.clone(), owner, At::Index(&path, i))?);
+    }
+    Ok(Value::list(out))
+}
+
+/// Checks `v` against a dict contract.
+fn check_dict(
+    items: &[(DictKey, Check)],
+    ex: &Executor,
+    env: &Env,
+    ctx: &Arc<Frame>,
+    v: Value,
+    owner: Option<&Arc<ObjRef>>,
+    path: At<'_>,
+) -> Result<Value> {
+    // murano's `Contract._map_dict` (murano/dsl/contracts/
+    // contracts.py): null is an empty dict; the constant keys
+    // in order, then the one expression key over the other
+    // keys of the value; a second expression key is a syntax
+    // error of the contract.
+    let d = match v {
+        Value::Null => Dict::default(),
+        Value::Dict(ref d) if items.is_empty() => return Ok(Value::Dict(d.clone())),
+        Value::Dict(ref d) => (**d).clone(),
+        other => {
+            let at = match path {
+                At::Top => String::new(),
+                p => format!("{}: ", p.render()),
+            };
+            return Err(violation(format!(
+                "{at}Value {} is not of a dictionary type",
+                fmt_scalar(&other)
+            )));
+        }
+    };
+    if items.is_empty() {
+        return Ok(Value::dict(d));
+    }
+    let mut out = Dict::default();
+    let mut expr_key = None;
+    for (k, c) in items {
+        match k {
+            DictKey::Const(key) => {
+                let x = d.get(key).cloned().unwrap_or(Value::Null);
+                let p = At::Key(&path, key);
+                out.insert(key.clone(), c.check_at(ex, env, ctx, x, owner, p)?);
+            }
+            DictKey::Expr(_) if expr_key.is_some() => {
+                return Err(Error::new(
+                    ErrorKind::DslContractSyntaxError,
+                    "Dictionary contract cannot have more than one expression key",
+                ));
+            }
+            DictKey::Expr(kc) => expr_key = Some((kc, c)),
+        }
+    }
+    if let Some((kc, c)) = expr_key {
+        for (rk, rv) in d.iter() {
+            if out.contains_key(rk) {
+                continue;
+            }
+            let p = At::Key(&path, rk);
+            let nk = kc.check_at(ex, env, ctx, rk.clone(), owner, p)?;
+            let nv = c.check_at(ex, env, ctx, rv.clone(), owner, p)?;
+            out.insert(nk, nv);
+        }
+    }
+    Ok(Value::dict(out))
+}
+
+/// The contract of item `i` of a list: by position, the last one past the
+/// end (murano's `Contract._map_list`, murano/dsl/contracts/contracts.py).
+fn item_contract(cs: &[Check], i: usize) -> &Check {
+    &cs[i.min(cs.len() - 1)]
+}
+
+/// The quick way to pass the items of a list with item contracts `cs`:
+/// only one contract for every item has one.
+fn quick_list<'a>(cs: &'a [Check], ex: &'a Executor) -> Option<Quick<'a>> {
+    match cs {
+        [c] => c.quick_items(ex),
+        _ => None,
+    }
+}
+
+/// The violation a list of `len` items is for bounds `min..=max`, in
+/// murano's words (`Contract._map_list`): a negative bound bounds nothing.
+fn length_error(len: usize, min: i64, max: Option<i64>) -> Option<String> {
+    let len_i = i64::try_from(len).unwrap_or(i64::MAX);
+    match max {
+        Some(m) if m >= 0 && !(min <= len_i && len_i <= m) => Some(format!(
+            "Array length {len} is not within [{min}..{m}] range"
+        )),
+        _ if len_i < min => Some(format!("Array length {len} must not be less than {min}")),
+        _ => None,
+    }
+}
+
+/// A quick way to pass a list's items (see [`Check::quick_items`]).
+#[derive(Clone, Copy)]
+enum Quick<'a> {
+    /// The item chain's machine code.
+    Native(&'a Native),
+    /// A chain of `class()` and `notNull()` over ids of a streamed model:
+    /// an id passes when the index knows it and its class is the one the
+    /// contract wants (once the interpreter has resolved that name).
+    Ids(&'a [Step], &'a crate::executor::Index),
+}
+
+impl Quick<'_> {
+    /// The index of the first item not shown to pass unchanged.
+    fn first_failing(self, items: &[Value]) -> usize {
+        match self {
+            Quick::Native(n) => n.first_failing(items),
+            Quick::Ids(steps, index) => items
+                .iter()
+                .position(|x| !id_passes(steps, index, x))
+                .unwrap_or(items.len()),
+        }
+    }
+}
+
+/// True when `v` is the id of an object of the streamed model whose class
+/// every `class()` step wants.
+fn id_passes(steps: &[Step], index: &crate::executor::Index, v: &Value) -> bool {
+    let Value::Str(id) = v else {
+        return false;
+    };
+    let Some(class) = index.class_of(id) else {
+        return false;
+    };
+    steps.iter().all(|s| match (&s.kind, &s.class) {
+        (LinkKind::NotNull, _) => true,
+        (LinkKind::Class { .. }, Some((_, resolved))) => {
+            resolved.get().is_some_and(|want| class.is_a(want))
+        }
+        _ => false,
+    })
+}
+
+/// True when the value or an extension method could intercept a chain's
+/// methods: the whole chain then runs as YAQL.
+fn intercepted(ex: &Executor, steps: &[Step], v: &Value) -> bool {
+    matches!(v, Value::Object(_) | Value::Type(_))
+        || steps
+            .iter()
+            .any(|s| ex.catalog().declares_extension(s.kind.method()))
+}
+
+impl Check {
+    /// What passes a list's items quickly, when this is an item contract
+    /// with machine code by now, or a `class()` chain over the ids of a
+    /// streamed model (and no extension method intercepts it).
+    fn quick_items<'a>(&'a self, ex: &'a Executor) -> Option<Quick<'a>> {
+        let Check::Chain { steps, tier, .. } = self else {
+            return None;
+        };
+        if intercepted(ex, steps, &Value::Null) {
+            return None;
+        }
+        if let Some(n) = tier.get(ex.catalog().jit(), || native_of(steps)) {
+            return Some(Quick::Native(n));
+        }
+        let classes_only = steps
+            .iter()
+            .all(|s| matches!(s.kind, LinkKind::Class { .. } | LinkKind::NotNull));
+        match ex.foreign() {
+            Some(index) if classes_only => Some(Quick::Ids(steps, index)),
+            _ => None,
+        }
+    }
+
+    /// Checks the items of `l` with `quick`: the items it passes stay as
+    /// they are; from the first it cannot pass, the interpreter checks
+    /// that one item (coercing it or reporting the violation) and `quick`
+    /// goes on after it. The list itself is returned when nothing changed.
+    fn check_items(
+        &self,
+        ex: &Executor,
+        env: &Env,
+        ctx: &Arc<Frame>,
+        l: &Arc<Vec<Value>>,
+        quick: Quick<'_>,
+        owner: Option<&Arc<ObjRef>>,
+        path: At<'_>,
+    ) -> Result<Value> {
+        let mut out: Option<Vec<Value>> = None;
+        let mut i = 0;
+        while i < l.len() {
+            let stop = i + quick.first_failing(&l[i..]);
+            if let Some(o) = &mut out {
+                o.extend_from_slice(&l[i..stop]);
+            }
+            if stop == l.len() {
+                break;
+            }
+            let got =
+                self.check_at(ex, env, ctx, l[stop].clone(), owner, At::Index(&path, stop))?;
+            out.get_or_insert_with(|| l[..stop].to_vec()).push(got);
+            i = stop + 1;
+        }
+        Ok(out.map_or_else(|| Value::List(l.clone()), Value::list))
+    }
+
+    /// True when the compiled code alone shows that `v` meets the
+    /// contract (what validation needs: no violation, whatever the
+    /// coerced value); false means "ask [`Check::check_at`]", not
+    /// "violates".
+    pub(super) fn holds(&self, ex: &Executor, v: &Value) -> bool {
+        match self {
+            Check::Any => true,
+            Check::Const(c) => v.is_null() || v == c,
+            Check::Expr(..) => false,
+            Check::Chain { steps, tier, .. } => {
+                !intercepted(ex, steps, v)
+                    && tier
+                        .get(ex.catalog().jit(), || native_of(steps))
+                        .is_some_and(|n| n.passes(v))
+            }
+            Check::List(cs, min, max) => {
+                let items: &[Value] = match v {
+                    Value::Null => &[],
+                    Value::List(l) => l,
+                    _ => return false,
+                };
+                if length_error(items.len(), *min, *max).is_some() {
+                    return false;
+                }
+                match quick_list(cs, ex) {
+                    Some(q) => q.first_failing(items) == items.len(),
+                    None => items
+                        .iter()
+                        .enumerate()
+                        .all(|(i, x)| item_contract(cs, i).holds(ex, x)),
+                }
+            }
+            Check::Dict(items) => {
+                let empty;
+                let d = match v {
+                    Value::Null => {
+                        empty = Dict::default();
+                        &empty
+                    }
+                    Value::Dict(d) => d,
+                    _ => return false,
+                };
+                // Two expression keys are an error only checking reports.
+                let exprs = items.iter().filter(|(k, _)| matches!(k, DictKey::Expr(_)));
+                if exprs.count() > 1 {
+                    return false;
+                }
+                items.iter().all(|(k, c)| match k {
+                    DictKey::Const(key) => c.holds(
+                        ex,
+                        runtime::value::get_interned(d, key).unwrap_or(&runtime::value::NULL),
+                    ),
+                    DictKey::Expr(kc) => d.iter().all(|(rk, rv)| {
+                        items
+                            .iter()
+                            .any(|(dk, _)| matches!(dk, DictKey::Const(c) if c == rk))
+                            || (kc.holds(ex, rk) && c.holds(ex, rv))
+                    }),
+                })
+            }
+        }
+    }
+
+    /// Compiles every chain of the contract to machine code now.
+    pub(super) fn compile_chains(&self) {
+        match self {
+            Check::Chain { steps, tier, .. } => {
+                tier.now(|| native_of(steps));
+            }
+            Check::List(cs, ..) => cs.iter().for_each(Check::compile_chains),
+            Check::Dict(items) => {
+                for (k, c) in items {
+                    if let DictKey::Expr(kc) = k {
+                        kc.compile_chains();
+                    }
+                    c.compile_chains();
+                }
+            }
+            Check::Any | Check::Const(_) | Check::Expr(..) => {}
+        }
+    }
+}
+
+/// A closure compiling part of a contract expression on its own.
+pub(super) type CompilePart<'a> =
+    dyn Fn(&Yaql, &compiler::yaql::ast::Expr) -> Option<Arc<Program>> + 'a;
+
+/// The frame a contract expression runs in: `$` the value, the owner in
+/// its scope.
+pub(super) fn value_frame(ctx: &Arc<Frame>, v: Value, owner: Option<&Arc<ObjRef>>) -> Arc<Frame> {
+    let mut f = Frame::child(ctx, &[v]);
+    if let Some(o) = owner {
+        f.scope = Some(
+            Scope {
+                owner: Some(o.clone()),
+                ..Scope::default()
+            }
+            .into_frame_scope(),
+        );
+    }
+    Arc::new(f)
+}
+
+/// A place inside a checked value, spelled out only for a violation.
+#[derive(Clone, Copy)]
+pub(super) enum At<'a> {
+    /// The value itself.
+    Top,
+    /// An item of a list at a place.
+    Index(&'a At<'a>, usize),
+    /// A dict entry at a place.
+    Key(&'a At<'a>, &'a Value),
+}
+
+impl At<'_> {
+    /// `[0].name`: empty for the value itself.
+    fn render(&self) -> String {
+        match self {
+            At::Top => String::new(),
+            At::Index(p, i) => format!("{}[{i}]", p.render()),
+            At::Key(p, k) => format!("{}.{}", p.render(), runtime::pyrepr::to_str(k)),
+        }
+    }
+}
+
+/// A violation names the path inside the value and the contract's place.
+pub(super) fn at_contract(r: Result<Value>, path: At<'_>, pos: &str) -> Result<Value> {
+    r.map_err(|e| {
+        if *e.error_kind() != ErrorKind::ContractViolationException {
+            return e;
+        }
+        let at = match path {
+            At::Top => String::new(),
+            p => format!("{}: ", p.render()),
+        };
+        violation(format!("{at}{} (contract at {pos})", e.message()))
+    })
+}
+
+/// Runs a chain's steps on `v` as the contract methods would.
+pub(super) fn run_steps(
+    steps: &[Step],
+    env: &Env,
+    ctx: &Arc<Frame>,
+    mut v: Value,
+    owner: Option<&Arc<ObjRef>>,
+) -> Result<Value> {
+    for s in steps {
+        v = match (&s.kind, &s.predicate, &s.class) {
+            (LinkKind::Int, ..) => coerce_int(&v)?,
+            (LinkKind::String, ..) => coerce_string(&v)?,
+            (LinkKind::Bool, ..) => coerce_bool(&v)?,
+            (LinkKind::NotNull, ..) => not_null(v)?,
+            (LinkKind::Check { .. }, Some(p), _) => {
+                // The predicate's machine code decides most values
+                // (a violation included) without a context.
+                let native = p.native(env.options().jit).and_then(|n| n.eval(&v));
+                let ok = match native {
+                    Some(ok) => ok,
+                    None => p
+                        .eval_in(env, &value_frame(ctx, v.clone(), owner))?
+                        .truthy(),
+                };
+                check_result(v, ok, &Value::Null)?
+            }
+            // A definition becomes an object owned as the whole chain's
+            // context would say.
+            (LinkKind::Class { .. }, _, Some((name, resolved))) => {
+                let ex = Cx { env, ctx }.executor()?;
+                let want = match resolved.get() {
+                    Some(w) => w,
+                    None => {
+                        let w = crate::executor::resolve_class_name(&Cx { env, ctx }, &ex, name)?;
+                        resolved.get_or_init(|| w)
+                    }
+                };
+                let f;
+                let ctx = if matches!(v, Value::Dict(_)) {
+                    f = value_frame(ctx, v.clone(), owner);
+                    &f
+                } else {
+                    ctx
+                };
+                class_check(&Cx { env, ctx }, &ex, v, want, &Value::Null)?
+            }
+            (other, ..) => unreachable!("Step::of makes no {}() step", other.method()),
+        };
+    }
+    Ok(v)
+}
