@@ -15,8 +15,8 @@ use runtime::{Dict, Env, Error, Result, Value};
 
 use super::methods::{
     check_result, class_check, coerce_bool, coerce_int, coerce_string, fmt_scalar, not_null,
+    violation,
 };
-use super::violation;
 use crate::executor::Scope;
 use crate::executor::{Executor, ExecutorOf};
 

@@ -13,7 +13,6 @@ use runtime::registry::{lazy, p, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Error, Result, Value};
 
-use super::violation;
 use crate::executor::Scope;
 use crate::executor::{Executor, ExecutorOf};
 
@@ -364,4 +363,9 @@ pub fn register(r: &mut Registry) {
     );
     r.method("owned", vec![anyv()], c_owned);
     r.method("notOwned", vec![anyv()], c_not_owned);
+}
+
+/// A contract violation with message `msg`.
+pub(super) fn violation(msg: impl Into<String>) -> Error {
+    Error::new(ErrorKind::ContractViolationException, msg)
 }

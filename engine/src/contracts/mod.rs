@@ -69,11 +69,6 @@ pub enum Reach {
     Execution,
 }
 
-/// A contract violation with message `msg`.
-fn violation(msg: impl Into<String>) -> Error {
-    Error::new(ErrorKind::ContractViolationException, msg)
-}
-
 impl Contract {
     /// Compiles a contract template: lowers it to the IR, compiling each
     /// expression as it is made (errors are `DslContractSyntaxError`s), and
