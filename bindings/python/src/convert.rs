@@ -224,13 +224,14 @@ impl<'py> ToValue<'py> {
         if let Ok(s) = o.cast::<PyString>() {
             return Ok(Value::str(s.to_cow()?.into_owned()));
         }
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            self.depth = 0;
+        // The depth goes back down on every return, the error's too: each
+        // level above this one subtracts its own.
+        if self.depth >= MAX_DEPTH {
             return Err(PyRecursionError::new_err(format!(
                 "the data is nested deeper than {MAX_DEPTH} levels"
             )));
         }
+        self.depth += 1;
         let r = self.container(o);
         self.depth -= 1;
         r
@@ -391,12 +392,20 @@ impl Out<'_, '_> {
     }
 
     fn nested(&mut self, v: &Value) -> PyResult<Py<PyAny>> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
+        if self.depth >= MAX_DEPTH {
             return Err(PyRecursionError::new_err(format!(
                 "the result is nested deeper than {MAX_DEPTH} levels"
             )));
         }
+        // Back down on every return, an error's too.
+        self.depth += 1;
+        let out = self.items(v);
+        self.depth -= 1;
+        out
+    }
+
+    /// A container's items, converted.
+    fn items(&mut self, v: &Value) -> PyResult<Py<PyAny>> {
         let py = self.py;
         let out = match v {
             Value::List(l) => self.list(l)?,
@@ -425,7 +434,6 @@ impl Out<'_, '_> {
             }
             _ => unreachable!("scalars are converted by Out::value"),
         };
-        self.depth -= 1;
         Ok(out)
     }
 
