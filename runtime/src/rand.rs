@@ -40,6 +40,10 @@ const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 pub struct Rng {
     state: AtomicU64,
     seeded: AtomicBool,
+    /// Unseeded and not drawn from yet: the first draw mixes in
+    /// [`entropy`] (a clock read and a hasher, which the many executions
+    /// that never draw should not pay for).
+    pending: AtomicBool,
 }
 
 impl Rng {
@@ -47,17 +51,18 @@ impl Rng {
     /// process's hash keys when `None`.
     pub fn new(seed: Option<u64>) -> Rng {
         Rng {
-            state: AtomicU64::new(seed.unwrap_or_else(entropy)),
+            state: AtomicU64::new(seed.unwrap_or(0)),
             seeded: AtomicBool::new(seed.is_some()),
+            pending: AtomicBool::new(seed.is_none()),
         }
     }
 
     /// Starts the generator again, as [`Rng::new`] does (a run's options
     /// are applied after its executor is made).
     pub fn reseed(&self, seed: Option<u64>) {
-        self.state
-            .store(seed.unwrap_or_else(entropy), Ordering::Relaxed);
+        self.state.store(seed.unwrap_or(0), Ordering::Relaxed);
         self.seeded.store(seed.is_some(), Ordering::Relaxed);
+        self.pending.store(seed.is_none(), Ordering::Relaxed);
     }
 
     /// True when the generator started from a seed (a replayable run):
@@ -69,6 +74,12 @@ impl Rng {
 
     /// The next 64 random bits.
     pub fn next_u64(&self) -> u64 {
+        // The first draw of an unseeded generator (one thread wins the
+        // swap; a draw racing it may still see the bare state, which only
+        // an unseeded run can).
+        if self.pending.load(Ordering::Relaxed) && self.pending.swap(false, Ordering::Relaxed) {
+            self.state.fetch_add(entropy(), Ordering::Relaxed);
+        }
         let s = self
             .state
             .fetch_add(GAMMA, Ordering::Relaxed)
@@ -129,6 +140,7 @@ pub struct Scope {
 impl Scope {
     /// Opens a scope: a new generator from `seed` (see [`Rng::new`]),
     /// unless an enclosing evaluation's generator is in place already.
+    #[inline]
     pub fn enter(seed: Option<u64>) -> Scope {
         let outermost = CURRENT.with(|c| {
             let mut c = c.borrow_mut();
@@ -143,6 +155,7 @@ impl Scope {
 }
 
 impl Drop for Scope {
+    #[inline]
     fn drop(&mut self) {
         if self.outermost {
             CURRENT.with(|c| *c.borrow_mut() = None);
