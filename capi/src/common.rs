@@ -5,7 +5,7 @@ use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
-use muranopl::{json, Error, Limits, Value};
+use muranopl::{json, Engine, Error, Limits, Value};
 
 use crate::{MURANOPL_ERROR, MURANOPL_INVALID_ARGUMENT, MURANOPL_OK, MURANOPL_PANIC};
 
@@ -303,4 +303,10 @@ pub(crate) unsafe fn free_boxed<T>(p: *mut T) {
 /// into C.
 pub(crate) fn no_unwind<T>(panicked: T, f: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(panicked)
+}
+
+/// A YAQL engine: the standard library with its options, and the host's
+/// functions.
+pub struct MuranoplEngine {
+    pub(crate) engine: Engine,
 }

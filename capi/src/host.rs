@@ -6,10 +6,8 @@ use std::sync::Arc;
 
 use muranopl::{json, Error, Value};
 
-use crate::common::{guard, no_unwind, null_arg, required, text_arg};
-use crate::{
-    MuranoplEngine, MURANOPL_ERROR, MURANOPL_INVALID_ARGUMENT, MURANOPL_OK, MURANOPL_PANIC,
-};
+use crate::common::{guard, no_unwind, null_arg, required, text_arg, MuranoplEngine};
+use crate::{MURANOPL_ERROR, MURANOPL_INVALID_ARGUMENT, MURANOPL_OK, MURANOPL_PANIC};
 
 /// Where a host function puts its answer ([`muranopl_reply_value`],
 /// [`muranopl_reply_error`]); valid only during the callback.

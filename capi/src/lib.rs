@@ -40,6 +40,7 @@ mod common;
 mod host;
 
 pub use catalogue::*;
+pub use common::MuranoplEngine;
 pub use host::*;
 
 use std::ffi::{c_char, c_int, CString};
@@ -61,12 +62,6 @@ pub const MURANOPL_ERROR: c_int = 1;
 pub const MURANOPL_INVALID_ARGUMENT: c_int = 2;
 /// The library panicked (a bug); the error says where.
 pub const MURANOPL_PANIC: c_int = 3;
-
-/// A YAQL engine: the standard library with its options, and the host's
-/// functions.
-pub struct MuranoplEngine {
-    engine: Engine,
-}
 
 /// A compiled expression, bound to the engine that compiled it.
 pub struct MuranoplProgram {
