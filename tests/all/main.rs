@@ -16,6 +16,7 @@ mod hostile;
 mod limits;
 mod lint;
 mod murano;
+mod murano_threads;
 mod muranoclient;
 mod replay;
 mod schemas_all;
