@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
-use compiler::murano::emit::{self, Code, Operand};
+use compiler::murano::emit::{self, Code};
 use compiler::murano::{Node, Template};
 use compiler::{CompileOptions, Program};
 use runtime::ctx::Frame;
 use runtime::{Dict, Env, Registry, Result, Value};
+use vm::stmt::Operand;
 
 /// A value template (a default, a meta value) with its expressions
 /// compiled.

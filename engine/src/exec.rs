@@ -1,24 +1,25 @@
-//! Method bodies: the statement interpreter.
+//! Method bodies: the engine as host of the statement interpreter.
 //!
 //! The compiler turns a `Body` node into statement bytecode along one path
 //! ([`compiler::murano::emit::compile_body`]: YAML -> IR -> [`Code`]);
-//! this module runs it. An activation holds the method's variables and
-//! the YAQL frame its expressions see; the instructions
-//! ([`vm::bc::stmt::SOp`]) evaluate template operands, assign through
-//! compiled destinations, jump, iterate, dispatch exceptions through the
-//! handler table (`Try`/`Catch`/`Else`/`Finally`, `Throw`, `Rethrow`) and
-//! run `Parallel` branches as green threads (`vm::coro`). An error leaving
-//! a statement gets the statement's position in its MuranoPL trace and as
-//! its location.
+//! [`vm::stmt::run`] runs it, owning control flow (jumps, loops, the
+//! handler table of `Try`/`Catch`/`Else`/`Finally`, the position an error
+//! leaving a statement gets). An activation is its [`vm::stmt::Host`]: it
+//! holds the method's variables and the YAQL frame its expressions see,
+//! evaluates template operands, assigns through compiled destinations,
+//! decides which `Catch` clause catches an error, makes the exception a
+//! `Throw` raises, and runs `Parallel` branches as green threads
+//! (`vm::coro`).
 
 use runtime::ErrorKind;
 use std::sync::{Arc, OnceLock};
 
-use compiler::murano::emit::{Code, Operand, Target, TargetRoot, TargetStep};
-use compiler::murano::ir::{ExprId, InvalidOp};
+use compiler::murano::emit::Code;
+use compiler::murano::ir::InvalidOp;
+use compiler::Program;
 use runtime::ctx::Frame;
 use runtime::{Dict, Env, Error, Result, Value};
-use vm::bc::stmt::{finally_between, find_handler, Handler, HandlerKind, SOp, NONE};
+use vm::stmt::{Clause, ExprId, Operand, Target, TargetRoot, TargetStep, Throw};
 
 use crate::class::{Class, Method};
 use crate::code::eval_operand;
@@ -27,11 +28,6 @@ use crate::executor::Executor;
 pub use crate::executor::{Scope, MURANO_EXCEPTION};
 
 // ---- execution -----------------------------------------------------------
-
-enum Flow {
-    Next,
-    Return(Value),
-}
 
 /// The frame key `this`, shared.
 fn this_key() -> Arc<str> {
@@ -177,11 +173,6 @@ impl Activation<'_> {
         let f = Arc::new(f);
         self.frame = Some(f.clone());
         f
-    }
-
-    /// Evaluates operand `i` of `code`.
-    fn eval(&mut self, code: &Code, i: u32) -> Result<Value> {
-        self.eval_operand(code, &code.operands[i as usize])
     }
 
     fn eval_operand(&mut self, code: &Code, o: &Operand) -> Result<Value> {
@@ -466,255 +457,53 @@ fn run_method_inner(
         vars: Vars::Own(vars),
         frame: None,
     };
-    let code = method.body.code();
-    match act.run(code) {
-        Ok(Flow::Return(v)) => Ok(v),
-        Ok(Flow::Next) => Ok(Value::Null),
+    match vm::stmt::run(&mut act, method.body.code()) {
+        Ok(v) => Ok(v.unwrap_or(Value::Null)),
         Err(e) => Err(e.leave_method(class.name.clone(), method.name.clone())),
     }
 }
 
-// ---- statement bytecode ---------------------------------------------------
+// ---- the statement interpreter's host ----------------------------------
 
-/// Records that `e` left the statement of instruction `pc`: the
-/// statement's position joins the MuranoPL trace and, unless the error has
-/// a location already (from a statement further in), becomes its location.
-fn leaving(e: Error, code: &Code, pc: u32) -> Error {
-    let pc = pc as usize;
-    e.leave_statement(code.pos[pc].location(), code.texts[pc].clone())
-}
+impl vm::stmt::Host for Activation<'_> {
+    type Program = Program;
 
-/// Completion pending while a `Finally` block runs.
-enum Pending {
-    Throw(Error),
-    Return(Value),
-    Jump(u32),
-}
-
-struct Run {
-    slots: Vec<Slot>,
-    caught: Vec<Option<Error>>,
-    pending: Vec<(u32, Pending)>,
-}
-
-#[derive(Clone)]
-enum Slot {
-    Empty,
-    Items(Vec<Value>, usize),
-    Count(i64),
-    Value(Value),
-    Flag(bool),
-}
-
-impl Activation<'_> {
-    fn run(&mut self, code: &Code) -> Result<Flow> {
-        let mut st = Run {
-            slots: vec![Slot::Empty; code.nslots as usize],
-            caught: vec![None; code.ntries as usize],
-            pending: Vec::new(),
-        };
-        let mut pc: u32 = 0;
-        loop {
-            let Some(op) = code.ops.get(pc as usize).copied() else {
-                return Ok(Flow::Next);
-            };
-            if !self.ex.spend_step() {
-                let e = Error::new(
-                    ErrorKind::ExecutionLimitExceeded,
-                    "the execution ran out of its statement budget",
-                );
-                return Err(leaving(e, code, pc));
-            }
-            // A statement is a unit of work of the enclosing time budget
-            // (a `runtime::budget` scope the caller opened, if any).
-            if let Err(e) = runtime::budget::tick() {
-                return Err(leaving(e, code, pc));
-            }
-            match self.step(code, &mut st, pc, op) {
-                Ok(Step2::Next) => pc += 1,
-                Ok(Step2::Goto(t)) => pc = t,
-                Ok(Step2::Return(v)) => return Ok(Flow::Return(v)),
-                Err(e) => {
-                    let e = leaving(e, code, pc);
-                    match find_handler(&code.handlers, pc).copied() {
-                        Some(Handler {
-                            target,
-                            kind: HandlerKind::Catch(t),
-                            ..
-                        }) => {
-                            st.caught[t as usize] = Some(e);
-                            pc = target;
-                        }
-                        Some(Handler {
-                            target,
-                            kind: HandlerKind::Finally(t),
-                            ..
-                        }) => {
-                            st.pending.push((t, Pending::Throw(e)));
-                            pc = target;
-                        }
-                        None => return Err(e),
-                    }
-                }
-            }
-        }
-    }
-
-    /// Continues a return or jump from `pc` through the `Finally` blocks it
-    /// leaves.
-    fn unwind(&self, code: &Code, st: &mut Run, pc: u32, p: Pending) -> Result<Step2> {
-        let to = match &p {
-            Pending::Jump(t) => Some(*t),
-            _ => None,
-        };
-        if let Some(h) = finally_between(&code.handlers, pc, to) {
-            let HandlerKind::Finally(t) = h.kind else {
-                unreachable!()
-            };
-            st.pending.push((t, p));
-            return Ok(Step2::Goto(h.target));
-        }
-        match p {
-            Pending::Jump(t) => Ok(Step2::Goto(t)),
-            Pending::Return(v) => Ok(Step2::Return(v)),
-            Pending::Throw(e) => Err(e),
-        }
-    }
-
-    fn step(&mut self, code: &Code, st: &mut Run, pc: u32, op: SOp) -> Result<Step2> {
-        Ok(match op {
-            SOp::Eval { expr } => {
-                self.eval(code, expr)?;
-                Step2::Next
-            }
-            SOp::Assign { target, expr } => {
-                let v = self.eval(code, expr)?;
-                self.assign(code, &code.targets[target as usize], v)?;
-                Step2::Next
-            }
-            SOp::JumpIfNot { cond, to } => {
-                if self.eval(code, cond)?.truthy() {
-                    Step2::Next
-                } else {
-                    Step2::Goto(to)
-                }
-            }
-            SOp::Jump { to } => Step2::Goto(to),
-            SOp::Leave { to } => return self.unwind(code, st, pc, Pending::Jump(to)),
-            SOp::Return { expr } => {
-                let v = if expr == NONE {
-                    Value::Null
-                } else {
-                    self.eval(code, expr)?
-                };
-                return self.unwind(code, st, pc, Pending::Return(v));
-            }
-            SOp::IterInit { slot, expr } => {
-                st.slots[slot as usize] = Slot::Items(self.items(code, expr)?, 0);
-                Step2::Next
-            }
-            SOp::IterNext { slot, var, done } => self.iter_next(code, st, slot, var, done),
-            SOp::CountInit { slot, expr } => {
-                let n = self.eval(code, expr)?.as_i64().unwrap_or(0);
-                st.slots[slot as usize] = Slot::Count(n);
-                Step2::Next
-            }
-            SOp::CountNext { slot, done } => match &mut st.slots[slot as usize] {
-                Slot::Count(n) if *n > 0 => {
-                    *n -= 1;
-                    Step2::Next
-                }
-                _ => Step2::Goto(done),
-            },
-            SOp::SetTemp { slot, expr } => {
-                st.slots[slot as usize] = Slot::Value(self.eval(code, expr)?);
-                Step2::Next
-            }
-            SOp::JumpIfNe { slot, expr, to } => {
-                let k = self.eval(code, expr)?;
-                match &st.slots[slot as usize] {
-                    Slot::Value(v) if *v == k => Step2::Next,
-                    _ => Step2::Goto(to),
-                }
-            }
-            SOp::Flag { slot } => {
-                st.slots[slot as usize] = Slot::Flag(true);
-                Step2::Next
-            }
-            SOp::ClearFlag { slot } => {
-                st.slots[slot as usize] = Slot::Flag(false);
-                Step2::Next
-            }
-            SOp::JumpIfFlag { slot, to } => match st.slots[slot as usize] {
-                Slot::Flag(true) => Step2::Goto(to),
-                _ => Step2::Next,
-            },
-            SOp::Parallel {
-                first,
-                count,
-                limit,
-            } => {
-                self.parallel(code, first, count, limit)?;
-                Step2::Next
-            }
-            SOp::Catch { try_, clauses } => return self.catch(code, st, try_, clauses),
-            SOp::EndCatch { try_ } => {
-                st.caught[try_ as usize] = None;
-                Step2::Next
-            }
-            SOp::EndFinally { try_ } => return self.end_finally(code, st, pc, try_),
-            SOp::Throw { throw } => return Err(self.throw(code, throw)),
-            SOp::Rethrow { try_ } => return Err(rethrow(st, try_)),
-            SOp::Invalid { what } => return Err(invalid(what)),
-        })
-    }
-
-    /// `IterInit`: the items a `For` walks (a dict's keys).
     #[inline]
-    fn items(&mut self, code: &Code, expr: u32) -> Result<Vec<Value>> {
-        let coll = self.eval(code, expr)?;
-        Ok(match &coll {
-            Value::Dict(d) => d.keys().cloned().collect(),
-            Value::Null => Vec::new(),
-            v => runtime::seq::iterate_unlimited(v)?.collect::<Result<_>>()?,
-        })
-    }
-
-    /// `IterNext`: binds the next item, or leaves the loop.
-    #[inline]
-    fn iter_next(&mut self, code: &Code, st: &mut Run, slot: u32, var: u32, done: u32) -> Step2 {
-        let next = match &mut st.slots[slot as usize] {
-            Slot::Items(items, i) => {
-                let v = items.get(*i).cloned();
-                *i += 1;
-                v
-            }
-            _ => None,
-        };
-        match next {
-            Some(v) => {
-                let name = code.names[var as usize].clone();
-                self.set_local(&name, v);
-                Step2::Next
-            }
-            None => Step2::Goto(done),
+    fn tick(&mut self) -> Result<()> {
+        if !self.ex.spend_step() {
+            return Err(Error::new(
+                ErrorKind::ExecutionLimitExceeded,
+                "the execution ran out of its statement budget",
+            ));
         }
+        // A statement is a unit of work of the enclosing time budget (a
+        // `runtime::budget` scope the caller opened, if any).
+        runtime::budget::tick()
     }
 
-    /// `Parallel`: runs branches `first..first + count` as green threads
-    /// (at most `limit` at a time), sharing the method's variables.
+    #[inline]
+    fn eval(&mut self, code: &Code, o: &Operand) -> Result<Value> {
+        self.eval_operand(code, o)
+    }
+
+    fn assign(&mut self, code: &Code, t: &Target, v: Value) -> Result<()> {
+        Activation::assign(self, code, t, v)
+    }
+
+    #[inline]
+    fn bind(&mut self, name: &Arc<str>, v: Value) {
+        self.set_local(name, v);
+    }
+
+    /// `Parallel`: the branches as green threads sharing the method's
+    /// variables.
     #[inline(never)]
-    fn parallel(&mut self, code: &Code, first: u32, count: u32, limit: u32) -> Result<()> {
-        let limit = if limit == NONE {
-            0
-        } else {
-            self.eval(code, limit)?.as_i64().unwrap_or(0).max(0) as usize
-        };
-        let mut tasks: Vec<Box<dyn FnOnce() -> Result<Flow>>> = Vec::new();
+    fn parallel(&mut self, branches: &[Arc<Code>], limit: usize) -> Result<()> {
+        let mut tasks: Vec<Box<dyn FnOnce() -> Result<Option<Value>>>> = Vec::new();
         let (shared, own) = self.vars.share();
         self.frame = None;
-        for i in first..first + count {
-            let sub = code.subs[i as usize].clone();
+        for sub in branches {
+            let sub = sub.clone();
             let ex = self.ex.arc();
             let env = self.env.clone();
             let class = self.class.clone();
@@ -732,7 +521,7 @@ impl Activation<'_> {
                     frame: None,
                 };
                 let prev = ex.set_caller(Some(class.key.clone()));
-                let r = act.run(&sub);
+                let r = vm::stmt::run(&mut act, &sub);
                 ex.set_caller(prev);
                 r
             }));
@@ -748,17 +537,14 @@ impl Activation<'_> {
         r.map(drop)
     }
 
-    /// `Catch`: the clause of Try `try_` that catches its error, if any,
-    /// with `As` bound; an error no clause catches goes on.
+    /// `Catch`: the clause that catches `e` (its `With` names resolved in
+    /// the class's namespaces), with `As` bound to the exception object.
     #[inline(never)]
-    fn catch(&mut self, code: &Code, st: &mut Run, try_: u32, clauses: u32) -> Result<Step2> {
-        let Some(e) = st.caught[try_ as usize].clone() else {
-            return Ok(Step2::Next);
-        };
-        let names = self.error_names(&e);
-        // The clause that catches it, with the first of its names
-        // that clause names (`None` for a clause that catches all).
-        let hit = code.clauses[clauses as usize].iter().find_map(|c| {
+    fn catch(&mut self, e: &Error, clauses: &[Clause]) -> Result<Option<u32>> {
+        let names = self.error_names(e);
+        // The clause that catches it, with the first of its names that
+        // clause names (`None` for a clause that catches all).
+        let hit = clauses.iter().find_map(|c| {
             if c.with.is_empty() {
                 return Some((c, None));
             }
@@ -769,8 +555,7 @@ impl Activation<'_> {
                 .map(|n| (c, Some(n)))
         });
         let Some((c, caught)) = hit else {
-            st.caught[try_ as usize] = None;
-            return Err(e);
+            return Ok(None);
         };
         if let Some(a) = &c.as_ {
             let at = e
@@ -785,36 +570,30 @@ impl Activation<'_> {
             }
             self.set_local(a, obj);
         }
-        Ok(Step2::Goto(c.target))
-    }
-
-    /// `EndFinally`: what was pending when the `Finally` of Try `try_`
-    /// began (an exception, a return, a jump) goes on.
-    #[inline(never)]
-    fn end_finally(&self, code: &Code, st: &mut Run, pc: u32, try_: u32) -> Result<Step2> {
-        match st.pending.last() {
-            Some((t, _)) if *t == try_ => {}
-            _ => return Ok(Step2::Next),
-        }
-        match st.pending.pop() {
-            // A pending exception continues to the handlers outside
-            // this Try.
-            Some((_, Pending::Throw(e))) => Err(e),
-            Some((_, other)) => self.unwind(code, st, pc, other),
-            None => Ok(Step2::Next),
-        }
+        Ok(Some(c.target))
     }
 
     /// `Throw`: the error carrying a new `io.murano.Exception`.
     #[inline(never)]
-    fn throw(&mut self, code: &Code, throw: u32) -> Error {
-        match self.exception(code, throw) {
+    fn throw(&mut self, code: &Code, t: &Throw) -> Error {
+        match self.exception(code, t) {
             Ok(e) | Err(e) => e,
         }
     }
 
-    fn exception(&mut self, code: &Code, throw: u32) -> Result<Error> {
-        let t = &code.throws[throw as usize];
+    /// `Invalid`: the error of an operation the compiler refused.
+    #[cold]
+    fn invalid(&self, what: u32) -> Error {
+        let (kind, message) = InvalidOp::from_code(what)
+            .map_or(("DslInvalidOperationError", "invalid operation"), |op| {
+                (op.kind(), op.message())
+            });
+        Error::new(ErrorKind::from_name(kind), message)
+    }
+}
+
+impl Activation<'_> {
+    fn exception(&mut self, code: &Code, t: &Throw) -> Result<Error> {
         let names_v = self.eval_operand(code, &t.names)?;
         let mut names: Vec<String> = match &names_v {
             Value::List(l) => l.iter().map(runtime::pyrepr::to_str).collect(),
@@ -845,35 +624,6 @@ impl Activation<'_> {
         };
         Ok(self.ex.throw(names, message, extra, cause))
     }
-}
-
-/// `Rethrow`: the error Try `try_` caught.
-#[cold]
-fn rethrow(st: &Run, try_: u32) -> Error {
-    match st.caught[try_ as usize].clone() {
-        Some(e) => e,
-        None => {
-            let op = InvalidOp::Rethrow;
-            Error::new(ErrorKind::from_name(op.kind()), op.message())
-        }
-    }
-}
-
-/// `Invalid`: the error of an operation the compiler refused.
-#[cold]
-fn invalid(what: u32) -> Error {
-    let (kind, message) = InvalidOp::from_code(what)
-        .map_or(("DslInvalidOperationError", "invalid operation"), |op| {
-            (op.kind(), op.message())
-        });
-    Error::new(ErrorKind::from_name(kind), message)
-}
-
-/// What an instruction does next.
-enum Step2 {
-    Next,
-    Goto(u32),
-    Return(Value),
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
-//! The muranopl virtual machine: the bytecode format ([`bc`]) and its
-//! interpreter ([`interp`]).
+//! The muranopl virtual machine: the YAQL bytecode format ([`bc`]) and its
+//! interpreter ([`interp`]); the statement bytecode of MuranoPL method
+//! bodies and its interpreter ([`stmt`]).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -20,3 +21,4 @@
 pub mod bc;
 pub mod coro;
 pub mod interp;
+pub mod stmt;

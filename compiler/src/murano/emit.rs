@@ -4,8 +4,8 @@
 //! [`lower_body_with`] reads the statements into the [IR](super::ir),
 //! compiling each YAQL expression as it is made (so a bad body reports the
 //! same first error as reading it in order does), and [`emit`] lowers the
-//! IR to [`vm::bc::stmt`] instructions in a [`Code`] object, which the
-//! engine's statement interpreter runs.
+//! IR to [`vm::stmt`] instructions in a [`Code`] object, which the
+//! statement interpreter ([`vm::stmt::run`]) runs for the engine.
 //!
 //! Control flow becomes explicit jumps (forward jumps are patched when
 //! their label is bound); `Try`/`Catch`/`Finally` become a handler table,
@@ -39,160 +39,61 @@
 //! ");
 //! ```
 
-use std::fmt::Write;
 use std::sync::Arc;
 
 use runtime::{Error, Registry, Value};
-use vm::bc::stmt::{disas, Handler, HandlerKind, SOp, NONE};
+use vm::stmt::{
+    Clause, Handler, HandlerKind, Operand, SOp, Source, Target, TargetRoot, TargetStep, Throw, NONE,
+};
 
 use super::ir::{
-    lower_body_with, lower_template_with, Block, Case, Catch, Dest, DestRoot, DestStep, ExprId,
-    Stmt, StmtKind, Tmpl, TmplKind, Yaql,
+    lower_body_with, lower_template_with, Block, Case, Catch, Dest, DestRoot, DestStep, Stmt,
+    StmtKind, Tmpl, TmplKind, Yaql,
 };
 use super::yaml::{LoadOptions, Node, Template};
-use super::Pos;
 use crate::{CompileOptions, Program};
 
-/// A template operand: a value template whose YAQL expressions are
-/// [`ExprId`]s into the compiled programs of its code.
-#[derive(Clone, Debug)]
-pub enum Operand {
-    /// A constant.
-    Const(Value),
-    /// A YAQL expression (its value is finalized when evaluated).
-    Expr(ExprId),
-    /// A list of templates.
-    List(Vec<Operand>),
-    /// A dict of templates, in source order.
-    Dict(Vec<(Operand, Operand)>),
-}
+/// A method body (or a `Parallel` branch of one) as statement bytecode,
+/// its expressions compiled to [`Program`]s.
+pub type Code = vm::stmt::Code<Program>;
 
-impl Operand {
-    /// The operand of an IR template.
-    pub fn of(t: &Tmpl) -> Operand {
-        match &t.kind {
-            TmplKind::Const(v) => Operand::Const(v.clone()),
-            TmplKind::Expr(y) => Operand::Expr(y.id),
-            TmplKind::List(items) => Operand::List(items.iter().map(Operand::of).collect()),
-            TmplKind::Dict(items) => Operand::Dict(
-                items
-                    .iter()
-                    .map(|(k, v)| (Operand::of(k), Operand::of(v)))
-                    .collect(),
-            ),
-        }
+impl Source for Program {
+    fn source(&self) -> &str {
+        Program::source(self)
     }
 }
 
-/// The root of an assignment [`Target`].
-#[derive(Clone, Debug)]
-pub enum TargetRoot {
-    /// A variable.
-    Local(Arc<str>),
-    /// A property of the current object, or a static property of the
-    /// current class.
-    Prop(Arc<str>),
-    /// Property `name` of the object (or static property of the type) that
-    /// expression `.0` yields.
-    Of(ExprId, Arc<str>),
-}
-
-/// One step of a [`Target`] path.
-#[derive(Clone, Debug)]
-pub enum TargetStep {
-    /// A constant key or property name (a string value).
-    Key(Value),
-    /// A key or index computed by an expression.
-    Index(ExprId),
-}
-
-/// An assignment destination compiled from a [`Dest`].
-#[derive(Clone, Debug)]
-pub struct Target {
-    /// What is assigned.
-    pub root: TargetRoot,
-    /// The path into it.
-    pub path: Vec<TargetStep>,
-}
-
-impl Target {
-    /// The target of an IR destination.
-    pub fn of(d: &Dest) -> Target {
-        let root = match &d.root {
-            DestRoot::Local(n) => TargetRoot::Local(n.clone()),
-            DestRoot::Prop(n) => TargetRoot::Prop(n.clone()),
-            DestRoot::Of(base, n) => TargetRoot::Of(base.id, n.clone()),
-        };
-        let path = d
-            .path
-            .iter()
-            .map(|s| match s {
-                DestStep::Key(k) => TargetStep::Key(Value::str(&**k)),
-                DestStep::Index(y) => TargetStep::Index(y.id),
-            })
-            .collect();
-        Target { root, path }
+/// The operand of an IR template.
+pub fn operand_of(t: &Tmpl) -> Operand {
+    match &t.kind {
+        TmplKind::Const(v) => Operand::Const(v.clone()),
+        TmplKind::Expr(y) => Operand::Expr(y.id),
+        TmplKind::List(items) => Operand::List(items.iter().map(operand_of).collect()),
+        TmplKind::Dict(items) => Operand::Dict(
+            items
+                .iter()
+                .map(|(k, v)| (operand_of(k), operand_of(v)))
+                .collect(),
+        ),
     }
 }
 
-/// A `Catch` clause after emission.
-#[derive(Clone, Debug)]
-pub struct Clause {
-    /// The exception names it catches, as written (empty: any).
-    pub with: Vec<String>,
-    /// The variable bound to the exception.
-    pub as_: Option<Arc<str>>,
-    /// The pc of the clause's block.
-    pub target: u32,
-}
-
-/// The parts of a `Throw` statement.
-#[derive(Clone, Debug)]
-pub struct Throw {
-    /// The exception name or list of names.
-    pub names: Operand,
-    /// `Message`.
-    pub message: Option<Operand>,
-    /// `Extra`.
-    pub extra: Option<Operand>,
-    /// `Cause`.
-    pub cause: Option<Operand>,
-}
-
-/// A method body (or a `Parallel` branch of one) as statement bytecode.
-pub struct Code {
-    /// The instructions.
-    pub ops: Vec<SOp>,
-    /// The position of each instruction's statement.
-    pub pos: Vec<Pos>,
-    /// The text of each instruction's statement (for stack traces).
-    pub texts: Vec<Arc<str>>,
-    /// The handler table, innermost first.
-    pub handlers: Vec<Handler>,
-    /// Template operands (`expr`, `cond`, `limit`).
-    pub operands: Vec<Operand>,
-    /// The compiled expressions of the whole body, indexed by [`ExprId`].
-    pub programs: Arc<[Program]>,
-    /// Assignment destinations (`target`).
-    pub targets: Vec<Target>,
-    /// Loop variable names (`var`).
-    pub names: Vec<Arc<str>>,
-    /// Catch clause lists (`clauses`).
-    pub clauses: Vec<Vec<Clause>>,
-    /// `Throw` statements (`throw`).
-    pub throws: Vec<Throw>,
-    /// The code of each `Parallel` branch (`first`, `count`).
-    pub subs: Vec<Arc<Code>>,
-    /// Scratch slots an activation needs.
-    pub nslots: u32,
-    /// `Try` statements (caught-exception slots an activation needs).
-    pub ntries: u32,
-}
-
-impl Default for Code {
-    fn default() -> Code {
-        Code::new(Arc::from(Vec::new()))
-    }
+/// The target of an IR destination.
+pub fn target_of(d: &Dest) -> Target {
+    let root = match &d.root {
+        DestRoot::Local(n) => TargetRoot::Local(n.clone()),
+        DestRoot::Prop(n) => TargetRoot::Prop(n.clone()),
+        DestRoot::Of(base, n) => TargetRoot::Of(base.id, n.clone()),
+    };
+    let path = d
+        .path
+        .iter()
+        .map(|s| match s {
+            DestStep::Key(k) => TargetStep::Key(Value::str(&**k)),
+            DestStep::Index(y) => TargetStep::Index(y.id),
+        })
+        .collect();
+    Target { root, path }
 }
 
 /// Compiles a method `Body` node: lowers it to the IR, compiling each
@@ -230,7 +131,7 @@ pub fn compile_template(
         programs.push(y.compile(reg, opts)?);
         Ok(())
     })?;
-    Ok((Operand::of(&tmpl), programs.into()))
+    Ok((operand_of(&tmpl), programs.into()))
 }
 
 fn load_options(opts: CompileOptions) -> LoadOptions {
@@ -284,10 +185,11 @@ struct Emitter {
 impl Emitter {
     fn emit(&mut self, op: SOp, s: &Stmt) -> usize {
         self.code.ops.push(op);
-        self.code.pos.push(s.pos.clone());
+        self.code.pos.push(s.pos.location());
         let text = match self.code.texts.last() {
             Some(t)
-                if self.code.pos.len() > 1 && self.code.pos[self.code.pos.len() - 2] == s.pos =>
+                if self.code.pos.len() > 1
+                    && self.code.pos[self.code.pos.len() - 2] == s.pos.location() =>
             {
                 t.clone()
             }
@@ -308,7 +210,7 @@ impl Emitter {
     }
 
     fn operand(&mut self, t: &Tmpl) -> u32 {
-        self.code.operands.push(Operand::of(t));
+        self.code.operands.push(operand_of(t));
         (self.code.operands.len() - 1) as u32
     }
 
@@ -343,7 +245,7 @@ impl Emitter {
                 self.emit(SOp::Eval { expr }, s);
             }
             StmtKind::Assign { dest, value } => {
-                self.code.targets.push(Target::of(dest));
+                self.code.targets.push(target_of(dest));
                 let target = (self.code.targets.len() - 1) as u32;
                 let expr = self.operand(value);
                 self.emit(SOp::Assign { target, expr }, s);
@@ -434,10 +336,10 @@ impl Emitter {
                 cause,
             } => {
                 self.code.throws.push(Throw {
-                    names: Operand::of(names),
-                    message: message.as_ref().map(Operand::of),
-                    extra: extra.as_ref().map(Operand::of),
-                    cause: cause.as_ref().map(Operand::of),
+                    names: operand_of(names),
+                    message: message.as_ref().map(operand_of),
+                    extra: extra.as_ref().map(operand_of),
+                    cause: cause.as_ref().map(operand_of),
                 });
                 let throw = (self.code.throws.len() - 1) as u32;
                 self.emit(SOp::Throw { throw }, s);
@@ -574,13 +476,6 @@ impl Emitter {
     }
 }
 
-/// Whether `s` can follow a `.` in a target as printed.
-fn is_name(s: &str) -> bool {
-    let mut cs = s.chars();
-    matches!(cs.next(), Some(c) if c.is_alphabetic() || c == '_')
-        && cs.all(|c| c.is_alphanumeric() || c == '_')
-}
-
 /// A statement's text as murano's stack traces show it: an expression's
 /// source, `destination: value` for an assignment, and `block construct`
 /// for a block (murano/dsl/expressions.py titles macros so).
@@ -608,155 +503,5 @@ fn tmpl_text(t: &Tmpl) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-    }
-}
-
-impl Code {
-    fn new(programs: Arc<[Program]>) -> Code {
-        Code {
-            ops: Vec::new(),
-            pos: Vec::new(),
-            texts: Vec::new(),
-            handlers: Vec::new(),
-            operands: Vec::new(),
-            programs,
-            targets: Vec::new(),
-            names: Vec::new(),
-            clauses: Vec::new(),
-            throws: Vec::new(),
-            subs: Vec::new(),
-            nslots: 0,
-            ntries: 0,
-        }
-    }
-
-    /// The program of expression `id`.
-    pub fn program(&self, id: ExprId) -> &Program {
-        &self.programs[id.index()]
-    }
-
-    /// The largest expression id the code (not its sub-codes) refers to.
-    fn max_expr(&self) -> Option<ExprId> {
-        fn walk(o: &Operand, m: &mut Option<ExprId>) {
-            match o {
-                Operand::Const(_) => {}
-                Operand::Expr(id) => *m = (*m).max(Some(*id)),
-                Operand::List(items) => items.iter().for_each(|x| walk(x, m)),
-                Operand::Dict(items) => items.iter().for_each(|(k, v)| {
-                    walk(k, m);
-                    walk(v, m);
-                }),
-            }
-        }
-        let mut m = None;
-        self.operands.iter().for_each(|o| walk(o, &mut m));
-        for t in &self.throws {
-            walk(&t.names, &mut m);
-            for o in [&t.message, &t.extra, &t.cause].into_iter().flatten() {
-                walk(o, &mut m);
-            }
-        }
-        for t in &self.targets {
-            if let TargetRoot::Of(id, _) = &t.root {
-                m = m.max(Some(*id));
-            }
-            for s in &t.path {
-                if let TargetStep::Index(id) = s {
-                    m = m.max(Some(*id));
-                }
-            }
-        }
-        m
-    }
-
-    /// Disassembles the code, its handler table and its `Parallel`
-    /// branches: one instruction per line with the source of its operand
-    /// and its position.
-    pub fn disas(&self) -> String {
-        let pos: Vec<String> = self.pos.iter().map(Pos::to_string).collect();
-        let mut out = disas(&self.ops, &pos, &self.handlers, |op| self.note(op));
-        for (i, s) in self.subs.iter().enumerate() {
-            let _ = writeln!(out, "  branch {i}:");
-            for line in s.disas().lines() {
-                let _ = writeln!(out, "  {line}");
-            }
-        }
-        out
-    }
-
-    /// The text of an assignment target, its expressions as `e3`src``:
-    /// `$x.a[e0`$i`]`, `$.p`, `(e1`$f()`).p`.
-    pub fn target_text(&self, t: &Target) -> String {
-        let e = |id: ExprId| format!("{id}`{}`", self.program(id).source());
-        let mut out = match &t.root {
-            TargetRoot::Local(n) => format!("${n}"),
-            TargetRoot::Prop(n) => format!("$.{n}"),
-            TargetRoot::Of(id, n) => format!("({}).{n}", e(*id)),
-        };
-        for s in &t.path {
-            match s {
-                TargetStep::Key(k) => match k.as_str() {
-                    Some(k) if is_name(k) => {
-                        let _ = write!(out, ".{k}");
-                    }
-                    _ => {
-                        let _ = write!(out, "[{k:?}]");
-                    }
-                },
-                TargetStep::Index(id) => {
-                    let _ = write!(out, "[{}]", e(*id));
-                }
-            }
-        }
-        out
-    }
-
-    /// The text of an operand: an expression's source, a constant's value.
-    fn operand_text(&self, o: &Operand) -> String {
-        match o {
-            Operand::Expr(id) => self.program(*id).source().to_string(),
-            Operand::Const(v) => format!("{v:?}"),
-            _ => "<template>".to_string(),
-        }
-    }
-
-    fn note(&self, op: &SOp) -> String {
-        let e = |i: u32| {
-            self.operands
-                .get(i as usize)
-                .map_or(String::new(), |o| self.operand_text(o))
-        };
-        match *op {
-            SOp::Eval { expr }
-            | SOp::SetTemp { expr, .. }
-            | SOp::IterInit { expr, .. }
-            | SOp::CountInit { expr, .. }
-            | SOp::JumpIfNe { expr, .. }
-            | SOp::Assign { expr, .. } => e(expr),
-            SOp::JumpIfNot { cond, .. } => e(cond),
-            SOp::Return { expr } if expr != NONE => e(expr),
-            SOp::IterNext { var, .. } => format!("${}", self.names[var as usize]),
-            SOp::Catch { clauses, .. } => self.clauses[clauses as usize]
-                .iter()
-                .map(|c| {
-                    let with = if c.with.is_empty() {
-                        "*".to_string()
-                    } else {
-                        c.with.join("|")
-                    };
-                    let as_ = c
-                        .as_
-                        .as_ref()
-                        .map_or(String::new(), |a| format!(" as ${a}"));
-                    format!("{with}{as_} -> {:04}", c.target)
-                })
-                .collect::<Vec<_>>()
-                .join(", "),
-            SOp::Throw { throw } => match &self.throws[throw as usize].names {
-                o @ (Operand::Const(_) | Operand::Expr(_)) => self.operand_text(o),
-                _ => String::new(),
-            },
-            _ => String::new(),
-        }
     }
 }

@@ -1,7 +1,6 @@
 //! Bytecode: instructions, chunks, call sites, disassembly.
 
 pub mod ops;
-pub mod stmt;
 
 use std::fmt::Write;
 use std::sync::Arc;

@@ -191,9 +191,9 @@ impl InvalidOp {
     /// The operand of its `SOp::Invalid` instruction.
     pub fn code(self) -> u32 {
         match self {
-            InvalidOp::Break => vm::bc::stmt::INVALID_BREAK,
-            InvalidOp::Continue => vm::bc::stmt::INVALID_CONTINUE,
-            InvalidOp::Rethrow => vm::bc::stmt::INVALID_RETHROW,
+            InvalidOp::Break => vm::stmt::ops::INVALID_BREAK,
+            InvalidOp::Continue => vm::stmt::ops::INVALID_CONTINUE,
+            InvalidOp::Rethrow => vm::stmt::ops::INVALID_RETHROW,
         }
     }
 

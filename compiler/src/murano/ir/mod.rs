@@ -3,7 +3,7 @@
 //! A method's `Body` and each property's or argument's `Contract` are YAML;
 //! this module gives them a typed, positioned, printable and verified form
 //! that [`emit`](super::emit) lowers to statement bytecode
-//! ([`vm::bc::stmt`]) and the engine builds its contract checkers from:
+//! ([`vm::stmt`]) and the engine builds its contract checkers from:
 //!
 //! * [`body`]: statements ([`Stmt`], [`Block`]), with assignment
 //!   destinations ([`Dest`]) read from the YAQL syntax tree of the key;
@@ -66,29 +66,9 @@ pub use contract::{
 };
 pub use verify::{verify, verify_contract};
 
-/// The number of a YAQL expression in a body or contract tree: expressions
-/// are numbered from 0 in the order the engine compiles them (which is
-/// not always source order: a `Try`'s `Catch` clauses come before its body,
-/// a destination's indexes from the right). Prints as `e3`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ExprId(u32);
-
-impl ExprId {
-    /// The id with number `n`.
-    pub fn new(n: usize) -> ExprId {
-        ExprId(u32::try_from(n).expect("fewer than 2^32 expressions"))
-    }
-    /// The number, for indexing a side table.
-    pub fn index(self) -> usize {
-        self.0 as usize
-    }
-}
-
-impl fmt::Display for ExprId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "e{}", self.0)
-    }
-}
+/// The number of a YAQL expression in a body or contract tree (defined
+/// with the statement bytecode, whose operands name expressions by it).
+pub use vm::stmt::ExprId;
 
 /// Where a YAQL expression sits; it decides how compile errors are worded
 /// (see [`Yaql::compile`]).

@@ -4,9 +4,9 @@
 //! table of `[start, end) -> target` entries, innermost first, that the
 //! disassembler prints. Operands index side tables of the code object that
 //! owns the instructions (template operands, assignment targets, names,
-//! catch clauses, sub-codes for `Parallel` branches: the compiler's
-//! `murano::emit::Code`, which emits them from the MuranoPL IR); this
-//! module only knows their numbers.
+//! catch clauses, sub-codes for `Parallel` branches: the [`Code`](super::Code)
+//! object, which the compiler's `murano::emit` makes from the MuranoPL IR);
+//! this module only knows their numbers.
 //!
 //! The instructions are declared once, in [`for_each_sop!`](crate::for_each_sop):
 //! the enum [`SOp`], its mnemonics, its operand lists ([`SOp::operands`]),
