@@ -47,7 +47,8 @@ pub use runtime::JitMode as Mode;
 
 /// Machine code made when a [`Mode`] wants it: the uses so far and the
 /// code once compiled (`None` inside when the JIT does not compile it).
-/// Shared by compiled contracts, expressions and lambdas.
+/// Shared by compiled contracts, expressions and lambdas; the one place
+/// that decides when code tiers up ([`Tier::at_load`], [`Tier::get`]).
 pub struct Tier<T> {
     uses: std::sync::atomic::AtomicU32,
     code: std::sync::OnceLock<Option<T>>,
@@ -77,6 +78,14 @@ impl<T> Tier<T> {
             return None;
         }
         self.now(compile)
+    }
+
+    /// At load (a class or contract being compiled): the code, compiled
+    /// now when `mode` compiles everything ahead of use.
+    pub fn at_load(&self, mode: Mode, compile: impl FnOnce() -> Option<T>) {
+        if mode == Mode::Always {
+            self.now(compile);
+        }
     }
 
     /// The code, compiled now if it is not yet.

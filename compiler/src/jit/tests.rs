@@ -192,6 +192,27 @@ fn modes_decide_when_a_contract_compiles() {
     assert!(!Mode::Off.compiles_at(0) && !Mode::Off.compiles_at(Mode::HOT));
 }
 
+#[test]
+fn a_tier_compiles_at_load_only_when_always_and_at_use_once_hot() {
+    for (mode, at_load) in [
+        (Mode::Off, false),
+        (Mode::Auto, false),
+        (Mode::Always, true),
+    ] {
+        let t: Tier<u32> = Tier::default();
+        t.at_load(mode, || Some(7));
+        assert_eq!(t.code.get().is_some(), at_load, "{mode:?}");
+    }
+    let t: Tier<u32> = Tier::default();
+    let uses: Vec<Option<u32>> = (0..Mode::HOT)
+        .map(|_| t.get(Mode::Auto, || Some(7)).copied())
+        .collect();
+    assert!(uses[..uses.len() - 1].iter().all(Option::is_none));
+    assert_eq!(uses.last(), Some(&Some(7)));
+    let off: Tier<u32> = Tier::default();
+    assert!((0..2 * Mode::HOT).all(|_| off.get(Mode::Off, || Some(7)).is_none()));
+}
+
 fn dict(pairs: &[(&str, Value)]) -> Value {
     let mut d = runtime::Dict::default();
     for (k, v) in pairs {

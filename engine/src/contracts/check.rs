@@ -569,19 +569,18 @@ impl Check {
         }
     }
 
-    /// Compiles every chain of the contract to machine code now.
-    pub(super) fn compile_chains(&self) {
+    /// Gives every chain of the contract its tier's say at load
+    /// ([`jit::Tier::at_load`]).
+    pub(super) fn chains_at_load(&self, mode: jit::Mode) {
         match self {
-            Check::Chain { steps, tier, .. } => {
-                tier.now(|| native_of(steps));
-            }
-            Check::List(cs, ..) => cs.iter().for_each(Check::compile_chains),
+            Check::Chain { steps, tier, .. } => tier.at_load(mode, || native_of(steps)),
+            Check::List(cs, ..) => cs.iter().for_each(|c| c.chains_at_load(mode)),
             Check::Dict(items) => {
                 for (k, c) in items {
                     if let DictKey::Expr(kc) = k {
-                        kc.compile_chains();
+                        kc.chains_at_load(mode);
                     }
-                    c.compile_chains();
+                    c.chains_at_load(mode);
                 }
             }
             Check::Any | Check::Const(_) | Check::Expr(..) => {}

@@ -95,9 +95,7 @@ impl Contract {
         };
         let mut names = Vec::new();
         let check = Check::of(&c, &programs, &compile_part);
-        if mode == jit::Mode::Always {
-            check.compile_chains();
-        }
+        check.chains_at_load(mode);
         Ok(Contract {
             check,
             template: c.is_template(),
