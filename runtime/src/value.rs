@@ -810,18 +810,27 @@ impl From<Vec<Value>> for Value {
 
 /// `d[key]` where `key` is usually interned ([`intern`]), as are the
 /// keys the JSON and YAML loaders make and the names compiled code reads:
-/// a small dict's entries are scanned for the same string first (one
-/// sequential read of the entries, no hashing, no index table), then the
-/// key is looked up by hash.
+/// a small dict's entries are scanned for the same string (the same
+/// allocation, else, in a second scan, the same bytes: interning is per
+/// thread, so a key compiled on one thread and data loaded on another
+/// share bytes, not pointers), sequential reads of the entries with no
+/// hashing and no index table; a string key equals only a string key, so
+/// the scans' answer is final. A larger dict is looked up by hash.
+#[inline]
 pub fn get_interned<'a>(d: &'a Dict, key: &Value) -> Option<&'a Value> {
     const SCAN: usize = 16;
     if let (Value::Str(k), true) = (key, d.len() <= SCAN) {
-        let found = d
-            .iter()
-            .find(|(e, _)| matches!(e, Value::Str(e) if Arc::ptr_eq(e, k)));
-        if let Some((_, v)) = found {
-            return Some(v);
+        let same = |e: &Value, bytes: bool| match e {
+            Value::Str(e) => Arc::ptr_eq(e, k) || (bytes && e.as_bytes() == k.as_bytes()),
+            _ => false,
+        };
+        // Pointers first: they answer without reading a byte when the key
+        // and the data were interned on this thread.
+        let mut at = d.iter().find(|(e, _)| same(e, false));
+        if at.is_none() {
+            at = d.iter().find(|(e, _)| same(e, true));
         }
+        return at.map(|(_, v)| v);
     }
     d.get(key)
 }
@@ -868,6 +877,43 @@ pub fn intern(s: &str) -> Arc<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn get_interned_finds_keys_by_pointer_or_bytes_and_only_string_keys() {
+        let mut small = Dict::default();
+        small.insert(Value::Int(1), Value::str("one"));
+        small.insert(Value::Str(intern("port")), Value::Int(80));
+        small.insert(Value::str("name"), Value::str("web"));
+        // The same allocation, a fresh allocation of the same bytes, and a
+        // key interned on another thread all find the entry.
+        assert_eq!(
+            get_interned(&small, &Value::Str(intern("port"))),
+            Some(&Value::Int(80))
+        );
+        assert_eq!(
+            get_interned(&small, &Value::str("port")),
+            Some(&Value::Int(80))
+        );
+        let elsewhere = std::thread::spawn(|| intern("name")).join().unwrap();
+        assert_eq!(
+            get_interned(&small, &Value::Str(elsewhere)),
+            Some(&Value::str("web"))
+        );
+        assert_eq!(get_interned(&small, &Value::str("por")), None);
+        assert_eq!(get_interned(&small, &Value::str("1")), None);
+        assert_eq!(
+            get_interned(&small, &Value::Int(1)),
+            Some(&Value::str("one"))
+        );
+        let big: Dict = (0..40)
+            .map(|i| (Value::str(format!("k{i}")), Value::Int(i)))
+            .collect();
+        assert_eq!(
+            get_interned(&big, &Value::str("k33")),
+            Some(&Value::Int(33))
+        );
+        assert_eq!(get_interned(&big, &Value::str("k40")), None);
+    }
 
     fn deep(n: usize, leaf: Value) -> Value {
         (0..n).fold(leaf, |v, i| {

@@ -488,7 +488,12 @@ impl Compiled {
         let run = unsafe { std::mem::transmute::<*const u8, ExprFn>(code) };
         Ok(Compiled {
             run,
-            keys: names.into_iter().map(Value::Str).collect(),
+            // Interned, so that lookups on this thread compare pointers
+            // (`$.get(name)` keys are string constants, not interned yet).
+            keys: names
+                .iter()
+                .map(|n| Value::Str(runtime::value::intern(n)))
+                .collect(),
             _code: Arc::new(Code {
                 module: Some(module),
             }),
