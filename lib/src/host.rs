@@ -281,8 +281,10 @@ mod tests {
         v.as_ref().and_then(Value::as_i64).unwrap_or(0)
     }
 
-    fn held(slot: usize) -> bool {
-        TABLE.read().unwrap()[slot].is_some()
+    /// Whether `slot` holds `f` (a freed slot may be another test's).
+    fn holds(slot: usize, f: &HostFunction) -> bool {
+        let t = TABLE.read().unwrap();
+        t[slot].as_ref().is_some_and(|g| Arc::ptr_eq(g, f))
     }
 
     /// Each slot's native calls its own function, before the standard
@@ -301,7 +303,7 @@ mod tests {
         assert_ne!(slots[0], slots[1]);
         let n = natives_of(&claims);
         drop(claims);
-        assert!(slots.iter().all(|s| held(*s)));
+        assert!(holds(slots[0], &twice) && holds(slots[1], &len));
         {
             let reg = n.murano[0].clone();
             let env = Env::new(reg.clone(), Default::default());
@@ -312,14 +314,50 @@ mod tests {
             assert_eq!(eval("twice(21)").unwrap().as_i64(), Some(42));
             assert_eq!(eval("len([1, 2, 3], x => 1)").unwrap().as_i64(), Some(102));
             assert_eq!(eval("twice(len(1))").unwrap().as_i64(), Some(202));
+            // A left-out argument binds no overload.
+            let e = eval("twice(1,,3)").unwrap_err();
+            assert!(e.message().contains("twice"), "{}", e.message());
             // The method form is still the standard library's.
             assert_eq!(eval("[1, 2, 3].len()").unwrap().as_i64(), Some(3));
             // The contract registry too.
             assert!(n.contracts[1].get("twice").is_some());
         }
         drop(n);
-        assert!(slots.iter().all(|s| !held(*s)));
+        assert!(!holds(slots[0], &twice) && !holds(slots[1], &len));
         let again = claim(&"again".into(), &twice).unwrap();
-        assert!(held(again.slot));
+        assert!(holds(again.slot, &twice));
+    }
+
+    /// Contracts that call a host function, compiled to machine code when
+    /// they are built (the JIT leaves the call to the interpreter).
+    #[test]
+    fn contracts_call_host_functions_with_the_jit_on() {
+        let dir = std::env::temp_dir().join(format!("muranopl-host-jit-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("Classes")).unwrap();
+        std::fs::write(
+            dir.join("manifest.yaml"),
+            "Format: 1.4\nType: Library\nFullName: ex.J\nClasses:\n  ex.J: J.yaml\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("Classes/J.yaml"),
+            "Name: ex.J\nProperties:\n  n:\n    Contract: $.int().check(twice($) > 10)\n",
+        )
+        .unwrap();
+        let mut engine = crate::Engine::new(Default::default());
+        engine.define("twice", Arc::new(|a, _| Ok(Value::Int(2 * int(&a[0])))));
+        let cat = crate::Catalogue::load(std::slice::from_ref(&dir), &[], true).unwrap();
+        let cat = cat.with_host_functions(&engine).unwrap();
+        cat.set_jit(compiler::jit::Mode::Always);
+        let check = |n: i64| {
+            let m = format!(r#"{{"?": {{"id": "j", "type": "ex.J"}}, "n": {n}}}"#);
+            let v = cat.validate(&runtime::json::from_tagged_str(&m).unwrap());
+            assert!(v.error.is_none(), "{:?}", v.error);
+            v.violations.len()
+        };
+        for _ in 0..3 {
+            assert_eq!((check(6), check(5)), (0, 1));
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -130,10 +130,13 @@ impl Catalogue {
     /// ([`crate::Engine::define`]) by name, `name(...)`, from any thread
     /// that runs it. A host function takes precedence over a
     /// standard-library or engine function of its name; functions the
-    /// engine defines later are not seen. The classes are compiled again,
-    /// when first used, against the functions; the packages are shared.
-    /// Fails when the process's catalogues would see more than
-    /// [`crate::host::MAX_HOST_FUNCTIONS`] host functions.
+    /// engine defines later are not seen, nor those of an earlier call
+    /// (this one's replace them). Unlike in the engine's evaluations, a
+    /// call that leaves an argument out (`f(1,,3)`) does not reach the
+    /// function: it is an error of the calling code. The classes are
+    /// compiled again, when first used, against the functions; the
+    /// packages are shared. Fails when the process's catalogues would see
+    /// more than [`crate::host::MAX_HOST_FUNCTIONS`] host functions.
     ///
     /// ```
     /// use muranopl::{json, Catalogue, Engine, Limits, Value};
