@@ -158,8 +158,8 @@ impl Catalogue {
     }
 
     /// This catalogue compiled against other natives (the registries its
-    /// code sees): the
-    /// packages are shared, the classes compiled again when first used.
+    /// code sees): the packages are shared, the classes compiled again
+    /// when first used.
     fn with_natives(&self, natives: engine::Natives) -> Catalogue {
         // The catalogue's packages and the core library, added last, that
         // a new catalogue adds again.
