@@ -51,6 +51,10 @@
 // The library panicked (a bug); the error says where.
 #define MURANOPL_PANIC 3
 
+// How many host functions the catalogues of one process may see at once
+// ([`muranopl_catalogue_load_with`]).
+#define MURANOPL_MAX_HOST_FUNCTIONS 512
+
 // MuranoPL packages and their compiled classes, loaded once and shared by
 // every call, from any thread (each call only reads it).
 typedef struct muranopl_catalogue muranopl_catalogue;
@@ -73,8 +77,9 @@ typedef struct muranopl_reply muranopl_reply;
 // and returns [`MURANOPL_OK`], or another status for a failure (the
 // error set with [`muranopl_reply_error`], else a generic one). Without
 // an answer the result is null. It may be called from every thread that
-// evaluates with the engine, at the same time, and must not unwind
-// (C++ exceptions, `longjmp`) across the library.
+// evaluates with the engine or runs code of a catalogue loaded with it,
+// at the same time, and must not unwind (C++ exceptions, `longjmp`)
+// across the library.
 typedef int (*muranopl_host_fn)(void *user_data,
                                 const char *args_json,
                                 const char *kwargs_json,
@@ -162,12 +167,14 @@ int muranopl_eval_expr(const muranopl_engine *engine,
                        char **error);
 
 // Loads the packages at `paths` (`count` NUL-terminated paths of package
-// directories or .zip files) with what they require from the search
-// path `search_path` (`search_count` directories of packages, as `-L`
-// gives them); with no paths, every package on the search path. Returns
-// null and writes `*error` when a package cannot be loaded. A class that
-// fails to compile is a warning ([`muranopl_catalogue_info`]), not an
-// error.
+// directories, .zip files or catalogue artifacts: a path ending in
+// `.mcat` is an artifact, read into memory after its digest is checked,
+// its packages what it was packed with) with what they require from the
+// search path `search_path` (`search_count` directories of packages, as
+// `-L` gives them); with no paths, every package on the search path.
+// Returns null and writes `*error` when a package cannot be loaded. A
+// class that fails to compile is a warning ([`muranopl_catalogue_info`]),
+// not an error.
 //
 // # Safety
 // `paths` points to `count` NUL-terminated strings and `search_path` to
@@ -179,10 +186,37 @@ muranopl_catalogue *muranopl_catalogue_load(const char *const *paths,
                                             size_t search_count,
                                             char **error);
 
+// Loads a catalogue as [`muranopl_catalogue_load`] does, its MuranoPL
+// code (method bodies, property defaults, contracts) able to call the
+// host functions defined on `engine` ([`muranopl_engine_define`]) by
+// name, as YAQL evaluated by the engine does. A host function takes
+// precedence over a standard-library or MuranoPL engine function of its
+// name; functions defined on the engine later are not seen. The
+// catalogue keeps the functions: the engine may be freed first, but the
+// callbacks and their user data must stay callable until the catalogue
+// is freed. An error a callback answers is the error of the code that
+// called it (a run's `"error"`, with its MuranoPL trace). Returns null
+// and writes `*error` when a package cannot be loaded, or when the
+// process's catalogues would see more than
+// [`MURANOPL_MAX_HOST_FUNCTIONS`] host functions (each catalogue's
+// counted until it is freed).
+//
+// # Safety
+// `engine` came from `muranopl_engine_new` and no
+// `muranopl_engine_define` on it overlaps the call; the rest as for
+// [`muranopl_catalogue_load`].
+muranopl_catalogue *muranopl_catalogue_load_with(const muranopl_engine *engine,
+                                                 const char *const *paths,
+                                                 size_t count,
+                                                 const char *const *search_path,
+                                                 size_t search_count,
+                                                 char **error);
+
 // Frees a catalogue (null is ignored).
 //
 // # Safety
-// `catalogue` is null or came from [`muranopl_catalogue_load`] and no
+// `catalogue` is null or came from [`muranopl_catalogue_load`] or
+// [`muranopl_catalogue_load_with`] and no
 // call uses it, then or later.
 void muranopl_catalogue_free(muranopl_catalogue *catalogue);
 
@@ -284,17 +318,18 @@ int muranopl_static_action(const muranopl_catalogue *catalogue,
 
 // Defines the function `name` for the expressions `engine` evaluates
 // (`name(...)`; it takes precedence over a standard-library function of
-// that name, and replaces an earlier definition of the name). Define
-// functions before the engine is shared: this call must not overlap
-// another call on the engine.
+// that name, and replaces an earlier definition of the name), and for
+// the MuranoPL code of the catalogues loaded with the engine afterwards
+// (`muranopl_catalogue_load_with`). Define functions before the engine
+// is shared: this call must not overlap another call on the engine.
 //
 // # Safety
 // `engine` came from `muranopl_engine_new`
 // and no other call uses it meanwhile; `name` is a NUL-terminated string;
 // `f` is null (refused) or a function of [`MuranoplHostFn`]'s type that,
 // with `user_data`, may be called from any thread, at the same time, as
-// long as the engine lives; `error` is null or points to writable
-// storage for one pointer.
+// long as the engine or a catalogue loaded with it lives; `error` is
+// null or points to writable storage for one pointer.
 int muranopl_engine_define(muranopl_engine *engine,
                            const char *name,
                            muranopl_host_fn f,

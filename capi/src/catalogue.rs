@@ -10,8 +10,13 @@ use muranopl::{Catalogue, Error, Limits};
 
 use crate::common::{
     call_options, free_boxed, guard, null_arg, out_arg, put, required, run_error_json, text_arg,
-    text_list, value_in, value_out, Failure,
+    text_list, value_in, value_out, Failure, MuranoplEngine,
 };
+
+/// How many host functions the catalogues of one process may see at once
+/// ([`muranopl_catalogue_load_with`]).
+pub const MURANOPL_MAX_HOST_FUNCTIONS: usize = 512;
+const _: () = assert!(MURANOPL_MAX_HOST_FUNCTIONS == muranopl::host::MAX_HOST_FUNCTIONS);
 
 /// MuranoPL packages and their compiled classes, loaded once and shared by
 /// every call, from any thread (each call only reads it).
@@ -20,12 +25,14 @@ pub struct MuranoplCatalogue {
 }
 
 /// Loads the packages at `paths` (`count` NUL-terminated paths of package
-/// directories or .zip files) with what they require from the search
-/// path `search_path` (`search_count` directories of packages, as `-L`
-/// gives them); with no paths, every package on the search path. Returns
-/// null and writes `*error` when a package cannot be loaded. A class that
-/// fails to compile is a warning ([`muranopl_catalogue_info`]), not an
-/// error.
+/// directories, .zip files or catalogue artifacts: a path ending in
+/// `.mcat` is an artifact, read into memory after its digest is checked,
+/// its packages what it was packed with) with what they require from the
+/// search path `search_path` (`search_count` directories of packages, as
+/// `-L` gives them); with no paths, every package on the search path.
+/// Returns null and writes `*error` when a package cannot be loaded. A
+/// class that fails to compile is a warning ([`muranopl_catalogue_info`]),
+/// not an error.
 ///
 /// # Safety
 /// `paths` points to `count` NUL-terminated strings and `search_path` to
@@ -33,6 +40,58 @@ pub struct MuranoplCatalogue {
 /// null or points to writable storage for one pointer.
 #[no_mangle]
 pub unsafe extern "C" fn muranopl_catalogue_load(
+    paths: *const *const c_char,
+    count: usize,
+    search_path: *const *const c_char,
+    search_count: usize,
+    error: *mut *mut c_char,
+) -> *mut MuranoplCatalogue {
+    // SAFETY: the function's contract is `load`'s, with no engine.
+    unsafe { load(None, paths, count, search_path, search_count, error) }
+}
+
+/// Loads a catalogue as [`muranopl_catalogue_load`] does, its MuranoPL
+/// code (method bodies, property defaults, contracts) able to call the
+/// host functions defined on `engine` ([`muranopl_engine_define`]) by
+/// name, as YAQL evaluated by the engine does. A host function takes
+/// precedence over a standard-library or MuranoPL engine function of its
+/// name; functions defined on the engine later are not seen. The
+/// catalogue keeps the functions: the engine may be freed first, but the
+/// callbacks and their user data must stay callable until the catalogue
+/// is freed. An error a callback answers is the error of the code that
+/// called it (a run's `"error"`, with its MuranoPL trace). Returns null
+/// and writes `*error` when a package cannot be loaded, or when the
+/// process's catalogues would see more than
+/// [`MURANOPL_MAX_HOST_FUNCTIONS`] host functions (each catalogue's
+/// counted until it is freed).
+///
+/// # Safety
+/// `engine` came from `muranopl_engine_new` and no
+/// `muranopl_engine_define` on it overlaps the call; the rest as for
+/// [`muranopl_catalogue_load`].
+#[no_mangle]
+pub unsafe extern "C" fn muranopl_catalogue_load_with(
+    engine: *const MuranoplEngine,
+    paths: *const *const c_char,
+    count: usize,
+    search_path: *const *const c_char,
+    search_count: usize,
+    error: *mut *mut c_char,
+) -> *mut MuranoplCatalogue {
+    // SAFETY: the caller's contract: null (refused) or a live engine that
+    // no call changes meanwhile; the rest is `load`'s.
+    unsafe {
+        match engine.as_ref() {
+            Some(e) => load(Some(e), paths, count, search_path, search_count, error),
+            None => load_refused(error),
+        }
+    }
+}
+
+/// # Safety
+/// As for [`muranopl_catalogue_load`].
+unsafe fn load(
+    engine: Option<&MuranoplEngine>,
     paths: *const *const c_char,
     count: usize,
     search_path: *const *const c_char,
@@ -48,8 +107,13 @@ pub unsafe extern "C" fn muranopl_catalogue_load(
             let libs = text_list(search_path, search_count, "search_path")?;
             let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
             let libs: Vec<PathBuf> = libs.into_iter().map(PathBuf::from).collect();
-            let catalogue = Catalogue::load_served(&paths, &libs, None)
-                .map_err(|e| Failure::from(Error::new("PackageError", e)))?;
+            let package_error = |e| Failure::from(Error::new("PackageError", e));
+            let mut catalogue =
+                Catalogue::load_served(&paths, &libs, None).map_err(package_error)?;
+            if let Some(e) = engine {
+                catalogue = (catalogue.with_host_functions(&e.engine))
+                    .map_err(|e| Failure::from(Error::new("HostFunctionError", e)))?;
+            }
             out = Box::into_raw(Box::new(MuranoplCatalogue { catalogue }));
             Ok(())
         });
@@ -57,10 +121,21 @@ pub unsafe extern "C" fn muranopl_catalogue_load(
     out
 }
 
+/// Refuses a null engine, as every call refuses a null argument.
+///
+/// # Safety
+/// `error` is null or points to writable storage for one pointer.
+unsafe fn load_refused(error: *mut *mut c_char) -> *mut MuranoplCatalogue {
+    // SAFETY: the caller's contract on `error`.
+    unsafe { guard(error, || Err(null_arg("engine"))) };
+    ptr::null_mut()
+}
+
 /// Frees a catalogue (null is ignored).
 ///
 /// # Safety
-/// `catalogue` is null or came from [`muranopl_catalogue_load`] and no
+/// `catalogue` is null or came from [`muranopl_catalogue_load`] or
+/// [`muranopl_catalogue_load_with`] and no
 /// call uses it, then or later.
 #[no_mangle]
 pub unsafe extern "C" fn muranopl_catalogue_free(catalogue: *mut MuranoplCatalogue) {

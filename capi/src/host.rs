@@ -1,5 +1,7 @@
 //! Host functions: C callbacks that YAQL expressions call by name, their
-//! arguments and their answer as JSON text.
+//! arguments and their answer as JSON text: in an engine's evaluations,
+//! and in the MuranoPL code of the catalogues loaded with the engine
+//! (`muranopl_catalogue_load_with`).
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::Arc;
@@ -22,8 +24,9 @@ pub struct MuranoplReply {
 /// and returns [`MURANOPL_OK`], or another status for a failure (the
 /// error set with [`muranopl_reply_error`], else a generic one). Without
 /// an answer the result is null. It may be called from every thread that
-/// evaluates with the engine, at the same time, and must not unwind
-/// (C++ exceptions, `longjmp`) across the library.
+/// evaluates with the engine or runs code of a catalogue loaded with it,
+/// at the same time, and must not unwind (C++ exceptions, `longjmp`)
+/// across the library.
 pub type MuranoplHostFn = Option<
     unsafe extern "C" fn(
         user_data: *mut c_void,
@@ -98,17 +101,18 @@ impl Callback {
 
 /// Defines the function `name` for the expressions `engine` evaluates
 /// (`name(...)`; it takes precedence over a standard-library function of
-/// that name, and replaces an earlier definition of the name). Define
-/// functions before the engine is shared: this call must not overlap
-/// another call on the engine.
+/// that name, and replaces an earlier definition of the name), and for
+/// the MuranoPL code of the catalogues loaded with the engine afterwards
+/// (`muranopl_catalogue_load_with`). Define functions before the engine
+/// is shared: this call must not overlap another call on the engine.
 ///
 /// # Safety
 /// `engine` came from `muranopl_engine_new`
 /// and no other call uses it meanwhile; `name` is a NUL-terminated string;
 /// `f` is null (refused) or a function of [`MuranoplHostFn`]'s type that,
 /// with `user_data`, may be called from any thread, at the same time, as
-/// long as the engine lives; `error` is null or points to writable
-/// storage for one pointer.
+/// long as the engine or a catalogue loaded with it lives; `error` is
+/// null or points to writable storage for one pointer.
 #[no_mangle]
 pub unsafe extern "C" fn muranopl_engine_define(
     engine: *mut MuranoplEngine,

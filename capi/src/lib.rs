@@ -1,7 +1,9 @@
 //! The C ABI of muranopl: YAQL engines with host functions, compiled
-//! expressions and evaluation over JSON text; MuranoPL catalogues loaded
-//! once and shared by every thread, to validate object models, run
-//! methods on them, make form schemas and call static actions. The header,
+//! expressions and evaluation over JSON text; MuranoPL catalogues (of
+//! packages or `.mcat` artifacts, their code seeing an engine's host
+//! functions if asked) loaded once and shared by every thread, to
+//! validate object models, run methods on them, make form schemas and
+//! call static actions. The header,
 //! `include/muranopl.h`, is generated from this crate by cbindgen
 //! (`capi/cbindgen.toml`; `tests/header.rs` checks it for drift);
 //! `docs/embedding.md` shows a complete program (`examples/c/`).

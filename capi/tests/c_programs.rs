@@ -2,8 +2,10 @@
 //! against `include/muranopl.h` and the crate's shared library, and run:
 //! `eval.c` (one expression) and `threads.c` (a catalogue and an engine
 //! shared by 4 pthreads: validation, a run, a schema, a static action and
-//! a host function, each answer checked by the program). Skipped, saying
-//! so, when there is no C compiler.
+//! host functions called from YAQL and from MuranoPL, each answer checked
+//! by the program; the catalogue loaded from package directories, then
+//! from a `.mcat` artifact of them). Skipped, saying so, when there is no
+//! C compiler.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -100,14 +102,33 @@ fn four_threads_share_a_catalogue_and_an_engine_from_c() {
         return;
     };
     let exe = build(cc, "threads");
-    let o = Command::new(&exe).arg(root()).output().unwrap();
-    let (out, err) = text(&o);
-    assert!(
-        o.status.success(),
-        "exit {:?}\n{out}\n{err}",
-        o.status.code()
-    );
-    assert!(out.starts_with("ok: 4 threads x 10 rounds"), "{out}");
+    let root = root();
+    let mcat = std::env::temp_dir().join(format!("muranopl-c-{}.mcat", std::process::id()));
+    let packages = [
+        "examples/validate",
+        "examples/hello-app",
+        "examples/c/doubler",
+    ];
+    let packages: Vec<PathBuf> = packages.iter().map(|p| root.join(p)).collect();
+    muranopl::artifact::pack(&packages, &[], &mcat).unwrap();
+    for args in [
+        vec![root.as_os_str()],
+        vec![root.as_os_str(), mcat.as_os_str()],
+    ] {
+        let o = Command::new(&exe).args(&args).output().unwrap();
+        let (out, err) = text(&o);
+        assert!(
+            o.status.success(),
+            "{args:?}: exit {:?}\n{out}\n{err}",
+            o.status.code()
+        );
+        assert_eq!(
+            out,
+            "ok: 4 threads x 10 rounds (validate, run, schema, static action, \
+             host functions from YAQL and MuranoPL)"
+        );
+    }
+    std::fs::remove_file(&mcat).ok();
     std::fs::remove_file(&exe).ok();
 }
 

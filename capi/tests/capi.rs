@@ -797,3 +797,256 @@ fn null_pointers_are_refused_by_every_call() {
         muranopl_program_free(ptr::null_mut());
     }
 }
+
+/// `paths` as the C strings and the pointer array a C caller passes.
+fn c_paths(paths: &[&std::path::Path]) -> (Vec<CString>, Vec<*const c_char>) {
+    let owned: Vec<CString> = paths.iter().map(|p| c(p.to_str().unwrap())).collect();
+    let ptrs = owned.iter().map(|p| p.as_ptr()).collect();
+    (owned, ptrs)
+}
+
+/// Loads a catalogue of `paths`, seeing `engine`'s host functions when
+/// there is one; the error's JSON when it does not load.
+fn load(engine: Option<*mut MuranoplEngine>, paths: &[&std::path::Path]) -> Result<Cat, String> {
+    let (_owned, ptrs) = c_paths(paths);
+    let mut error = ptr::null_mut();
+    // SAFETY: NUL-terminated paths that outlive the call, no search path,
+    // a live engine (when given) that nothing changes meanwhile.
+    let cat = unsafe {
+        match engine {
+            None => muranopl_catalogue_load(ptrs.as_ptr(), ptrs.len(), ptr::null(), 0, &mut error),
+            Some(e) => muranopl_catalogue_load_with(
+                e,
+                ptrs.as_ptr(),
+                ptrs.len(),
+                ptr::null(),
+                0,
+                &mut error,
+            ),
+        }
+    };
+    if cat.is_null() {
+        Err(take(error))
+    } else {
+        assert!(error.is_null());
+        Ok(Cat(cat))
+    }
+}
+
+/// A scratch directory of this test process.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("muranopl-capi-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A `.mcat` goes where a package directory would: its packages are read
+/// from it (the digest checked), not from the search path.
+#[test]
+fn catalogue_artifacts_load_through_the_c_abi() {
+    let root = common::root();
+    let dir = scratch("mcat");
+    let mcat = dir.join("examples.mcat");
+    let packed = muranopl::artifact::pack(
+        &[
+            root.join("examples/validate"),
+            root.join("examples/hello-app"),
+        ],
+        &[],
+        &mcat,
+    )
+    .unwrap();
+    let cat = load(None, &[&mcat]).unwrap();
+    let (status, info) = call(|r, e| {
+        // SAFETY: live catalogue, valid outs.
+        unsafe { muranopl_catalogue_info(cat.0, r, e) }
+    });
+    assert_eq!(status, MURANOPL_OK, "{info}");
+    let names: Vec<String> = (json(&info)["packages"].as_array().unwrap().iter())
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names.len(), packed.packages.len(), "{names:?}");
+    assert_eq!(names[0], "com.example.validate/1.0.0");
+    assert!(names[1].starts_with("com.example.Hello/"), "{names:?}");
+    let (status, rep) = cat.validate(&fleet(&[server("a", "80"), server("b", "70000")]), None);
+    assert_eq!(status, MURANOPL_OK, "{rep}");
+    let v = &json(&rep)["violations"][0];
+    assert_eq!(v["property"], "port", "{v}");
+    // Positions name the file inside the artifact.
+    let pos = v["position"].as_str().unwrap();
+    assert!(
+        pos.contains("examples.mcat/packages/com.example.validate-1.0.0!/Classes/"),
+        "{pos}"
+    );
+    let (status, out) = cat.run(HELLO, "deploy", None);
+    assert_eq!(status, MURANOPL_OK, "{out}");
+    assert_eq!(json(&out)["ok"], true, "{out}");
+    drop(cat);
+    // Not an artifact, and no file at all: errors naming the path.
+    let bad = dir.join("bad.mcat");
+    std::fs::write(&bad, "not a zip").unwrap();
+    for path in [&bad, &dir.join("missing.mcat")] {
+        let e = json(&load(None, &[path]).err().unwrap());
+        assert_eq!(e["kind"], "PackageError", "{e}");
+        let m = e["message"].as_str().unwrap();
+        assert!(m.starts_with(path.to_str().unwrap()), "{m}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `twice(x)` as a C host would write it: an integer in, twice it out; a
+/// negative one is an error (a `ValueError`).
+unsafe extern "C" fn host_twice(
+    user_data: *mut std::ffi::c_void,
+    args: *const c_char,
+    _kwargs: *const c_char,
+    reply: *mut MuranoplReply,
+) -> i32 {
+    // SAFETY: the library passes the counter it was given and the
+    // arguments' NUL-terminated JSON, valid during the call.
+    let (count, args) = unsafe {
+        (
+            &*(user_data as *const std::sync::atomic::AtomicUsize),
+            CStr::from_ptr(args).to_str().unwrap(),
+        )
+    };
+    count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let x = json(args)[0].as_i64().unwrap_or(-1);
+    if x < 0 {
+        let (k, m) = (
+            c("ValueError"),
+            c(&format!("twice: {args} is not a natural")),
+        );
+        // SAFETY: the reply of this call, NUL-terminated strings.
+        unsafe { muranopl_reply_error(reply, k.as_ptr(), m.as_ptr()) };
+        return MURANOPL_ERROR;
+    }
+    let v = c(&(2 * x).to_string());
+    // SAFETY: the reply of this call, NUL-terminated JSON.
+    unsafe { muranopl_reply_value(reply, v.as_ptr()) }
+}
+
+fn doubler(id: &str, x: i64) -> String {
+    format!(r#"{{"?": {{"id": "{id}", "type": "com.example.Doubler"}}, "x": {x}}}"#)
+}
+
+/// A package whose contract calls `twice`: `$.int().check(twice($) = 4)`.
+fn contract_package(dir: &std::path::Path) -> std::path::PathBuf {
+    let pkg = dir.join("checked");
+    std::fs::create_dir_all(pkg.join("Classes")).unwrap();
+    std::fs::write(
+        pkg.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.Checked\nClasses:\n  ex.Checked: C.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pkg.join("Classes/C.yaml"),
+        "Name: ex.Checked\nExtends: io.murano.Application\nProperties:\n  \
+         two:\n    Contract: $.int().notNull().check(twice($) = 4)\n",
+    )
+    .unwrap();
+    pkg
+}
+
+/// Host functions defined on an engine are called by the MuranoPL code of
+/// a catalogue loaded with it: method bodies and contracts, from several
+/// threads, after the engine is freed; the callback's error is the run's.
+#[test]
+fn host_functions_are_called_from_muranopl() {
+    let root = common::root();
+    let dir = scratch("hostfn");
+    let count = Box::new(std::sync::atomic::AtomicUsize::new(0));
+    // SAFETY: null options and a null error pointer are allowed.
+    let engine = unsafe { muranopl_engine_new(ptr::null(), ptr::null_mut()) };
+    let (name, ud) = (c("twice"), &*count as *const _ as *mut std::ffi::c_void);
+    // SAFETY: the engine is not shared yet; the callback is thread-safe
+    // with this user data, which outlives every catalogue below.
+    let status = unsafe {
+        muranopl_engine_define(engine, name.as_ptr(), Some(host_twice), ud, ptr::null_mut())
+    };
+    assert_eq!(status, MURANOPL_OK);
+    let mcat = dir.join("doubler.mcat");
+    muranopl::artifact::pack(&[root.join("examples/c/doubler")], &[], &mcat).unwrap();
+    let pkgs = [root.join("examples/c/doubler"), contract_package(&dir)];
+    let cat = load(Some(engine), &[&pkgs[0], &pkgs[1]]).unwrap();
+    let from_mcat = load(Some(engine), &[&mcat]).unwrap();
+    let without = load(None, &[&pkgs[0]]).unwrap();
+    // The catalogues keep the functions.
+    // SAFETY: from the library; not used again.
+    unsafe { muranopl_engine_free(engine) };
+    for cat in [&cat, &from_mcat] {
+        let (status, out) = cat.run(&doubler("d", 21), "double", None);
+        assert_eq!(status, MURANOPL_OK, "{out}");
+        let out = json(&out);
+        assert_eq!(
+            (&out["ok"], &out["value"]),
+            (&true.into(), &json("[42]")),
+            "{out}"
+        );
+    }
+    // The callback's error, as the run's error with its trace.
+    let (status, out) = cat.run(&doubler("d", -1), "double", None);
+    assert_eq!(status, MURANOPL_OK, "{out}");
+    let out = json(&out);
+    assert_eq!(out["ok"], false, "{out}");
+    assert_eq!(out["error"]["kind"], "ValueError", "{out}");
+    assert_eq!(
+        out["error"]["message"], "twice: [-1] is not a natural",
+        "{out}"
+    );
+    assert!(
+        out["error"]["trace"].to_string().contains("double"),
+        "{out}"
+    );
+    // Contracts call it too.
+    let checked = |two: i64| {
+        let m = format!(r#"{{"?": {{"id": "c", "type": "ex.Checked"}}, "two": {two}}}"#);
+        let (status, rep) = cat.validate(&m, None);
+        assert_eq!(status, MURANOPL_OK, "{rep}");
+        json(&rep)
+    };
+    assert_eq!(checked(2)["valid"], true);
+    let rep = checked(3);
+    assert_eq!(rep["valid"], false, "{rep}");
+    assert_eq!(rep["violations"][0]["property"], "two", "{rep}");
+    // A catalogue loaded without the engine does not see it.
+    let (status, out) = without.run(&doubler("d", 1), "double", None);
+    assert_eq!(status, MURANOPL_OK, "{out}");
+    let out = json(&out);
+    assert_eq!(out["ok"], false, "{out}");
+    assert!(
+        out["error"]["message"].as_str().unwrap().contains("twice"),
+        "{out}"
+    );
+    // From 4 threads at once.
+    let before = count.load(std::sync::atomic::Ordering::Relaxed);
+    std::thread::scope(|s| {
+        for t in 0..4i64 {
+            let cat = &cat;
+            s.spawn(move || {
+                for i in 0..10 {
+                    let (status, out) = cat.run(&doubler("d", t * 100 + i), "double", None);
+                    assert_eq!(status, MURANOPL_OK, "{out}");
+                    assert_eq!(json(&out)["value"][0], 2 * (t * 100 + i), "{out}");
+                }
+            });
+        }
+    });
+    let calls = count.load(std::sync::atomic::Ordering::Relaxed) - before;
+    assert_eq!(calls, 40);
+    // A null engine is refused.
+    let mut error = ptr::null_mut();
+    let (_owned, ptrs) = c_paths(&[&pkgs[0]]);
+    // SAFETY: a null engine (checked by the callee), one path, a valid out.
+    let v = unsafe {
+        muranopl_catalogue_load_with(ptr::null(), ptrs.as_ptr(), 1, ptr::null(), 0, &mut error)
+    };
+    assert!(v.is_null());
+    let e = json(&take(error));
+    assert_eq!(
+        (&e["kind"], &e["message"]),
+        (&"InvalidArgument".into(), &"engine is null".into())
+    );
+    drop((cat, from_mcat, without));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -5,7 +5,7 @@ mod common;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use muranopl_datafusion::artifact;
+use muranopl::artifact;
 
 /// Rewrites the artifact `from` into `to`, passing each entry through `f`
 /// (name, bytes) -> Some((name, bytes)) to keep.

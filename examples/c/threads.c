@@ -1,11 +1,15 @@
 /* One catalogue and one YAQL engine, loaded once and shared by 4 threads.
  * Each thread validates object models, runs a method, asks for a form
- * schema, calls a static action and evaluates YAQL that calls a host
- * function written in C, and checks every answer. Exits 0 when all are
- * right, 1 on the first wrong one (it says which).
+ * schema, calls a static action, evaluates YAQL that calls a host
+ * function written in C and runs MuranoPL code that calls another, and
+ * checks every answer. Exits 0 when all are right, 1 on the first wrong
+ * one (it says which).
  *
- * Usage: threads [ROOT]   (ROOT: the repository, for its examples/;
- *                          default ".")
+ * Usage: threads [ROOT [ARTIFACT]]
+ *   ROOT: the repository, for the packages of its examples/ (default ".");
+ *   ARTIFACT: a catalogue artifact (.mcat) of those packages to load
+ *   instead (`muranopl batch pack -p examples/validate -p examples/hello-app
+ *   -p examples/c/doubler -o examples.mcat`, or `muranopl::artifact::pack`).
  *
  *     cc examples/c/threads.c -Iinclude -Ltarget/release -lmuranopl_capi \
  *        -lpthread -Wl,-rpath,$PWD/target/release -o threads && ./threads
@@ -23,7 +27,7 @@
 
 static muranopl_catalogue *catalogue; /* shared, read-only */
 static muranopl_engine *engine;       /* shared, read-only once defined */
-static atomic_long host_calls;        /* the host function's user data */
+static atomic_long host_calls;        /* wrap()'s user data */
 
 /* A host function: wrap(...) answers {"args": [...], "kwargs": {...}},
  * echoing its arguments (JSON text in, JSON text out). */
@@ -42,6 +46,22 @@ static int wrap(void *user_data, const char *args_json, const char *kwargs_json,
     return status;
 }
 
+/* A host function for MuranoPL code: twice(x) answers 2x, for an integer
+ * x (com.example.Doubler's method `double` returns twice($.x)). */
+static int twice(void *user_data, const char *args_json, const char *kwargs_json,
+                 muranopl_reply *reply) {
+    (void)user_data;
+    (void)kwargs_json;
+    long long x;
+    char answer[32];
+    if (sscanf(args_json, "[%lld]", &x) != 1) {
+        muranopl_reply_error(reply, "TypeError", "twice() takes one integer");
+        return MURANOPL_ERROR;
+    }
+    snprintf(answer, sizeof answer, "%lld", 2 * x);
+    return muranopl_reply_value(reply, answer);
+}
+
 /* Fails the program when `text` (a result, or NULL) lacks `want`. */
 static int expect(int thread, const char *what, int status, char *result, char *error,
                   const char *want) {
@@ -58,6 +78,9 @@ static const char *SERVER =
     "{\"?\": {\"id\": \"s%d\", \"type\": \"com.example.Server\"}, \"name\": \"s\","
     " \"port\": %d, \"tags\": [], \"enabled\": true,"
     " \"settings\": {\"timeout\": 1, \"label\": \"x\"}}";
+
+static const char *DOUBLER =
+    "{\"?\": {\"id\": \"d\", \"type\": \"com.example.Doubler\"}, \"x\": %d}";
 
 static const char *HELLO =
     "{\"?\": {\"id\": \"app\", \"type\": \"com.example.Hello\"}, \"greeting\": \"hi\","
@@ -107,29 +130,46 @@ static void *work(void *arg) {
         snprintf(want, sizeof want, "[%d, \"x\"]", 2 * (t * 100 + i));
         if (!expect(t, "host function", status, result, error, want))
             return (void *)1;
+
+        /* MuranoPL calling a host function: one result per application. */
+        snprintf(model, sizeof model, DOUBLER, t * 100 + i);
+        status = muranopl_run(catalogue, model, "double", NULL, &result, &error);
+        snprintf(want, sizeof want, "\"value\":[%d]", 2 * (t * 100 + i));
+        if (!expect(t, "MuranoPL host function", status, result, error, want))
+            return (void *)1;
     }
     return NULL;
 }
 
 int main(int argc, char **argv) {
     const char *root = argc > 1 ? argv[1] : ".";
-    char validate_dir[4096], hello_dir[4096];
+    char validate_dir[4096], hello_dir[4096], doubler_dir[4096];
     snprintf(validate_dir, sizeof validate_dir, "%s/examples/validate", root);
     snprintf(hello_dir, sizeof hello_dir, "%s/examples/hello-app", root);
-    const char *paths[] = {validate_dir, hello_dir};
+    snprintf(doubler_dir, sizeof doubler_dir, "%s/examples/c/doubler", root);
+    const char *packages[] = {validate_dir, hello_dir, doubler_dir};
+    const char *artifact[] = {argc > 2 ? argv[2] : NULL};
     char *error = NULL;
 
-    /* Load once (the core library is built in; a search path would go in
-     * the third and fourth arguments, as `-L` gives it). */
-    catalogue = muranopl_catalogue_load(paths, 2, NULL, 0, &error);
-    if (!catalogue) {
-        fprintf(stderr, "load: %s\n", error);
+    /* The engine and its host functions first: the catalogue's MuranoPL
+     * code sees the functions of the engine it is loaded with. */
+    engine = muranopl_engine_new(NULL, &error);
+    if (!engine || muranopl_engine_define(engine, "wrap", wrap, &host_calls, &error) ||
+        muranopl_engine_define(engine, "twice", twice, NULL, &error)) {
+        fprintf(stderr, "engine: %s\n", error);
         muranopl_string_free(error);
         return 1;
     }
-    engine = muranopl_engine_new(NULL, &error);
-    if (!engine || muranopl_engine_define(engine, "wrap", wrap, &host_calls, &error)) {
-        fprintf(stderr, "engine: %s\n", error);
+
+    /* Load once, from package directories or an artifact (the core
+     * library is built in; a search path would go in the fourth and fifth
+     * arguments, as `-L` gives it). */
+    if (artifact[0])
+        catalogue = muranopl_catalogue_load_with(engine, artifact, 1, NULL, 0, &error);
+    else
+        catalogue = muranopl_catalogue_load_with(engine, packages, 3, NULL, 0, &error);
+    if (!catalogue) {
+        fprintf(stderr, "load: %s\n", error);
         muranopl_string_free(error);
         return 1;
     }
@@ -156,7 +196,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "host function called %ld times\n", (long)atomic_load(&host_calls));
         return 1;
     }
-    printf("ok: %d threads x %d rounds (validate, run, schema, static action, host function)\n",
+    printf("ok: %d threads x %d rounds (validate, run, schema, static action, host functions "
+           "from YAQL and MuranoPL)\n",
            THREADS, ROUNDS);
     return 0;
 }

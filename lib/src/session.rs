@@ -31,6 +31,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::artifact::format as mcat;
+use crate::yaql::Engine;
 use engine::model::Validation;
 use engine::{Catalog, Executor, Package};
 use package::{to_package, FormatRegistry, PackageFormat, PackageLoader};
@@ -56,8 +58,9 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
-    /// Loads packages (directories or .zip files) and, from the search
-    /// path `libs`, what they require. A class that fails to load is a
+    /// Loads packages (directories, .zip files or catalogue artifacts,
+    /// `.mcat`: see [`crate::artifact`]) and, from the search path `libs`,
+    /// what they require. A class that fails to load is a
     /// warning ([`Catalogue::warnings`]; the rest of its package still
     /// runs), or, when `strict`, the error.
     pub fn load(paths: &[PathBuf], libs: &[PathBuf], strict: bool) -> Result<Catalogue, String> {
@@ -120,6 +123,54 @@ impl Catalogue {
             warnings: warnings.into(),
             paths,
         })
+    }
+
+    /// This catalogue, its MuranoPL code (method bodies, property
+    /// defaults, contracts) able to call the functions `engine` defines
+    /// ([`crate::Engine::define`]) by name, `name(...)`, from any thread
+    /// that runs it. A host function takes precedence over a
+    /// standard-library or engine function of its name; functions the
+    /// engine defines later are not seen, nor those of an earlier call
+    /// (this one's replace them). Unlike in the engine's evaluations, a
+    /// call that leaves an argument out (`f(1,,3)`) does not reach the
+    /// function: it is an error of the calling code. The classes are
+    /// compiled again, when first used, against the functions; the
+    /// packages are shared. Fails when the process's catalogues would see
+    /// more than [`crate::host::MAX_HOST_FUNCTIONS`] host functions.
+    ///
+    /// ```
+    /// use muranopl::{json, Catalogue, Engine, Limits, Value};
+    /// let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/c/doubler");
+    /// let mut engine = Engine::new(Default::default());
+    /// engine.define("twice", std::sync::Arc::new(|args, _kw| {
+    ///     Ok(Value::Int(2 * args[0].as_ref().and_then(|v| v.as_i64()).unwrap_or(0)))
+    /// }));
+    /// let cat = Catalogue::load(&[dir.into()], &[], true).unwrap();
+    /// let cat = cat.with_host_functions(&engine).unwrap();
+    /// let model = json::from_tagged_str(r#"{"?": {"id": "d", "type": "com.example.Doubler"},
+    ///     "x": 21}"#).unwrap();
+    /// let out = cat.session().run_method(&model, "double", Limits::default());
+    /// // The model's root runs in an environment: one result per application.
+    /// assert_eq!(json::to_tagged_string(&out.result.unwrap()), "[42]");
+    /// ```
+    pub fn with_host_functions(&self, engine: &Engine) -> Result<Catalogue, String> {
+        Ok(self.with_natives(crate::host::natives(engine.host_functions())?))
+    }
+
+    /// This catalogue compiled against other natives (the registries its
+    /// code sees): the packages are shared, the classes compiled again
+    /// when first used.
+    fn with_natives(&self, natives: engine::Natives) -> Catalogue {
+        // The catalogue's packages and the core library, added last, that
+        // a new catalogue adds again.
+        let packages = self.catalog.packages();
+        let own = packages[..packages.len().saturating_sub(1)].iter();
+        let catalog = Catalog::with_natives(own.map(|p| (**p).clone()).collect(), natives);
+        catalog.set_jit(self.catalog.jit());
+        Catalogue {
+            catalog,
+            ..self.clone()
+        }
     }
 
     /// What loading warned about, one line each (nothing is printed).
@@ -274,7 +325,8 @@ pub struct Outcome {
 }
 
 /// Loads packages and what they require from the search path, each
-/// `name/version` once.
+/// `name/version` once. A path ending in `.mcat` is a catalogue artifact
+/// (see [`crate::artifact`]): its packages, read into memory.
 pub fn load_formats(
     paths: &[PathBuf],
     libs: &[PathBuf],
@@ -290,8 +342,21 @@ pub fn load_formats_for(
     libs: &[PathBuf],
     model: Option<&Value>,
 ) -> Result<Vec<Arc<dyn PackageFormat>>, String> {
+    load_formats_roots(paths, libs, model).map(|(all, _)| all)
+}
+
+/// [`load_formats_for`], and how many of the packages (the first) are
+/// the roots: one for each path, or an artifact's roots for it. An
+/// artifact's packages are what its roots require (resolved when it was
+/// packed, not again); they come before the search path's copies of the
+/// same `name/version` for the other paths' requirements.
+pub(crate) fn load_formats_roots(
+    paths: &[PathBuf],
+    libs: &[PathBuf],
+    model: Option<&Value>,
+) -> Result<(Vec<Arc<dyn PackageFormat>>, usize), String> {
     let reg = FormatRegistry::builtin();
-    let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
+    let mut loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
     let mut all: Vec<Arc<dyn PackageFormat>> = Vec::new();
     let push = |p: Arc<dyn PackageFormat>, all: &mut Vec<Arc<dyn PackageFormat>>| {
         if !all
@@ -301,13 +366,29 @@ pub fn load_formats_for(
             all.push(p);
         }
     };
+    // Roots to resolve, and the artifacts' own requirements (resolved).
     let mut roots = Vec::new();
+    let mut shipped = Vec::new();
     for path in paths {
+        if mcat::is_artifact(path) {
+            let a = mcat::read(path)?;
+            for p in &a.packages {
+                prefer(&mut loader, p.base().source.location().to_path_buf(), p);
+            }
+            let n = a.contents.roots.len();
+            a.roots().iter().for_each(|p| push(p.clone(), &mut all));
+            shipped.extend(a.packages.into_iter().skip(n));
+            continue;
+        }
         let p = reg
             .load(path)
             .map_err(|e| format!("{}: {}", path.display(), e.message()))?;
         push(p.clone(), &mut all);
         roots.push(p);
+    }
+    let n_roots = all.len();
+    for p in shipped {
+        push(p, &mut all);
     }
     for root in &roots {
         let deps = loader.resolve(root).map_err(|e| e.message().to_string())?;
@@ -323,7 +404,16 @@ pub fn load_formats_for(
             push(p, &mut all);
         }
     }
-    Ok(all)
+    Ok((all, n_roots))
+}
+
+/// Adds `p` to the loader's packages in place of a copy of the same
+/// `name/version` the search path has.
+fn prefer(loader: &mut PackageLoader, at: PathBuf, p: &Arc<dyn PackageFormat>) {
+    if let Some(list) = loader.found.get_mut(p.full_name()) {
+        list.retain(|f| f.version != *p.version());
+    }
+    loader.add(at, p.clone());
 }
 
 /// Reads the configuration of each class of `packages` from `dir`:
