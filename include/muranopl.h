@@ -51,10 +51,6 @@
 // The library panicked (a bug); the error says where.
 #define MURANOPL_PANIC 3
 
-// How many host functions the catalogues of one process may see at once
-// ([`muranopl_catalogue_load_with`]).
-#define MURANOPL_MAX_HOST_FUNCTIONS 512
-
 // MuranoPL packages and their compiled classes, loaded once and shared by
 // every call, from any thread (each call only reads it).
 typedef struct muranopl_catalogue muranopl_catalogue;
@@ -196,10 +192,7 @@ muranopl_catalogue *muranopl_catalogue_load(const char *const *paths,
 // callbacks and their user data must stay callable until the catalogue
 // is freed. An error a callback answers is the error of the code that
 // called it (a run's `"error"`, with its MuranoPL trace). Returns null
-// and writes `*error` when a package cannot be loaded, or when the
-// process's catalogues would see more than
-// [`MURANOPL_MAX_HOST_FUNCTIONS`] host functions (each catalogue's
-// counted until it is freed).
+// and writes `*error` when a package cannot be loaded.
 //
 // # Safety
 // `engine` came from `muranopl_engine_new` and no

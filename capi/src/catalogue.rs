@@ -13,11 +13,6 @@ use crate::common::{
     text_list, value_in, value_out, Failure, MuranoplEngine,
 };
 
-/// How many host functions the catalogues of one process may see at once
-/// ([`muranopl_catalogue_load_with`]).
-pub const MURANOPL_MAX_HOST_FUNCTIONS: usize = 512;
-const _: () = assert!(MURANOPL_MAX_HOST_FUNCTIONS == muranopl::host::MAX_HOST_FUNCTIONS);
-
 /// MuranoPL packages and their compiled classes, loaded once and shared by
 /// every call, from any thread (each call only reads it).
 pub struct MuranoplCatalogue {
@@ -60,10 +55,7 @@ pub unsafe extern "C" fn muranopl_catalogue_load(
 /// callbacks and their user data must stay callable until the catalogue
 /// is freed. An error a callback answers is the error of the code that
 /// called it (a run's `"error"`, with its MuranoPL trace). Returns null
-/// and writes `*error` when a package cannot be loaded, or when the
-/// process's catalogues would see more than
-/// [`MURANOPL_MAX_HOST_FUNCTIONS`] host functions (each catalogue's
-/// counted until it is freed).
+/// and writes `*error` when a package cannot be loaded.
 ///
 /// # Safety
 /// `engine` came from `muranopl_engine_new` and no
@@ -111,8 +103,7 @@ unsafe fn load(
             let mut catalogue =
                 Catalogue::load_served(&paths, &libs, None).map_err(package_error)?;
             if let Some(e) = engine {
-                catalogue = (catalogue.with_host_functions(&e.engine))
-                    .map_err(|e| Failure::from(Error::new("HostFunctionError", e)))?;
+                catalogue = catalogue.with_host_functions(&e.engine);
             }
             out = Box::into_raw(Box::new(MuranoplCatalogue { catalogue }));
             Ok(())

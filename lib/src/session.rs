@@ -135,8 +135,7 @@ impl Catalogue {
     /// call that leaves an argument out (`f(1,,3)`) does not reach the
     /// function: it is an error of the calling code. The classes are
     /// compiled again, when first used, against the functions; the
-    /// packages are shared. Fails when the process's catalogues would see
-    /// more than [`crate::host::MAX_HOST_FUNCTIONS`] host functions.
+    /// packages are shared.
     ///
     /// ```
     /// use muranopl::{json, Catalogue, Engine, Limits, Value};
@@ -146,15 +145,15 @@ impl Catalogue {
     ///     Ok(Value::Int(2 * args[0].as_ref().and_then(|v| v.as_i64()).unwrap_or(0)))
     /// }));
     /// let cat = Catalogue::load(&[dir.into()], &[], true).unwrap();
-    /// let cat = cat.with_host_functions(&engine).unwrap();
+    /// let cat = cat.with_host_functions(&engine);
     /// let model = json::from_tagged_str(r#"{"?": {"id": "d", "type": "com.example.Doubler"},
     ///     "x": 21}"#).unwrap();
     /// let out = cat.session().run_method(&model, "double", Limits::default());
     /// // The model's root runs in an environment: one result per application.
     /// assert_eq!(json::to_tagged_string(&out.result.unwrap()), "[42]");
     /// ```
-    pub fn with_host_functions(&self, engine: &Engine) -> Result<Catalogue, String> {
-        Ok(self.with_natives(crate::host::natives(engine.host_functions())?))
+    pub fn with_host_functions(&self, engine: &Engine) -> Catalogue {
+        self.with_natives(crate::host::natives(engine.host_functions()))
     }
 
     /// This catalogue compiled against other natives (the registries its

@@ -218,6 +218,31 @@ pub struct Cx<'a> {
     pub env: &'a Env,
     /// The YAQL context of the call site.
     pub ctx: &'a Arc<Frame>,
+    /// The data the called overload was registered with
+    /// ([`Reg::data`]), if any.
+    pub data: Option<&'a NativeData>,
+}
+
+impl<'a> Cx<'a> {
+    /// The context of a call at `ctx`, with no overload data.
+    pub fn new(env: &'a Env, ctx: &'a Arc<Frame>) -> Cx<'a> {
+        Cx {
+            env,
+            ctx,
+            data: None,
+        }
+    }
+    /// This context as overload `ov` receives it (with its data).
+    pub fn for_overload<'b>(&self, ov: &'b Overload) -> Cx<'b>
+    where
+        'a: 'b,
+    {
+        Cx {
+            env: self.env,
+            ctx: self.ctx,
+            data: ov.data.as_ref(),
+        }
+    }
 }
 
 impl Cx<'_> {
@@ -283,6 +308,11 @@ impl Args {
 /// A native implementation.
 pub type NativeFn = fn(&Cx, Args) -> Result<Value>;
 
+/// Data an overload carries to its native ([`Cx::data`]): what makes one
+/// native function serve many closures (a host's functions, each
+/// registered with its own closure as data).
+pub type NativeData = Arc<dyn std::any::Any + Send + Sync>;
+
 /// One overload.
 #[derive(Clone)]
 pub struct Overload {
@@ -303,6 +333,8 @@ pub struct Overload {
     pub no_kw: bool,
     /// Every parameter eager and ordinary (see [`Overload::is_plain`]).
     plain: bool,
+    /// What the native receives as [`Cx::data`].
+    pub data: Option<NativeData>,
 }
 
 impl Overload {
@@ -417,6 +449,11 @@ impl Reg<'_> {
         self.ov.no_kw = true;
         self
     }
+    /// Gives the native `data` on every call ([`Cx::data`]).
+    pub fn data(self, data: NativeData) -> Self {
+        self.ov.data = Some(data);
+        self
+    }
 }
 
 impl Registry {
@@ -455,6 +492,7 @@ impl Registry {
             f,
             pure_: false,
             no_kw: false,
+            data: None,
         };
         let set = self.sets.entry(name.into()).or_default();
         let set = Arc::make_mut(set);
@@ -594,12 +632,12 @@ impl Registry {
                 }
                 let mut fp: Vec<Option<Value>> = vec![None; all.len()];
                 if let Some(args) = bind(cx, ov, &all, &[], &mut fp, &mut [])? {
-                    return (ov.f)(cx, args);
+                    return (ov.f)(&cx.for_overload(ov), args);
                 }
                 continue;
             }
             if let Some(args) = bind(cx, ov, pos, named, &mut forced_pos, &mut forced_named)? {
-                return (ov.f)(cx, args);
+                return (ov.f)(&cx.for_overload(ov), args);
             }
         }
         if !any_form {

@@ -130,7 +130,7 @@ fn stop_iteration(msg: &str) -> Error {
 
 /// Calls a registered function as `name(args)` (a yaql `Delegate`).
 fn delegate(env: &Env, ctx: &Arc<Frame>, name: &str, args: &[Value]) -> Result<Value> {
-    let cx = Cx { env, ctx };
+    let cx = Cx::new(env, ctx);
     let pos: Vec<ArgIn> = args.iter().cloned().map(ArgIn::Val).collect();
     env.registry()
         .call(&cx, name, None, Form::Function, &pos, &[])
@@ -284,10 +284,7 @@ fn collection_attribution(cx: &Cx, a: Args) -> Result<Value> {
     let ctx = cx.ctx.clone();
     Ok(gen(it.map(move |x| {
         let x = x?;
-        let cx = Cx {
-            env: &env,
-            ctx: &ctx,
-        };
+        let cx = Cx::new(&env, &ctx);
         env.registry().call(
             &cx,
             "#attr",

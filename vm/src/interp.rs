@@ -411,7 +411,7 @@ pub fn call_site(
                     break;
                 }
                 if let Some(args) = ov.bind_plain(&mut vals, legacy) {
-                    return (ov.f)(&Cx { env, ctx }, args);
+                    return (ov.f)(&Cx::new(env, ctx).for_overload(ov), args);
                 }
             }
         }
@@ -447,7 +447,7 @@ pub fn call_site(
             };
             pos.iter_mut().for_each(rebind);
             named.iter_mut().for_each(|(_, a)| rebind(a));
-            let cx = Cx { env, ctx: &c };
+            let cx = Cx::new(env, &c);
             return env
                 .registry()
                 .call(&cx, &s.name, s.set.as_deref(), s.form, &pos, &named);
@@ -455,14 +455,14 @@ pub fn call_site(
     }
     if s.form == runtime::registry::Form::Method {
         if let (Some(host), Some(ArgIn::Val(recv))) = (env.host(), pos.first()) {
-            let cx = Cx { env, ctx };
+            let cx = Cx::new(env, ctx);
             if let Some(r) = host.call_method(&cx, recv, &s.name, &pos[1..], &named) {
                 return r;
             }
             if matches!(recv, Value::Type(_)) {
                 // A MuranoPL object without such a method: the reference
                 // reports a method that does not match the receiver.
-                let cx = Cx { env, ctx };
+                let cx = Cx::new(env, ctx);
                 return env
                     .registry()
                     .call(&cx, &s.name, s.set.as_deref(), s.form, &pos, &named)
@@ -481,7 +481,7 @@ pub fn call_site(
             return call_user(env, ctx, &f, &home, &pos, &named);
         }
     }
-    let cx = Cx { env, ctx };
+    let cx = Cx::new(env, ctx);
     env.registry()
         .call(&cx, &s.name, s.set.as_deref(), s.form, &pos, &named)
 }
@@ -494,7 +494,7 @@ fn call_user(
     pos: &[ArgIn],
     named: &[(Arc<str>, ArgIn)],
 ) -> Result<Value> {
-    let cx = Cx { env, ctx };
+    let cx = Cx::new(env, ctx);
     let mut args = Vec::with_capacity(pos.len());
     for a in pos {
         args.push(match a {

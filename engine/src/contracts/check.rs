@@ -673,11 +673,11 @@ pub(super) fn run_steps(
             // A definition becomes an object owned as the whole chain's
             // context would say.
             (LinkKind::Class { .. }, _, Some((name, resolved))) => {
-                let ex = Cx { env, ctx }.executor()?;
+                let ex = Cx::new(env, ctx).executor()?;
                 let want = match resolved.get() {
                     Some(w) => w,
                     None => {
-                        let w = crate::executor::resolve_class_name(&Cx { env, ctx }, &ex, name)?;
+                        let w = crate::executor::resolve_class_name(&Cx::new(env, ctx), &ex, name)?;
                         resolved.get_or_init(|| w)
                     }
                 };
@@ -688,7 +688,7 @@ pub(super) fn run_steps(
                 } else {
                     ctx
                 };
-                class_check(&Cx { env, ctx }, &ex, v, want, &Value::Null)?
+                class_check(&Cx::new(env, ctx), &ex, v, want, &Value::Null)?
             }
             (other, ..) => unreachable!("Step::of makes no {}() step", other.method()),
         };
