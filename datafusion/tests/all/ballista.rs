@@ -3,7 +3,7 @@
 //! validation query over 1M generated objects (50k in a debug build) split
 //! into files gives what the same query gives on one machine.
 
-mod common;
+use crate::common;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;

@@ -1,9 +1,7 @@
 //! The functions on a local DataFusion context: values, NULLs, typed
 //! variants, errors with positions, and validation over model files.
 
-mod common;
-
-use common::{context, planted, table, write_models};
+use crate::common::{self, context, planted, table, write_models};
 use datafusion::arrow::array::AsArray;
 
 async fn one(sql: &str) -> Result<String, String> {

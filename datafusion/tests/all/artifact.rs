@@ -1,6 +1,6 @@
 //! The catalogue artifact: packed, named by digest, checked and loaded.
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 use std::path::Path;
