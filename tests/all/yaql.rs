@@ -43,6 +43,16 @@ fn syntax_and_operators() {
     ok("9223372036854775807 + 1", "null", "9223372036854775808");
 }
 
+/// A `+` chain grows its own temporary string in place; the strings it
+/// read from (the input, a variable, a constant) are left as they were.
+#[test]
+fn string_concatenation_leaves_its_operands_alone() {
+    ok("[$ + 'b', $]", r#""a""#, r#"["ab", "a"]"#);
+    ok("let(x => 'p') -> [$x + 'q' + 'r', $x, $x + 's']", "null", r#"["pqr", "p", "ps"]"#);
+    ok("$.select($.toUpper() + '-' + str($)).concat($)", r#"["a", "b"]"#, r#"["A-a", "B-b", "a", "b"]"#);
+    ok("[1, 2].select('n' + str($) + 'n')", "null", r#"["n1n", "n2n"]"#);
+}
+
 #[test]
 fn verbatim_strings_escape_any_character() {
     // A backslash escapes any character inside backquotes; only `\``

@@ -267,7 +267,28 @@ fn attr(env: &Env, ctx: &Arc<Frame>, s: &CallSite, recv: Value, key: Value) -> R
 
 /// `Add`: numbers and strings directly, else through the site.
 #[inline(always)]
-fn add(env: &Env, ctx: &Arc<Frame>, chunk: &Chunk, site: u32, a: Value, b: Value) -> Result<Value> {
+fn add(
+    env: &Env,
+    ctx: &Arc<Frame>,
+    chunk: &Chunk,
+    site: u32,
+    mut a: Value,
+    b: Value,
+) -> Result<Value> {
+    if let (Value::Str(x), Value::Str(y)) = (&mut a, &b) {
+        env.guard_size(x.len() + y.len())?;
+        // A string nothing else holds (the result of the operation before,
+        // as in `$.name.toUpper() + '-' + str($.id)`) grows in place: one
+        // allocation for the whole chain, not one per `+`.
+        if let Some(s) = Arc::get_mut(x) {
+            s.push_str(y);
+            return Ok(a);
+        }
+        let mut s = String::with_capacity(x.len() + y.len());
+        s.push_str(x);
+        s.push_str(y);
+        return Ok(Value::str(s));
+    }
     match (&a, &b) {
         (Value::Int(x), Value::Int(y)) => match x.checked_add(*y) {
             Some(r) => Ok(Value::Int(r)),
@@ -275,13 +296,6 @@ fn add(env: &Env, ctx: &Arc<Frame>, chunk: &Chunk, site: u32, a: Value, b: Value
         },
         (Value::Float(x), Value::Float(y)) => Ok(Value::Float(x + y)),
         _ if is_num(&a) && is_num(&b) => num::add(&a, &b),
-        (Value::Str(x), Value::Str(y)) => {
-            env.guard_size(x.len() + y.len())?;
-            let mut s = String::with_capacity(x.len() + y.len());
-            s.push_str(x);
-            s.push_str(y);
-            Ok(Value::str(s))
-        }
         _ => call2(env, ctx, &chunk.sites[site as usize], a, b),
     }
 }
