@@ -48,9 +48,21 @@ fn syntax_and_operators() {
 #[test]
 fn string_concatenation_leaves_its_operands_alone() {
     ok("[$ + 'b', $]", r#""a""#, r#"["ab", "a"]"#);
-    ok("let(x => 'p') -> [$x + 'q' + 'r', $x, $x + 's']", "null", r#"["pqr", "p", "ps"]"#);
-    ok("$.select($.toUpper() + '-' + str($)).concat($)", r#"["a", "b"]"#, r#"["A-a", "B-b", "a", "b"]"#);
-    ok("[1, 2].select('n' + str($) + 'n')", "null", r#"["n1n", "n2n"]"#);
+    ok(
+        "let(x => 'p') -> [$x + 'q' + 'r', $x, $x + 's']",
+        "null",
+        r#"["pqr", "p", "ps"]"#,
+    );
+    ok(
+        "$.select($.toUpper() + '-' + str($)).concat($)",
+        r#"["a", "b"]"#,
+        r#"["A-a", "B-b", "a", "b"]"#,
+    );
+    ok(
+        "[1, 2].select('n' + str($) + 'n')",
+        "null",
+        r#"["n1n", "n2n"]"#,
+    );
 }
 
 #[test]
