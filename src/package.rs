@@ -47,6 +47,12 @@ pub enum PackageCmd {
         /// Exit 1 when there are warnings too.
         #[arg(long)]
         deny_warnings: bool,
+        /// Also print what the compiled tier takes of the package's
+        /// contracts: each contract chain or expression that stays
+        /// interpreted, with why, and the share compiled to machine code
+        /// (on stdout, after the check).
+        #[arg(long)]
+        jit_coverage: bool,
     },
     /// Pack a package directory into a .zip (manifest.yaml, Classes/,
     /// Resources/, UI/, images.lst, logos; template.yaml for HOT). With
@@ -85,6 +91,7 @@ pub fn run(cmd: PackageCmd, jit: compiler::jit::Mode, messages: crate::diag::Mes
             format,
             allow,
             deny_warnings,
+            jit_coverage,
         } => {
             let opts = CheckOptions {
                 jit,
@@ -93,7 +100,7 @@ pub fn run(cmd: PackageCmd, jit: compiler::jit::Mode, messages: crate::diag::Mes
                 allow: allow.into_iter().collect(),
                 deny_warnings,
             };
-            check(&package, &libs, &opts)
+            check(&package, &libs, &opts, jit_coverage)
         }
         PackageCmd::Pack { dir, out, libs } => pack(&dir, &out, &libs),
         PackageCmd::Bundle { bundle, libs } => bundle_cmd(&bundle, &libs),
@@ -216,11 +223,44 @@ fn parse_lint(s: &str) -> Result<lint::Lint, String> {
     })
 }
 
-fn check(path: &Path, libs: &[PathBuf], opts: &CheckOptions) -> i32 {
+fn check(path: &Path, libs: &[PathBuf], opts: &CheckOptions, jit_coverage: bool) -> i32 {
     match check_and_lint(path, libs, opts) {
-        Ok(c) => print_checked(&c, opts),
+        Ok(c) => {
+            let status = print_checked(&c, opts);
+            if jit_coverage {
+                print_jit_coverage(&c.report);
+            }
+            status
+        }
         Err(e) => print_load_failure(path, &e, opts),
     }
+}
+
+/// `--jit-coverage`: the contract parts the compiled tier leaves to the
+/// interpreter, with why, then the share it compiles.
+fn print_jit_coverage(r: &lint::check::CheckReport) {
+    let parts = lint::tier::coverage(r);
+    for p in &parts {
+        if let Err(why) = &p.tier.compiled {
+            println!(
+                "interpreted: {} {} at {}: {}: {why}",
+                p.class,
+                p.what,
+                p.tier.at,
+                safe(&p.tier.source)
+            );
+        }
+    }
+    let (compiled, all) = lint::tier::share(&parts);
+    let pct = if all == 0 {
+        100.0
+    } else {
+        100.0 * compiled as f64 / all as f64
+    };
+    println!(
+        "jit coverage: {}: {compiled}/{all} contract parts compiled ({pct:.1}%)",
+        r.name
+    );
 }
 
 /// Prints what checking a package found; the exit status.

@@ -22,6 +22,7 @@ pub mod diag;
 mod finding;
 mod refs;
 mod report;
+pub mod tier;
 
 use std::collections::{HashMap, HashSet};
 

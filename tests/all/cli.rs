@@ -1317,3 +1317,52 @@ fn completions_and_the_manual_page_come_from_the_command_line_definition() {
     );
     assert_eq!(muranopl(&["completions", "cmd.exe"]).status.code(), Some(2));
 }
+
+/// `package check --jit-coverage`: every contract part that runs code,
+/// compiled to machine code or listed with why it is interpreted, and the
+/// share compiled.
+#[test]
+fn package_check_reports_what_the_compiled_tier_takes() {
+    let dir = std::env::temp_dir().join(format!("muranopl-jitcov-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Library\nFullName: ex.Cov\nClasses:\n  ex.Cov: Cov.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Classes/Cov.yaml"),
+        "Name: ex.Cov\nProperties:\n  a:\n    Contract: $.int().check($ > 0)\n  \
+         b:\n    Contract: [$.string().notNull(), 1, 3]\n  c:\n    Contract: $.class(ex.Cov)\n  \
+         d:\n    Contract: $.template(ex.Cov)\n  e:\n    Contract: {k: $.bool()}\n  \
+         f:\n    Contract: $\nMethods:\n  m:\n    Arguments:\n      - x:\n          Contract: $.int().notNull()\n",
+    )
+    .unwrap();
+    let o = muranopl(&["package", "check", dir.to_str().unwrap(), "--jit-coverage"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let lines: Vec<&str> = (out.lines())
+        .filter(|l| l.starts_with("interpreted: ") || l.starts_with("jit coverage: "))
+        .collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    // A class name with a dot is an expression, not a literal: the whole
+    // contract is evaluated (as `template()` is).
+    assert!(
+        lines[0].starts_with("interpreted: ex.Cov property c at ")
+            && lines[0].ends_with(
+                "Cov.yaml:8:15: $.class(ex.Cov): not a chain of notNull/int/string/bool/check/class: evaluated whole by the interpreter"
+            ),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("interpreted: ex.Cov property d at ")
+            && lines[1].contains("Cov.yaml:10:15: $.template(ex.Cov): not a chain"),
+        "{out}"
+    );
+    // a, b's item, e's k and m's x compile; `$` runs no code.
+    assert_eq!(
+        lines[2], "jit coverage: ex.Cov: 4/6 contract parts compiled (66.7%)",
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -20,6 +20,8 @@ use super::methods::{
 use crate::executor::Scope;
 use crate::executor::{Executor, ExecutorOf};
 
+use super::TierCoverage;
+
 /// A checker node: an IR contract node with what running it needs.
 #[derive(Clone)]
 pub(super) enum Check {
@@ -566,6 +568,44 @@ impl Check {
                     }),
                 })
             }
+        }
+    }
+
+    /// What the compiled tier does with each part of the contract that
+    /// runs code: a chain is compiled to machine code or stays interpreted
+    /// (why), an expression contract is interpreted.
+    pub(super) fn tier_coverage(&self, out: &mut Vec<TierCoverage>) {
+        match self {
+            Check::Chain {
+                steps, whole, pos, ..
+            } => {
+                let compiled = match steps.iter().map(Step::jit).collect::<Option<Vec<_>>>() {
+                    Some(steps) => Native::compile(&steps).map(drop).map_err(|e| e.0),
+                    None => Err("class(): checked by the engine's Rust code".to_string()),
+                };
+                out.push(TierCoverage {
+                    at: pos.clone(),
+                    source: whole.source().to_string(),
+                    compiled,
+                });
+            }
+            Check::Expr(p, pos) => out.push(TierCoverage {
+                at: pos.clone(),
+                source: p.source().to_string(),
+                compiled: Err("not a chain of notNull/int/string/bool/check/class: \
+                               evaluated whole by the interpreter"
+                    .to_string()),
+            }),
+            Check::List(cs, ..) => cs.iter().for_each(|c| c.tier_coverage(out)),
+            Check::Dict(items) => {
+                for (k, c) in items {
+                    if let DictKey::Expr(kc) = k {
+                        kc.tier_coverage(out);
+                    }
+                    c.tier_coverage(out);
+                }
+            }
+            Check::Any | Check::Const(_) => {}
         }
     }
 

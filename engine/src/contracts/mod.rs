@@ -52,6 +52,18 @@ pub struct Contract {
     names: Arc<[Arc<str>]>,
 }
 
+/// What the compiled tier does with one part of a contract
+/// ([`Contract::tier_coverage`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TierCoverage {
+    /// Where the part is (`file:line:col`).
+    pub at: Arc<str>,
+    /// Its source.
+    pub source: String,
+    /// Compiled to machine code, or why it is interpreted.
+    pub compiled: std::result::Result<(), String>,
+}
+
 /// What a contract needs besides the value it checks, decided from its IR.
 /// Streaming validation ([`crate::stream`]) checks objects apart from the
 /// model they belong to, so it takes only contracts that need no more than
@@ -70,6 +82,14 @@ pub enum Reach {
 }
 
 impl Contract {
+    /// Each part of the contract that runs code (chains, expression
+    /// contracts), and whether the compiled tier takes it or why not.
+    pub fn tier_coverage(&self) -> Vec<TierCoverage> {
+        let mut out = Vec::new();
+        self.check.tier_coverage(&mut out);
+        out
+    }
+
     /// Compiles a contract template: lowers it to the IR, compiling each
     /// expression as it is made (errors are `DslContractSyntaxError`s), and
     /// builds the checker from the IR's forms. With [`jit::Mode::Always`]
