@@ -9,7 +9,7 @@ use compiler::jit::{self, Native};
 use compiler::murano::ir::{self, ContractKind, LinkKind, OperandForm, Yaql};
 use compiler::Program;
 use runtime::ctx::Frame;
-use runtime::registry::Cx;
+use runtime::registry::{ArgIn, Cx, Form};
 use runtime::value::ObjRef;
 use runtime::{Dict, Env, Error, Result, Value};
 
@@ -65,7 +65,39 @@ pub(super) struct Step {
     /// Of `class(Name)`: the name as written, and as resolved in the
     /// namespaces of the class the contract belongs to (the same for every
     /// check, so resolved once).
-    class: Option<(Value, OnceLock<String>)>,
+    class: Option<(ClassName, OnceLock<String>)>,
+}
+
+/// The name a `class()` step wants, as written.
+#[derive(Clone)]
+enum ClassName {
+    /// A bare word or string: `class(Server)`, `class('a.B')`.
+    Literal(Value),
+    /// `ns:Name` or `:Name` (the prefix, null for none, and the name):
+    /// resolved as the expression `ns:Name` is (`#operator_:`), so that an
+    /// unknown prefix or class is the same error.
+    Ns(Value, Value),
+}
+
+impl ClassName {
+    /// The full class name it resolves to in the context `cx`.
+    fn resolve(&self, cx: &Cx, ex: &Executor) -> Result<String> {
+        match self {
+            ClassName::Literal(n) => crate::executor::resolve_class_name(cx, ex, n),
+            ClassName::Ns(ns, n) => {
+                let args = [ArgIn::Val(ns.clone()), ArgIn::Val(n.clone())];
+                let t = (cx.env.registry()).call(
+                    cx,
+                    "#operator_:",
+                    None,
+                    Form::Function,
+                    &args,
+                    &[],
+                )?;
+                crate::executor::resolve_class_name(cx, ex, &t)
+            }
+        }
+    }
 }
 
 impl Step {
@@ -82,7 +114,16 @@ impl Step {
                 version: None,
             } => match &name.form {
                 OperandForm::Literal(n @ Value::Str(_)) => {
-                    class = Some((n.clone(), OnceLock::new()))
+                    class = Some((ClassName::Literal(n.clone()), OnceLock::new()))
+                }
+                OperandForm::NsName(n) => {
+                    let (ns, name) = n.split_once(':').unwrap_or(("", n));
+                    let ns = if ns.is_empty() {
+                        Value::Null
+                    } else {
+                        Value::str(ns)
+                    };
+                    class = Some((ClassName::Ns(ns, Value::str(name)), OnceLock::new()))
                 }
                 _ => return None,
             },
@@ -717,7 +758,7 @@ pub(super) fn run_steps(
                 let want = match resolved.get() {
                     Some(w) => w,
                     None => {
-                        let w = crate::executor::resolve_class_name(&Cx::new(env, ctx), &ex, name)?;
+                        let w = name.resolve(&Cx::new(env, ctx), &ex)?;
                         resolved.get_or_init(|| w)
                     }
                 };

@@ -154,6 +154,9 @@ fn chains_run_by_steps_agree_with_the_whole_expression() {
         "$.string().int()",
         "$.class(X)",
         "$.class('X').notNull()",
+        // `ns:Name` names resolve as the expression does (`#operator_:`).
+        "$.class(:X)",
+        "$.class(zz:X).notNull()",
     ] {
         let c = contract(src).unwrap();
         let Check::Chain {
