@@ -21,13 +21,22 @@ pub struct Packages {
     /// Package search path (repeatable).
     #[arg(short = 'L', long = "library", value_name = "DIR")]
     libs: Vec<PathBuf>,
-    /// The version the class must match, e.g. `>=1.2,<2` (default: the
-    /// newest).
+    /// The version the class must match, a murano version spec such as
+    /// `=1`, `>=1.2,<2` or `*` (default: `*`, the newest version loaded;
+    /// Murano's HTTP API defaults to `=0` instead).
     #[arg(long, value_name = "SPEC")]
     class_version: Option<String>,
     /// The package that must provide the class (its FullName).
     #[arg(long = "package", value_name = "NAME")]
     package_name: Option<String>,
+}
+
+impl Packages {
+    /// The version spec asked for: any version (the newest wins) unless
+    /// given.
+    fn class_version(&self) -> &str {
+        self.class_version.as_deref().unwrap_or("*")
+    }
 }
 
 /// `schema` arguments.
@@ -47,7 +56,8 @@ pub struct SchemaArgs {
 pub struct ActionArgs {
     /// The class (full name).
     class: String,
-    /// The static action (a static method with `Usage: Action`).
+    /// The static action: a method with `Usage: Static` and
+    /// `Scope: Public` (murano's static actions).
     method: String,
     /// The action's arguments as a JSON object (tagged JSON values).
     #[arg(long, value_name = "JSON", default_value = "{}")]
@@ -119,7 +129,7 @@ pub fn schema(
             &catalog,
             &a.class,
             methods.as_deref(),
-            a.from.class_version.as_deref(),
+            Some(a.from.class_version()),
             a.from.package_name.as_deref(),
         ),
         messages,
@@ -154,7 +164,7 @@ pub fn action(
         "className": a.class,
         "methodName": a.method,
         "parameters": params,
-        "classVersion": a.from.class_version,
+        "classVersion": a.from.class_version(),
         "packageName": a.from.package_name,
     });
     let _budget = runtime::budget::Budget::start(limits.timeout, limits.max_memory);

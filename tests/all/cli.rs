@@ -1366,3 +1366,57 @@ fn package_check_reports_what_the_compiled_tier_takes() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `schema` and `action` without `--class-version` take the newest version
+/// loaded, as their help says (Murano's HTTP API defaults to `=0`; the
+/// murano CLI's `class-schema` and `static-action-call` pass the user's
+/// spec, murano/api/v1/schemas.py and static_actions.py); with one, a
+/// murano version spec.
+#[test]
+fn schema_and_action_default_to_the_newest_version() {
+    let dir = std::env::temp_dir().join(format!("muranopl-newest-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.Ver\nVersion: 1.2.0\nClasses:\n  ex.Ver: V.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Classes/V.yaml"),
+        "Name: ex.Ver\nProperties:\n  n:\n    Contract: $.int()\nMethods:\n  ping:\n    \
+         Usage: Static\n    Scope: Public\n    Body:\n      - Return: pong\n",
+    )
+    .unwrap();
+    let pkg = dir.to_str().unwrap();
+    let o = muranopl(&["schema", "ex.Ver", "-p", pkg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let schema: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        schema[""]["properties"]["n"]["type"],
+        serde_json::json!(["integer", "null"]),
+        "{schema}"
+    );
+    let o = muranopl(&["action", "ex.Ver", "ping", "-p", pkg]);
+    assert_eq!(
+        (o.status.code(), String::from_utf8_lossy(&o.stdout).trim()),
+        (Some(0), "\"pong\"")
+    );
+    let o = muranopl(&[
+        "action",
+        "ex.Ver",
+        "ping",
+        "-p",
+        pkg,
+        "--class-version",
+        ">=1.2,<2",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = muranopl(&["schema", "ex.Ver", "-p", pkg, "--class-version", "=0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("Class \"ex.Ver\" is not found in a version matching \"=0\""),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
