@@ -95,3 +95,57 @@ impl Limits {
         opts
     }
 }
+
+/// The least severe MuranoPL log line (`io.murano.system.Logger`) `run`
+/// and `test` print on stderr.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum LogLevel {
+    /// Everything, `trace` included.
+    Trace,
+    /// `debug` and above.
+    Debug,
+    /// `info` and above.
+    #[default]
+    Info,
+    /// `warning` and above.
+    Warning,
+    /// `error` (and `exception`) and `critical`.
+    Error,
+    /// `critical` only.
+    Critical,
+    /// Nothing.
+    Off,
+}
+
+impl LogLevel {
+    /// The level of a line logged by the Logger method `level`.
+    fn of(level: &str) -> LogLevel {
+        match level {
+            "trace" => LogLevel::Trace,
+            "debug" => LogLevel::Debug,
+            "warning" => LogLevel::Warning,
+            "error" | "exception" => LogLevel::Error,
+            "critical" => LogLevel::Critical,
+            _ => LogLevel::Info,
+        }
+    }
+
+    /// What prints the log lines at this level and above on stderr, as
+    /// they are recorded: `LEVEL logger: text`, murano's level names
+    /// (`muranopl --record` keeps every line whatever the level). With
+    /// `reports_shown`, the lines the environment's reporter logs are
+    /// left out: they repeat the reports printed beside them.
+    pub fn sink(self, reports_shown: bool) -> Option<engine::LogSink> {
+        if self == LogLevel::Off {
+            return None;
+        }
+        let print = move |level: &str, logger: &str, text: &str| {
+            if LogLevel::of(level) < self || (reports_shown && logger == "reporter") {
+                return;
+            }
+            let logger = if logger.is_empty() { "murano" } else { logger };
+            eprintln!("{} {logger}: {text}", level.to_uppercase());
+        };
+        Some(std::sync::Arc::new(print))
+    }
+}

@@ -138,6 +138,10 @@ enum Cmd {
         /// that test runs replay exactly.
         #[arg(long, value_name = "N", default_value_t = 0)]
         seed: u64,
+        /// The least severe MuranoPL log line (`io.murano.system.Logger`)
+        /// printed on stderr as it is logged (`off`: none).
+        #[arg(long, value_enum, env = "MURANOPL_LOG_LEVEL", default_value_t)]
+        log_level: crate::args::LogLevel,
         #[command(flatten)]
         limits: ExecLimits,
     },
@@ -173,9 +177,15 @@ enum Cmd {
         /// `agent: {answers: {PLAN NAME: value, HOST/PLAN NAME: value}}`).
         #[arg(long)]
         cloud: Option<std::path::PathBuf>,
-        /// Print only the method's result: no reports, no summary.
+        /// Print only the method's result: no reports, no log lines, no
+        /// summary.
         #[arg(short, long)]
         quiet: bool,
+        /// The least severe MuranoPL log line (`io.murano.system.Logger`)
+        /// printed on stderr as it is logged; `--record` keeps every line
+        /// whatever the level.
+        #[arg(long, value_enum, env = "MURANOPL_LOG_LEVEL", default_value_t)]
+        log_level: crate::args::LogLevel,
         /// Start `random()` and `randomName()` from seed N, so that the
         /// run replays exactly; default: from the clock.
         #[arg(long, value_name = "N")]
@@ -343,6 +353,7 @@ fn run(cli: Cli) -> i32 {
             libs,
             cloud,
             quiet,
+            log_level,
             seed,
             limits,
         } => crate::run::run(crate::run::RunArgs {
@@ -360,6 +371,7 @@ fn run(cli: Cli) -> i32 {
                 ..limits.into()
             },
             quiet,
+            log_level,
             messages: cli.message_format,
         }),
         Cmd::Test {
@@ -367,12 +379,13 @@ fn run(cli: Cli) -> i32 {
             package,
             libs,
             seed,
+            log_level,
             limits,
         } => test(
             args,
             package,
             &libs,
-            seed,
+            (seed, log_level),
             limits,
             jit,
             &cli.class_configs,
@@ -430,12 +443,13 @@ fn harness(kind: &str, max_record: usize, jit: JitMode) -> i32 {
 }
 
 /// `muranopl test PACKAGE [TEST]...` (or `-p PACKAGE`); `test` runs from
-/// seed `seed` so that runs replay.
+/// seed `seed` so that runs replay, printing log lines at `log_level` and
+/// above.
 fn test(
     mut args: Vec<String>,
     package: Option<std::path::PathBuf>,
     libs: &[std::path::PathBuf],
-    seed: u64,
+    (seed, log_level): (u64, crate::args::LogLevel),
     limits: ExecLimits,
     jit: JitMode,
     class_configs: &Option<std::path::PathBuf>,
@@ -451,8 +465,16 @@ fn test(
         seed: Some(seed),
         ..limits.into()
     };
-    let configs = class_configs.as_deref();
-    crate::test_cmd::run(&package, &args, libs, jit, configs, limits, messages)
+    crate::test_cmd::run(crate::test_cmd::TestRun {
+        package: &package,
+        selectors: &args,
+        libs,
+        jit,
+        class_configs: class_configs.as_deref(),
+        limits,
+        messages,
+        log_level,
+    })
 }
 
 /// `muranopl serve`.

@@ -37,8 +37,11 @@ pub struct RunArgs {
     pub class_configs: Option<PathBuf>,
     /// Time and statement limits of the execution.
     pub limits: muranopl::session::Limits,
-    /// Print only the method's result: no reports, no summary.
+    /// Print only the method's result: no reports, no log lines, no
+    /// summary.
     pub quiet: bool,
+    /// The least severe log line printed on stderr.
+    pub log_level: crate::args::LogLevel,
     /// How errors are printed.
     pub messages: crate::diag::MessageFormat,
 }
@@ -120,6 +123,9 @@ pub fn run(a: RunArgs) -> i32 {
 fn run_in(session: &Session, a: &RunArgs, data: &Value) -> i32 {
     let _budget = session.limit(a.limits);
     let ex = session.executor();
+    if let Some(sink) = a.log_level.sink(true).filter(|_| !a.quiet) {
+        ex.on_log(sink);
+    }
     let name = a
         .packages
         .first()

@@ -12,17 +12,39 @@ use std::time::Instant;
 
 use muranopl::{Limits, PlanError, Suite};
 
+/// What `muranopl test` runs, and how.
+pub struct TestRun<'a> {
+    /// The package (a directory or .zip).
+    pub package: &'a Path,
+    /// The test classes or `Class.test` names (all when empty).
+    pub selectors: &'a [String],
+    /// The package search path.
+    pub libs: &'a [PathBuf],
+    /// When contracts become machine code.
+    pub jit: Mode,
+    /// The class configuration directory.
+    pub class_configs: Option<&'a Path>,
+    /// Each test's limits and seed.
+    pub limits: Limits,
+    /// How errors are printed.
+    pub messages: crate::diag::MessageFormat,
+    /// The least severe log line printed on stderr.
+    pub log_level: crate::args::LogLevel,
+}
+
 /// Runs `muranopl test`; returns the exit status.
-pub fn run(
-    package: &Path,
-    selectors: &[String],
-    libs: &[PathBuf],
-    jit: Mode,
-    class_configs: Option<&Path>,
-    limits: Limits,
-    messages: crate::diag::MessageFormat,
-) -> i32 {
-    let suite = match Suite::load(package, libs, class_configs) {
+pub fn run(r: TestRun<'_>) -> i32 {
+    let TestRun {
+        package,
+        selectors,
+        libs,
+        jit,
+        class_configs,
+        limits,
+        messages,
+        log_level,
+    } = r;
+    let mut suite = match Suite::load(package, libs, class_configs) {
         Ok(s) => {
             s.catalogue().set_jit(jit);
             s
@@ -32,6 +54,9 @@ pub fn run(
             return 2;
         }
     };
+    if let Some(sink) = log_level.sink(false) {
+        suite.on_log(sink);
+    }
     let plan = match suite.plan(selectors) {
         Ok(p) => p,
         Err(e @ PlanError::NoMatch(_)) => {

@@ -55,7 +55,7 @@ pub use compiler::murano::node_value;
 pub use dispatch::call_registry;
 pub use executor::{
     attr_slot, qualified_kind, resolve_class_name, Call, CallHook, Executor, ExecutorOf,
-    Instantiate, Layers, ObjState, RunMethod, Scope, TemplateProps, STEP_BUDGET,
+    Instantiate, Layers, LogSink, ObjState, RunMethod, Scope, TemplateProps, STEP_BUDGET,
 };
 pub use package::{format_le_13, is_legacy_format, Package};
 

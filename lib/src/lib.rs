@@ -27,6 +27,7 @@ pub mod ui;
 mod yaql;
 
 pub use compiler::{compile, jit, CompileOptions, Program};
+pub use engine::LogSink;
 pub use host::HostFunction;
 pub use report::{
     on_big_stack, sort_violations, sorted_violations, validate_text, violation_order, Checked,

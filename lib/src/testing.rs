@@ -16,6 +16,8 @@ use crate::session::{Catalogue, Limits, Session};
 pub struct Suite {
     root: Arc<dyn PackageFormat>,
     catalogue: Catalogue,
+    /// Sees the tests' log lines as they are recorded.
+    log_sink: Option<engine::LogSink>,
 }
 
 impl Suite {
@@ -33,7 +35,17 @@ impl Suite {
         let deps = loader.resolve(&root).map_err(|e| e.message().to_string())?;
         let all = std::iter::once(root.clone()).chain(deps).collect();
         let catalogue = Catalogue::from_formats(all, true, Vec::new(), class_configs)?;
-        Ok(Suite { root, catalogue })
+        Ok(Suite {
+            root,
+            catalogue,
+            log_sink: None,
+        })
+    }
+
+    /// Calls `f` with every log line the tests record (`Logger`), as they
+    /// are recorded: (level, logger name, text).
+    pub fn on_log(&mut self, f: engine::LogSink) {
+        self.log_sink = Some(f);
     }
 
     /// The package and its requirements, compiled.
@@ -44,7 +56,11 @@ impl Suite {
     /// A fresh session over the package and its requirements (one
     /// catalogue, compiled once, for every test).
     fn session(&self) -> Session {
-        self.catalogue.session()
+        let session = self.catalogue.session();
+        if let Some(f) = &self.log_sink {
+            session.executor().on_log(f.clone());
+        }
+        session
     }
 
     /// The `(class, test)` pairs that `selectors` pick (all when empty),

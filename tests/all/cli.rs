@@ -1420,3 +1420,55 @@ fn schema_and_action_default_to_the_newest_version() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `io.murano.system.Logger` lines go to stderr as they are logged, at
+/// `info` and above by default (murano/engine/system/logger.py logs through
+/// Python's logging, whose default threshold the engine's configuration
+/// sets), `--log-level` or `MURANOPL_LOG_LEVEL` choose the threshold,
+/// `--quiet` hides them, and `--record` keeps every line.
+#[test]
+fn run_prints_log_lines_on_stderr_by_level() {
+    let dir = std::env::temp_dir().join(format!("muranopl-log-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.Log\nClasses:\n  ex.Log: L.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Classes/L.yaml"),
+        "Name: ex.Log\nExtends: io.murano.Application\nMethods:\n  deploy:\n    Body:\n      \
+         - $log: logger('ex.Log')\n      - $log.debug('d {0}', 1)\n      - $log.info('i {0}', 2)\n      \
+         - $log.warning(w)\n",
+    )
+    .unwrap();
+    let model = dir.join("m.json");
+    std::fs::write(&model, r#"{"?": {"type": "ex.Log", "id": "a"}}"#).unwrap();
+    let (pkg, model) = (dir.to_str().unwrap(), model.to_str().unwrap());
+    let logged = |extra: &[&str]| {
+        let mut args = vec!["run", pkg, "--model", model];
+        args.extend_from_slice(extra);
+        let o = muranopl(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let e = stderr(&o);
+        let lines: Vec<String> = (e.lines())
+            .filter(|l| l.contains(" ex.Log: "))
+            .map(str::to_string)
+            .collect();
+        lines
+    };
+    assert_eq!(logged(&[]), ["INFO ex.Log: i 2", "WARNING ex.Log: w"]);
+    assert_eq!(
+        logged(&["--log-level", "debug"]),
+        ["DEBUG ex.Log: d 1", "INFO ex.Log: i 2", "WARNING ex.Log: w"]
+    );
+    assert_eq!(logged(&["--log-level", "warning"]), ["WARNING ex.Log: w"]);
+    let record = dir.join("r.json");
+    assert!(logged(&["-q", "--record", record.to_str().unwrap()]).is_empty());
+    let r: serde_json::Value = serde_json::from_slice(&std::fs::read(&record).unwrap()).unwrap();
+    assert_eq!(
+        r["log"],
+        serde_json::json!(["DEBUG ex.Log: d 1", "INFO ex.Log: i 2", "WARNING ex.Log: w"])
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -4,7 +4,7 @@
 use runtime::value::ObjRef;
 use runtime::{Error, Result, Value};
 
-use super::state::Executor;
+use super::state::{Executor, LogSink};
 
 impl Executor {
     /// Switches validation mode on: loading records contract violations
@@ -48,11 +48,24 @@ impl Executor {
         v.into_iter().map(|(_, p, n, e)| (p, n, e)).collect()
     }
 
-    /// Records a log line (`io.murano.system.Logger`).
+    /// Records a log line (`io.murano.system.Logger`), and shows it to
+    /// the sink ([`Executor::on_log`]) if there is one.
     pub fn log(&self, level: &str, logger: &str, text: &str) {
-        self.lock()
-            .log
-            .push(format!("{} {}: {}", level.to_uppercase(), logger, text));
+        let sink = {
+            let mut st = self.lock();
+            (st.log).push(format!("{} {}: {}", level.to_uppercase(), logger, text));
+            st.log_sink.clone()
+        };
+        if let Some(sink) = sink {
+            sink(level, logger, text);
+        }
+    }
+
+    /// Calls `f` with every log line from now on, as it is recorded
+    /// (level as the Logger method names it, logger name, text); the
+    /// lines are recorded as before.
+    pub fn on_log(&self, f: LogSink) {
+        self.lock().log_sink = Some(f);
     }
 
     /// The results of green threads in order, or the first error (in

@@ -21,6 +21,6 @@ pub use names::{attr_slot, resolve_class_name};
 pub use objects::{destroyed_error, is_destroyed, is_doomed, set_root, FrameGuard};
 pub use scope::{qualified_kind, Scope, MURANO_EXCEPTION};
 pub use state::{
-    Call, CallHook, Executor, ExecutorOf, Instantiate, Layers, ObjState, RunMethod, TemplateProps,
-    STEP_BUDGET,
+    Call, CallHook, Executor, ExecutorOf, Instantiate, Layers, LogSink, ObjState, RunMethod,
+    TemplateProps, STEP_BUDGET,
 };

@@ -54,6 +54,9 @@ pub(crate) const OBJECT_BYTES: usize = std::mem::size_of::<Option<ObjState>>()
     + std::mem::size_of::<(Arc<str>, u32)>()
     + 16;
 
+/// What sees each log line as it is recorded: (level, logger, text).
+pub type LogSink = std::sync::Arc<dyn Fn(&str, &str, &str) + Send + Sync>;
+
 pub(crate) struct State {
     pub(crate) objects: Vec<Option<ObjState>>,
     pub(crate) statics: HashMap<String, Dict>,
@@ -70,6 +73,8 @@ pub(crate) struct State {
     /// FIFO); see [`Executor::set_schedule_seed`].
     pub(crate) schedule_seed: Option<u64>,
     pub(crate) log: Vec<String>,
+    /// Called with each log line as it is recorded ([`Executor::on_log`]).
+    pub(crate) log_sink: Option<LogSink>,
     pub(crate) engine_config: HashMap<String, Value>,
     pub(crate) aliases: Vec<(String, Arc<ObjRef>)>,
     pub(crate) traces: Vec<Value>,
@@ -207,6 +212,7 @@ impl Executor {
                 locks: HashMap::new(),
                 schedule_seed: None,
                 log: Vec::new(),
+                log_sink: None,
                 engine_config: HashMap::new(),
                 aliases: Vec::new(),
                 traces: Vec::new(),
