@@ -44,8 +44,8 @@ pub fn environment(apps: Vec<Value>, name: &str, mut new_id: impl FnMut() -> Str
 }
 
 /// Loads `data` (`{"Objects": ...}` or a bare object) as a deployment:
-/// a root that is not an environment goes into an environment named
-/// `env_name`. Returns the root object.
+/// an application root goes into an environment named `env_name`; any
+/// other root stays the root. Returns the root object.
 pub fn load(ex: &Executor, data: &Value, env_name: &str) -> Result<Arc<ObjRef>> {
     let mut model = match get(data, "Objects") {
         Some(_) => data.clone(),
@@ -57,7 +57,12 @@ pub fn load(ex: &Executor, data: &Value, env_name: &str) -> Result<Arc<ObjRef>> 
             "the model has no root object (`?: {type: ...}`)",
         ));
     };
-    if !ex.class(&root_type)?.is_a("io.murano.Environment") {
+    // An application is placed into an environment, as the dashboard
+    // places it; any other root (an environment, a plain class, a test
+    // harness object) is the model's root as it is, as murano's engine
+    // takes the model it is given.
+    let root_class = ex.class(&root_type)?;
+    if root_class.is_a("io.murano.Application") && !root_class.is_a("io.murano.Environment") {
         if let Value::Dict(d) = &mut model {
             let mut d2 = (**d).clone();
             d2.insert(
@@ -70,9 +75,9 @@ pub fn load(ex: &Executor, data: &Value, env_name: &str) -> Result<Arc<ObjRef>> 
     model::load_model(ex, &model)?.ok_or_else(|| Error::value("the model has no objects"))
 }
 
-/// Runs `method` on the environment `root`, or, when its class has no
-/// such method, on each of its applications in order (the first error
-/// stops the run). Returns what the method returned (a list of the
+/// Runs `method` on `root`, or, when `root` is an environment whose class
+/// has no such method, on each of its applications in order (the first
+/// error stops the run). Returns what the method returned (a list of the
 /// applications' results in the second case).
 pub fn run(ex: &Executor, root: &Arc<ObjRef>, method: &str) -> Result<Value> {
     let root_v = Value::Object(root.clone());
@@ -80,6 +85,13 @@ pub fn run(ex: &Executor, root: &Arc<ObjRef>, method: &str) -> Result<Value> {
         return ex
             .call(&root_v, method, vec![], vec![], false)
             .map(|r| r.unwrap_or(Value::Null));
+    }
+    let class = ex.class_of(root)?;
+    if !class.is_a("io.murano.Environment") {
+        return Err(Error::new(
+            ErrorKind::NoMethodFound,
+            format!("Method {method} is not found in {}", class.name),
+        ));
     }
     let Value::List(ref apps) = ex.get_property(root, "applications", true)? else {
         return Ok(Value::Null);

@@ -1472,3 +1472,45 @@ fn run_prints_log_lines_on_stderr_by_level() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A model whose root is not an application runs its method on the root
+/// itself: murano's engine loads the model it is given and calls the
+/// task's method on the object it names, which "may be called against any
+/// MuranoPL object" (murano/common/engine.py `TaskExecutor`,
+/// doc/source/draft/appdev-guide/murano_pl/actions.rst); an application
+/// still goes into an environment, as the dashboard places it. A method
+/// the root lacks is `NoMethodFound`.
+#[test]
+fn run_takes_any_root_object() {
+    let dir = std::env::temp_dir().join(format!("muranopl-root-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Library\nFullName: ex.Plain\nClasses:\n  ex.Plain: P.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Classes/P.yaml"),
+        "Name: ex.Plain\nProperties:\n  n:\n    Contract: $.int()\nMethods:\n  twice:\n    \
+         Body:\n      - Return: $.n * 2\n",
+    )
+    .unwrap();
+    let model = dir.join("m.json");
+    std::fs::write(&model, r#"{"?": {"type": "ex.Plain", "id": "p"}, "n": 21}"#).unwrap();
+    let (pkg, model) = (dir.to_str().unwrap(), model.to_str().unwrap());
+    let o = muranopl(&["run", pkg, "--model", model, "--method", "twice", "-q"]);
+    assert_eq!(
+        (o.status.code(), stdout(&o).as_str()),
+        (Some(0), "42\n"),
+        "{}",
+        stderr(&o)
+    );
+    let o = muranopl(&["run", pkg, "--model", model, "--method", "deploy", "-q"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("Method deploy is not found in ex.Plain"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
