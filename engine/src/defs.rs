@@ -20,6 +20,19 @@ pub(crate) struct Def {
     /// `destroyed: true` in the header: an object of a previous
     /// deployment that was destroyed.
     pub(crate) destroyed: bool,
+    /// The header's keys that start with `_` (the dashboard's own, murano's
+    /// designer attributes), kept to be written back with the model.
+    pub(crate) designer: Dict,
+}
+
+/// The designer attributes of a header: its keys that start with `_`
+/// (murano's `ObjectStore` keeps them apart and its serializer writes them
+/// back into the object's `?`).
+fn designer_attributes(h: &Dict) -> Dict {
+    (h.iter())
+        .filter(|(k, _)| k.as_str().is_some_and(|k| k.starts_with('_')))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 pub(crate) fn header_keys() -> [&'static str; 4] {
@@ -57,6 +70,7 @@ pub(crate) fn parse_def(
                 .unwrap_or(Value::Null),
             props,
             destroyed: h.get(&Value::str("destroyed")).is_some_and(Value::truthy),
+            designer: designer_attributes(h),
         });
     }
     // Snippet form: exactly one key that names a type, with a dict value.
@@ -91,6 +105,7 @@ pub(crate) fn parse_def(
                 metadata: Value::Null,
                 props: (**d).clone(),
                 destroyed: false,
+                designer: Dict::default(),
             });
         }
     }
@@ -119,6 +134,7 @@ pub(crate) fn parse_def(
                     _ => Dict::default(),
                 },
                 destroyed: d.get(&Value::str("destroyed")).is_some_and(Value::truthy),
+                designer: Dict::default(),
             })
         }
         None => default.map(|dft| Def {
@@ -128,6 +144,7 @@ pub(crate) fn parse_def(
             metadata: Value::Null,
             props: (**d).clone(),
             destroyed: false,
+            designer: Dict::default(),
         }),
     }
 }

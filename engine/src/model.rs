@@ -72,6 +72,9 @@ impl Loader<'_> {
             self.ex.with_obj(&r, |o| {
                 o.name = def.name.clone();
                 o.metadata = def.metadata.clone();
+                if !def.designer.is_empty() {
+                    o.designer = Some(Box::new(def.designer.clone()));
+                }
             })?;
             self.ex.set_path(&r, path.render());
             if let Some(id) = &id {

@@ -231,15 +231,17 @@ impl Ser<'_> {
 
     /// `MuranoObject.to_dictionary`.
     fn to_dictionary(&self, r: &Arc<ObjRef>, class: &Arc<Class>) -> Result<Vec<(Value, N)>> {
-        let (props, name, metadata, destroyed, subscribers) = self.ex.with_obj(r, |o| {
-            (
-                o.props.clone(),
-                o.name.clone(),
-                o.metadata.clone(),
-                o.destroyed,
-                o.subscribers.clone(),
-            )
-        })?;
+        let (props, name, metadata, destroyed, subscribers, designer) =
+            self.ex.with_obj(r, |o| {
+                (
+                    o.props.clone(),
+                    o.name.clone(),
+                    o.metadata.clone(),
+                    o.destroyed,
+                    o.subscribers.clone(),
+                    o.designer.clone(),
+                )
+            })?;
         let mut result = Vec::new();
         self.parts(class, &props, &mut result, &mut Vec::new())?;
         let mut header = vec![
@@ -258,6 +260,12 @@ impl Ser<'_> {
             header.push((Value::str("destroyed"), N::V(Value::Bool(true))));
         }
         if self.dependencies {
+            // murano's serializer writes the designer attributes the
+            // object store kept back into `?` (`_actions` is made afresh
+            // after this, when asked for).
+            for (k, v) in designer.iter().flat_map(|d| d.iter()) {
+                map_set(&mut header, k.clone(), lift(v));
+            }
             let mut dds = Vec::new();
             for (sub, handler) in &subscribers {
                 let alive = self.ex.with_obj(sub, |s| !s.destroyed).unwrap_or(false);

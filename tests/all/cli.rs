@@ -1514,3 +1514,53 @@ fn run_takes_any_root_object() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The keys of an object's `?` that start with `_` (the dashboard's
+/// designer attributes, e.g. `_26411a...: {name: ...}`) survive a
+/// deployment: murano's object store keeps them apart and its serializer
+/// writes them back into `?` (murano/dsl/object_store.py designer
+/// attributes, murano/dsl/serializer.py `serialize_model`).
+#[test]
+fn designer_attributes_survive_run_out() {
+    let dir = std::env::temp_dir().join(format!("muranopl-designer-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.D\nClasses:\n  ex.D: D.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Classes/D.yaml"),
+        "Name: ex.D\nExtends: io.murano.Application\nMethods:\n  deploy:\n    Body:\n      - Return: 1\n",
+    )
+    .unwrap();
+    let model = dir.join("m.json");
+    std::fs::write(
+        &model,
+        r#"{"?": {"type": "ex.D", "id": "d", "_26411a1861294160833743e45d0eaad9": {"name": "My app"}, "_n": 1}}"#,
+    )
+    .unwrap();
+    let out = dir.join("out.json");
+    let o = muranopl(&[
+        "run",
+        dir.to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let m: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    for section in ["Objects", "ObjectsCopy"] {
+        let app = &m[section]["applications"][0]["?"];
+        assert_eq!(app["id"], "d", "{m}");
+        assert_eq!(
+            app["_26411a1861294160833743e45d0eaad9"],
+            serde_json::json!({"name": "My app"}),
+            "{section}: {m}"
+        );
+        assert_eq!(app["_n"], 1, "{section}: {m}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -45,6 +45,7 @@ impl Executor {
             destroyed: false,
             initialized: false,
             subscribers: Vec::new(),
+            designer: None,
         }));
         r
     }

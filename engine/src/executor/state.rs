@@ -44,6 +44,9 @@ pub struct ObjState {
     pub initialized: bool,
     /// Objects to notify on destruction: (subscriber, handler).
     pub subscribers: Vec<(Arc<ObjRef>, Option<String>)>,
+    /// The designer attributes of its definition's `?` (keys starting
+    /// with `_`), written back by model serialization.
+    pub designer: Option<Box<Dict>>,
 }
 
 /// What one object takes in the store beyond its id and property values:
