@@ -786,7 +786,7 @@ impl Gen<'_> {
                     ("additionalProperties", additional),
                 ]))
             }
-            ContractKind::List { items, .. } => {
+            ContractKind::List { items, min, max } => {
                 let mut out = Vec::new();
                 for it in items {
                     // murano drops every integer of a list spec, not only
@@ -806,6 +806,16 @@ impl Gen<'_> {
                         let last = out.last().cloned().unwrap_or(Value::Null);
                         d.insert(key("items"), Value::list(out));
                         d.insert(key("additionalItems"), last);
+                    }
+                }
+                // The specification's forms say what the contract's length
+                // bounds say (murano's own generator drops them).
+                if self.dialect == Dialect::Spec {
+                    if *min > 0 {
+                        d.insert(key("minItems"), Value::Int(*min));
+                    }
+                    if let Some(m) = max.filter(|m| *m >= 0) {
+                        d.insert(key("maxItems"), Value::Int(m));
                     }
                 }
                 Value::dict(d)

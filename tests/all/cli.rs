@@ -1564,3 +1564,44 @@ fn designer_attributes_survive_run_out() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The form schema (the specification's dialect) says what a list
+/// contract's length bounds say: `[c, min, max]` is checked by the engine
+/// as at least `min` and at most `max` items (murano/dsl/contracts
+/// `list` bounds), so the form carries `minItems`/`maxItems`; murano's own
+/// generator (`harness schema`) drops them, and still does.
+#[test]
+fn form_schemas_carry_list_bounds() {
+    let dir = std::env::temp_dir().join(format!("muranopl-bounds-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.B\nClasses:\n  ex.B: B.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Classes/B.yaml"),
+        "Name: ex.B\nExtends: io.murano.Application\nProperties:\n  tags:\n    \
+         Contract: [$.string().notNull(), 1, 3]\n  some:\n    Contract: [$.int(), 2]\n  any:\n    Contract: [$.int()]\n",
+    )
+    .unwrap();
+    let o = muranopl(&["schema", "ex.B", "-p", dir.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = &s[""]["properties"];
+    assert_eq!(
+        (&p["tags"]["minItems"], &p["tags"]["maxItems"]),
+        (&serde_json::json!(1), &serde_json::json!(3)),
+        "{s}"
+    );
+    assert_eq!(
+        (&p["some"]["minItems"], &p["some"]["maxItems"]),
+        (&serde_json::json!(2), &serde_json::Value::Null),
+        "{s}"
+    );
+    assert!(
+        p["any"].get("minItems").is_none() && p["any"].get("maxItems").is_none(),
+        "{s}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
