@@ -389,7 +389,14 @@ impl<'a> Gen<'a> {
                 out.insert(key(schema_prop), self.prop_of(m, meta_prop)?);
             }
         }
-        if let Some(pos) = single(metas, "io.murano.metadata.forms.Position") {
+        // The specification names the meta `io.murano.metadata.Position`;
+        // murano's generator reads only the forms one.
+        let pos = single(metas, "io.murano.metadata.forms.Position").or_else(|| {
+            (self.dialect == Dialect::Spec)
+                .then(|| single(metas, "io.murano.metadata.Position"))
+                .flatten()
+        });
+        if let Some(pos) = pos {
             out.insert(key("formSection"), self.prop_of(pos, "section")?);
             let index = self.prop_of(pos, "index")?;
             if !index.is_null() {

@@ -1605,3 +1605,39 @@ fn form_schemas_carry_list_bounds() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `io.murano.metadata.Position`, as the forms specification names it, is a
+/// class of the core library (`package check` knows it) and places the
+/// field in the form schema (`formIndex` in index order, `formSection`).
+#[test]
+fn the_specifications_position_meta_places_fields() {
+    let dir = std::env::temp_dir().join(format!("muranopl-position-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Application\nFullName: ex.P\nClasses:\n  ex.P: P.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Classes/P.yaml"),
+        "Namespaces:\n  =: ex\n  m: io.murano.metadata\nName: P\nExtends: io.murano.Application\n\
+         Properties:\n  a:\n    Contract: $.string()\n    Meta:\n      - m:Position:\n          index: 2\n          \
+         section: main\n  b:\n    Contract: $.string()\n    Meta:\n      - m:Position:\n          index: 1\n",
+    )
+    .unwrap();
+    let pkg = dir.to_str().unwrap();
+    let o = muranopl(&["package", "check", pkg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("not found"), "{}", stderr(&o));
+    let o = muranopl(&["schema", "ex.P", "-p", pkg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let p = &s[""]["properties"];
+    assert_eq!(p["a"]["formSection"], "main", "{s}");
+    let (a, b) = (
+        p["a"]["formIndex"].as_i64().unwrap(),
+        p["b"]["formIndex"].as_i64().unwrap(),
+    );
+    assert!(b < a, "{s}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
