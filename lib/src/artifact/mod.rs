@@ -202,4 +202,61 @@ mod tests {
         assert!(e.contains("names ex.Gone-1.0.0, which has no files"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
+
+    /// `load` unpacks an artifact into a cache directory named by its
+    /// digest (what an executor of a cluster does) and loads the
+    /// catalogue from there; packing the same packages twice gives the
+    /// same digest.
+    #[test]
+    fn an_artifact_loads_as_the_catalogue_it_was_packed_from() {
+        let dir = scratch("load");
+        let (a, b) = (dir.join("a.mcat"), dir.join("b.mcat"));
+        let c = pack(&[examples().join("validate")], &[], &a).unwrap();
+        let c2 = pack(&[examples().join("validate")], &[], &b).unwrap();
+        assert_eq!(c, c2, "the digest is a function of the packages");
+        assert_eq!(c.roots, ["com.example.validate-1.0.0"]);
+        assert_eq!(contents(&a).unwrap(), c);
+        let cache = dir.join("cache");
+        let (got, cat, unpacked) = load(&a, &cache).unwrap();
+        assert_eq!(unpacked, cache.join(&c.digest).join("packages"));
+        assert_eq!(got, c);
+        assert!(cache.join(&c.digest).join(".complete").is_file());
+        let model = crate::json::from_tagged_str(
+            r#"{"?": {"id": "s", "type": "com.example.Server"}, "name": "a", "port": 70000,
+                "tags": [], "enabled": true, "settings": {"timeout": 1, "label": "x"}}"#,
+        )
+        .unwrap();
+        let v = cat.validate(&model);
+        assert_eq!(v.violations.len(), 1);
+        assert_eq!(v.violations[0].1, "port");
+        // Loaded again from the unpacked copy.
+        assert!(load(&a, &cache).is_ok());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `load` refuses what `read` refuses, before anything is unpacked
+    /// outside its cache.
+    #[test]
+    fn a_tampered_artifact_does_not_load() {
+        let dir = scratch("tampered-load");
+        let a = dir.join("a.mcat");
+        pack(&[examples().join("validate")], &[], &a).unwrap();
+        let changed = dir.join("changed.mcat");
+        rewrite(&a, &changed, |name, mut bytes| {
+            if name.ends_with("Server.yaml") {
+                bytes.extend_from_slice(b"\n# changed\n");
+            }
+            Some((name, bytes))
+        });
+        let e = load(&changed, &dir.join("c1")).err().unwrap();
+        assert!(e.contains("digest mismatch: the manifest says "), "{e}");
+        let escaping = dir.join("escaping.mcat");
+        rewrite(&a, &escaping, |name, bytes| {
+            Some((name.replace("packages/", "packages/../../"), bytes))
+        });
+        let e = load(&escaping, &dir.join("c2")).err().unwrap();
+        assert!(e.contains("an entry outside the artifact"), "{e}");
+        assert!(!dir.join("com.example.validate-1.0.0").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
