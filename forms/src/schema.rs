@@ -1065,6 +1065,16 @@ impl Gen<'_> {
                 let c = self.constant(cx, pattern)?;
                 Some((subject.path.clone(), vec![(key("pattern"), c)]))
             }
+            // The specification's forms: a value that must equal a
+            // constant is an `enum` of one (draft-04 has no `const`);
+            // murano's generator leaves equality out.
+            Predicate::Equals { subject, value } if self.dialect == Dialect::Spec => {
+                let c = self.constant(cx, value)?;
+                Some((
+                    subject.path.clone(),
+                    vec![(key("enum"), Value::list(vec![c]))],
+                ))
+            }
             _ => None,
         }
     }

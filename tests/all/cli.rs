@@ -1566,7 +1566,7 @@ fn designer_attributes_survive_run_out() {
 }
 
 /// The form schema (the specification's dialect) says what a list
-/// contract's length bounds say: `[c, min, max]` is checked by the engine
+/// contract's length bounds and a `check($ = c)` say: `[c, min, max]` is checked by the engine
 /// as at least `min` and at most `max` items (murano/dsl/contracts
 /// `list` bounds), so the form carries `minItems`/`maxItems`; murano's own
 /// generator (`harness schema`) drops them, and still does.
@@ -1582,7 +1582,8 @@ fn form_schemas_carry_list_bounds() {
     std::fs::write(
         dir.join("Classes/B.yaml"),
         "Name: ex.B\nExtends: io.murano.Application\nProperties:\n  tags:\n    \
-         Contract: [$.string().notNull(), 1, 3]\n  some:\n    Contract: [$.int(), 2]\n  any:\n    Contract: [$.int()]\n",
+         Contract: [$.string().notNull(), 1, 3]\n  some:\n    Contract: [$.int(), 2]\n  any:\n    Contract: [$.int()]\n  \
+         twelve:\n    Contract: $.int().check($ = 12)\n",
     )
     .unwrap();
     let o = muranopl(&["schema", "ex.B", "-p", dir.to_str().unwrap()]);

@@ -123,6 +123,13 @@ pub enum Predicate {
         /// that is a subject, when both are).
         subject_left: bool,
     },
+    /// `subject = value` (or `value = subject`).
+    Equals {
+        /// What must equal the value.
+        subject: Subject,
+        /// The value.
+        value: Operand,
+    },
     /// `subject in set`.
     In {
         /// What must be in the set.
@@ -226,6 +233,13 @@ impl Predicate {
                                 bound: Operand::of(b),
                                 subject_left,
                             };
+                        }
+                    }
+                } else if *op == "*equal" {
+                    for (s, v) in [(&a[0], &a[1]), (&a[1], &a[0])] {
+                        if let Some(subject) = Subject::of(s).filter(|s| !s.len) {
+                            let value = Operand::of(v);
+                            return Predicate::Equals { subject, value };
                         }
                     }
                 } else if *op == "#operator_in" {

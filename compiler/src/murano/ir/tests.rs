@@ -529,6 +529,27 @@ fn check_predicates_carry_their_shape() {
         LinkKind::Check { shape: Predicate::Compare { bound, subject_left: true, .. }, .. }
             if bound.form == OperandForm::Dynamic
     ));
+    // Equality, on either side; a length compared for equality is not one.
+    for src in ["$.check($.a = 12)", "$.check(12 = $.a)"] {
+        let (_, l) = links(src);
+        assert!(
+            matches!(
+                &l[0].kind,
+                LinkKind::Check { shape: Predicate::Equals { subject, value }, .. }
+                    if subject.path == ["a"] && value.form == OperandForm::Literal(Value::Int(12))
+            ),
+            "{src}: {:?}",
+            l[0].kind
+        );
+    }
+    let (_, l) = links("$.check(len($) = 2)");
+    assert!(matches!(
+        &l[0].kind,
+        LinkKind::Check {
+            shape: Predicate::Other,
+            ..
+        }
+    ));
 }
 
 /// The arguments of `class()` and `template()` are operands: a name as
