@@ -1604,6 +1604,8 @@ fn form_schemas_carry_list_bounds() {
         p["any"].get("minItems").is_none() && p["any"].get("maxItems").is_none(),
         "{s}"
     );
+    // An equality is an `enum` of one (draft-04 has no `const`).
+    assert_eq!(p["twelve"]["enum"], serde_json::json!([12]), "{s}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
