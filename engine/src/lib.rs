@@ -20,7 +20,8 @@
 //! compiles against ([`Natives`]), the executor's upcalls ([`Layers`]);
 //! the test framework's mocks are a [`CallHook`] it installs.
 //!
-//! Method bodies run as statement bytecode (`exec.rs`, `vm/src/bc/stmt.rs`);
+//! Method bodies run as statement bytecode (`vm/src/stmt`, with `exec.rs`
+//! as the interpreter's host);
 //! `Parallel` branches are green threads (`vm/src/coro`). Classes are
 //! keyed by name, or by `Name/version@package` when several loaded
 //! versions of a package provide them (see [`Executor::class`] and
