@@ -1644,3 +1644,59 @@ fn the_specifications_position_meta_places_fields() {
     assert!(b < a, "{s}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A native error is a MuranoPL exception named after its class (a
+/// Python builtin by its bare name: murano/dsl/dsl_exception.py
+/// `from_python_exception`), and `With` names resolve through the class's
+/// namespaces, `:Name` in the default one (murano/dsl/namespace_resolver.py
+/// sets an empty prefix to `=`; the Catch block compares resolved names,
+/// murano/dsl/exception_macros.py). So `With: ':ZeroDivisionError'`
+/// catches a division by zero in a class without a default namespace, and
+/// in one with `=: com.example` names `com.example.ZeroDivisionError`,
+/// which it is not: the catch-all takes it, as in murano.
+#[test]
+fn native_errors_are_caught_by_their_resolved_name() {
+    let dir = std::env::temp_dir().join(format!("muranopl-native-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Library\nFullName: ex.Z\nClasses:\n  ex.Plain: P.yaml\n  ex.Ns: N.yaml\n",
+    )
+    .unwrap();
+    let body = "Methods:\n  go:\n    Body:\n      - Try:\n          - $x: 1 / 0\n        Catch:\n          \
+                - With: ':ZeroDivisionError'\n            As: e\n            Do:\n              \
+                - Return: [caught, $e.name]\n          - As: e\n            Do:\n              \
+                - Return: [all, $e.name]\n";
+    std::fs::write(
+        dir.join("Classes/P.yaml"),
+        format!("Name: ex.Plain\n{body}"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("Classes/N.yaml"),
+        format!("Namespaces:\n  =: ex\nName: Ns\n{body}"),
+    )
+    .unwrap();
+    let run = |class: &str| {
+        let model = dir.join(format!("{class}.json"));
+        std::fs::write(
+            &model,
+            format!(r#"{{"?": {{"type": "{class}", "id": "z"}}}}"#),
+        )
+        .unwrap();
+        let o = muranopl(&[
+            "run",
+            dir.to_str().unwrap(),
+            "--model",
+            model.to_str().unwrap(),
+            "--method",
+            "go",
+            "-q",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+    };
+    assert_eq!(run("ex.Plain"), "[\"caught\", \"ZeroDivisionError\"]\n");
+    assert_eq!(run("ex.Ns"), "[\"all\", \"ZeroDivisionError\"]\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
