@@ -22,4 +22,5 @@ mod replay;
 mod schemas_all;
 mod serve;
 mod serve_load;
+mod spec_cli;
 mod yaql;
