@@ -61,8 +61,7 @@ pub fn load(ex: &Executor, data: &Value, env_name: &str) -> Result<Arc<ObjRef>> 
     // places it; any other root (an environment, a plain class, a test
     // harness object) is the model's root as it is, as murano's engine
     // takes the model it is given.
-    let root_class = ex.class(&root_type)?;
-    if root_class.is_a("io.murano.Application") && !root_class.is_a("io.murano.Environment") {
+    if ex.class(&root_type)?.is_a("io.murano.Application") {
         if let Value::Dict(d) = &mut model {
             let mut d2 = (**d).clone();
             d2.insert(
