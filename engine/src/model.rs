@@ -280,12 +280,23 @@ pub fn check_properties(
     class: &Arc<Class>,
     props: &Dict,
 ) -> Result<Vec<(Arc<str>, Error)>> {
+    check_properties_except(ex, class, props, &[])
+}
+
+/// [`check_properties`] but for the properties named by `skip` (keys),
+/// which the caller checks in another way.
+pub fn check_properties_except(
+    ex: &Executor,
+    class: &Arc<Class>,
+    props: &Dict,
+    skip: &[&Value],
+) -> Result<Vec<(Arc<str>, Error)>> {
     if all_hold(ex, class, props) {
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
     each_property(ex, class, props, &Value::Null, |p, env, ctx, raw| {
-        if Contract::of(&p.contract).holds(ex, &raw) {
+        if skip.contains(&&p.key) || Contract::of(&p.contract).holds(ex, &raw) {
             return Ok(());
         }
         match Contract::of(&p.contract).check(ex, env, ctx.get(), raw, None, &p.name) {

@@ -417,7 +417,7 @@ fn check_dict(
 
 /// The contract of item `i` of a list: by position, the last one past the
 /// end (murano's `Contract._map_list`, murano/dsl/contracts/contracts.py).
-fn item_contract(cs: &[Check], i: usize) -> &Check {
+pub(super) fn item_contract(cs: &[Check], i: usize) -> &Check {
     &cs[i.min(cs.len() - 1)]
 }
 
@@ -432,7 +432,7 @@ fn quick_list<'a>(cs: &'a [Check], ex: &'a Executor) -> Option<Quick<'a>> {
 
 /// The violation a list of `len` items is for bounds `min..=max`, in
 /// murano's words (`Contract._map_list`): a negative bound bounds nothing.
-fn length_error(len: usize, min: i64, max: Option<i64>) -> Option<String> {
+pub(super) fn length_error(len: usize, min: i64, max: Option<i64>) -> Option<String> {
     let len_i = i64::try_from(len).unwrap_or(i64::MAX);
     match max {
         Some(m) if m >= 0 && !(min <= len_i && len_i <= m) => Some(format!(
@@ -483,6 +483,43 @@ fn id_passes(steps: &[Step], index: &crate::executor::Index, v: &Value) -> bool 
         }
         _ => false,
     })
+}
+
+impl Check {
+    /// Whether an object of `class` meets this contract, when it is a
+    /// chain of `class()` and `notNull()` steps (names resolved in `env`
+    /// and `ctx`, once, as [`run_steps`] resolves them); `None` when the
+    /// class alone cannot tell.
+    pub(super) fn takes_object(
+        &self,
+        env: &Env,
+        ctx: &Arc<Frame>,
+        class: &crate::class::Class,
+    ) -> Option<bool> {
+        let Check::Chain { steps, .. } = self else {
+            return None;
+        };
+        let mut takes = true;
+        for s in steps {
+            match (&s.kind, &s.class) {
+                (LinkKind::NotNull, _) => {}
+                (LinkKind::Class { .. }, Some((name, resolved))) => {
+                    let want = match resolved.get() {
+                        Some(w) => w,
+                        None => {
+                            let cx = Cx::new(env, ctx);
+                            let ex = cx.executor().ok()?;
+                            let w = name.resolve(&cx, &ex).ok()?;
+                            resolved.get_or_init(|| w)
+                        }
+                    };
+                    takes &= class.is_a(want);
+                }
+                _ => return None,
+            }
+        }
+        Some(takes)
+    }
 }
 
 /// True when the value or an extension method could intercept a chain's

@@ -161,17 +161,84 @@ impl Contract {
     ) -> Result<Value> {
         self.check
             .check_at(ex, env, ctx, v, owner, At::Top)
-            .map_err(|e| {
-                if *e.error_kind() == ErrorKind::ContractViolationException
-                    && !e.message().starts_with('[')
-                {
-                    Error::new(
-                        ErrorKind::ContractViolationException,
-                        format!("[{name}] {}", e.message()),
-                    )
-                } else {
-                    e
-                }
-            })
+            .map_err(|e| named(e, name))
+    }
+
+    /// Of a list contract (`[c]`, `[c, min, max]`, `[c0, c1, ...]`): its
+    /// length bounds; `None` for any other contract.
+    pub fn list_bounds(&self) -> Option<(i64, Option<i64>)> {
+        match &self.check {
+            Check::List(_, min, max) => Some((*min, *max)),
+            _ => None,
+        }
+    }
+
+    /// The violation a list of `len` items is of a list contract's bounds,
+    /// as [`Contract::check`] of the list reports it.
+    pub fn length_violation(&self, len: usize, name: &str) -> Option<Error> {
+        let Check::List(_, min, max) = &self.check else {
+            return None;
+        };
+        check::length_error(len, *min, *max).map(|e| named(methods::violation(e), name))
+    }
+
+    /// True when machine code alone shows that item `i` of a list meets a
+    /// list contract's item contract (see [`Contract::holds`]).
+    pub fn item_holds(&self, ex: &Executor, i: usize, v: &Value) -> bool {
+        match &self.check {
+            Check::List(cs, ..) => check::item_contract(cs, i).holds(ex, v),
+            _ => false,
+        }
+    }
+
+    /// Checks item `i` of a list against a list contract's item contract:
+    /// a violation reads as [`Contract::check`] of the whole list reports
+    /// that item (when the length is within bounds and no item before it
+    /// violates).
+    pub fn check_item(
+        &self,
+        ex: &Executor,
+        env: &Env,
+        ctx: &Arc<Frame>,
+        i: usize,
+        v: Value,
+        name: &str,
+    ) -> Result<Value> {
+        let Check::List(cs, ..) = &self.check else {
+            return self.check(ex, env, ctx, v, None, name);
+        };
+        check::item_contract(cs, i)
+            .check_at(ex, env, ctx, v, None, At::Index(&At::Top, i))
+            .map_err(|e| named(e, name))
+    }
+
+    /// Whether an object of `class` meets item `i`'s contract of a list
+    /// contract, when that contract is `class()` and `notNull()` steps
+    /// alone (names resolved in `env` and `ctx`, as checking resolves
+    /// them); `None` when the class alone cannot tell.
+    pub fn item_takes_object(
+        &self,
+        env: &Env,
+        ctx: &Arc<Frame>,
+        i: usize,
+        class: &crate::class::Class,
+    ) -> Option<bool> {
+        match &self.check {
+            Check::List(cs, ..) => check::item_contract(cs, i).takes_object(env, ctx, class),
+            _ => None,
+        }
+    }
+}
+
+/// A violation `e` of the value of property or argument `name`, named as
+/// murano names it (`[name] message`).
+fn named(e: Error, name: &str) -> Error {
+    if *e.error_kind() == ErrorKind::ContractViolationException && !e.message().starts_with('[') {
+        Error::new(
+            ErrorKind::ContractViolationException,
+            format!("[{name}] {}", e.message()),
+        )
+    } else {
+        e
     }
 }

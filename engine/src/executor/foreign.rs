@@ -1,145 +1,158 @@
 //! The classes of the objects of a streamed model by id: what `class()`
 //! contracts see of objects this execution does not hold (streaming
-//! validation, see `stream.rs`, which builds it).
+//! validation, see `stream/`, which builds it).
+//!
+//! A model of millions of objects must validate in little memory, so the
+//! index keeps no id: each is a 64-bit fingerprint (XXH3), filed under its
+//! object's class. Two ids with one fingerprint look like one id given
+//! twice, which streaming answers by handing the model to the ordinary
+//! load: a collision (about one chance in 10^6 for five million ids) costs
+//! time, never a wrong answer.
 
-use hashbrown::HashTable;
 use std::sync::Arc;
 
 use runtime::{Error, ErrorKind};
 
 use crate::class::Class;
 
-/// The classes of a streamed model's objects, by id (a string value).
-///
-/// Sharded by the ids' hashes, which the workers compute while an id is
-/// fresh in their cache: after the pass, one thread per shard fills it
-/// without reading an id again. A reference to an object is usually the
-/// very string its definition's header holds (the walk puts it there), so
-/// a lookup compares pointers before bytes.
+/// The fingerprint of an object id.
+pub(crate) fn fingerprint(id: &str) -> u64 {
+    twox_hash::XxHash3_64::oneshot(id.as_bytes())
+}
+
+/// The classes of a streamed model's objects, by id: for each class, the
+/// sorted fingerprints of its objects' ids (8 bytes an object).
 pub struct Index {
-    defs: Vec<Def>,
-    classes: Vec<Arc<Class>>,
-    shards: Vec<HashTable<Entry>>,
+    by_class: Vec<(Arc<Class>, Vec<u64>)>,
+    len: usize,
 }
 
-/// A definition met in the pass.
-pub(crate) struct Def {
-    pub(crate) hash: u64,
-    pub(crate) id: Arc<String>,
-    /// Into the classes of its `Found`.
-    pub(crate) class: u32,
-}
+/// The fingerprints of the objects of each class met in a pass (classes by
+/// index into a list of the finder's).
+#[derive(Default)]
+pub(crate) struct Defs(pub(crate) Vec<Vec<u64>>);
 
-impl Def {
-    pub(crate) fn new(id: Arc<String>, class: u32) -> Def {
-        Def {
-            hash: id_hash(&id),
-            id,
-            class,
+impl Defs {
+    /// Files the object `id` under class `class`.
+    pub(crate) fn push(&mut self, id: &str, class: u32) {
+        let c = class as usize;
+        if self.0.len() <= c {
+            self.0.resize_with(c + 1, Vec::new);
         }
-    }
-}
-
-/// An id in the index: its string's address, its definition and class.
-#[derive(Clone, Copy)]
-struct Entry {
-    ptr: usize,
-    def: u32,
-    class: u32,
-}
-
-fn id_hash(id: &str) -> u64 {
-    use std::hash::BuildHasher;
-    rustc_hash::FxBuildHasher.hash_one(id)
-}
-
-/// The shard of a hash (bits the tables' own bucket and tag bits leave).
-fn shard(hash: u64, n: usize) -> usize {
-    ((hash >> 32) % n as u64) as usize
-}
-
-impl Index {
-    /// The index of `defs`, built on `jobs` threads; the id of a
-    /// definition that is not the only one with its id is an error (the
-    /// smallest such id, whatever the threads' timing).
-    pub(crate) fn build(
-        defs: Vec<Def>,
-        classes: Vec<Arc<Class>>,
-        jobs: usize,
-    ) -> Result<Index, String> {
-        let n = jobs.max(1);
-        let results: Vec<Result<HashTable<Entry>, Arc<String>>> = std::thread::scope(|s| {
-            let defs = &defs;
-            let handles: Vec<_> = (0..n)
-                .map(|k| s.spawn(move || Index::fill(defs, k, n)))
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-                .collect()
-        });
-        let mut shards = Vec::with_capacity(n);
-        let mut twice: Option<Arc<String>> = None;
-        for r in results {
-            match r {
-                Ok(t) => shards.push(t),
-                Err(id) => twice = Some(twice.map_or(id.clone(), |t| t.min(id))),
-            }
-        }
-        match twice {
-            Some(id) => Err(format!("two objects with the id {id}")),
-            None => Ok(Index {
-                defs,
-                classes,
-                shards,
-            }),
-        }
-    }
-
-    /// Shard `k` of `n`.
-    fn fill(defs: &[Def], k: usize, n: usize) -> Result<HashTable<Entry>, Arc<String>> {
-        let mut t = HashTable::with_capacity(defs.len() / n + defs.len() / (8 * n) + 1);
-        let mut twice: Option<&Arc<String>> = None;
-        for (i, d) in defs.iter().enumerate() {
-            if shard(d.hash, n) != k {
-                continue;
-            }
-            let ptr = Arc::as_ptr(&d.id) as usize;
-            let same = |e: &Entry| e.ptr == ptr || defs[e.def as usize].id == d.id;
-            match t.entry(d.hash, same, |e| defs[e.def as usize].hash) {
-                hashbrown::hash_table::Entry::Occupied(_) => {
-                    twice = Some(twice.map_or(&d.id, |t| t.min(&d.id)));
-                }
-                hashbrown::hash_table::Entry::Vacant(v) => {
-                    v.insert(Entry {
-                        ptr,
-                        def: i as u32,
-                        class: d.class,
-                    });
-                }
-            }
-        }
-        match twice {
-            Some(id) => Err(id.clone()),
-            None => Ok(t),
-        }
+        self.0[c].push(fingerprint(id));
     }
 
     /// The number of objects.
     pub(crate) fn len(&self) -> usize {
-        self.defs.len()
+        self.0.iter().map(Vec::len).sum()
+    }
+
+    /// True when two objects have one id (or one fingerprint).
+    pub(crate) fn twice(&self) -> bool {
+        let mut all: Vec<u64> = self.0.concat();
+        all.sort_unstable();
+        all.windows(2).any(|w| w[0] == w[1])
+    }
+}
+
+impl Index {
+    /// The index of the objects in `parts` (a class and its objects'
+    /// fingerprints; one class may come in several parts), sorted on
+    /// `jobs` threads; two objects with one id are an error.
+    pub(crate) fn build(parts: Vec<(Arc<Class>, Vec<u64>)>, jobs: usize) -> Result<Index, String> {
+        let mut by_class: Vec<(Arc<Class>, Vec<u64>)> = Vec::new();
+        for (class, fps) in parts {
+            match by_class.iter_mut().find(|(c, _)| Arc::ptr_eq(c, &class)) {
+                Some((_, all)) => all.extend(fps),
+                None => by_class.push((class, fps)),
+            }
+        }
+        sort_all(&mut by_class, jobs.max(1));
+        let len = by_class.iter().map(|(_, v)| v.len()).sum();
+        let index = Index { by_class, len };
+        if index.has_twice() {
+            return Err("two objects with one id".into());
+        }
+        Ok(index)
+    }
+
+    /// True when a fingerprint is filed twice, in one class or two.
+    fn has_twice(&self) -> bool {
+        if self
+            .by_class
+            .iter()
+            .any(|(_, v)| v.windows(2).any(|w| w[0] == w[1]))
+        {
+            return true;
+        }
+        // Across classes: a merge of the sorted lists, smallest head first.
+        let mut heads: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize, usize)>> = self
+            .by_class
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, v))| !v.is_empty())
+            .map(|(k, (_, v))| std::cmp::Reverse((v[0], k, 0)))
+            .collect();
+        let mut last = None;
+        while let Some(std::cmp::Reverse((fp, k, i))) = heads.pop() {
+            if last == Some(fp) {
+                return true;
+            }
+            last = Some(fp);
+            if let Some(&next) = self.by_class[k].1.get(i + 1) {
+                heads.push(std::cmp::Reverse((next, k, i + 1)));
+            }
+        }
+        false
+    }
+
+    /// The number of objects.
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
     /// The class of the object with this id.
     pub fn class_of(&self, id: &Arc<String>) -> Option<&Arc<Class>> {
-        let hash = id_hash(id);
-        let ptr = Arc::as_ptr(id) as usize;
-        self.shards[shard(hash, self.shards.len())]
-            .find(hash, |e| {
-                e.ptr == ptr || *self.defs[e.def as usize].id == **id
-            })
-            .map(|e| &self.classes[e.class as usize])
+        let fp = fingerprint(id);
+        self.by_class
+            .iter()
+            .find(|(_, fps)| contains(fps, fp))
+            .map(|(c, _)| c)
     }
+}
+
+/// Sorts each class's fingerprints, the classes shared out over `jobs`
+/// threads.
+fn sort_all(by_class: &mut [(Arc<Class>, Vec<u64>)], jobs: usize) {
+    let per = by_class.len().div_ceil(jobs).max(1);
+    std::thread::scope(|s| {
+        for part in by_class.chunks_mut(per) {
+            s.spawn(move || part.iter_mut().for_each(|(_, v)| v.sort_unstable()));
+        }
+    });
+}
+
+/// Whether sorted `fps` holds `fp`. Fingerprints are spread evenly over
+/// the 64-bit range, so the place where `fp` would be is guessed from its
+/// value, and only a few neighbours are searched from there.
+fn contains(fps: &[u64], fp: u64) -> bool {
+    let n = fps.len();
+    if n == 0 {
+        return false;
+    }
+    let guess = ((fp as u128 * n as u128) >> 64) as usize;
+    let mut step = 16usize;
+    let (mut lo, mut hi) = (guess.saturating_sub(step), (guess + step).min(n));
+    // Widen the window until it brackets `fp`.
+    while lo > 0 && fps[lo] > fp {
+        step *= 2;
+        lo = guess.saturating_sub(step);
+    }
+    while hi < n && fps[hi - 1] < fp {
+        step *= 2;
+        hi = (guess + step).min(n);
+    }
+    fps[lo..hi].binary_search(&fp).is_ok()
 }
 
 /// The error a check raises for what only the ordinary load can do.

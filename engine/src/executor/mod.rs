@@ -14,7 +14,7 @@ mod roots;
 mod scope;
 mod state;
 
-pub(crate) use foreign::Def;
+pub(crate) use foreign::Defs;
 pub use foreign::{not_streamable, Index};
 pub(crate) use hooks::Site;
 pub use names::{attr_slot, resolve_class_name};

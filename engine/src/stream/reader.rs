@@ -9,9 +9,11 @@ use runtime::json::split::Piece;
 use runtime::{Dict, Value};
 
 use crate::catalog::Catalog;
-use crate::class::Class;
+use crate::class::{Class, Prop};
+use crate::contracts::Contract;
 use crate::defs;
 use crate::executor::Executor;
+use compiler::murano::PropertyUsage;
 
 /// Progress: bytes read and objects checked so far.
 pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
@@ -58,12 +60,64 @@ pub(crate) struct UnitMeta {
     pub(crate) slot: u32,
 }
 
-/// What the pieces of one container share: its path and resolver. A
-/// batch holds each once, so that the pieces do not count references to
-/// them one by one on the reader's thread and again on a worker's.
+/// What the pieces of one container share: its path and resolver, and
+/// the list property they are items of. A batch holds each once, so that
+/// the pieces do not count references to them one by one on the reader's
+/// thread and again on a worker's.
 pub(crate) struct Context {
     pub(crate) parent: Arc<str>,
     pub(crate) resolver: Resolver,
+    pub(crate) items: Option<Arc<ListProp>>,
+}
+
+/// A list property of a large definition whose items are checked one by
+/// one as they stream by and then forgotten: the memory a model takes does
+/// not grow with the length of its lists.
+pub(crate) struct ListProp {
+    /// The class that declares the property, and its index among that
+    /// class's properties.
+    pub(crate) declared: Arc<Class>,
+    pub(crate) prop: usize,
+    /// Its number among the stream's list properties.
+    pub(crate) no: u32,
+}
+
+impl ListProp {
+    /// The list property `key` of an object of `class`, when its items can
+    /// be checked one by one: a property (one of that name) with a list
+    /// contract that the definition gives (no configuration).
+    pub(crate) fn of(class: &Arc<Class>, key: &str, no: u32) -> Option<ListProp> {
+        let mut found = None;
+        for (cls, p) in class.init_order() {
+            if p.key.as_str() != Some(key) {
+                continue;
+            }
+            let plain = !matches!(p.usage, PropertyUsage::Config | PropertyUsage::Runtime);
+            if found.is_some() || !plain || !cls.package.configs.is_empty() {
+                return None;
+            }
+            Contract::of(&p.contract).list_bounds()?;
+            let prop = cls.props.iter().position(|q| std::ptr::eq(q, p))?;
+            found = Some(ListProp {
+                declared: cls.clone(),
+                prop,
+                no,
+            });
+        }
+        found
+    }
+
+    pub(crate) fn prop(&self) -> &Prop {
+        &self.declared.props[self.prop]
+    }
+
+    pub(crate) fn name(&self) -> &str {
+        &self.prop().name
+    }
+
+    pub(crate) fn contract(&self) -> &Contract {
+        Contract::of(&self.prop().contract)
+    }
 }
 
 /// Pieces for a worker, their text in one buffer.
@@ -84,10 +138,26 @@ impl Batch {
 
     /// The index of the context of a piece, shared with the piece before
     /// when it has the same.
-    pub(crate) fn context(&mut self, parent: Arc<str>, resolver: Resolver) -> u32 {
+    pub(crate) fn context(
+        &mut self,
+        parent: Arc<str>,
+        resolver: Resolver,
+        items: Option<&Arc<ListProp>>,
+    ) -> u32 {
+        let same_items = |c: &Context| match (&c.items, items) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
         match self.contexts.last() {
-            Some(c) if Arc::ptr_eq(&c.parent, &parent) && c.resolver.same(&resolver) => {}
-            _ => self.contexts.push(Context { parent, resolver }),
+            Some(c)
+                if Arc::ptr_eq(&c.parent, &parent)
+                    && c.resolver.same(&resolver)
+                    && same_items(c) => {}
+            _ => self.contexts.push(Context {
+                parent,
+                resolver,
+                items: items.cloned(),
+            }),
         }
         self.contexts.len() as u32 - 1
     }
@@ -101,6 +171,8 @@ pub(crate) enum Node {
     Unit(u32),
     List(Vec<Node>),
     Dict(Spine),
+    /// A list property whose items were checked as they streamed by.
+    Items(Streamed),
 }
 
 pub(crate) struct Spine {
@@ -108,6 +180,17 @@ pub(crate) struct Spine {
     pub(crate) path: String,
     pub(crate) walk: bool,
     pub(crate) entries: Vec<(Value, Node)>,
+}
+
+impl Node {
+    /// Adds a child to an open container (`key`: of a dict).
+    fn push(&mut self, key: Option<&str>, node: Node) {
+        match self {
+            Node::List(items) => items.push(node),
+            Node::Dict(d) => d.entries.push((Value::str(key.unwrap_or("")), node)),
+            Node::Unit(_) | Node::Items(..) => unreachable!("open containers are lists or dicts"),
+        }
+    }
 }
 
 /// An open large container.
@@ -121,6 +204,18 @@ pub(crate) struct Open {
     pub(crate) keys: std::collections::HashSet<String>,
     /// The root dict in `{"Objects": ...}` form.
     pub(crate) model: bool,
+    /// A list property whose items stream by.
+    pub(crate) items: Option<Streamed>,
+    /// Its index, when it is an item of a list property.
+    pub(crate) item: Option<u64>,
+}
+
+/// A list property whose items stream by: how many there are, and those
+/// too long for a piece, by index (read as large containers are).
+pub(crate) struct Streamed {
+    pub(crate) list: Arc<ListProp>,
+    pub(crate) len: u64,
+    pub(crate) large: Vec<(u64, Node)>,
 }
 
 /// The splitter's consumer: builds the tree of large containers and sends
@@ -136,6 +231,8 @@ pub(crate) struct Reader<'a> {
     pub(crate) stop: &'a AtomicBool,
     pub(crate) progress: Progress<'a>,
     pub(crate) objects: &'a AtomicU64,
+    /// List properties met.
+    pub(crate) lists: u32,
 }
 
 /// A JSON path, spelled out only when a message or a deferred check needs
@@ -198,6 +295,12 @@ impl Base<'_> {
     }
 }
 
+impl Open {
+    fn is_dict(&self) -> bool {
+        matches!(self.node, Node::Dict(_))
+    }
+}
+
 impl<'a> Reader<'a> {
     pub(crate) fn new(
         catalog: &Arc<Catalog>,
@@ -217,6 +320,7 @@ impl<'a> Reader<'a> {
             stop,
             progress,
             objects,
+            lists: 0,
         }
     }
 
@@ -244,8 +348,9 @@ impl<'a> Reader<'a> {
         let Some(top) = self.stack.last_mut() else {
             return Ok((Place::at("$.Objects"), true, Resolver::Known(None)));
         };
-        let index = match &top.node {
-            Node::List(items) => items.len(),
+        let index = match (&top.node, &top.items) {
+            (_, Some(s)) => s.len as usize,
+            (Node::List(items), None) => items.len(),
             _ => 0,
         };
         if let Some(k) = key {
@@ -302,6 +407,23 @@ impl<'a> Reader<'a> {
         offset: u64,
     ) -> Result<(), String> {
         let (place, walk, inherited) = self.place(key.as_deref())?;
+        // An item of a list property too long for a piece.
+        let item = self.stack.last_mut().and_then(|top| {
+            let s = top.items.as_mut()?;
+            s.len += 1;
+            Some(s.len - 1)
+        });
+        let items = match (&inherited, key.as_deref(), self.stack.last()) {
+            (Resolver::Known(Some(class)), Some(k), Some(top)) if list && walk && top.is_dict() => {
+                ListProp::of(class, k, self.lists).map(|l| Streamed {
+                    list: Arc::new(l),
+                    len: 0,
+                    large: Vec::new(),
+                })
+            }
+            _ => None,
+        };
+        self.lists += u32::from(items.is_some());
         let path: Arc<str> = place.render().into();
         let node = if list {
             Node::List(Vec::new())
@@ -324,6 +446,8 @@ impl<'a> Reader<'a> {
             resolver,
             keys: Default::default(),
             model: false,
+            items,
+            item,
         });
         Ok(())
     }
@@ -357,17 +481,20 @@ impl<'a> Reader<'a> {
             }
         }
         let slot = self.slots;
-        self.slots += 1;
         let top = self.stack.last_mut().expect("a parent");
-        let node = Node::Unit(slot);
-        match &mut top.node {
-            Node::List(items) => items.push(node),
-            Node::Dict(d) => d
-                .entries
-                .push((Value::str(key.as_deref().unwrap_or("")), node)),
-            Node::Unit(_) => unreachable!("open containers are lists or dicts"),
-        }
-        let ctx = self.batch.context(place.parent, resolver);
+        let items = match &mut top.items {
+            // An item of a list property: checked and forgotten.
+            Some(s) => {
+                s.len += 1;
+                Some(&s.list)
+            }
+            None => {
+                self.slots += 1;
+                top.node.push(key.as_deref(), Node::Unit(slot));
+                None
+            }
+        };
+        let ctx = self.batch.context(place.parent, resolver, items);
         let start = self.batch.text.len();
         self.batch.text.extend_from_slice(text);
         self.batch.units.push(UnitMeta {
@@ -392,15 +519,17 @@ impl<'a> Reader<'a> {
             .stack
             .pop()
             .expect("the splitter closes what it opened");
-        match self.stack.last_mut() {
-            None => self.root = Some(open.node),
-            Some(parent) => match &mut parent.node {
-                Node::List(items) => items.push(open.node),
-                Node::Dict(d) => d
-                    .entries
-                    .push((Value::str(open.key.as_deref().unwrap_or("")), open.node)),
-                Node::Unit(_) => unreachable!("open containers are lists or dicts"),
+        let node = match open.items {
+            Some(s) => Node::Items(s),
+            None => open.node,
+        };
+        match (self.stack.last_mut(), open.item) {
+            (None, _) => self.root = Some(node),
+            (Some(parent), Some(i)) => match &mut parent.items {
+                Some(s) => s.large.push((i, node)),
+                None => unreachable!("an item's parent streams its items"),
             },
+            (Some(parent), None) => parent.node.push(open.key.as_deref(), node),
         }
         Ok(())
     }

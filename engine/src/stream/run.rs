@@ -7,12 +7,13 @@ use std::sync::{mpsc, Arc, Mutex};
 
 use runtime::json::split::{self};
 use runtime::{Dict, Error, Value};
+use rustc_hash::FxHashMap;
 
 use crate::catalog::Catalog;
 use crate::class::Class;
 use crate::defs;
 use crate::executor::Executor;
-use crate::executor::{Def, Index};
+use crate::executor::Index;
 use crate::model::Validation;
 
 use super::reader::*;
@@ -148,17 +149,11 @@ impl<'a> Models<'a> {
         let found = std::mem::take(&mut self.w.found);
         // Contracts that name other objects, and two objects with one id,
         // are left to the ordinary load.
-        if walked.is_err() || !found.deferred.is_empty() || twice(&found.defs) {
+        if walked.is_err() || !found.deferred.is_empty() || found.defs.twice() {
             return None;
         }
         Some(validation(found.defs.len(), found.violations))
     }
-}
-
-/// Whether two definitions have one id.
-pub(crate) fn twice(defs: &[Def]) -> bool {
-    let mut seen = rustc_hash::FxHashSet::default();
-    defs.len() > 1 && !defs.iter().all(|d| seen.insert(d.id.as_str()))
 }
 
 /// After the pass: the index of every object, the large definitions, and
@@ -176,17 +171,15 @@ pub(crate) fn finish(
         t = std::time::Instant::now();
     };
     // Pieces outside `Objects` have no residual: slots are sparse.
-    let slots = all.residuals.iter().map(|(s, _)| *s as usize + 1).max();
-    let mut residuals = vec![Value::Null; slots.unwrap_or(0)];
-    for (slot, v) in std::mem::take(&mut all.residuals) {
-        residuals[slot as usize] = v;
-    }
+    let mut residuals = std::mem::take(&mut all.residuals);
+    residuals.sort_unstable_by_key(|(s, _)| *s);
     let ex = Executor::with_catalog(catalog.clone());
     let mut large = Large {
         ex: &ex,
         residuals: &residuals,
         defs: Vec::new(),
         deferred: Vec::new(),
+        items: Vec::new(),
     };
     if let Err(why) = large.visit(&root) {
         return Outcome::Fallback(why);
@@ -194,24 +187,35 @@ pub(crate) fn finish(
     let Large {
         defs: large_defs,
         deferred: large_deferred,
+        items: large_items,
         ..
     } = large;
+    all.deferred_items.extend(large_items);
     drop(residuals);
     lap("large containers", &mut phases);
     for (id, class) in large_defs {
         all.classes.push(class);
-        all.defs.push(Def::new(id, all.classes.len() as u32 - 1));
+        all.defs.push(&id, all.classes.len() as u32 - 1);
     }
     all.deferred.extend(large_deferred);
-    let defs = std::mem::take(&mut all.defs);
-    let index = match Index::build(defs, std::mem::take(&mut all.classes), jobs) {
+    let mut fps = std::mem::take(&mut all.defs).0;
+    fps.resize_with(all.classes.len(), Vec::new);
+    let parts = std::mem::take(&mut all.classes)
+        .into_iter()
+        .zip(fps)
+        .collect();
+    let index = match Index::build(parts, jobs) {
         Ok(index) => Arc::new(index),
         Err(why) => return Outcome::Fallback(why),
     };
     let objects = index.len();
     lap("index", &mut phases);
     let mut violations = all.violations;
-    match check_deferred(catalog, &index, all.deferred, jobs) {
+    let firsts = match first_items(catalog, &index, all.items, all.deferred_items, jobs) {
+        Ok(f) => f,
+        Err(why) => return Outcome::Fallback(why),
+    };
+    match check_deferred(catalog, &index, all.deferred, &firsts, jobs) {
         Ok(v) => violations.extend(v),
         Err(why) => return Outcome::Fallback(why),
     }
@@ -237,25 +241,27 @@ pub(crate) fn validation(
     }
 }
 
-/// Checks the deferred definitions with every object known, on `jobs`
-/// threads.
-pub(crate) fn check_deferred(
+/// Runs `f` over `work` on `jobs` threads, each with an execution that
+/// knows the objects of `index`; the outputs in the order of `work`.
+fn on_threads<T: Sync, O: Send>(
     catalog: &Arc<Catalog>,
     index: &Arc<Index>,
-    deferred: Vec<Deferred>,
+    work: &[T],
     jobs: usize,
-) -> Result<Vec<(Seq, String, String, Error)>, String> {
-    let per = deferred.len().div_ceil(jobs.max(1)).max(1);
+    f: impl Fn(&Executor, &T, &mut Vec<O>) -> Result<(), String> + Sync,
+) -> Result<Vec<O>, String> {
+    let per = work.len().div_ceil(jobs.max(1)).max(1);
+    let f = &f;
     std::thread::scope(|s| {
-        let handles: Vec<_> = deferred
+        let handles: Vec<_> = work
             .chunks(per)
             .map(|part| {
                 s.spawn(move || {
                     let ex = Executor::with_catalog(catalog.clone());
                     ex.set_foreign(index.clone());
                     let mut out = Vec::new();
-                    for d in part {
-                        check(&ex, &d.class, &d.props, d.seq, &|| d.path.clone(), &mut out)?;
+                    for w in part {
+                        f(&ex, w, &mut out)?;
                     }
                     Ok::<_, String>(out)
                 })
@@ -269,20 +275,98 @@ pub(crate) fn check_deferred(
     })
 }
 
+/// The first violating item of each streamed list property (by its
+/// number): of the items checked in the pass, and of those checked now
+/// that every object is known.
+pub(crate) fn first_items(
+    catalog: &Arc<Catalog>,
+    index: &Arc<Index>,
+    mut items: Vec<Item<Error>>,
+    deferred: Vec<Item<Value>>,
+    jobs: usize,
+) -> Result<FxHashMap<u32, Item<Error>>, String> {
+    let checked = on_threads(catalog, index, &deferred, jobs, |ex, it, out| {
+        let list = &it.list;
+        let env = ex.env(list.declared.package.legacy);
+        let ctx = ex.class_ctx(&list.declared, Value::Null);
+        let contract = list.contract();
+        match contract.check_item(ex, env, &ctx, it.index, it.what.clone(), list.name()) {
+            Ok(_) => Ok(()),
+            Err(e) if *e.error_kind() == runtime::ErrorKind::ContractViolationException => {
+                out.push(Item {
+                    list: list.clone(),
+                    index: it.index,
+                    what: e,
+                });
+                Ok(())
+            }
+            Err(e) => Err(format!("{}: {}", e.kind(), e.message())),
+        }
+    })?;
+    items.extend(checked);
+    let mut first: FxHashMap<u32, Item<Error>> = FxHashMap::default();
+    for it in items {
+        match first.get(&it.list.no) {
+            Some(f) if f.index <= it.index => {}
+            _ => {
+                first.insert(it.list.no, it);
+            }
+        }
+    }
+    Ok(first)
+}
+
+/// Checks the deferred definitions with every object known, on `jobs`
+/// threads; `firsts` are the first violating items of the streamed list
+/// properties.
+pub(crate) fn check_deferred(
+    catalog: &Arc<Catalog>,
+    index: &Arc<Index>,
+    deferred: Vec<Deferred>,
+    firsts: &FxHashMap<u32, Item<Error>>,
+    jobs: usize,
+) -> Result<Vec<(Seq, String, String, Error)>, String> {
+    on_threads(catalog, index, &deferred, jobs, |ex, d, out| {
+        // A list's length is checked before its items.
+        let lists: Vec<(Arc<ListProp>, Option<Error>)> = d
+            .lists
+            .iter()
+            .map(|(list, len)| {
+                let e = (list.contract())
+                    .length_violation(*len as usize, list.name())
+                    .or_else(|| firsts.get(&list.no).map(|f| f.what.clone()));
+                (list.clone(), e)
+            })
+            .collect();
+        check(
+            ex,
+            &d.class,
+            &d.props,
+            &lists,
+            d.seq,
+            &|| d.path.clone(),
+            out,
+        )
+    })
+}
+
 /// The large containers, read back: the definitions among them.
 pub(crate) struct Large<'a> {
     pub(crate) ex: &'a Executor,
-    pub(crate) residuals: &'a [Value],
+    /// The values of the pieces, by slot (sorted).
+    pub(crate) residuals: &'a [(u32, Value)],
     pub(crate) defs: Vec<(Arc<String>, Arc<Class>)>,
     pub(crate) deferred: Vec<Deferred>,
+    /// The items of list properties too long for a piece.
+    pub(crate) items: Vec<Item<Value>>,
 }
 
 impl Large<'_> {
     pub(crate) fn residual(&self, slot: u32) -> Value {
-        self.residuals
-            .get(slot as usize)
-            .cloned()
-            .unwrap_or(Value::Null)
+        match self.residuals.binary_search_by_key(&slot, |(s, _)| *s) {
+            Ok(i) => self.residuals[i].1.clone(),
+            Err(_) => Value::Null,
+        }
     }
 
     /// Visits a large container; returns the value it stands for (a
@@ -298,6 +382,7 @@ impl Large<'_> {
                 Ok(Value::list(out))
             }
             Node::Dict(spine) => self.visit_dict(spine),
+            Node::Items(..) => Err("a list property outside a definition".into()),
         }
     }
 
@@ -314,11 +399,30 @@ impl Large<'_> {
             _ => None,
         });
         let mut out = Dict::default();
+        let mut lists = Vec::new();
         for (k, n) in &spine.entries {
             if def.is_some() && k.as_str() == Some("?") {
                 continue;
             }
-            out.insert(k.clone(), self.visit(n)?);
+            match n {
+                Node::Items(s) => {
+                    for (i, n) in &s.large {
+                        let what = self.visit(n)?;
+                        self.items.push(Item {
+                            list: s.list.clone(),
+                            index: *i as usize,
+                            what,
+                        });
+                    }
+                    lists.push((s.list.clone(), s.len));
+                }
+                n => {
+                    out.insert(k.clone(), self.visit(n)?);
+                }
+            }
+        }
+        if def.is_none() && !lists.is_empty() {
+            return Err("a list property outside a definition".into());
         }
         let Some((h, ty)) = def else {
             return Ok(Value::dict(out));
@@ -335,6 +439,7 @@ impl Large<'_> {
             path: spine.path.clone(),
             class,
             props: Arc::new(out),
+            lists,
         });
         Ok(Value::Str(id))
     }

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use super::run::*;
 use crate::catalog::Catalog;
-use crate::executor::{Def, Executor, Index};
+use crate::executor::{Defs, Executor, Index};
 use crate::model::{self, Validation};
 use crate::package::Package;
 
@@ -10,11 +10,12 @@ const FLEET: &str = "Namespaces: {=: t}\nName: Fleet\nProperties:\n  servers: {C
 const SERVER: &str = "Namespaces: {=: t}\nName: Server\nProperties:\n  name: {Contract: $.string().notNull()}\n  port: {Contract: $.int().notNull().check($ > 0 and $ < 65536)}\n  tags: {Contract: [$.string().notNull()]}\n  settings:\n    Contract: {timeout: $.int().notNull(), label: $.string()}\n  peer: {Contract: $.class(Server)}\n  size: {Contract: $.int(), Default: 3}\n";
 const SPECIAL: &str = "Namespaces: {=: t}\nName: Special\nExtends: Server\nProperties:\n  extra: {Contract: $.int().check($ < 10)}\n";
 const PLAIN: &str = "Namespaces: {=: t}\nName: Plain\nProperties:\n  name: {Contract: $.string().notNull()}\n  port: {Contract: $.int().notNull().check($ > 0 and $ < 65536)}\n  tags: {Contract: [$.string().notNull()]}\n  any: {Contract: $}\n";
+const POOL: &str = "Namespaces: {=: t}\nName: Pool\nProperties:\n  members: {Contract: [$.class(Server), 3, 30]}\n  ports: {Contract: [$.int().check($ > 0), 2]}\n  first: {Contract: [$.string(), $.int()]}\n  note: {Contract: $.string().notNull()}\n";
 const INITS: &str =
     "Namespaces: {=: t}\nName: Inits\nMethods:\n  .init:\n    Body:\n      - $.x: 1\n";
 
 fn catalog() -> Arc<Catalog> {
-    let files: Vec<(String, String)> = [FLEET, SERVER, SPECIAL, INITS, PLAIN]
+    let files: Vec<(String, String)> = [FLEET, SERVER, SPECIAL, INITS, PLAIN, POOL]
         .iter()
         .enumerate()
         .map(|(i, t)| (format!("C{i}.yaml"), t.to_string()))
@@ -23,40 +24,43 @@ fn catalog() -> Arc<Catalog> {
 }
 
 #[test]
-fn the_index_finds_ids_in_every_shard_and_refuses_an_id_twice() {
+fn the_index_finds_ids_by_fingerprint_and_refuses_an_id_twice() {
     let ex = Executor::with_catalog(catalog());
-    let classes = vec![
+    let classes = [
         ex.class("t.Server").unwrap(),
         ex.class("t.Special").unwrap(),
     ];
     let ids: Vec<Arc<String>> = (0..1000).map(|i| Arc::new(format!("o{i}"))).collect();
-    let defs = |ids: &[Arc<String>]| -> Vec<Def> {
-        ids.iter()
-            .enumerate()
-            .map(|(i, id)| Def::new(id.clone(), (i % 3 == 0) as u32))
-            .collect()
+    // Ids filed in parts, as workers file them: one class may come twice.
+    let parts = |ids: &[Arc<String>]| -> Vec<(Arc<crate::class::Class>, Vec<u64>)> {
+        let mut parts: Vec<(Arc<crate::class::Class>, Vec<u64>)> = Vec::new();
+        for (i, chunk) in ids.chunks(300).enumerate() {
+            let mut defs = Defs::default();
+            for (j, id) in chunk.iter().enumerate() {
+                defs.push(id, ((i * 300 + j) % 3 == 0) as u32);
+            }
+            defs.0.resize_with(2, Vec::new);
+            parts.extend(classes.iter().cloned().zip(defs.0));
+        }
+        parts
     };
     for jobs in 1..=4 {
-        let index = Index::build(defs(&ids), classes.clone(), jobs).unwrap();
+        let index = Index::build(parts(&ids), jobs).unwrap();
         assert_eq!(index.len(), 1000);
         for (i, id) in ids.iter().enumerate() {
             let want = if i % 3 == 0 { "t.Special" } else { "t.Server" };
-            // The very string and an equal one at another address.
-            assert_eq!(&*index.class_of(id).unwrap().name, want);
-            let copy = Arc::new(id.to_string());
-            assert_eq!(&*index.class_of(&copy).unwrap().name, want);
+            assert_eq!(&*index.class_of(id).unwrap().name, want, "{id}");
         }
         assert!(index.class_of(&Arc::new("o1000".into())).is_none());
-        let mut twice = ids.clone();
-        twice.push(Arc::new("o7".into()));
-        twice.push(Arc::new("o500".into()));
-        twice.push(Arc::new("o12".into()));
-        let e = Index::build(defs(&twice), classes.clone(), jobs).err();
-        assert_eq!(
-            e.as_deref(),
-            Some("two objects with the id o12"),
-            "{jobs} jobs"
-        );
+        assert!(index.class_of(&Arc::new("".into())).is_none());
+        // The extra id is filed as a Server: o7 and o500 are Servers too
+        // (one class twice), o12 is a Special (across two classes).
+        for extra in ["o7", "o500", "o12"] {
+            let mut twice = ids.clone();
+            twice.push(Arc::new(extra.into()));
+            let e = Index::build(parts(&twice), jobs).err();
+            assert_eq!(e.as_deref(), Some("two objects with one id"), "{extra}");
+        }
     }
 }
 
@@ -164,6 +168,68 @@ fn streaming_gives_what_the_ordinary_load_gives() {
     }
 }
 
+/// A Pool of `members` servers (from `from`), `ports` listed (`bad`: the
+/// indexes of bad ports) and a `note`.
+fn pool(from: usize, members: usize, ports: usize, bad: &[usize], note: &str) -> String {
+    let members: Vec<String> = (from..from + members).map(server).collect();
+    let ports: Vec<String> = (0..ports)
+        .map(|i| match bad.iter().position(|&b| b == i) {
+            Some(0) => "-1".into(),
+            Some(_) => "\"x\"".into(),
+            None => (i + 1).to_string(),
+        })
+        .collect();
+    format!(
+        "{{\"?\": {{\"id\": \"pool{from}\", \"type\": \"t.Pool\"}}, \"members\": [{}], \
+         \"ports\": [{}], \"first\": [\"a\", 1, \"b\", 2], \"note\": {note}}}",
+        members.join(", "),
+        ports.join(", ")
+    )
+}
+
+/// List properties are checked item by item as they stream by (no item
+/// kept): their bounds, the first violating item, items naming objects
+/// defined later, item contracts by position, and their places among the
+/// other properties' violations are the ordinary load's.
+#[test]
+fn list_properties_streamed_item_by_item_give_what_the_ordinary_load_gives() {
+    let catalog = catalog();
+    let pools = [
+        pool(0, 10, 400, &[], "\"ok\""),
+        pool(10, 2, 400, &[7], "null"),
+        pool(12, 40, 300, &[250, 12], "\"ok\""),
+        pool(52, 5, 1, &[], "null"),
+        pool(57, 6, 500, &[480, 499], "1"),
+    ];
+    let model = format!(
+        "{{\"Objects\": {{\"?\": {{\"id\": \"top\", \"type\": \"t.Plain\"}}, \
+         \"name\": \"n\", \"port\": 1, \"tags\": [], \"any\": [{}]}}}}",
+        pools.join(", ")
+    )
+    .replace("\"peer\": \"fleet\"", "\"peer\": \"top\"");
+    let want = ordinary(&catalog, &model);
+    let all = want.1.join("\n");
+    for kind in [
+        "Array length 2 is not within",
+        "Array length 1 must not be less",
+        ".ports: [7]: Value -1",
+        ".ports: [12]: Value 'x'",
+        ".note: [note]",
+    ] {
+        assert!(all.contains(kind), "the model has {kind}: {all}");
+    }
+    for chunk in [60, 500, 5000] {
+        for jobs in [1, 2] {
+            match streamed(&catalog, &model, chunk, jobs) {
+                Outcome::Done(v, _) => {
+                    assert_eq!((v.objects, lines(v)), want, "chunk {chunk}, jobs {jobs}")
+                }
+                Outcome::Fallback(why) => panic!("chunk {chunk}: fell back: {why}"),
+            }
+        }
+    }
+}
+
 /// A model of one Plain object; `i` picks its flaws and its form.
 fn plain(i: usize) -> String {
     let port = ["80", "\"http\"", "70000", "null"][i % 4];
@@ -244,10 +310,7 @@ fn what_streaming_cannot_decide_falls_back() {
     let catalog = catalog();
     let big = fleet(20, false);
     let cases = [
-        (
-            big.replace("srv3\"", "srv2\""),
-            "two objects with the id srv2",
-        ),
+        (big.replace("srv3\"", "srv2\""), "two objects with one id"),
         (
             format!("{{\"Objects\": {big}, \"ObjectsCopy\": {{}}}}"),
             "ObjectsCopy",

@@ -12,7 +12,7 @@ use crate::class::Class;
 use crate::contracts::Contract;
 use crate::contracts::Reach;
 use crate::defs;
-use crate::executor::Def;
+use crate::executor::Defs;
 use crate::executor::Executor;
 use crate::model::{self};
 
@@ -21,8 +21,9 @@ use super::reader::*;
 /// What the workers found.
 #[derive(Default)]
 pub(crate) struct Found {
-    /// Every definition.
-    pub(crate) defs: Vec<Def>,
+    /// Every definition: the fingerprints of their ids, by class (an
+    /// index into `classes`).
+    pub(crate) defs: Defs,
     pub(crate) classes: Vec<Arc<Class>>,
     pub(crate) violations: Vec<(Seq, String, String, Error)>,
     /// Definitions whose contracts name other objects, checked once every
@@ -31,18 +32,29 @@ pub(crate) struct Found {
     /// The value each piece stands for in its container (definitions
     /// replaced by their ids), by slot.
     pub(crate) residuals: Vec<(u32, Value)>,
+    /// Violations of items of list properties checked as they streamed by.
+    pub(crate) items: Vec<Item<Error>>,
+    /// Items of list properties whose contracts name other objects,
+    /// checked once every object is known.
+    pub(crate) deferred_items: Vec<Item<Value>>,
     pub(crate) bail: Option<String>,
+}
+
+/// Item `index` of a streamed list property, and what was found of it.
+pub(crate) struct Item<T> {
+    pub(crate) list: Arc<ListProp>,
+    pub(crate) index: usize,
+    pub(crate) what: T,
 }
 
 impl Found {
     pub(crate) fn merge(&mut self, o: Found) {
-        let shift = self.classes.len() as u32;
+        self.defs.0.resize_with(self.classes.len(), Vec::new);
         self.classes.extend(o.classes);
-        self.defs.extend(o.defs.into_iter().map(|d| Def {
-            class: d.class + shift,
-            ..d
-        }));
+        self.defs.0.extend(o.defs.0);
         self.violations.extend(o.violations);
+        self.items.extend(o.items);
+        self.deferred_items.extend(o.deferred_items);
         self.deferred.extend(o.deferred);
         self.residuals.extend(o.residuals);
     }
@@ -53,6 +65,8 @@ pub(crate) struct Deferred {
     pub(crate) path: String,
     pub(crate) class: Arc<Class>,
     pub(crate) props: Arc<Dict>,
+    /// Its list properties checked item by item, with their lengths.
+    pub(crate) lists: Vec<(Arc<ListProp>, u64)>,
 }
 
 /// Whether a class's objects can be checked apart from the model.
@@ -116,6 +130,11 @@ pub(crate) struct Worker<'a> {
     pub(crate) objects: u64,
     /// The keys a header is read by.
     pub(crate) keys: Keys,
+    /// The class (in `class_list`) of the last definition walked.
+    pub(crate) last_def: Option<u32>,
+    /// The contexts list property items are checked in, by declaring
+    /// class.
+    pub(crate) frames: Vec<(Arc<Class>, Arc<runtime::ctx::Frame>)>,
 }
 
 pub(crate) struct Keys {
@@ -181,6 +200,8 @@ impl<'a> Worker<'a> {
             found: Found::default(),
             objects: 0,
             keys: Keys::new(),
+            last_def: None,
+            frames: Vec::new(),
         }
     }
 
@@ -201,9 +222,80 @@ impl<'a> Worker<'a> {
         let mut seq = (u.offset, 0);
         let mut segs = Vec::new();
         let scope = Scope::Piece(&ctx.resolver);
+        self.last_def = None;
         let r = self.walk(&v, scope, &mut segs, base, &mut seq)?;
-        self.found.residuals.push((u.slot, r.unwrap_or(v)));
-        Ok(())
+        let header = &self.keys.header;
+        let defined = self
+            .last_def
+            .filter(|_| r.is_some() && matches!(&v, Value::Dict(d) if d.contains_key(header)));
+        let r = r.unwrap_or(v);
+        match (&ctx.items, &u.step) {
+            (Some(list), Step::Index(i)) => self.item(list, *i, r, defined),
+            _ => {
+                self.found.residuals.push((u.slot, r));
+                Ok(())
+            }
+        }
+    }
+
+    /// Item `i` of a streamed list property, `v` with its definitions
+    /// replaced by their ids (`defined`: it is one, of this class): checked
+    /// now, or kept for after the pass when its contract names objects.
+    fn item(
+        &mut self,
+        list: &Arc<ListProp>,
+        i: usize,
+        v: Value,
+        defined: Option<u32>,
+    ) -> Result<(), String> {
+        let contract = list.contract();
+        if let Some(ci) = defined {
+            let class = self.class_list[ci as usize].0.clone();
+            let frame = self.frame(list);
+            let env = self.ex.env(list.declared.package.legacy);
+            if contract.item_takes_object(env, &frame, i, &class) == Some(true) {
+                return Ok(());
+            }
+        }
+        if contract.reach() != Reach::Value {
+            self.found.deferred_items.push(Item {
+                list: list.clone(),
+                index: i,
+                what: v,
+            });
+            return Ok(());
+        }
+        if contract.item_holds(&self.ex, i, &v) {
+            return Ok(());
+        }
+        let frame = self.frame(list);
+        let env = self.ex.env(list.declared.package.legacy);
+        match contract.check_item(&self.ex, env, &frame, i, v, list.name()) {
+            Ok(_) => Ok(()),
+            Err(e) if *e.error_kind() == runtime::ErrorKind::ContractViolationException => {
+                self.found.items.push(Item {
+                    list: list.clone(),
+                    index: i,
+                    what: e,
+                });
+                Ok(())
+            }
+            Err(e) => Err(format!("{}: {}", e.kind(), e.message())),
+        }
+    }
+
+    /// The context the items of `list` are checked in.
+    fn frame(&mut self, list: &ListProp) -> Arc<runtime::ctx::Frame> {
+        if let Some((_, f)) = self
+            .frames
+            .iter()
+            .find(|(c, _)| Arc::ptr_eq(c, &list.declared))
+        {
+            return f.clone();
+        }
+        let f = self.ex.class_ctx(&list.declared, Value::Null);
+        self.frames.push((list.declared.clone(), f.clone()));
+        f
     }
 
     /// The class (by index into `class_list`) and plan of a header with a
@@ -338,7 +430,7 @@ impl<'a> Worker<'a> {
         }
         let me = *seq;
         seq.1 += 1;
-        self.found.defs.push(Def::new(id.clone(), ci));
+        self.found.defs.push(&id, ci);
         self.objects += 1;
         // The properties with nested definitions replaced by their ids (the
         // header is no property: it stays, unread).
@@ -356,6 +448,7 @@ impl<'a> Worker<'a> {
                 path: render(base, segs),
                 class: class.clone(),
                 props: props.clone(),
+                lists: Vec::new(),
             });
         } else {
             let path = || render(base, segs);
@@ -363,11 +456,13 @@ impl<'a> Worker<'a> {
                 &self.ex,
                 class,
                 props,
+                &[],
                 me,
                 &path,
                 &mut self.found.violations,
             )?;
         }
+        self.last_def = Some(ci);
         Ok(Value::Str(id))
     }
 
@@ -413,25 +508,38 @@ impl<'a> Worker<'a> {
     }
 }
 
-/// Checks one object's properties ([`model::check_properties`]),
-/// collecting the violations (`path` names the object).
+/// Checks one object's properties ([`model::check_properties_except`]),
+/// collecting the violations (`path` names the object). `lists` are its
+/// list properties checked item by item, with what was found of them:
+/// their violations take their places in the order of initialization.
 pub(crate) fn check(
     ex: &Executor,
     class: &Arc<Class>,
     props: &Dict,
+    lists: &[(Arc<ListProp>, Option<Error>)],
     seq: Seq,
     path: &dyn Fn() -> String,
     out: &mut Vec<(Seq, String, String, Error)>,
 ) -> Result<(), String> {
-    let found = model::check_properties(ex, class, props)
+    let skip: Vec<&Value> = lists.iter().map(|(l, _)| &l.prop().key).collect();
+    let mut found = model::check_properties_except(ex, class, props, &skip)
         .map_err(|e| format!("{}: {}", e.kind(), e.message()))?;
-    if !found.is_empty() {
-        let path = path();
-        out.extend(
-            found
-                .into_iter()
-                .map(|(name, e)| (seq, path.clone(), name.to_string(), e)),
-        );
+    let listed = lists
+        .iter()
+        .filter_map(|(l, e)| Some((Arc::from(l.name()), e.clone()?)));
+    found.extend(listed);
+    if found.is_empty() {
+        return Ok(());
     }
+    if !lists.is_empty() {
+        let rank = |name: &str| class.init_order().position(|(_, p)| &*p.name == name);
+        found.sort_by_key(|(name, _)| rank(name));
+    }
+    let path = path();
+    out.extend(
+        found
+            .into_iter()
+            .map(|(name, e)| (seq, path.clone(), name.to_string(), e)),
+    );
     Ok(())
 }
