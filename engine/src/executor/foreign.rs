@@ -21,16 +21,25 @@ pub(crate) fn fingerprint(id: &str) -> u64 {
 }
 
 /// The classes of a streamed model's objects, by id: for each class, the
-/// sorted fingerprints of its objects' ids (8 bytes an object).
+/// fingerprints of its objects' ids (8 bytes an object) in sorted chunks,
+/// gathered into one sorted list per class the first time an id is looked
+/// up (validation that looks up no id never holds them twice).
 pub struct Index {
-    by_class: Vec<(Arc<Class>, Vec<u64>)>,
+    parts: Vec<(Arc<Class>, Chunks)>,
+    gathered: std::sync::OnceLock<Vec<(Arc<Class>, Vec<u64>)>>,
     len: usize,
 }
 
 /// The fingerprints of the objects of each class met in a pass (classes by
-/// index into a list of the finder's).
+/// index into a list of the finder's), in chunks of a fixed size: a list
+/// that doubles as it grows could hold twice what it needs.
 #[derive(Default)]
-pub(crate) struct Defs(pub(crate) Vec<Vec<u64>>);
+pub(crate) struct Defs(pub(crate) Vec<Chunks>);
+
+/// Fingerprints in chunks of [`CHUNK`].
+pub(crate) type Chunks = Vec<Vec<u64>>;
+
+const CHUNK: usize = 1 << 16;
 
 impl Defs {
     /// Files the object `id` under class `class`.
@@ -39,17 +48,25 @@ impl Defs {
         if self.0.len() <= c {
             self.0.resize_with(c + 1, Vec::new);
         }
-        self.0[c].push(fingerprint(id));
+        let chunks = &mut self.0[c];
+        match chunks.last_mut() {
+            Some(last) if last.len() < CHUNK => last.push(fingerprint(id)),
+            _ => {
+                let mut chunk = Vec::with_capacity(CHUNK);
+                chunk.push(fingerprint(id));
+                chunks.push(chunk);
+            }
+        }
     }
 
     /// The number of objects.
     pub(crate) fn len(&self) -> usize {
-        self.0.iter().map(Vec::len).sum()
+        self.0.iter().flatten().map(Vec::len).sum()
     }
 
     /// True when two objects have one id (or one fingerprint).
     pub(crate) fn twice(&self) -> bool {
-        let mut all: Vec<u64> = self.0.concat();
+        let mut all: Vec<u64> = self.0.iter().flatten().flatten().copied().collect();
         all.sort_unstable();
         all.windows(2).any(|w| w[0] == w[1])
     }
@@ -59,51 +76,35 @@ impl Index {
     /// The index of the objects in `parts` (a class and its objects'
     /// fingerprints; one class may come in several parts), sorted on
     /// `jobs` threads; two objects with one id are an error.
-    pub(crate) fn build(parts: Vec<(Arc<Class>, Vec<u64>)>, jobs: usize) -> Result<Index, String> {
-        let mut by_class: Vec<(Arc<Class>, Vec<u64>)> = Vec::new();
-        for (class, fps) in parts {
+    pub(crate) fn build(parts: Vec<(Arc<Class>, Chunks)>, jobs: usize) -> Result<Index, String> {
+        let mut by_class: Vec<(Arc<Class>, Chunks)> = Vec::new();
+        for (class, chunks) in parts {
             match by_class.iter_mut().find(|(c, _)| Arc::ptr_eq(c, &class)) {
-                Some((_, all)) => all.extend(fps),
-                None => by_class.push((class, fps)),
+                Some((_, all)) => all.extend(chunks),
+                None => by_class.push((class, chunks)),
             }
         }
-        sort_all(&mut by_class, jobs.max(1));
-        let len = by_class.iter().map(|(_, v)| v.len()).sum();
-        let index = Index { by_class, len };
-        if index.has_twice() {
+        let mut chunks: Vec<&mut Vec<u64>> = by_class.iter_mut().flat_map(|(_, c)| c).collect();
+        let per = chunks.len().div_ceil(jobs.max(1)).max(1);
+        std::thread::scope(|s| {
+            for part in chunks.chunks_mut(per) {
+                s.spawn(move || part.iter_mut().for_each(|c| c.sort_unstable()));
+            }
+        });
+        let all: Vec<&[u64]> = by_class
+            .iter()
+            .flat_map(|(_, c)| c)
+            .map(Vec::as_slice)
+            .collect();
+        if merged(&all).any(|w| w[0] == w[1]) {
             return Err("two objects with one id".into());
         }
-        Ok(index)
-    }
-
-    /// True when a fingerprint is filed twice, in one class or two.
-    fn has_twice(&self) -> bool {
-        if self
-            .by_class
-            .iter()
-            .any(|(_, v)| v.windows(2).any(|w| w[0] == w[1]))
-        {
-            return true;
-        }
-        // Across classes: a merge of the sorted lists, smallest head first.
-        let mut heads: std::collections::BinaryHeap<std::cmp::Reverse<(u64, usize, usize)>> = self
-            .by_class
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, v))| !v.is_empty())
-            .map(|(k, (_, v))| std::cmp::Reverse((v[0], k, 0)))
-            .collect();
-        let mut last = None;
-        while let Some(std::cmp::Reverse((fp, k, i))) = heads.pop() {
-            if last == Some(fp) {
-                return true;
-            }
-            last = Some(fp);
-            if let Some(&next) = self.by_class[k].1.get(i + 1) {
-                heads.push(std::cmp::Reverse((next, k, i + 1)));
-            }
-        }
-        false
+        let len = all.iter().map(|c| c.len()).sum();
+        Ok(Index {
+            parts: by_class,
+            gathered: Default::default(),
+            len,
+        })
     }
 
     /// The number of objects.
@@ -114,22 +115,47 @@ impl Index {
     /// The class of the object with this id.
     pub fn class_of(&self, id: &Arc<String>) -> Option<&Arc<Class>> {
         let fp = fingerprint(id);
-        self.by_class
+        let gathered = self.gathered.get_or_init(|| {
+            (self.parts.iter())
+                .map(|(class, chunks)| {
+                    let chunks: Vec<&[u64]> = chunks.iter().map(Vec::as_slice).collect();
+                    let mut all = Vec::with_capacity(chunks.iter().map(|c| c.len()).sum());
+                    all.extend(merged(&chunks).map(|w| w[0]));
+                    if let Some(&last) = chunks.iter().filter_map(|c| c.last()).max() {
+                        all.push(last);
+                    }
+                    (class.clone(), all)
+                })
+                .collect()
+        });
+        gathered
             .iter()
             .find(|(_, fps)| contains(fps, fp))
             .map(|(c, _)| c)
     }
 }
 
-/// Sorts each class's fingerprints, the classes shared out over `jobs`
-/// threads.
-fn sort_all(by_class: &mut [(Arc<Class>, Vec<u64>)], jobs: usize) {
-    let per = by_class.len().div_ceil(jobs).max(1);
-    std::thread::scope(|s| {
-        for part in by_class.chunks_mut(per) {
-            s.spawn(move || part.iter_mut().for_each(|(_, v)| v.sort_unstable()));
+/// The pairs of neighbours `[a, b]` of the merge of sorted `lists` (each
+/// value but the greatest, with the one after it).
+fn merged<'a>(lists: &[&'a [u64]]) -> impl Iterator<Item = [u64; 2]> + 'a {
+    use std::cmp::Reverse;
+    let mut heads: std::collections::BinaryHeap<Reverse<(u64, usize, usize)>> = (lists.iter())
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(k, l)| Reverse((l[0], k, 0)))
+        .collect();
+    let lists: Vec<&'a [u64]> = lists.to_vec();
+    let mut last: Option<u64> = None;
+    std::iter::from_fn(move || loop {
+        let Reverse((fp, k, i)) = heads.pop()?;
+        if let Some(&next) = lists[k].get(i + 1) {
+            heads.push(Reverse((next, k, i + 1)));
         }
-    });
+        match last.replace(fp) {
+            Some(prev) => return Some([prev, fp]),
+            None => continue,
+        }
+    })
 }
 
 /// Whether sorted `fps` holds `fp`. Fingerprints are spread evenly over

@@ -32,8 +32,8 @@ fn the_index_finds_ids_by_fingerprint_and_refuses_an_id_twice() {
     ];
     let ids: Vec<Arc<String>> = (0..1000).map(|i| Arc::new(format!("o{i}"))).collect();
     // Ids filed in parts, as workers file them: one class may come twice.
-    let parts = |ids: &[Arc<String>]| -> Vec<(Arc<crate::class::Class>, Vec<u64>)> {
-        let mut parts: Vec<(Arc<crate::class::Class>, Vec<u64>)> = Vec::new();
+    let parts = |ids: &[Arc<String>]| -> Vec<(Arc<crate::class::Class>, Vec<Vec<u64>>)> {
+        let mut parts: Vec<(Arc<crate::class::Class>, Vec<Vec<u64>>)> = Vec::new();
         for (i, chunk) in ids.chunks(300).enumerate() {
             let mut defs = Defs::default();
             for (j, id) in chunk.iter().enumerate() {
