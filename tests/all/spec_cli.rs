@@ -8,23 +8,26 @@ use crate::common::{muranopl, stderr, stdout};
 
 /// A package in a directory of its own under the system's temporary
 /// directory, removed when dropped.
-struct Pkg(PathBuf);
+pub(crate) struct Pkg(pub(crate) PathBuf);
 
 impl Pkg {
     /// `manifest.yaml` with text `manifest`, and each `(path, text)` of
     /// `files`.
-    fn new(tag: &str, manifest: &str, files: &[(&str, &str)]) -> Pkg {
+    pub(crate) fn new(tag: &str, manifest: &str, files: &[(&str, &str)]) -> Pkg {
         let dir = std::env::temp_dir().join(format!("muranopl-{tag}-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("Classes")).unwrap();
         std::fs::write(dir.join("manifest.yaml"), manifest).unwrap();
         for (path, text) in files {
+            if let Some(parent) = dir.join(path).parent() {
+                std::fs::create_dir_all(parent).unwrap();
+            }
             std::fs::write(dir.join(path), text).unwrap();
         }
         Pkg(dir)
     }
 
     /// The package directory, as an argument.
-    fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         self.0.to_str().unwrap()
     }
 }
