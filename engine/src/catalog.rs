@@ -13,6 +13,7 @@ use runtime::{Error, ErrorKind, Registry, Result, Value};
 
 use crate::class::{check_meta, Arg, Class, ContractCode, Method, Prop};
 use crate::code::{Body, CTemplate};
+use crate::lineage::{self, VersionConflict};
 use crate::package::Package;
 use crate::version;
 
@@ -393,12 +394,7 @@ impl Catalog {
         let metas = self.check_metas(&pkg, &decl, building);
         building.pop();
         metas?;
-        let mro = c3(&parents).ok_or_else(|| {
-            Error::new(
-                ErrorKind::DslSyntaxError,
-                format!("cannot linearize the parents of {name}"),
-            )
-        })?;
+        let (remap, mro, conflicts) = self.lineage(&pkg, name, key, &parents, building)?;
         let (props, methods) = self.compile_members(&pkg, &decl, key)?;
         let type_ref = Arc::new(TypeRef {
             name: key.into(),
@@ -420,6 +416,8 @@ impl Catalog {
             type_ref,
             init_order: Vec::new(),
             ambiguous: Vec::new(),
+            remap,
+            conflicts,
         };
         cls.make_init_order();
         cls.ambiguous = cls.find_ambiguous();
@@ -430,6 +428,58 @@ impl Catalog {
             .insert(key.to_string(), cls.clone());
         self.compiled.fetch_add(1, Ordering::Relaxed);
         Ok(cls)
+    }
+
+    /// The lineage of class `name` (key `key`, of package `pkg`) with
+    /// declared parents `parents` (see [`crate::lineage`]): the ancestors
+    /// its view replaces, its ancestors in method resolution order, and
+    /// the classes left among them in several versions.
+    fn lineage(
+        &self,
+        pkg: &Arc<Package>,
+        name: &str,
+        key: &str,
+        parents: &[Arc<Class>],
+        building: &mut Vec<String>,
+    ) -> Result<(
+        Vec<(Arc<str>, Arc<Class>)>,
+        Vec<Arc<Class>>,
+        Vec<VersionConflict>,
+    )> {
+        let mut class_in = |cname: &str, p: &Package| -> Result<Option<Arc<Class>>> {
+            let providers = self.providers(cname);
+            let Some(&i) = providers.iter().find(|&&i| {
+                let q = &self.packages[i];
+                q.name == p.name && q.version == p.version
+            }) else {
+                return Ok(None);
+            };
+            let k = if Some(&i) == providers.first() {
+                cname.to_string()
+            } else {
+                format!("{cname}/{}@{}", p.version, p.name)
+            };
+            self.build_class(&k, building).map(Some)
+        };
+        let remap = lineage::remappings(pkg, key, parents, &mut class_in)?;
+        let own: Vec<&Arc<Class>> = {
+            let mut v: Vec<&Arc<Class>> = Vec::new();
+            for p in parents {
+                let p = lineage::mapped(p, &remap);
+                if !v.iter().any(|q| q.key == p.key) {
+                    v.push(p);
+                }
+            }
+            v
+        };
+        let mro = lineage::linearize(&own, &remap).ok_or_else(|| {
+            Error::new(
+                ErrorKind::DslSyntaxError,
+                format!("cannot linearize the parents of {name}"),
+            )
+        })?;
+        let conflicts = lineage::conflicts(name, &own, &mro, &remap, pkg);
+        Ok((remap, mro, conflicts))
     }
 
     /// Compiles the properties and methods of class `key` (declared by
@@ -494,46 +544,5 @@ impl Catalog {
             );
         }
         Ok((props, methods))
-    }
-}
-
-/// C3 linearization of the parents (without the class itself).
-fn c3(parents: &[Arc<Class>]) -> Option<Vec<Arc<Class>>> {
-    // One parent: its linearization (no merge to do).
-    if let [p] = parents {
-        let mut out = vec![p.clone()];
-        out.extend(p.ancestors.iter().cloned());
-        return Some(out);
-    }
-    let mut seqs: Vec<Vec<Arc<Class>>> = parents
-        .iter()
-        .map(|p| {
-            let mut v = vec![p.clone()];
-            v.extend(p.ancestors.iter().cloned());
-            v
-        })
-        .collect();
-    seqs.push(parents.to_vec());
-    let mut out: Vec<Arc<Class>> = Vec::new();
-    loop {
-        seqs.retain(|s| !s.is_empty());
-        if seqs.is_empty() {
-            return Some(out);
-        }
-        let cand = seqs.iter().find_map(|s| {
-            let h = &s[0];
-            let in_tail = seqs.iter().any(|t| t[1..].iter().any(|x| x.name == h.name));
-            if in_tail {
-                None
-            } else {
-                Some(h.clone())
-            }
-        })?;
-        for s in seqs.iter_mut() {
-            if s[0].name == cand.name {
-                s.remove(0);
-            }
-        }
-        out.push(cand);
     }
 }

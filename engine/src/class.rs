@@ -14,6 +14,7 @@ use runtime::value::TypeRef;
 use runtime::{Error, Result, Value};
 
 use crate::code::{Body, CTemplate};
+use crate::lineage::{parents_of, VersionConflict};
 use crate::package::Package;
 
 /// A compiled contract as the class layer holds it: made and read by the
@@ -132,6 +133,13 @@ pub struct Class {
     /// Methods that two unrelated parents define (see
     /// [`Class::ambiguous_method`]).
     pub(crate) ambiguous: Vec<String>,
+    /// The ancestors this class's view replaces by another version of
+    /// their package (by key), as murano's parent remapping does (see
+    /// [`crate::lineage`]).
+    pub(crate) remap: Vec<(Arc<str>, Arc<Class>)>,
+    /// Classes among the ancestors in several versions no requirement
+    /// reconciles.
+    pub(crate) conflicts: Vec<VersionConflict>,
 }
 
 impl Class {
@@ -200,6 +208,7 @@ impl Class {
     fn symbol_choices(&self, find: &dyn Fn(&Class) -> Option<usize>) -> usize {
         fn chains(
             c: &Class,
+            remap: &[(Arc<str>, Arc<Class>)],
             find: &dyn Fn(&Class) -> Option<usize>,
             out: &mut Vec<Vec<usize>>,
             mut path: Vec<usize>,
@@ -211,12 +220,12 @@ impl Class {
                 }
                 return;
             }
-            for p in &c.parents {
-                chains(p, find, out, path.clone());
+            for p in parents_of(c, remap) {
+                chains(p, remap, find, out, path.clone());
             }
         }
         let mut all = Vec::new();
-        chains(self, find, &mut all, Vec::new());
+        chains(self, &self.remap, find, &mut all, Vec::new());
         all.sort_by_key(Vec::len);
         let mut chosen: Vec<usize> = Vec::new();
         for (i, ci) in all.iter().enumerate() {
@@ -229,6 +238,59 @@ impl Class {
             }
         }
         chosen.len()
+    }
+
+    /// The parents of `c` (this class or one of its ancestors) as this
+    /// class sees them: murano's `parents(origin)`, with the remapping of
+    /// this class (murano/dsl/murano_type.py).
+    pub fn parents_of<'a>(&'a self, c: &'a Class) -> Vec<&'a Arc<Class>> {
+        parents_of(c, &self.remap)
+    }
+
+    /// What names each class among the ancestors in several versions
+    /// that no requirement reconciles: the class, and for each version the
+    /// chain reaching it and the requirement choosing it.
+    pub fn version_conflicts(&self) -> impl Iterator<Item = &str> {
+        self.conflicts.iter().map(|c| c.message.as_str())
+    }
+
+    /// The conflict behind an ambiguous member: the one among whose
+    /// versions at least two declare it (`declares`).
+    pub fn conflict_behind(&self, declares: &dyn Fn(&Class) -> bool) -> Option<&str> {
+        self.conflicts.iter().find_map(|x| {
+            let n = (x.keys.iter())
+                .filter(|k| self.ancestors.iter().any(|a| a.key == **k && declares(a)))
+                .count();
+            (n > 1).then_some(x.message.as_str())
+        })
+    }
+
+    /// murano's `AmbiguousPropertyNameError` for an object of this class:
+    /// a property two versions of one ancestor declare (and no class
+    /// between overrides) cannot be set (`MuranoObject.set_property` finds
+    /// the single property first, murano/dsl/murano_object.py).
+    pub fn conflicting_property(&self) -> Option<Error> {
+        for x in &self.conflicts {
+            for k in &x.keys {
+                let Some(c) = self.ancestors.iter().find(|a| a.key == *k) else {
+                    continue;
+                };
+                for p in &c.props {
+                    let declared = |c: &Class| {
+                        (c.props.iter())
+                            .find(|q| q.name == p.name)
+                            .map(|q| q as *const Prop as usize)
+                    };
+                    if p.usage != PropertyUsage::Static && self.symbol_choices(&declared) > 1 {
+                        return Some(Error::new(
+                            runtime::ErrorKind::AmbiguousPropertyNameError,
+                            format!("Found more that one property \"{}\": {}", p.name, x.message),
+                        ));
+                    }
+                }
+            }
+        }
+        None
     }
 
     pub(crate) fn make_init_order(&mut self) {

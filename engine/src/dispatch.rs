@@ -546,10 +546,11 @@ impl Host for Executor {
         };
         if let Some(class) = &own {
             if class.ambiguous_method(name) {
-                return Some(Err(Error::new(
-                    ErrorKind::AmbiguousMethodName,
-                    format!("Found more that one method \"{name}\""),
-                )));
+                let mut msg = format!("Found more that one method \"{name}\"");
+                if let Some(why) = class.conflict_behind(&|c| c.methods.contains_key(name)) {
+                    msg = format!("{msg}: {why}");
+                }
+                return Some(Err(Error::new(ErrorKind::AmbiguousMethodName, msg)));
             }
             if let Some(m) = class.find_method(name) {
                 if let (Value::Type(_), false) = (receiver, m.is_static()) {

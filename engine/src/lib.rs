@@ -41,6 +41,7 @@ mod executor;
 pub mod extra;
 pub mod funcs;
 pub mod gc;
+mod lineage;
 pub mod model;
 mod package;
 mod props;

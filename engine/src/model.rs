@@ -181,6 +181,9 @@ impl Loader<'_> {
 /// argument of its class's `.init` is left to `.init`.
 pub fn init_properties(ex: &Executor, r: &Arc<ObjRef>, props: &Dict) -> Result<()> {
     let class = ex.class_of(r)?;
+    if let Some(e) = class.conflicting_property() {
+        return Err(e);
+    }
     let this = Value::Object(r.clone());
     let mut waiting: Vec<Arc<str>> = Vec::new();
     let mut first = true;
@@ -349,6 +352,9 @@ pub(crate) fn each_property(
     this: &Value,
     mut f: impl FnMut(&crate::class::Prop, &runtime::Env, &PropCtx<'_>, Value) -> Result<()>,
 ) -> Result<()> {
+    if let Some(e) = class.conflicting_property() {
+        return Err(e);
+    }
     let mut ctx: Option<PropCtx<'_>> = None;
     for (cls, p) in class.init_order() {
         if !ctx.as_ref().is_some_and(|c| Arc::ptr_eq(c.class, cls)) {

@@ -144,13 +144,13 @@ fn ancestors(cls: &Arc<Class>) -> Vec<Arc<Class>> {
     let mut queue: VecDeque<Arc<Class>> = VecDeque::new();
     queue.push_back(cls.clone());
     while let Some(c) = queue.pop_front() {
-        if !seen.insert(c.name.clone()) {
+        if !seen.insert(c.key.clone()) {
             continue;
         }
-        if c.name != cls.name {
+        if c.key != cls.key {
             out.push(c.clone());
         }
-        queue.extend(c.parents.iter().cloned());
+        queue.extend(cls.parents_of(&c).into_iter().cloned());
     }
     out
 }
@@ -173,14 +173,14 @@ fn choose_symbol(cls: &Arc<Class>, has: &dyn Fn(&Class) -> bool) -> Vec<Arc<str>
     queue.push_back((cls.clone(), Vec::new()));
     while let Some((c, mut path)) = queue.pop_front() {
         if has(&c) {
-            path.push(c.name.clone());
+            path.push(c.key.clone());
         }
         if c.parents.is_empty() {
             if !path.is_empty() {
                 chains.push(path);
             }
         } else {
-            for p in &c.parents {
+            for p in cls.parents_of(&c) {
                 queue.push_back((p.clone(), path.clone()));
             }
         }
@@ -611,7 +611,7 @@ fn type_attr(ex: &Arc<Executor>, cls: &Arc<Class>, name: &str) -> Result<Value> 
         "usage" => Ok(usage_str(cls.decl.usage)),
         "version" => Ok(version_info(&cls.package.version)),
         "ancestors" => Ok(Value::list(
-            ancestors(cls).iter().map(|c| type_info(&c.name)).collect(),
+            ancestors(cls).iter().map(|c| type_info(&c.key)).collect(),
         )),
         "properties" => Ok(Value::list(type_properties(cls))),
         "methods" => Ok(Value::list(type_methods(cls))),

@@ -209,7 +209,26 @@ struct Gen<'a> {
     dialect: Dialect,
     weights: HashMap<Arc<str>, i64>,
     metas: HashMap<String, Vec<Attached<Value>>>,
+    /// What the contract translated last has that no schema keyword
+    /// says (the specification's dialect): the part, and why.
+    dropped: std::cell::RefCell<Vec<(String, String)>>,
 }
+
+/// The metas the specification's forms read (murano's generator reads
+/// all but `io.murano.metadata.Position`).
+const FORM_METAS: &[&str] = &[
+    "io.murano.metadata.Title",
+    "io.murano.metadata.Description",
+    "io.murano.metadata.HelpText",
+    "io.murano.metadata.forms.Hidden",
+    "io.murano.metadata.forms.Position",
+    "io.murano.metadata.Position",
+    "io.murano.metadata.forms.Section",
+    "io.murano.metadata.ModelBuilder",
+];
+
+/// The key of an entity schema's list of what it cannot express.
+pub const UNREPRESENTED: &str = "x-muranopl-unrepresented";
 
 impl<'a> Gen<'a> {
     fn new(ex: &'a Arc<Executor>, cls: Arc<Class>, dialect: Dialect) -> Gen<'a> {
@@ -232,6 +251,7 @@ impl<'a> Gen<'a> {
             dialect,
             weights,
             metas: HashMap::new(),
+            dropped: Default::default(),
         }
     }
 
@@ -525,6 +545,7 @@ impl<'a> Gen<'a> {
             }
         }
         let mut props = Dict::default();
+        let mut report = Vec::new();
         for n in names {
             let Some((decl_cls, p)) = cls.find_prop(&n) else {
                 continue;
@@ -543,11 +564,14 @@ impl<'a> Gen<'a> {
             let metas = self.prop_meta(&decl_cls, &n)?;
             self.ui_hints(&metas, &mut s)?;
             self.default_title(&n, &mut s);
+            self.report_field(&mut report, &n, &metas);
             props.insert(Value::str(&*n), Value::dict(s));
         }
         let metas = self.type_meta(&cls)?;
         let mut schema = self.entity_schema(props, &metas)?;
         self.ui_hints(&metas, &mut schema)?;
+        self.report_field(&mut report, "", &metas);
+        add_report(&mut schema, report);
         Ok(Value::dict(schema))
     }
 
@@ -570,6 +594,7 @@ impl<'a> Gen<'a> {
         // The spec: a model builder's first argument, the object model it
         // gets, is not part of its form.
         let skip = usize::from(self.dialect == Dialect::Spec && is_builder);
+        let mut report = Vec::new();
         for a in m.decl.arguments.iter().skip(skip) {
             let mut s = self.translate_top(&a.contract, &decl_cls)?;
             if let Some(d) = &a.default {
@@ -578,16 +603,50 @@ impl<'a> Gen<'a> {
             let metas = self.arg_meta(&decl_cls, name, &a.name)?;
             self.ui_hints(&metas, &mut s)?;
             self.default_title(&a.name, &mut s);
+            self.report_field(&mut report, &a.name, &metas);
             props.insert(Value::str(a.name.as_str()), Value::dict(s));
         }
         let metas = self.method_meta(&decl_cls, name)?;
         let mut schema = self.entity_schema(props, &metas)?;
         self.ui_hints(&metas, &mut schema)?;
+        self.report_field(&mut report, "", &metas);
+        add_report(&mut schema, report);
         if let (1, Some(first)) = (skip, m.decl.arguments.first()) {
             // Where a caller passes the model to the builder.
             schema.insert(key("modelArgument"), Value::str(first.name.as_str()));
         }
         Ok(Value::dict(schema))
+    }
+
+    /// Adds to `report` what the field `field` (`""`: the class or
+    /// method itself) has that its schema does not say: the parts of its
+    /// contract translated last, and each meta no form keyword comes from.
+    fn report_field(&self, report: &mut Vec<Value>, field: &str, metas: &[MetaItem]) {
+        if self.dialect != Dialect::Spec {
+            return;
+        }
+        let entry = |item: String, why: String| {
+            let mut d = dict_of(vec![("item", Value::str(&item)), ("why", Value::str(&why))]);
+            if !field.is_empty() {
+                d.insert(key("field"), Value::str(field));
+            }
+            Value::dict(d)
+        };
+        for (item, why) in self.dropped.borrow_mut().drain(..) {
+            report.push(entry(item, why));
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for m in metas {
+            let ty = &*m.meta.ty;
+            if FORM_METAS.contains(&ty) || seen.contains(&ty) {
+                continue;
+            }
+            seen.push(ty);
+            report.push(entry(
+                format!("meta {ty}"),
+                "no form schema keyword says what this meta says".to_string(),
+            ));
+        }
     }
 
     fn entity_schema(&self, props: Dict, metas: &[MetaItem]) -> Result<Dict> {
@@ -598,6 +657,13 @@ impl<'a> Gen<'a> {
             ("additionalProperties", Value::Bool(false)),
             ("formSections", Value::dict(self.sections(metas)?)),
         ]))
+    }
+}
+
+/// `schema` with the [`UNREPRESENTED`] list when `report` has entries.
+fn add_report(schema: &mut Dict, report: Vec<Value>) {
+    if !report.is_empty() {
+        schema.insert(key(UNREPRESENTED), Value::list(report));
     }
 }
 
@@ -895,10 +961,24 @@ impl Gen<'_> {
                 Ok(d)
             }
             LinkKind::Check { shape, .. } => {
-                for this in self.conjuncts(shape) {
-                    if let Some((path, res)) = self.extract_pattern(cx, this, &d) {
-                        d = constrain(d, &path, res);
+                let parts = self.conjuncts(shape);
+                let mut left = 0;
+                for this in &parts {
+                    match self.extract_pattern(cx, this, &d) {
+                        Some((path, res)) => d = constrain(d, &path, res),
+                        None => left += 1,
                     }
+                }
+                if left > 0 && self.dialect == Dialect::Spec {
+                    self.dropped.borrow_mut().push((
+                        l.text(cx.src).to_string(),
+                        format!(
+                            "{left} of {} conditions of check() have no JSON Schema form \
+                             (a comparison with a constant, `in` a constant list, matches() \
+                             of a constant or `=` a constant has); not validated by the form",
+                            parts.len()
+                        ),
+                    ));
                 }
                 Ok(d)
             }

@@ -76,7 +76,7 @@ pub fn listing(catalog: &Catalogue) -> Answer {
             classes.push(match ex.class(&spec) {
                 Ok(c) => json!({
                     "name": name,
-                    "ancestors": c.ancestors.iter().map(|a| a.name.to_string()).collect::<Vec<_>>(),
+                    "ancestors": c.ancestors.iter().map(|a| a.key.to_string()).collect::<Vec<_>>(),
                     "usage": format!("{:?}", c.decl.usage),
                 }),
                 Err(e) => json!({"name": name, "error": e.message()}),

@@ -23,4 +23,5 @@ mod schemas_all;
 mod serve;
 mod serve_load;
 mod spec_cli;
+mod spec_versions;
 mod yaql;

@@ -8,23 +8,26 @@ use crate::common::{muranopl, stderr, stdout};
 
 /// A package in a directory of its own under the system's temporary
 /// directory, removed when dropped.
-struct Pkg(PathBuf);
+pub(crate) struct Pkg(pub(crate) PathBuf);
 
 impl Pkg {
     /// `manifest.yaml` with text `manifest`, and each `(path, text)` of
     /// `files`.
-    fn new(tag: &str, manifest: &str, files: &[(&str, &str)]) -> Pkg {
+    pub(crate) fn new(tag: &str, manifest: &str, files: &[(&str, &str)]) -> Pkg {
         let dir = std::env::temp_dir().join(format!("muranopl-{tag}-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("Classes")).unwrap();
         std::fs::write(dir.join("manifest.yaml"), manifest).unwrap();
         for (path, text) in files {
+            if let Some(parent) = dir.join(path).parent() {
+                std::fs::create_dir_all(parent).unwrap();
+            }
             std::fs::write(dir.join(path), text).unwrap();
         }
         Pkg(dir)
     }
 
     /// The package directory, as an argument.
-    fn path(&self) -> &str {
+    pub(crate) fn path(&self) -> &str {
         self.0.to_str().unwrap()
     }
 }
@@ -360,4 +363,50 @@ fn native_errors_are_caught_by_their_resolved_name() {
     };
     assert_eq!(run("ex.Plain"), "[\"caught\", \"ZeroDivisionError\"]\n");
     assert_eq!(run("ex.Ns"), "[\"all\", \"ZeroDivisionError\"]\n");
+}
+
+/// A form schema says what it leaves out (issue 35 item 4): the forms
+/// specification (`muranopl-forms-spec.txt`, "Schema generation": a
+/// check() expression no pattern translates "is ignored", and the schema
+/// "may have extra attributes for information that cannot be expressed by
+/// standard json-schema attributes") and murano's generator
+/// (murano/dsl/schema_generator.py, which drops both silently); here each
+/// check() condition without a JSON Schema form and each meta no form
+/// keyword reads is listed under `x-muranopl-unrepresented` of the class
+/// or method schema, with the field it belongs to.
+#[test]
+fn schema_reports_what_it_cannot_express() {
+    let dir = Pkg::new(
+        "unrepr",
+        "Format: 1.4\nType: Application\nFullName: ex.S\nClasses:\n  ex.S: S.yaml\n",
+        &[("Classes/S.yaml", "Name: ex.S\nProperties:\n  p:\n    Contract: $.int().check($ > 1 and $ mod 2 = 0)\n    \
+         Meta:\n      - io.murano.metadata.engine.Serialize:\n          as: copy\n  q:\n    Contract: $.string()\n    \
+         Meta:\n      - io.murano.metadata.Title:\n          text: Q\n")],
+    );
+    let o = muranopl(&["schema", "ex.S", "-p", dir.path()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let schema: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let s = &schema[""];
+    // What translates is there.
+    assert_eq!(s["properties"]["p"]["minimum"], 1, "{s}");
+    assert_eq!(s["properties"]["q"]["title"], "Q", "{s}");
+    let report = s["x-muranopl-unrepresented"].as_array().expect("a report");
+    let items: Vec<(&str, &str)> = (report.iter())
+        .map(|e| (e["field"].as_str().unwrap(), e["item"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        items,
+        [
+            ("p", "$.int().check($ > 1 and $ mod 2 = 0)"),
+            ("p", "meta io.murano.metadata.engine.Serialize"),
+        ],
+        "{s}"
+    );
+    assert!(
+        report[0]["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 of 2 conditions of check()"),
+        "{s}"
+    );
 }
