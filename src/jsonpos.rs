@@ -15,6 +15,16 @@ use std::collections::HashMap;
 /// under `$` (a model may be the objects themselves, without the
 /// `Objects` key), where it is not found as it is.
 pub fn locate(text: &str, wanted: &[&str]) -> HashMap<String, usize> {
+    scan(text, wanted, false)
+}
+
+/// [`locate`] in the first JSON value of `text`, which may go on with
+/// more text (the rest of a document read from the middle).
+pub fn locate_in_first(text: &str, wanted: &[&str]) -> HashMap<String, usize> {
+    scan(text, wanted, true)
+}
+
+fn scan(text: &str, wanted: &[&str], first_only: bool) -> HashMap<String, usize> {
     let mut want: HashMap<String, &str> = HashMap::new();
     for w in wanted {
         if let Some(rest) = w.strip_prefix("$.Objects") {
@@ -39,6 +49,9 @@ pub fn locate(text: &str, wanted: &[&str]) -> HashMap<String, usize> {
             b'}' | b']' => {
                 scan.close();
                 i += 1;
+                if first_only && scan.stack.is_empty() {
+                    break;
+                }
             }
             b',' => {
                 scan.next_item();
@@ -175,6 +188,16 @@ impl Scan {
 #[cfg(test)]
 mod tests {
     use super::locate;
+
+    #[test]
+    fn the_first_value_ends_the_search_when_asked() {
+        let text = r#"{"port": 1, "x": {"port": 2}}, {"port": 3}] }"#;
+        let first = super::locate_in_first(text, &["$.port", "$.x.port"]);
+        assert_eq!(first.get("$.port"), Some(&1));
+        assert_eq!(first.get("$.x.port"), Some(&18));
+        // Read on, the next value would be taken for a root of its own.
+        assert_eq!(locate(text, &["$.port"]).get("$.port"), Some(&33));
+    }
 
     #[test]
     fn paths_are_found_at_their_keys_and_elements() {

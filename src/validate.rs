@@ -192,11 +192,16 @@ fn print_phases(reports: &[Report]) {
 const MAX_LOCATE: u64 = 64 << 20;
 
 /// The line and column (1-based, in characters) of each violation's value
-/// in its model file, when the file can be read again and is not huge.
+/// in its model file, when the file can be read again: a streamed model's
+/// from where the stream says each object's text is, another's when it is
+/// not huge.
 fn positions(r: &Report) -> Vec<Option<(usize, usize)>> {
     let none = || vec![None; r.violations.len()];
     if r.violations.is_empty() || r.file.as_os_str() == "-" {
         return none();
+    }
+    if !r.places.is_empty() {
+        return streamed_positions(r).unwrap_or_else(|_| none());
     }
     let small = std::fs::metadata(&r.file).is_ok_and(|m| m.len() <= MAX_LOCATE);
     let Some(text) = small
@@ -216,6 +221,92 @@ fn positions(r: &Report) -> Vec<Option<(usize, usize)>> {
         .iter()
         .map(|p| found.get(p).map(|&at| crate::diag::line_col(&text, at)))
         .collect()
+}
+
+/// The most of a model read again to find a value in the piece of text
+/// that holds its object.
+const MAX_PIECE: u64 = 4 << 20;
+
+/// [`positions`] of a streamed model: each piece that holds a violating
+/// object is read again (at most [`MAX_PIECE`] bytes of it) to find the
+/// value, then lines are counted in one pass over the file.
+fn streamed_positions(r: &Report) -> std::io::Result<Vec<Option<(usize, usize)>>> {
+    use std::io::{Read, Seek};
+    let mut file = std::fs::File::open(&r.file)?;
+    let mut offsets = Vec::with_capacity(r.violations.len());
+    for v in &r.violations {
+        let key = (v.path.clone(), v.property.clone());
+        let Some((at, piece)) = r.places.get(&key) else {
+            offsets.push(None);
+            continue;
+        };
+        let Some(rest) = v.path.strip_prefix(piece.as_str()) else {
+            offsets.push(None);
+            continue;
+        };
+        let want = format!("${rest}.{}", v.property);
+        file.seek(std::io::SeekFrom::Start(*at))?;
+        let mut buf = Vec::new();
+        (&mut file).take(MAX_PIECE).read_to_end(&mut buf)?;
+        let text = String::from_utf8_lossy(&buf);
+        let found = crate::jsonpos::locate_in_first(&text, &[&want]);
+        offsets.push(found.get(&want).map(|&rel| at + rel as u64));
+    }
+    file.seek(std::io::SeekFrom::Start(0))?;
+    line_cols(file, &offsets)
+}
+
+/// The line and column (1-based; the column in characters) of each of
+/// `offsets` in the text `input` reads, in one pass.
+fn line_cols(
+    input: impl std::io::Read,
+    offsets: &[Option<u64>],
+) -> std::io::Result<Vec<Option<(usize, usize)>>> {
+    let mut order: Vec<usize> = (0..offsets.len())
+        .filter(|&i| offsets[i].is_some())
+        .collect();
+    order.sort_by_key(|&i| offsets[i]);
+    let mut out = vec![None; offsets.len()];
+    let mut next = order.into_iter().peekable();
+    let (mut line, mut col, mut pos) = (1usize, 1usize, 0u64);
+    let mut input = std::io::BufReader::with_capacity(1 << 20, input);
+    // Counts over a stretch of text: whole-buffer counts vectorize.
+    let advance =
+        |seg: &[u8], line: &mut usize, col: &mut usize| match seg.iter().rposition(|&b| b == b'\n')
+        {
+            Some(last) => {
+                *line += seg.iter().filter(|&&b| b == b'\n').count();
+                *col = 1 + chars(&seg[last + 1..]);
+            }
+            None => *col += chars(seg),
+        };
+    loop {
+        let buf = std::io::BufRead::fill_buf(&mut input)?;
+        if buf.is_empty() || next.peek().is_none() {
+            break;
+        }
+        let len = buf.len();
+        let mut from = 0;
+        while let Some(&i) = next.peek() {
+            let Some(at) = offsets[i].filter(|&o| o < pos + len as u64) else {
+                break;
+            };
+            let to = (at - pos) as usize;
+            advance(&buf[from..to], &mut line, &mut col);
+            from = to;
+            out[i] = Some((line, col));
+            next.next();
+        }
+        advance(&buf[from..], &mut line, &mut col);
+        pos += len as u64;
+        std::io::BufRead::consume(&mut input, len);
+    }
+    Ok(out)
+}
+
+/// The characters UTF-8 text `s` holds (its bytes that start one).
+fn chars(s: &[u8]) -> usize {
+    s.iter().filter(|&&b| b & 0xC0 != 0x80).count()
 }
 
 /// `s` safe to print on a terminal, on one line: control characters

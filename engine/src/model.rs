@@ -745,6 +745,12 @@ pub struct Validation {
     pub violations: Vec<(String, String, Error)>,
     /// A load error that stopped validation.
     pub error: Option<Error>,
+    /// Of a streamed model ([`crate::stream`]), where the text of each
+    /// violation's object is, parallel to `violations`: the byte offset of
+    /// the piece of text that holds it and that piece's JSON path (so that
+    /// the value can be found again without reading the whole model).
+    /// Empty for a model validated whole.
+    pub places: Vec<(u64, String)>,
 }
 
 /// Validates an object model (`{"Objects": ...}` or a bare object) against
@@ -769,6 +775,7 @@ pub fn validate(catalog: &Arc<crate::catalog::Catalog>, data: &Value) -> Validat
             objects: 0,
             violations: Vec::new(),
             error: Some(e),
+            places: Vec::new(),
         };
     }
     let error = load_model(&ex, model).err();
@@ -776,6 +783,7 @@ pub fn validate(catalog: &Arc<crate::catalog::Catalog>, data: &Value) -> Validat
         objects: ex.all_objects().len(),
         violations: ex.take_violations(),
         error,
+        places: Vec::new(),
     }
 }
 

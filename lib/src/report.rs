@@ -22,6 +22,11 @@ pub struct Report {
     pub phases: engine::stream::Phases,
     /// The model could not be read or is not JSON (`error` says why).
     pub unreadable: bool,
+    /// Of a streamed model, where the text of each violation's object is,
+    /// by (object path, property): the byte offset of the piece of text
+    /// that holds it and that piece's JSON path
+    /// ([`engine::model::Validation::places`]).
+    pub places: std::collections::HashMap<(String, String), (u64, String)>,
 }
 
 impl Report {
@@ -34,6 +39,7 @@ impl Report {
             error: Some(error),
             phases: Vec::new(),
             unreadable: true,
+            places: Default::default(),
         }
     }
 
@@ -184,6 +190,10 @@ impl Catalogue {
 
 /// The report of a validation (its `file` empty).
 pub fn report_of(v: model::Validation) -> Report {
+    let places = (v.violations.iter())
+        .zip(v.places)
+        .map(|((path, prop, _), place)| ((path.clone(), prop.clone()), place))
+        .collect();
     let violations = sorted_violations(v.violations);
     Report {
         file: PathBuf::new(),
@@ -192,6 +202,7 @@ pub fn report_of(v: model::Validation) -> Report {
         error: v.error.map(|e| format!("{}: {}", e.kind(), e.message())),
         phases: Vec::new(),
         unreadable: false,
+        places,
     }
 }
 

@@ -226,18 +226,18 @@ pub(crate) fn finish(
 
 /// The validation of `objects` objects with these violations, in the
 /// document's order.
-pub(crate) fn validation(
-    objects: usize,
-    mut violations: Vec<(Seq, String, String, Error)>,
-) -> Validation {
-    violations.sort_by_key(|v| v.0);
+pub(crate) fn validation(objects: usize, mut violations: Vec<Violation>) -> Validation {
+    violations.sort_by_key(|v| v.seq);
+    let places = (violations.iter())
+        .map(|v| (v.seq.0, v.piece.to_string()))
+        .collect();
     Validation {
         objects,
-        violations: violations
-            .into_iter()
-            .map(|(_, path, prop, e)| (path, prop, e))
+        violations: (violations.into_iter())
+            .map(|v| (v.path, v.prop, v.error))
             .collect(),
         error: None,
+        places,
     }
 }
 
@@ -325,7 +325,7 @@ pub(crate) fn check_deferred(
     deferred: Vec<Deferred>,
     firsts: &FxHashMap<u32, Item<Error>>,
     jobs: usize,
-) -> Result<Vec<(Seq, String, String, Error)>, String> {
+) -> Result<Vec<Violation>, String> {
     on_threads(catalog, index, &deferred, jobs, |ex, d, out| {
         // A list's length is checked before its items.
         let lists: Vec<(Arc<ListProp>, Option<Error>)> = d
@@ -338,15 +338,8 @@ pub(crate) fn check_deferred(
                 (list.clone(), e)
             })
             .collect();
-        check(
-            ex,
-            &d.class,
-            &d.props,
-            &lists,
-            d.seq,
-            &|| d.path.clone(),
-            out,
-        )
+        let path = || (d.path.clone(), d.piece.clone());
+        check(ex, &d.class, &d.props, &lists, d.seq, &path, out)
     })
 }
 
@@ -437,6 +430,7 @@ impl Large<'_> {
         self.deferred.push(Deferred {
             seq,
             path: spine.path.clone(),
+            piece: spine.path.as_str().into(),
             class,
             props: Arc::new(out),
             lists,

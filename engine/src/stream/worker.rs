@@ -25,7 +25,7 @@ pub(crate) struct Found {
     /// index into `classes`).
     pub(crate) defs: Defs,
     pub(crate) classes: Vec<Arc<Class>>,
-    pub(crate) violations: Vec<(Seq, String, String, Error)>,
+    pub(crate) violations: Vec<Violation>,
     /// Definitions whose contracts name other objects, checked once every
     /// object is known.
     pub(crate) deferred: Vec<Deferred>,
@@ -38,6 +38,18 @@ pub(crate) struct Found {
     /// checked once every object is known.
     pub(crate) deferred_items: Vec<Item<Value>>,
     pub(crate) bail: Option<String>,
+}
+
+/// A violation found in a stream.
+pub(crate) struct Violation {
+    /// Where its object is in the document's order.
+    pub(crate) seq: Seq,
+    /// The object's JSON path.
+    pub(crate) path: String,
+    pub(crate) prop: String,
+    pub(crate) error: Error,
+    /// The JSON path of the piece of text at `seq.0` that holds the object.
+    pub(crate) piece: Arc<str>,
 }
 
 /// Item `index` of a streamed list property, and what was found of it.
@@ -63,6 +75,8 @@ impl Found {
 pub(crate) struct Deferred {
     pub(crate) seq: Seq,
     pub(crate) path: String,
+    /// The JSON path of the piece of text at `seq.0` that holds it.
+    pub(crate) piece: Arc<str>,
     pub(crate) class: Arc<Class>,
     pub(crate) props: Arc<Dict>,
     /// Its list properties checked item by item, with their lengths.
@@ -446,12 +460,13 @@ impl<'a> Worker<'a> {
             self.found.deferred.push(Deferred {
                 seq: me,
                 path: render(base, segs),
+                piece: base.render().into(),
                 class: class.clone(),
                 props: props.clone(),
                 lists: Vec::new(),
             });
         } else {
-            let path = || render(base, segs);
+            let path = || (render(base, segs), base.render().into());
             check(
                 &self.ex,
                 class,
@@ -518,8 +533,8 @@ pub(crate) fn check(
     props: &Dict,
     lists: &[(Arc<ListProp>, Option<Error>)],
     seq: Seq,
-    path: &dyn Fn() -> String,
-    out: &mut Vec<(Seq, String, String, Error)>,
+    path: &dyn Fn() -> (String, Arc<str>),
+    out: &mut Vec<Violation>,
 ) -> Result<(), String> {
     let skip: Vec<&Value> = lists.iter().map(|(l, _)| &l.prop().key).collect();
     let mut found = model::check_properties_except(ex, class, props, &skip)
@@ -535,11 +550,13 @@ pub(crate) fn check(
         let rank = |name: &str| class.init_order().position(|(_, p)| &*p.name == name);
         found.sort_by_key(|(name, _)| rank(name));
     }
-    let path = path();
-    out.extend(
-        found
-            .into_iter()
-            .map(|(name, e)| (seq, path.clone(), name.to_string(), e)),
-    );
+    let (path, piece) = path();
+    out.extend(found.into_iter().map(|(name, error)| Violation {
+        seq,
+        path: path.clone(),
+        prop: name.to_string(),
+        error,
+        piece: piece.clone(),
+    }));
     Ok(())
 }
