@@ -36,6 +36,8 @@ pub fn from_tagged_str(s: &str) -> Result<Value> {
     load::from_str(s)
 }
 
+pub use load::Parser;
+
 /// Parses whitespace-separated tagged JSON documents (jq's input stream):
 /// the documents, and the error of the first malformed one, which ends
 /// the stream.

@@ -146,6 +146,8 @@ pub(crate) struct Worker<'a> {
     pub(crate) keys: Keys,
     /// The class (in `class_list`) of the last definition walked.
     pub(crate) last_def: Option<u32>,
+    /// Parses the pieces, keeping the keys it has met.
+    pub(crate) parser: runtime::json::Parser,
     /// The contexts list property items are checked in, by declaring
     /// class.
     pub(crate) frames: Vec<(Arc<Class>, Arc<runtime::ctx::Frame>)>,
@@ -215,6 +217,7 @@ impl<'a> Worker<'a> {
             objects: 0,
             keys: Keys::new(),
             last_def: None,
+            parser: Default::default(),
             frames: Vec::new(),
         }
     }
@@ -225,7 +228,7 @@ impl<'a> Worker<'a> {
             step: &u.step,
         };
         let text = std::str::from_utf8(text).map_err(|e| format!("{}: {e}", base.render()))?;
-        let v = runtime::json::from_tagged_str(text).map_err(|e| e.message().to_string())?;
+        let v = self.parser.parse(text).map_err(|e| e.message().to_string())?;
         if !u.walk {
             return Ok(());
         }

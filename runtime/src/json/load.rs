@@ -55,6 +55,29 @@ pub(super) fn from_str(s: &str) -> Result<Value> {
     loaded
 }
 
+/// A parser for many small documents in a row (the pieces of a streamed
+/// model): its scratch stacks and its cache of keys last from one document
+/// to the next, so that a key met before costs one lookup in a small
+/// table of this parser's and nothing is allocated but the values.
+#[derive(Default)]
+pub struct Parser {
+    scratch: Scratch,
+}
+
+impl Parser {
+    /// Parses tagged JSON text, as [`super::from_tagged_str`] does.
+    pub fn parse(&mut self, s: &str) -> Result<Value> {
+        self.scratch.items.clear();
+        self.scratch.entries.clear();
+        let mut de = serde_json::Deserializer::from_str(s);
+        let loaded = Load(&mut self.scratch)
+            .deserialize(&mut de)
+            .and_then(|v| de.end().map(|()| v))
+            .map_err(super::bad_json)?;
+        loaded
+    }
+}
+
 /// Parses a sequence of tagged JSON documents separated by whitespace (a
 /// stream, as jq reads its input). A malformed document ends the sequence
 /// with its error; the documents before it are kept.
