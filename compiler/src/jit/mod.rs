@@ -297,9 +297,82 @@ impl std::fmt::Display for Unsupported {
     }
 }
 
-/// The signature of a compiled chain: `(items, n) -> index of the first
-/// item not shown to pass, or n`.
-type Loop = unsafe extern "C" fn(*const Scalar, usize) -> usize;
+/// The signature of a compiled chain: `(items, n, call, class helper) ->
+/// index of the first item not shown to pass, or n`. `call` is the
+/// [`Call`] of this run, which the helper reads the engine's state from.
+type Loop = unsafe extern "C" fn(*const Scalar, usize, *const Call<'_>, ClassFn) -> usize;
+
+/// What compiled chains ask of the engine running them: the per-run state
+/// (the object store, the model being validated) stays the engine's, and
+/// is reached only through this, passed to each call by reference.
+pub trait Host {
+    /// What link `step` of the chain (a `class()` link) does with `v`,
+    /// exactly as the checker would, or [`Verdict::Ask`] when the
+    /// interpreter must say (an error or violation included: the
+    /// interpreter raises it in its own words).
+    fn class(&self, step: usize, v: &Value) -> Verdict;
+}
+
+/// A [`Host`]'s answer on one value.
+pub enum Verdict {
+    /// The value passes as it is.
+    Same,
+    /// The value passes and becomes this one (an object id its object).
+    Becomes(Value),
+    /// The interpreter decides.
+    Ask,
+}
+
+/// A host that knows nothing: every question goes to the interpreter.
+struct NoHost;
+
+impl Host for NoHost {
+    fn class(&self, _: usize, _: &Value) -> Verdict {
+        Verdict::Ask
+    }
+}
+
+/// One call of a chain's machine code: the host, and the values items
+/// became (by index in the batch), written by [`class_step`].
+struct Call<'a> {
+    host: &'a dyn Host,
+    became: std::cell::RefCell<Vec<(usize, Value)>>,
+}
+
+/// The helper a compiled `class()` link calls.
+type ClassFn = unsafe extern "C" fn(*const Call<'_>, u64, u64, *const Value) -> u8;
+
+/// Link `step` on item `i` of the batch, whose value is `v`: 0 ask the
+/// interpreter, 1 the value passes as it is, 2 it passes and became
+/// another (recorded in `call`).
+///
+/// # Safety
+/// `call` points to the live [`Call`] the code was called with and `v`
+/// to a live value (or is null, refused here), for the duration of the
+/// call.
+unsafe extern "C" fn class_step(call: *const Call<'_>, step: u64, i: u64, v: *const Value) -> u8 {
+    // SAFETY: the compiled code passes on the `Call` pointer it was given
+    // (a reference alive for the whole native call) and the `val` of a
+    // scalar made from a live value; a null `val` is refused.
+    let (call, v) = unsafe {
+        match v.as_ref() {
+            Some(v) => (&*call, v),
+            None => return 0,
+        }
+    };
+    // A panic must not unwind into machine code: it becomes "ask".
+    let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        call.host.class(step as usize, v)
+    }));
+    match verdict {
+        Ok(Verdict::Same) => 1,
+        Ok(Verdict::Becomes(x)) => {
+            call.became.borrow_mut().push((i as usize, x));
+            2
+        }
+        Ok(Verdict::Ask) | Err(_) => 0,
+    }
+}
 
 /// The machine code of a compiled chain, freed when the last [`Native`]
 /// using it goes.
@@ -351,7 +424,7 @@ impl Native {
         ctx.func = func;
         let code = finish(&mut module, &mut ctx, "contract")?;
         // SAFETY: `code` is the entry of the function just defined with
-        // `codegen::signature` in the platform's calling convention: two
+        // `codegen::signature` in the platform's calling convention: four
         // 64-bit integers in, one out, which is `Loop` on a 64-bit target.
         let run = unsafe { std::mem::transmute::<*const u8, Loop>(code) };
         Ok(Native {
@@ -364,18 +437,44 @@ impl Native {
     }
 
     /// The index of the first of `items` the compiled code cannot show to
-    /// pass unchanged (`items.len()` when all do).
+    /// pass unchanged (`items.len()` when all do). A `class()` link asks
+    /// the interpreter about every value: use [`Native::first_failing_in`].
     pub fn first_failing(&self, items: &[Value]) -> usize {
+        self.first_failing_in(&NoHost, items, &mut Vec::new())
+    }
+
+    /// The index of the first of `items` the compiled code cannot show to
+    /// pass (`items.len()` when all do), `host` answering its `class()`
+    /// links; the items before it that pass as another value (an id as
+    /// its object) are pushed to `became` with their index.
+    pub fn first_failing_in(
+        &self,
+        host: &dyn Host,
+        items: &[Value],
+        became: &mut Vec<(usize, Value)>,
+    ) -> usize {
         let mut buf = [Scalar::EMPTY; BATCH];
+        let call = Call {
+            host,
+            became: Default::default(),
+        };
         for (k, chunk) in items.chunks(BATCH).enumerate() {
             for (s, v) in buf.iter_mut().zip(chunk) {
                 *s = Scalar::of(v, self.strings);
             }
             // SAFETY: `buf` holds `chunk.len()` initialised scalars whose
-            // string pointers borrow from `chunk`, alive for the call; the
-            // code reads `chunk.len()` records and, for a string, at most
-            // `len` bytes from `ptr`.
-            let i = unsafe { (self.run)(buf.as_ptr(), chunk.len()) };
+            // pointers borrow from `chunk`, alive for the call; the code
+            // reads `chunk.len()` records and, for a string, at most `len`
+            // bytes from `ptr`; `call` outlives the call and `class_step`
+            // has the signature the code calls it with.
+            let i = unsafe { (self.run)(buf.as_ptr(), chunk.len(), &call, class_step) };
+            // Values of items from the one that failed on are not theirs.
+            let mut b = call.became.borrow_mut();
+            became.extend(
+                b.drain(..)
+                    .filter(|(j, _)| *j < i)
+                    .map(|(j, x)| (k * BATCH + j, x)),
+            );
             if i < chunk.len() {
                 return k * BATCH + i;
             }
@@ -385,10 +484,18 @@ impl Native {
 
     /// True when the compiled code shows that `v` passes unchanged.
     pub fn passes(&self, v: &Value) -> bool {
-        let s = Scalar::of(v, self.strings);
-        // SAFETY: one initialised scalar whose string pointer borrows from
-        // `v`, alive for the call.
-        unsafe { (self.run)(&s, 1) == 1 }
+        matches!(self.check_in(&NoHost, v), Some(None))
+    }
+
+    /// When the compiled code shows that `v` passes, `host` answering its
+    /// `class()` links: `Some(None)` as it is, `Some(Some(x))` as `x`.
+    pub fn check_in(&self, host: &dyn Host, v: &Value) -> Option<Option<Value>> {
+        let mut became = Vec::new();
+        if self.first_failing_in(host, std::slice::from_ref(v), &mut became) == 1 {
+            Some(became.pop().map(|(_, x)| x))
+        } else {
+            None
+        }
     }
 }
 

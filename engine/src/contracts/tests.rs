@@ -96,10 +96,14 @@ fn checkers_follow_the_ir_forms() {
         &contract("[1, 3]").unwrap().check,
         Check::List(items, 1, Some(3)) if matches!(items[..], [Check::Any])
     ));
+    // `class()` with a default class is a step.
+    assert!(matches!(
+        &contract("$.class(X, Y)").unwrap().check,
+        Check::Chain { steps, .. } if steps[0].class.as_ref().is_some_and(|c| c.default.is_some())
+    ));
     // Chains with anything but the plain coercions stay whole.
     for src in [
         "$.int().check($ > 0, 'positive')",
-        "$.class(X, Y)",
         "$.class(X, null, '>=1')",
         "$x.int()",
         "$.int() + 1",
