@@ -99,7 +99,8 @@ fn checkers_follow_the_ir_forms() {
     // `class()` with a default class is a step.
     assert!(matches!(
         &contract("$.class(X, Y)").unwrap().check,
-        Check::Chain { steps, .. } if steps[0].class.as_ref().is_some_and(|c| c.default.is_some())
+        Check::Chain { steps, .. }
+            if matches!(steps[0].kind, LinkKind::Class { default: Some(_), .. })
     ));
     // Chains with anything but the plain coercions stay whole.
     for src in [
