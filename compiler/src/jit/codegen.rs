@@ -201,11 +201,11 @@ struct Item {
     val: Ssa,
 }
 
-/// The signature of an expression: `(item, keys, field, out, element) ->
-/// status`.
+/// The signature of an expression: `(item, keys, field, out, element,
+/// vars) -> status`.
 pub(super) fn expr_signature(cc: CallConv) -> Signature {
     let mut s = Signature::new(cc);
-    for _ in 0..5 {
+    for _ in 0..6 {
         s.params.push(AbiParam::new(types::I64));
     }
     s.returns.push(AbiParam::new(types::I64));
@@ -232,16 +232,22 @@ pub(super) enum Output {
     Number,
 }
 
+/// The names an expression reads: fields (in the order of the `keys` it
+/// is called with) and variables (in the order of the `vars` scalars).
+pub(super) struct Names {
+    pub(super) fields: Vec<Arc<String>>,
+    pub(super) vars: Vec<Arc<String>>,
+}
+
 /// Builds expression `e` into `func` (whose signature is
-/// [`expr_signature`]); returns the field names it reads, in the order of
-/// the `keys` it is called with.
+/// [`expr_signature`]); returns the names it reads.
 pub(super) fn build_expr(
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     e: &Expr,
     output: Output,
-) -> Result<Vec<Arc<String>>, Unsupported> {
+) -> Result<Names, Unsupported> {
     let cc = func.signature.call_conv;
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
@@ -260,8 +266,10 @@ pub(super) fn build_expr(
             keys: params[1],
             helper: params[2],
             element: params[4],
+            vars: params[5],
             sig,
             names: Vec::new(),
+            var_names: Vec::new(),
         }),
         reads_strings: true,
         budget: BUDGET,
@@ -283,7 +291,16 @@ pub(super) fn build_expr(
     g.b.ins().return_(&[two]);
     g.b.seal_all_blocks();
     g.within_budget()?;
-    let names = g.fields.take().map(|f| f.names).unwrap_or_default();
+    let names = match g.fields.take() {
+        Some(f) => Names {
+            fields: f.names,
+            vars: f.var_names,
+        },
+        None => Names {
+            fields: Vec::new(),
+            vars: Vec::new(),
+        },
+    };
     g.b.finalize(target);
     Ok(names)
 }
@@ -295,8 +312,11 @@ struct Fields {
     helper: Ssa,
     /// The helper reading a list's items (same signature as `helper`).
     element: Ssa,
+    /// The scalars of the variables read (`$name`), in `var_names` order.
+    vars: Ssa,
     sig: SigRef,
     names: Vec<Arc<String>>,
+    var_names: Vec<Arc<String>>,
 }
 
 /// A number whose kind is known at run time: `float` (an `i8`) says
@@ -531,6 +551,24 @@ impl Gen<'_> {
                 }
                 _ => Ok(Val::Const(v)),
             },
+            // `$name`: read by the caller (as the interpreter would) into
+            // a scalar of `vars`.
+            Node::Var(name) if self.fields.is_some() => {
+                let f = self.fields.as_mut().expect("checked");
+                let k = match f.var_names.iter().position(|n| n == name) {
+                    Some(k) => k,
+                    None => {
+                        f.var_names.push(name.clone());
+                        f.var_names.len() - 1
+                    }
+                };
+                let at = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(f.vars, (k * std::mem::size_of::<super::Scalar>()) as i64);
+                Ok(Val::Item(load(&mut self.b, at)))
+            }
+            Node::Var(name) => Err(unsupported(&format!("variable ${name} here"))),
             Node::Attr(recv, name, _, _) if self.fields.is_some() => match self.value(e, *recv)? {
                 Val::Item(it) => Ok(Val::Item(self.field(it, name, None))),
                 _ => Err(unsupported("a field of anything but a value read")),
@@ -550,6 +588,7 @@ impl Gen<'_> {
                 self.continue_if(ok);
                 Ok(Val::Int(x))
             }
+            Node::Call(c) => Err(unsupported(&format!("function {}()", c.name))),
             _ => Err(unsupported("this kind of expression")),
         }
     }

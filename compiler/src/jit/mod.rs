@@ -142,8 +142,10 @@ trait Jitted: Sized + Send + Sync {
 }
 
 impl Jitted for Predicate {
+    /// A lambda has no variables to give: one reading them stays
+    /// interpreted.
     fn compile(e: &Expr) -> Option<Self> {
-        Predicate::compile(e).ok()
+        Predicate::compile(e).ok().filter(|p| p.vars().is_empty())
     }
     fn eval(&self, v: &Value) -> Option<Value> {
         Predicate::eval(self, v).map(Value::Bool)
@@ -152,7 +154,7 @@ impl Jitted for Predicate {
 
 impl Jitted for Number {
     fn compile(e: &Expr) -> Option<Self> {
-        Number::compile(e).ok()
+        Number::compile(e).ok().filter(|n| n.0.vars.is_empty())
     }
     fn eval(&self, v: &Value) -> Option<Value> {
         Number::eval(self, v)
@@ -500,9 +502,15 @@ impl Native {
 }
 
 /// The signature of a compiled expression: `(item, keys, field helper,
-/// out, element helper) -> status` (see [`codegen::Output`]).
-type ExprFn =
-    unsafe extern "C" fn(*const Scalar, *const Value, FieldFn, *mut Scalar, ElementFn) -> u64;
+/// out, element helper, variables) -> status` (see [`codegen::Output`]).
+type ExprFn = unsafe extern "C" fn(
+    *const Scalar,
+    *const Value,
+    FieldFn,
+    *mut Scalar,
+    ElementFn,
+    *const Scalar,
+) -> u64;
 
 /// The helper compiled code reads a list's items with.
 type ElementFn = unsafe extern "C" fn(*const Value, u64, *mut Scalar) -> u8;
@@ -573,6 +581,8 @@ unsafe extern "C" fn field(value: *const Value, key: *const Value, out: *mut Sca
 struct Compiled {
     run: ExprFn,
     keys: Arc<[Value]>,
+    /// The variables it reads (`$name`), in the order it takes them.
+    vars: Arc<[Arc<String>]>,
     _code: Arc<Code>,
 }
 
@@ -590,31 +600,48 @@ impl Compiled {
         let code = finish(&mut module, &mut ctx, "expression")?;
         // SAFETY: `code` is the entry of the function just defined with
         // `codegen::expr_signature` in the platform's calling convention:
-        // four 64-bit integers in, one out, which is `ExprFn` on a 64-bit
+        // six 64-bit integers in, one out, which is `ExprFn` on a 64-bit
         // target.
         let run = unsafe { std::mem::transmute::<*const u8, ExprFn>(code) };
         Ok(Compiled {
             run,
             // Interned, so that lookups on this thread compare pointers
             // (`$.get(name)` keys are string constants, not interned yet).
-            keys: names
-                .iter()
+            keys: (names.fields.iter())
                 .map(|n| Value::Str(runtime::value::intern(n)))
                 .collect(),
+            vars: names.vars.into(),
             _code: Arc::new(Code {
                 module: Some(module),
             }),
         })
     }
 
-    /// Runs the code for `$` = `v`; its status and what it wrote to `out`.
-    fn run(&self, v: &Value) -> (u64, Scalar) {
+    /// Runs the code for `$` = `v` and the variables' values `vars` (in
+    /// [`Compiled::vars`] order); its status and what it wrote to `out`.
+    /// Code reading variables deopts when `vars` does not give them all.
+    fn run(&self, v: &Value, vars: &[Value]) -> (u64, Scalar) {
+        if vars.len() != self.vars.len() {
+            return (2, Scalar::EMPTY);
+        }
         let s = Scalar::of(v, true);
+        let scalars: Vec<Scalar> = vars.iter().map(|x| Scalar::of(x, true)).collect();
         let mut out = Scalar::EMPTY;
-        // SAFETY: `s` borrows from `v`, alive for the call; `keys` lives
-        // as long as `self`; `field` has the signature the code calls it
-        // with; `out` is a writable scalar.
-        let status = unsafe { (self.run)(&s, self.keys.as_ptr(), field, &mut out, element) };
+        // SAFETY: `s` borrows from `v` and `scalars` from `vars`, alive for
+        // the call, and `scalars` holds one scalar per variable the code
+        // reads; `keys` lives as long as `self`; `field` and `element`
+        // have the signatures the code calls them with; `out` is a
+        // writable scalar.
+        let status = unsafe {
+            (self.run)(
+                &s,
+                self.keys.as_ptr(),
+                field,
+                &mut out,
+                element,
+                scalars.as_ptr(),
+            )
+        };
         (status, out)
     }
 }
@@ -635,6 +662,59 @@ impl Predicate {
     /// Compiles expression `e` (whose value must be a condition: a
     /// comparison, `in`, `and`/`or`/`not` of those, a type test).
     pub fn compile(e: &Expr) -> Result<Predicate, Unsupported> {
+        Predicate::gate(e)?;
+        Compiled::new(e, codegen::Output::Condition).map(Predicate)
+    }
+
+    /// The condition's value for `$` = `v`; `None` when the compiled code
+    /// cannot decide (the interpreter must), or reads variables.
+    pub fn eval(&self, v: &Value) -> Option<bool> {
+        self.eval_with(v, &mut |_| None)
+    }
+
+    /// The variables the condition reads (`$name`), each once.
+    pub fn vars(&self) -> &[Arc<String>] {
+        &self.0.vars
+    }
+
+    /// The condition's value for `$` = `v`, `var` giving each variable's
+    /// value as the interpreter reads it (`None`: the interpreter must
+    /// decide); `None` when the compiled code cannot decide.
+    pub fn eval_with(&self, v: &Value, var: &mut dyn FnMut(&str) -> Option<Value>) -> Option<bool> {
+        let vars: Vec<Value> = (self.0.vars.iter())
+            .map(|n| var(n))
+            .collect::<Option<_>>()?;
+        match self.0.run(v, &vars).0 {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+
+    /// Compiles the truth of expression `e` (Python's truthiness of its
+    /// value: what a statement's condition asks), whatever its value.
+    pub fn truth(e: &Expr) -> Result<Predicate, Unsupported> {
+        Compiled::new(e, codegen::Output::Condition).map(Predicate)
+    }
+
+    /// The code generator's verdict on the truth of `e` ([`Predicate::truth`]),
+    /// without making machine code.
+    pub fn verdict(e: &Expr) -> Result<(), Unsupported> {
+        let target = TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: PointerWidth::U64,
+            page_size_align_log2: 12,
+        };
+        let mut func = Function::with_name_signature(
+            UserFuncName::user(0, 0),
+            codegen::expr_signature(target.default_call_conv),
+        );
+        let mut fctx = FunctionBuilderContext::new();
+        codegen::build_expr(&mut func, &mut fctx, target, e, codegen::Output::Condition).map(drop)
+    }
+
+    /// `Err` unless `e` is a condition whose `and`/`or` give booleans.
+    fn gate(e: &Expr) -> Result<(), Unsupported> {
         if !is_condition(e, e.root) {
             return Err(Unsupported("the JIT compiles conditions only".into()));
         }
@@ -643,17 +723,7 @@ impl Predicate {
                 "`and`/`or` return an operand that is not a condition".into(),
             ));
         }
-        Compiled::new(e, codegen::Output::Condition).map(Predicate)
-    }
-
-    /// The condition's value for `$` = `v`; `None` when the compiled code
-    /// cannot decide (the interpreter must).
-    pub fn eval(&self, v: &Value) -> Option<bool> {
-        match self.0.run(v).0 {
-            0 => Some(false),
-            1 => Some(true),
-            _ => None,
-        }
+        Ok(())
     }
 }
 
@@ -678,7 +748,7 @@ impl Number {
     /// The number for `$` = `v`; `None` when the compiled code cannot
     /// decide (the interpreter must).
     pub fn eval(&self, v: &Value) -> Option<Value> {
-        match self.0.run(v) {
+        match self.0.run(v, &[]) {
             (0, s) if s.tag == tag::INT => Some(Value::Int(s.bits as i64)),
             (0, s) if s.tag == tag::FLOAT => Some(Value::Float(f64::from_bits(s.bits))),
             _ => None,
