@@ -139,3 +139,60 @@ fn class_contracts_answer_alike_compiled_and_interpreted() {
         .same(&model(json!(long), json!(null)))
         .contains("[33]: Object of type ex.Other"));
 }
+
+/// `If`, `While` and `Switch` conditions over variables run as machine
+/// code with `--jit always`; values they have no code for (a string where
+/// they compare integers, a missing key, an object) are the
+/// interpreter's, errors included.
+#[test]
+fn conditions_answer_alike_compiled_and_interpreted() {
+    let j = "Namespaces: {=: ex}\nName: J\nProperties:\n  items:\n    Contract: $\n\
+             Methods:\n  deploy:\n    Body:\n      - $out: []\n      - $i: 0\n\
+             \x20     - While: $i < 3\n        Do:\n          - $i: $i + 1\n\
+             \x20     - For: x\n        In: $.items\n        Do:\n\
+             \x20         - If: $x = null or $x.n > 2 and $x.tag in list(a, b)\n\
+             \x20           Then:\n              - $out: $out + [big]\n\
+             \x20           Else:\n              - $out: $out + [small]\n\
+             \x20         - Switch:\n              $x != null and $x.n = 3:\n                - $out: $out + [three]\n\
+             \x20             $x = null:\n                - $out: $out + [none]\n\
+             \x20     - Return: [$i, $out]\n";
+    let d = Dir::new("cond", &[("J", j)]);
+    let model =
+        |items: Json| json!({"Objects": {"?": {"id": "j", "type": "ex.J"}, "items": items}});
+    let row = |n: Json, tag: &str| json!({"n": n, "tag": tag});
+    let ok = d.same(&model(json!([
+        row(json!(1), "a"),
+        row(json!(3), "b"),
+        null,
+        row(json!(5), "c"),
+        row(json!(4), "a")
+    ])));
+    assert!(
+        ok.starts_with(
+            "[3, [\"small\", \"big\", \"three\", \"big\", \"none\", \"small\", \"big\"]]"
+        ),
+        "{ok}"
+    );
+    // Item 3 of 5 has no code: a float, a string (the interpreter's
+    // comparison error), a missing key (a KeyError), a list.
+    for third in [json!(2.5), json!("x")] {
+        d.same(&model(json!([
+            row(json!(1), "a"),
+            row(json!(3), "b"),
+            row(third, "a"),
+            row(json!(5), "a"),
+            null
+        ])));
+    }
+    let got = d.same(&model(
+        json!([row(json!(1), "a"), row(json!(3), "b"), {"tag": "a"}, null, null]),
+    ));
+    assert!(got.starts_with("error"), "{got}");
+    d.same(&model(json!([
+        row(json!(1), "a"),
+        row(json!(3), "b"),
+        [1],
+        null,
+        null
+    ])));
+}

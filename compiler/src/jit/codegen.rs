@@ -1131,6 +1131,8 @@ fn eq_arms(c: &Value) -> Result<Vec<(u64, Arm<'_>)>, Unsupported> {
             arms.extend(unequal(&[tag::NULL, tag::STR]));
             arms
         }
+        // A list or dict is unequal to null too (`$x = null` where `$x`
+        // is a row).
         Value::Null => {
             let mut arms = vec![(tag::NULL, Arm::Const(true))];
             arms.extend(unequal(&[
@@ -1139,6 +1141,8 @@ fn eq_arms(c: &Value) -> Result<Vec<(u64, Arm<'_>)>, Unsupported> {
                 tag::FLOAT,
                 tag::STR,
                 tag::BIGINT,
+                tag::LIST,
+                tag::DICT,
             ]));
             arms
         }

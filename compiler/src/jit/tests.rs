@@ -322,3 +322,39 @@ fn a_class_link_asks_the_host_and_stops_where_it_cannot_answer() {
     let list = Value::list(ids(&["n1"]));
     assert!(n.check_in(&Store, &list).is_none());
 }
+
+#[test]
+fn a_statement_condition_reads_variables_and_takes_any_value_s_truth() {
+    let p =
+        Predicate::truth(predicate("$x = null or $x.n > 2 and $x.tag in list(a, b)").ir()).unwrap();
+    assert_eq!(p.vars().len(), 1);
+    let x = |v: Value| move |n: &str| (n == "x").then(|| v.clone());
+    let row = dict(&[("n", Value::Int(3)), ("tag", Value::str("b"))]);
+    assert_eq!(p.eval_with(&Value::Null, &mut x(row)), Some(true));
+    assert_eq!(p.eval_with(&Value::Null, &mut x(Value::Null)), Some(true));
+    let low = dict(&[("n", Value::Int(1)), ("tag", Value::str("b"))]);
+    assert_eq!(p.eval_with(&Value::Null, &mut x(low)), Some(false));
+    // A float compares with the integer; a string, a missing key, a list
+    // are the interpreter's; no variables given: the interpreter's too.
+    let float = dict(&[("n", Value::Float(2.5)), ("tag", Value::str("b"))]);
+    assert_eq!(p.eval_with(&Value::Null, &mut x(float)), Some(true));
+    let s = dict(&[("n", Value::str("3")), ("tag", Value::str("b"))]);
+    assert_eq!(p.eval_with(&Value::Null, &mut x(s)), None);
+    assert_eq!(
+        p.eval_with(&Value::Null, &mut x(dict(&[("tag", Value::str("a"))]))),
+        None
+    );
+    assert_eq!(p.eval_with(&Value::Null, &mut x(Value::list(vec![]))), None);
+    assert_eq!(p.eval(&Value::Null), None);
+    // Truth of a value read, which a lambda's predicate does not compile.
+    let t = Predicate::truth(predicate("$flag").ir()).unwrap();
+    assert_eq!(
+        t.eval_with(&Value::Null, &mut |_| Some(Value::str(""))),
+        Some(false)
+    );
+    assert_eq!(
+        t.eval_with(&Value::Null, &mut |_| Some(Value::Int(2))),
+        Some(true)
+    );
+    assert!(Predicate::compile(predicate("$flag").ir()).is_err());
+}
