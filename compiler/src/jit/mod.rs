@@ -21,11 +21,15 @@
 //! error message of its own. [`Tier`] decides when code is made ([`Mode`]).
 //!
 //! What compiles (anything else is [`Unsupported`] and stays interpreted):
-//! `$`, its fields (`$.a.b`, read through a helper), scalar constants,
-//! `+ - *` on numbers, `and`, `or`, `not`, comparisons, `in` a list of
-//! constants, and the type tests `isInteger`, `isNumber`, `isString`,
-//! `isBoolean`; the contract steps `notNull()`, `int()`, `string()`,
-//! `bool()` and `check(p)` with `p` built from those.
+//! `$`, its fields (`$.a.b`, read through a helper), variables (`$x`, in a
+//! statement's condition: the engine reads them, [`Predicate::eval_with`]),
+//! scalar constants, `+ - *` on numbers, `and`, `or`, `not`, comparisons,
+//! `in` a list of constants, and the type tests `isInteger`, `isNumber`,
+//! `isString`, `isBoolean`; the contract steps `notNull()`, `int()`,
+//! `string()`, `bool()`, `check(p)` with `p` built from those, and
+//! `class()`, which calls the engine back through a [`Host`] passed to each
+//! call (per-run state stays the engine's: the code is frozen and
+//! shared).
 
 mod codegen;
 
