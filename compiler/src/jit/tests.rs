@@ -282,9 +282,7 @@ impl Host for Store {
 #[test]
 fn a_class_link_asks_the_host_and_stops_where_it_cannot_answer() {
     let class = LinkKind::Class {
-        name: crate::murano::ir::Operand::of(
-            &*crate::yaql::parse("X", Default::default()).unwrap(),
-        ),
+        name: crate::murano::ir::Operand::of(&crate::yaql::parse("X", Default::default()).unwrap()),
         default: None,
         version: None,
     };
