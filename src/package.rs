@@ -251,15 +251,28 @@ fn print_jit_coverage(r: &lint::check::CheckReport) {
             );
         }
     }
-    let (compiled, all) = lint::tier::share(&parts);
-    let pct = if all == 0 {
-        100.0
-    } else {
-        100.0 * compiled as f64 / all as f64
+    let pct = |(compiled, all): (usize, usize)| {
+        if all == 0 {
+            100.0
+        } else {
+            100.0 * compiled as f64 / all as f64
+        }
     };
+    let all = lint::tier::share(&parts);
+    let contracts = lint::tier::share_of(&parts, |p| !p.condition);
+    let conditions = lint::tier::share_of(&parts, |p| p.condition);
     println!(
-        "jit coverage: {}: {compiled}/{all} contract parts compiled ({pct:.1}%)",
-        r.name
+        "jit coverage: {}: {}/{} compiled ({:.1}%): contract parts {}/{} ({:.1}%), conditions {}/{} ({:.1}%)",
+        r.name,
+        all.0,
+        all.1,
+        pct(all),
+        contracts.0,
+        contracts.1,
+        pct(contracts),
+        conditions.0,
+        conditions.1,
+        pct(conditions),
     );
 }
 

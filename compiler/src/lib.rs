@@ -49,6 +49,8 @@ pub struct Program {
     chunk: OnceLock<Arc<Chunk>>,
     /// The expression as machine code (see [`Program::native`]).
     native: jit::Tier<jit::Predicate>,
+    /// The expression's truth as machine code (see [`Program::truth`]).
+    truth: jit::Tier<jit::Predicate>,
 }
 
 /// Compiles a YAQL expression.
@@ -85,6 +87,7 @@ impl Program {
             ir: Arc::new(ir),
             chunk: OnceLock::new(),
             native: Default::default(),
+            truth: Default::default(),
         }
     }
     /// The source text.
@@ -106,6 +109,13 @@ impl Program {
     pub fn native(&self, mode: jit::Mode) -> Option<&jit::Predicate> {
         self.native
             .get(mode, || jit::Predicate::compile(&self.ir).ok())
+    }
+    /// The expression's truth (what an `If` or `While` asks of it) as
+    /// machine code ([`jit::Predicate::truth`]), when the JIT compiles it
+    /// and `mode` wants it by now.
+    pub fn truth(&self, mode: jit::Mode) -> Option<&jit::Predicate> {
+        self.truth
+            .get(mode, || jit::Predicate::truth(&self.ir).ok())
     }
     /// Evaluates with `$` bound to `data`. The result may hold lazy
     /// sequences; see `finalize` in the stdlib for output conversion.

@@ -74,7 +74,7 @@ fn golden_jit() {
         text.push('\n');
         n += 1;
     }
-    assert_eq!(n, 3, "three contracts");
+    assert_eq!(n, 4, "four contracts");
     let gold = path.with_extension("golden");
     if bless {
         std::fs::write(&gold, &text).unwrap();

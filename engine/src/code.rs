@@ -93,4 +93,62 @@ impl Body {
     pub fn disas(&self) -> String {
         self.0.disas()
     }
+
+    /// What the compiled tier does with each condition of the body (`If`,
+    /// `While`, the cases of `Switch`, the value of `Match`, `Parallel`
+    /// branches included): compiled to machine code or, why not,
+    /// interpreted.
+    pub fn condition_coverage(&self) -> Vec<crate::contracts::TierCoverage> {
+        let mut out = Vec::new();
+        conditions(&self.0, &mut out);
+        out
+    }
+}
+
+/// The compiled tier's verdict on an `If`/`While`/`Switch` condition: the
+/// code generator's, except that a property read of `$` or `$this` (an
+/// object in a method body, which the code's field reads, of dicts only,
+/// always hand to the interpreter) counts as interpreted.
+fn condition_verdict(p: &Program) -> std::result::Result<(), String> {
+    use compiler::ir::Node;
+    compiler::jit::Predicate::verdict(p.ir()).map_err(|e| e.0)?;
+    let e = p.ir();
+    let this = |id: compiler::ir::NodeId| match &e[id] {
+        Node::Arg(1) => true,
+        Node::Var(v) => v.as_str() == "this",
+        _ => false,
+    };
+    let reads_object = e.nodes.iter().any(|n| match n {
+        Node::Attr(recv, ..) => this(*recv),
+        Node::Call(c) => &*c.name == "get" && e.list(c.pos).first().is_some_and(|r| this(*r)),
+        _ => false,
+    });
+    if reads_object {
+        return Err("a property of $ or $this (an object): compiled code reads dicts only".into());
+    }
+    Ok(())
+}
+
+fn conditions(code: &Code, out: &mut Vec<crate::contracts::TierCoverage>) {
+    use vm::stmt::SOp;
+    for (pc, op) in code.ops.iter().enumerate() {
+        let (o, verdict): (u32, fn(&Program) -> std::result::Result<(), String>) = match *op {
+            SOp::JumpIfNot { cond, .. } => (cond, condition_verdict),
+            SOp::SetTemp { expr, .. } => (expr, |_| {
+                Err("a Match value: compared with its cases by the statement interpreter".into())
+            }),
+            _ => continue,
+        };
+        if let Operand::Expr(id) = &code.operands[o as usize] {
+            let p = code.program(*id);
+            out.push(crate::contracts::TierCoverage {
+                at: code.pos[pc].to_string().into(),
+                source: p.source().to_string(),
+                compiled: verdict(p),
+            });
+        }
+    }
+    for sub in &code.subs {
+        conditions(sub, out);
+    }
 }

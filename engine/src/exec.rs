@@ -486,6 +486,26 @@ impl vm::stmt::Host for Activation<'_> {
         self.eval_operand(code, o)
     }
 
+    /// A condition's machine code, when its tier has made it
+    /// ([`compiler::jit::Tier`] through [`compiler::Program::native`]),
+    /// decides with `$` and the variables it reads; anything it cannot
+    /// decide (an object, a missing key, a kind it has no code for) goes
+    /// to the interpreter.
+    fn cond(&mut self, code: &Code, o: &Operand) -> Result<bool> {
+        if let Operand::Expr(id) = o {
+            let opts = self.env.options();
+            if !opts.legacy {
+                if let Some(p) = code.program(*id).truth(opts.jit) {
+                    let ctx = self.ctx();
+                    if let Some(b) = p.eval_with(&ctx.arg(1), &mut |n| Some(ctx.var(n))) {
+                        return Ok(b);
+                    }
+                }
+            }
+        }
+        Ok(self.eval_operand(code, o)?.truthy())
+    }
+
     fn assign(&mut self, code: &Code, t: &Target, v: Value) -> Result<()> {
         Activation::assign(self, code, t, v)
     }

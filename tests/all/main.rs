@@ -13,6 +13,7 @@ mod doc_examples;
 mod engine_state;
 mod golden;
 mod hostile;
+mod jit_diff;
 mod limits;
 mod lint;
 mod murano;

@@ -63,13 +63,36 @@ const MAX_STR_CONST: usize = 64;
 /// The largest integer constant a float compares with exactly.
 const EXACT_IN_F64: i64 = 1 << 53;
 
-/// The loop's signature in calling convention `cc`.
+/// The loop's signature in calling convention `cc`: `(items, n, call,
+/// class helper) -> index`.
 pub(super) fn signature(cc: CallConv) -> Signature {
     let mut s = Signature::new(cc);
-    s.params.push(AbiParam::new(types::I64));
-    s.params.push(AbiParam::new(types::I64));
+    for _ in 0..4 {
+        s.params.push(AbiParam::new(types::I64));
+    }
     s.returns.push(AbiParam::new(types::I64));
     s
+}
+
+/// The signature of the `class()` helper: `(call, step, i, value) ->
+/// verdict`.
+fn class_signature(cc: CallConv) -> Signature {
+    let mut s = Signature::new(cc);
+    for _ in 0..4 {
+        s.params.push(AbiParam::new(types::I64));
+    }
+    s.returns.push(AbiParam::new(types::I8));
+    s
+}
+
+/// How a chain's `class()` links call their helper: the call's context,
+/// the helper's address and signature, and the item's index.
+#[derive(Clone, Copy)]
+struct Classes {
+    call: Ssa,
+    helper: Ssa,
+    sig: SigRef,
+    index: Ssa,
 }
 
 /// Builds the loop over `steps` into `func` (whose signature is
@@ -81,6 +104,7 @@ pub(super) fn build(
     target: TargetFrontendConfig,
     steps: &[Step<'_>],
 ) -> Result<bool, Unsupported> {
+    let func_cc = func.signature.call_conv;
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
     let head = b.create_block();
@@ -91,7 +115,9 @@ pub(super) fn build(
 
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
-    let (items, n) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+    let params = b.block_params(entry).to_vec();
+    let (items, n) = (params[0], params[1]);
+    let class_sig = b.import_signature(class_signature(func_cc));
     let zero = b.ins().iconst(types::I64, 0);
     b.def_var(i, zero);
     b.ins().jump(head, &[]);
@@ -113,6 +139,12 @@ pub(super) fn build(
         deopt,
         item,
         fields: None,
+        classes: Some(Classes {
+            call: params[2],
+            helper: params[3],
+            sig: class_sig,
+            index: iv,
+        }),
         reads_strings: false,
         budget: BUDGET,
     };
@@ -122,8 +154,8 @@ pub(super) fn build(
         g.b.ins()
             .icmp_imm_s(IntCC::UnsignedLessThan, g.item.tag, tag::CONTAINER as i64);
     g.continue_if(scalar);
-    for s in steps {
-        g.step(s)?;
+    for (k, s) in steps.iter().enumerate() {
+        g.step(k, s)?;
     }
     let iv = g.b.use_var(i);
     let next = g.b.ins().iadd_imm_s(iv, 1);
@@ -169,11 +201,11 @@ struct Item {
     val: Ssa,
 }
 
-/// The signature of an expression: `(item, keys, field, out, element) ->
-/// status`.
+/// The signature of an expression: `(item, keys, field, out, element,
+/// vars) -> status`.
 pub(super) fn expr_signature(cc: CallConv) -> Signature {
     let mut s = Signature::new(cc);
-    for _ in 0..5 {
+    for _ in 0..6 {
         s.params.push(AbiParam::new(types::I64));
     }
     s.returns.push(AbiParam::new(types::I64));
@@ -200,16 +232,22 @@ pub(super) enum Output {
     Number,
 }
 
+/// The names an expression reads: fields (in the order of the `keys` it
+/// is called with) and variables (in the order of the `vars` scalars).
+pub(super) struct Names {
+    pub(super) fields: Vec<Arc<String>>,
+    pub(super) vars: Vec<Arc<String>>,
+}
+
 /// Builds expression `e` into `func` (whose signature is
-/// [`expr_signature`]); returns the field names it reads, in the order of
-/// the `keys` it is called with.
+/// [`expr_signature`]); returns the names it reads.
 pub(super) fn build_expr(
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     e: &Expr,
     output: Output,
-) -> Result<Vec<Arc<String>>, Unsupported> {
+) -> Result<Names, Unsupported> {
     let cc = func.signature.call_conv;
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
@@ -223,12 +261,15 @@ pub(super) fn build_expr(
         b,
         deopt,
         item,
+        classes: None,
         fields: Some(Fields {
             keys: params[1],
             helper: params[2],
             element: params[4],
+            vars: params[5],
             sig,
             names: Vec::new(),
+            var_names: Vec::new(),
         }),
         reads_strings: true,
         budget: BUDGET,
@@ -250,7 +291,16 @@ pub(super) fn build_expr(
     g.b.ins().return_(&[two]);
     g.b.seal_all_blocks();
     g.within_budget()?;
-    let names = g.fields.take().map(|f| f.names).unwrap_or_default();
+    let names = match g.fields.take() {
+        Some(f) => Names {
+            fields: f.names,
+            vars: f.var_names,
+        },
+        None => Names {
+            fields: Vec::new(),
+            vars: Vec::new(),
+        },
+    };
     g.b.finalize(target);
     Ok(names)
 }
@@ -262,8 +312,11 @@ struct Fields {
     helper: Ssa,
     /// The helper reading a list's items (same signature as `helper`).
     element: Ssa,
+    /// The scalars of the variables read (`$name`), in `var_names` order.
+    vars: Ssa,
     sig: SigRef,
     names: Vec<Arc<String>>,
+    var_names: Vec<Arc<String>>,
 }
 
 /// A number whose kind is known at run time: `float` (an `i8`) says
@@ -310,6 +363,8 @@ struct Gen<'f> {
     item: Item,
     /// Field reads (predicates only).
     fields: Option<Fields>,
+    /// `class()` links (chains only).
+    classes: Option<Classes>,
     /// Some code reads a string's bytes or length.
     reads_strings: bool,
     /// Tag dispatches and string comparisons left before the function is
@@ -351,8 +406,36 @@ impl Gen<'_> {
         acc
     }
 
-    fn step(&mut self, s: &Step<'_>) -> Result<(), Unsupported> {
+    /// Link `k` of the chain, `s`.
+    fn step(&mut self, k: usize, s: &Step<'_>) -> Result<(), Unsupported> {
         match s.link {
+            // The engine's helper answers: as it is, as another value (an
+            // object: no scalar the code may read further), or deopt.
+            LinkKind::Class { .. } => {
+                let c = self
+                    .classes
+                    .ok_or_else(|| unsupported("class() outside a chain"))?;
+                let step = self.b.ins().iconst(types::I64, k as i64);
+                let call = self.b.ins().call_indirect(
+                    c.sig,
+                    c.helper,
+                    &[c.call, step, c.index, self.item.val],
+                );
+                let r = self.b.inst_results(call)[0];
+                let ok = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+                self.continue_if(ok);
+                let became = self.b.ins().icmp_imm_s(IntCC::Equal, r, 2);
+                let other = self.b.ins().iconst(types::I64, tag::OTHER as i64);
+                let null = self.b.ins().iconst(types::I64, 0);
+                let it = self.item;
+                self.item = Item {
+                    tag: self.b.ins().select(became, other, it.tag),
+                    bits: self.b.ins().select(became, null, it.bits),
+                    ptr: self.b.ins().select(became, null, it.ptr),
+                    len: self.b.ins().select(became, null, it.len),
+                    val: self.b.ins().select(became, null, it.val),
+                };
+            }
             LinkKind::NotNull => {
                 let ok = self
                     .b
@@ -468,6 +551,24 @@ impl Gen<'_> {
                 }
                 _ => Ok(Val::Const(v)),
             },
+            // `$name`: read by the caller (as the interpreter would) into
+            // a scalar of `vars`.
+            Node::Var(name) if self.fields.is_some() => {
+                let f = self.fields.as_mut().expect("checked");
+                let k = match f.var_names.iter().position(|n| n == name) {
+                    Some(k) => k,
+                    None => {
+                        f.var_names.push(name.clone());
+                        f.var_names.len() - 1
+                    }
+                };
+                let at = self
+                    .b
+                    .ins()
+                    .iadd_imm_s(f.vars, (k * std::mem::size_of::<super::Scalar>()) as i64);
+                Ok(Val::Item(load(&mut self.b, at)))
+            }
+            Node::Var(name) => Err(unsupported(&format!("variable ${name} here"))),
             Node::Attr(recv, name, _, _) if self.fields.is_some() => match self.value(e, *recv)? {
                 Val::Item(it) => Ok(Val::Item(self.field(it, name, None))),
                 _ => Err(unsupported("a field of anything but a value read")),
@@ -487,6 +588,7 @@ impl Gen<'_> {
                 self.continue_if(ok);
                 Ok(Val::Int(x))
             }
+            Node::Call(c) => Err(unsupported(&format!("function {}()", c.name))),
             _ => Err(unsupported("this kind of expression")),
         }
     }
@@ -1029,6 +1131,8 @@ fn eq_arms(c: &Value) -> Result<Vec<(u64, Arm<'_>)>, Unsupported> {
             arms.extend(unequal(&[tag::NULL, tag::STR]));
             arms
         }
+        // A list or dict is unequal to null too (`$x = null` where `$x`
+        // is a row).
         Value::Null => {
             let mut arms = vec![(tag::NULL, Arm::Const(true))];
             arms.extend(unequal(&[
@@ -1037,6 +1141,8 @@ fn eq_arms(c: &Value) -> Result<Vec<(u64, Arm<'_>)>, Unsupported> {
                 tag::FLOAT,
                 tag::STR,
                 tag::BIGINT,
+                tag::LIST,
+                tag::DICT,
             ]));
             arms
         }

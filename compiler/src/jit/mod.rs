@@ -21,11 +21,15 @@
 //! error message of its own. [`Tier`] decides when code is made ([`Mode`]).
 //!
 //! What compiles (anything else is [`Unsupported`] and stays interpreted):
-//! `$`, its fields (`$.a.b`, read through a helper), scalar constants,
-//! `+ - *` on numbers, `and`, `or`, `not`, comparisons, `in` a list of
-//! constants, and the type tests `isInteger`, `isNumber`, `isString`,
-//! `isBoolean`; the contract steps `notNull()`, `int()`, `string()`,
-//! `bool()` and `check(p)` with `p` built from those.
+//! `$`, its fields (`$.a.b`, read through a helper), variables (`$x`, in a
+//! statement's condition: the engine reads them, [`Predicate::eval_with`]),
+//! scalar constants, `+ - *` on numbers, `and`, `or`, `not`, comparisons,
+//! `in` a list of constants, and the type tests `isInteger`, `isNumber`,
+//! `isString`, `isBoolean`; the contract steps `notNull()`, `int()`,
+//! `string()`, `bool()`, `check(p)` with `p` built from those, and
+//! `class()`, which calls the engine back through a [`Host`] passed to each
+//! call (per-run state stays the engine's: the code is frozen and
+//! shared).
 
 mod codegen;
 
@@ -142,8 +146,10 @@ trait Jitted: Sized + Send + Sync {
 }
 
 impl Jitted for Predicate {
+    /// A lambda has no variables to give: one reading them stays
+    /// interpreted.
     fn compile(e: &Expr) -> Option<Self> {
-        Predicate::compile(e).ok()
+        Predicate::compile(e).ok().filter(|p| p.vars().is_empty())
     }
     fn eval(&self, v: &Value) -> Option<Value> {
         Predicate::eval(self, v).map(Value::Bool)
@@ -152,7 +158,7 @@ impl Jitted for Predicate {
 
 impl Jitted for Number {
     fn compile(e: &Expr) -> Option<Self> {
-        Number::compile(e).ok()
+        Number::compile(e).ok().filter(|n| n.0.vars.is_empty())
     }
     fn eval(&self, v: &Value) -> Option<Value> {
         Number::eval(self, v)
@@ -297,9 +303,82 @@ impl std::fmt::Display for Unsupported {
     }
 }
 
-/// The signature of a compiled chain: `(items, n) -> index of the first
-/// item not shown to pass, or n`.
-type Loop = unsafe extern "C" fn(*const Scalar, usize) -> usize;
+/// The signature of a compiled chain: `(items, n, call, class helper) ->
+/// index of the first item not shown to pass, or n`. `call` is the
+/// [`Call`] of this run, which the helper reads the engine's state from.
+type Loop = unsafe extern "C" fn(*const Scalar, usize, *const Call<'_>, ClassFn) -> usize;
+
+/// What compiled chains ask of the engine running them: the per-run state
+/// (the object store, the model being validated) stays the engine's, and
+/// is reached only through this, passed to each call by reference.
+pub trait Host {
+    /// What link `step` of the chain (a `class()` link) does with `v`,
+    /// exactly as the checker would, or [`Verdict::Ask`] when the
+    /// interpreter must say (an error or violation included: the
+    /// interpreter raises it in its own words).
+    fn class(&self, step: usize, v: &Value) -> Verdict;
+}
+
+/// A [`Host`]'s answer on one value.
+pub enum Verdict {
+    /// The value passes as it is.
+    Same,
+    /// The value passes and becomes this one (an object id its object).
+    Becomes(Value),
+    /// The interpreter decides.
+    Ask,
+}
+
+/// A host that knows nothing: every question goes to the interpreter.
+struct NoHost;
+
+impl Host for NoHost {
+    fn class(&self, _: usize, _: &Value) -> Verdict {
+        Verdict::Ask
+    }
+}
+
+/// One call of a chain's machine code: the host, and the values items
+/// became (by index in the batch), written by [`class_step`].
+struct Call<'a> {
+    host: &'a dyn Host,
+    became: std::cell::RefCell<Vec<(usize, Value)>>,
+}
+
+/// The helper a compiled `class()` link calls.
+type ClassFn = unsafe extern "C" fn(*const Call<'_>, u64, u64, *const Value) -> u8;
+
+/// Link `step` on item `i` of the batch, whose value is `v`: 0 ask the
+/// interpreter, 1 the value passes as it is, 2 it passes and became
+/// another (recorded in `call`).
+///
+/// # Safety
+/// `call` points to the live [`Call`] the code was called with and `v`
+/// to a live value (or is null, refused here), for the duration of the
+/// call.
+unsafe extern "C" fn class_step(call: *const Call<'_>, step: u64, i: u64, v: *const Value) -> u8 {
+    // SAFETY: the compiled code passes on the `Call` pointer it was given
+    // (a reference alive for the whole native call) and the `val` of a
+    // scalar made from a live value; a null `val` is refused.
+    let (call, v) = unsafe {
+        match v.as_ref() {
+            Some(v) => (&*call, v),
+            None => return 0,
+        }
+    };
+    // A panic must not unwind into machine code: it becomes "ask".
+    let verdict = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        call.host.class(step as usize, v)
+    }));
+    match verdict {
+        Ok(Verdict::Same) => 1,
+        Ok(Verdict::Becomes(x)) => {
+            call.became.borrow_mut().push((i as usize, x));
+            2
+        }
+        Ok(Verdict::Ask) | Err(_) => 0,
+    }
+}
 
 /// The machine code of a compiled chain, freed when the last [`Native`]
 /// using it goes.
@@ -351,7 +430,7 @@ impl Native {
         ctx.func = func;
         let code = finish(&mut module, &mut ctx, "contract")?;
         // SAFETY: `code` is the entry of the function just defined with
-        // `codegen::signature` in the platform's calling convention: two
+        // `codegen::signature` in the platform's calling convention: four
         // 64-bit integers in, one out, which is `Loop` on a 64-bit target.
         let run = unsafe { std::mem::transmute::<*const u8, Loop>(code) };
         Ok(Native {
@@ -364,18 +443,44 @@ impl Native {
     }
 
     /// The index of the first of `items` the compiled code cannot show to
-    /// pass unchanged (`items.len()` when all do).
+    /// pass unchanged (`items.len()` when all do). A `class()` link asks
+    /// the interpreter about every value: use [`Native::first_failing_in`].
     pub fn first_failing(&self, items: &[Value]) -> usize {
+        self.first_failing_in(&NoHost, items, &mut Vec::new())
+    }
+
+    /// The index of the first of `items` the compiled code cannot show to
+    /// pass (`items.len()` when all do), `host` answering its `class()`
+    /// links; the items before it that pass as another value (an id as
+    /// its object) are pushed to `became` with their index.
+    pub fn first_failing_in(
+        &self,
+        host: &dyn Host,
+        items: &[Value],
+        became: &mut Vec<(usize, Value)>,
+    ) -> usize {
         let mut buf = [Scalar::EMPTY; BATCH];
+        let call = Call {
+            host,
+            became: Default::default(),
+        };
         for (k, chunk) in items.chunks(BATCH).enumerate() {
             for (s, v) in buf.iter_mut().zip(chunk) {
                 *s = Scalar::of(v, self.strings);
             }
             // SAFETY: `buf` holds `chunk.len()` initialised scalars whose
-            // string pointers borrow from `chunk`, alive for the call; the
-            // code reads `chunk.len()` records and, for a string, at most
-            // `len` bytes from `ptr`.
-            let i = unsafe { (self.run)(buf.as_ptr(), chunk.len()) };
+            // pointers borrow from `chunk`, alive for the call; the code
+            // reads `chunk.len()` records and, for a string, at most `len`
+            // bytes from `ptr`; `call` outlives the call and `class_step`
+            // has the signature the code calls it with.
+            let i = unsafe { (self.run)(buf.as_ptr(), chunk.len(), &call, class_step) };
+            // Values of items from the one that failed on are not theirs.
+            let mut b = call.became.borrow_mut();
+            became.extend(
+                b.drain(..)
+                    .filter(|(j, _)| *j < i)
+                    .map(|(j, x)| (k * BATCH + j, x)),
+            );
             if i < chunk.len() {
                 return k * BATCH + i;
             }
@@ -385,17 +490,31 @@ impl Native {
 
     /// True when the compiled code shows that `v` passes unchanged.
     pub fn passes(&self, v: &Value) -> bool {
-        let s = Scalar::of(v, self.strings);
-        // SAFETY: one initialised scalar whose string pointer borrows from
-        // `v`, alive for the call.
-        unsafe { (self.run)(&s, 1) == 1 }
+        matches!(self.check_in(&NoHost, v), Some(None))
+    }
+
+    /// When the compiled code shows that `v` passes, `host` answering its
+    /// `class()` links: `Some(None)` as it is, `Some(Some(x))` as `x`.
+    pub fn check_in(&self, host: &dyn Host, v: &Value) -> Option<Option<Value>> {
+        let mut became = Vec::new();
+        if self.first_failing_in(host, std::slice::from_ref(v), &mut became) == 1 {
+            Some(became.pop().map(|(_, x)| x))
+        } else {
+            None
+        }
     }
 }
 
 /// The signature of a compiled expression: `(item, keys, field helper,
-/// out, element helper) -> status` (see [`codegen::Output`]).
-type ExprFn =
-    unsafe extern "C" fn(*const Scalar, *const Value, FieldFn, *mut Scalar, ElementFn) -> u64;
+/// out, element helper, variables) -> status` (see [`codegen::Output`]).
+type ExprFn = unsafe extern "C" fn(
+    *const Scalar,
+    *const Value,
+    FieldFn,
+    *mut Scalar,
+    ElementFn,
+    *const Scalar,
+) -> u64;
 
 /// The helper compiled code reads a list's items with.
 type ElementFn = unsafe extern "C" fn(*const Value, u64, *mut Scalar) -> u8;
@@ -466,6 +585,8 @@ unsafe extern "C" fn field(value: *const Value, key: *const Value, out: *mut Sca
 struct Compiled {
     run: ExprFn,
     keys: Arc<[Value]>,
+    /// The variables it reads (`$name`), in the order it takes them.
+    vars: Arc<[Arc<String>]>,
     _code: Arc<Code>,
 }
 
@@ -483,31 +604,48 @@ impl Compiled {
         let code = finish(&mut module, &mut ctx, "expression")?;
         // SAFETY: `code` is the entry of the function just defined with
         // `codegen::expr_signature` in the platform's calling convention:
-        // four 64-bit integers in, one out, which is `ExprFn` on a 64-bit
+        // six 64-bit integers in, one out, which is `ExprFn` on a 64-bit
         // target.
         let run = unsafe { std::mem::transmute::<*const u8, ExprFn>(code) };
         Ok(Compiled {
             run,
             // Interned, so that lookups on this thread compare pointers
             // (`$.get(name)` keys are string constants, not interned yet).
-            keys: names
-                .iter()
+            keys: (names.fields.iter())
                 .map(|n| Value::Str(runtime::value::intern(n)))
                 .collect(),
+            vars: names.vars.into(),
             _code: Arc::new(Code {
                 module: Some(module),
             }),
         })
     }
 
-    /// Runs the code for `$` = `v`; its status and what it wrote to `out`.
-    fn run(&self, v: &Value) -> (u64, Scalar) {
+    /// Runs the code for `$` = `v` and the variables' values `vars` (in
+    /// [`Compiled::vars`] order); its status and what it wrote to `out`.
+    /// Code reading variables deopts when `vars` does not give them all.
+    fn run(&self, v: &Value, vars: &[Value]) -> (u64, Scalar) {
+        if vars.len() != self.vars.len() {
+            return (2, Scalar::EMPTY);
+        }
         let s = Scalar::of(v, true);
+        let scalars: Vec<Scalar> = vars.iter().map(|x| Scalar::of(x, true)).collect();
         let mut out = Scalar::EMPTY;
-        // SAFETY: `s` borrows from `v`, alive for the call; `keys` lives
-        // as long as `self`; `field` has the signature the code calls it
-        // with; `out` is a writable scalar.
-        let status = unsafe { (self.run)(&s, self.keys.as_ptr(), field, &mut out, element) };
+        // SAFETY: `s` borrows from `v` and `scalars` from `vars`, alive for
+        // the call, and `scalars` holds one scalar per variable the code
+        // reads; `keys` lives as long as `self`; `field` and `element`
+        // have the signatures the code calls them with; `out` is a
+        // writable scalar.
+        let status = unsafe {
+            (self.run)(
+                &s,
+                self.keys.as_ptr(),
+                field,
+                &mut out,
+                element,
+                scalars.as_ptr(),
+            )
+        };
         (status, out)
     }
 }
@@ -528,6 +666,59 @@ impl Predicate {
     /// Compiles expression `e` (whose value must be a condition: a
     /// comparison, `in`, `and`/`or`/`not` of those, a type test).
     pub fn compile(e: &Expr) -> Result<Predicate, Unsupported> {
+        Predicate::gate(e)?;
+        Compiled::new(e, codegen::Output::Condition).map(Predicate)
+    }
+
+    /// The condition's value for `$` = `v`; `None` when the compiled code
+    /// cannot decide (the interpreter must), or reads variables.
+    pub fn eval(&self, v: &Value) -> Option<bool> {
+        self.eval_with(v, &mut |_| None)
+    }
+
+    /// The variables the condition reads (`$name`), each once.
+    pub fn vars(&self) -> &[Arc<String>] {
+        &self.0.vars
+    }
+
+    /// The condition's value for `$` = `v`, `var` giving each variable's
+    /// value as the interpreter reads it (`None`: the interpreter must
+    /// decide); `None` when the compiled code cannot decide.
+    pub fn eval_with(&self, v: &Value, var: &mut dyn FnMut(&str) -> Option<Value>) -> Option<bool> {
+        let vars: Vec<Value> = (self.0.vars.iter())
+            .map(|n| var(n))
+            .collect::<Option<_>>()?;
+        match self.0.run(v, &vars).0 {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+
+    /// Compiles the truth of expression `e` (Python's truthiness of its
+    /// value: what a statement's condition asks), whatever its value.
+    pub fn truth(e: &Expr) -> Result<Predicate, Unsupported> {
+        Compiled::new(e, codegen::Output::Condition).map(Predicate)
+    }
+
+    /// The code generator's verdict on the truth of `e` ([`Predicate::truth`]),
+    /// without making machine code.
+    pub fn verdict(e: &Expr) -> Result<(), Unsupported> {
+        let target = TargetFrontendConfig {
+            default_call_conv: CallConv::SystemV,
+            pointer_width: PointerWidth::U64,
+            page_size_align_log2: 12,
+        };
+        let mut func = Function::with_name_signature(
+            UserFuncName::user(0, 0),
+            codegen::expr_signature(target.default_call_conv),
+        );
+        let mut fctx = FunctionBuilderContext::new();
+        codegen::build_expr(&mut func, &mut fctx, target, e, codegen::Output::Condition).map(drop)
+    }
+
+    /// `Err` unless `e` is a condition whose `and`/`or` give booleans.
+    fn gate(e: &Expr) -> Result<(), Unsupported> {
         if !is_condition(e, e.root) {
             return Err(Unsupported("the JIT compiles conditions only".into()));
         }
@@ -536,17 +727,7 @@ impl Predicate {
                 "`and`/`or` return an operand that is not a condition".into(),
             ));
         }
-        Compiled::new(e, codegen::Output::Condition).map(Predicate)
-    }
-
-    /// The condition's value for `$` = `v`; `None` when the compiled code
-    /// cannot decide (the interpreter must).
-    pub fn eval(&self, v: &Value) -> Option<bool> {
-        match self.0.run(v).0 {
-            0 => Some(false),
-            1 => Some(true),
-            _ => None,
-        }
+        Ok(())
     }
 }
 
@@ -571,7 +752,7 @@ impl Number {
     /// The number for `$` = `v`; `None` when the compiled code cannot
     /// decide (the interpreter must).
     pub fn eval(&self, v: &Value) -> Option<Value> {
-        match self.0.run(v) {
+        match self.0.run(v, &[]) {
             (0, s) if s.tag == tag::INT => Some(Value::Int(s.bits as i64)),
             (0, s) if s.tag == tag::FLOAT => Some(Value::Float(f64::from_bits(s.bits))),
             _ => None,

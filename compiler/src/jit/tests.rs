@@ -261,3 +261,98 @@ fn predicates_are_conditions() {
         assert!(e.0.contains(why), "{src}: {e}");
     }
 }
+
+/// A host answering `class()` links as the engine would over a store
+/// whose object ids are "n…" (becoming the string "obj:n…") and "f…"
+/// (ids of a streamed model: passing as they are).
+struct Store;
+
+impl Host for Store {
+    fn class(&self, step: usize, v: &Value) -> Verdict {
+        assert_eq!(step, 0, "the class() link is the chain's first");
+        match v {
+            Value::Null => Verdict::Same,
+            Value::Str(s) if s.starts_with('n') => Verdict::Becomes(Value::str(format!("obj:{s}"))),
+            Value::Str(s) if s.starts_with('f') => Verdict::Same,
+            _ => Verdict::Ask,
+        }
+    }
+}
+
+#[test]
+fn a_class_link_asks_the_host_and_stops_where_it_cannot_answer() {
+    let class = LinkKind::Class {
+        name: crate::murano::ir::Operand::of(&crate::yaql::parse("X", Default::default()).unwrap()),
+        default: None,
+        version: None,
+    };
+    let n = Native::compile(&[Step::plain(&class), Step::plain(&LinkKind::NotNull)]).unwrap();
+    let ids = |xs: &[&str]| xs.iter().map(|s| Value::str(*s)).collect::<Vec<_>>();
+    let mut became = Vec::new();
+    // Item 3 of 5 is no id the host knows: the loop stops there, and only
+    // the items before it keep what they became.
+    let items = ids(&["n1", "f2", "x3", "n4", "n5"]);
+    assert_eq!(n.first_failing_in(&Store, &items, &mut became), 2);
+    assert_eq!(became.len(), 1);
+    assert_eq!((became[0].0, became[0].1.as_str()), (0, Some("obj:n1")));
+    // Null passes class() and fails notNull(): the interpreter's.
+    became.clear();
+    let mut items = ids(&["n1", "f2"]);
+    items.push(Value::Null);
+    assert_eq!(n.first_failing_in(&Store, &items, &mut became), 2);
+    // Across batches, indexes are the list's.
+    became.clear();
+    let long: Vec<Value> = (0..40).map(|i| Value::str(format!("n{i}"))).collect();
+    assert_eq!(n.first_failing_in(&Store, &long, &mut became), 40);
+    assert_eq!(became.len(), 40);
+    assert!(became
+        .iter()
+        .enumerate()
+        .all(|(i, (j, v))| i == *j && v.as_str() == Some(&*format!("obj:n{i}"))));
+    // Without a host (or a value the code has no arm for), nothing passes.
+    assert_eq!(n.first_failing(&ids(&["n1"])), 0);
+    assert!(n.check_in(&Store, &Value::Int(1)).is_none());
+    assert!(matches!(n.check_in(&Store, &Value::str("f1")), Some(None)));
+    assert!(matches!(
+        n.check_in(&Store, &Value::str("n1")),
+        Some(Some(_))
+    ));
+    let list = Value::list(ids(&["n1"]));
+    assert!(n.check_in(&Store, &list).is_none());
+}
+
+#[test]
+fn a_statement_condition_reads_variables_and_takes_any_value_s_truth() {
+    let p =
+        Predicate::truth(predicate("$x = null or $x.n > 2 and $x.tag in list(a, b)").ir()).unwrap();
+    assert_eq!(p.vars().len(), 1);
+    let x = |v: Value| move |n: &str| (n == "x").then(|| v.clone());
+    let row = dict(&[("n", Value::Int(3)), ("tag", Value::str("b"))]);
+    assert_eq!(p.eval_with(&Value::Null, &mut x(row)), Some(true));
+    assert_eq!(p.eval_with(&Value::Null, &mut x(Value::Null)), Some(true));
+    let low = dict(&[("n", Value::Int(1)), ("tag", Value::str("b"))]);
+    assert_eq!(p.eval_with(&Value::Null, &mut x(low)), Some(false));
+    // A float compares with the integer; a string, a missing key, a list
+    // are the interpreter's; no variables given: the interpreter's too.
+    let float = dict(&[("n", Value::Float(2.5)), ("tag", Value::str("b"))]);
+    assert_eq!(p.eval_with(&Value::Null, &mut x(float)), Some(true));
+    let s = dict(&[("n", Value::str("3")), ("tag", Value::str("b"))]);
+    assert_eq!(p.eval_with(&Value::Null, &mut x(s)), None);
+    assert_eq!(
+        p.eval_with(&Value::Null, &mut x(dict(&[("tag", Value::str("a"))]))),
+        None
+    );
+    assert_eq!(p.eval_with(&Value::Null, &mut x(Value::list(vec![]))), None);
+    assert_eq!(p.eval(&Value::Null), None);
+    // Truth of a value read, which a lambda's predicate does not compile.
+    let t = Predicate::truth(predicate("$flag").ir()).unwrap();
+    assert_eq!(
+        t.eval_with(&Value::Null, &mut |_| Some(Value::str(""))),
+        Some(false)
+    );
+    assert_eq!(
+        t.eval_with(&Value::Null, &mut |_| Some(Value::Int(2))),
+        Some(true)
+    );
+    assert!(Predicate::compile(predicate("$flag").ir()).is_err());
+}

@@ -14,8 +14,8 @@ use runtime::value::ObjRef;
 use runtime::{Dict, Env, Error, Result, Value};
 
 use super::methods::{
-    check_result, class_check, coerce_bool, coerce_int, coerce_string, fmt_scalar, not_null,
-    violation,
+    check_result, class_check, class_check_id, coerce_bool, coerce_int, coerce_string, fmt_scalar,
+    not_null, violation,
 };
 use crate::executor::Scope;
 use crate::executor::{Executor, ExecutorOf};
@@ -62,10 +62,64 @@ pub(super) struct Step {
     pub(super) kind: LinkKind,
     /// Of `check(p)`: the predicate compiled alone, `$` the value.
     predicate: Option<Arc<Program>>,
-    /// Of `class(Name)`: the name as written, and as resolved in the
-    /// namespaces of the class the contract belongs to (the same for every
-    /// check, so resolved once).
-    class: Option<(ClassName, OnceLock<String>)>,
+    /// Of `class(Name[, DefaultName])`.
+    class: Option<ClassStep>,
+}
+
+/// What a `class()` step needs: the names as written, and as resolved in
+/// the namespaces of the class the contract belongs to (the same for every
+/// check, so resolved once).
+#[derive(Clone)]
+struct ClassStep {
+    name: ClassName,
+    resolved: OnceLock<String>,
+    /// `defaultName`, and its value once evaluated.
+    default: Option<(ClassName, OnceLock<Value>)>,
+}
+
+impl ClassStep {
+    fn new(name: ClassName, default: Option<ClassName>) -> ClassStep {
+        ClassStep {
+            name,
+            resolved: OnceLock::new(),
+            default: default.map(|d| (d, OnceLock::new())),
+        }
+    }
+
+    /// The class wanted and the default's value, resolved as `$.class()`
+    /// evaluates its arguments (the name, the default) and then resolves
+    /// the name; once known, kept.
+    fn names(&self, cx: &Cx, ex: &Executor) -> Result<(&str, Value)> {
+        let default = || -> Result<Value> {
+            match &self.default {
+                None => Ok(Value::Null),
+                Some((d, v)) => match v.get() {
+                    Some(x) => Ok(x.clone()),
+                    None => {
+                        let x = d.value(cx)?;
+                        Ok(v.get_or_init(|| x).clone())
+                    }
+                },
+            }
+        };
+        if let Some(w) = self.resolved.get() {
+            return Ok((w, default()?));
+        }
+        let n = self.name.value(cx)?;
+        let d = default()?;
+        let w = crate::executor::resolve_class_name(cx, ex, &n)?;
+        Ok((self.resolved.get_or_init(|| w), d))
+    }
+
+    /// What the compiled code may know without a context: the class
+    /// wanted, once resolved (and the default evaluated, whose error the
+    /// interpreter must raise).
+    fn known(&self) -> Option<&str> {
+        if let Some((_, d)) = &self.default {
+            d.get()?;
+        }
+        self.resolved.get().map(String::as_str)
+    }
 }
 
 /// The name a `class()` step wants, as written.
@@ -80,21 +134,31 @@ enum ClassName {
 }
 
 impl ClassName {
-    /// The full class name it resolves to in the context `cx`.
-    fn resolve(&self, cx: &Cx, ex: &Executor) -> Result<String> {
+    /// Of an operand of `class()`: a bare word or string, or `ns:Name`.
+    fn of(form: &OperandForm) -> Option<ClassName> {
+        match form {
+            OperandForm::Literal(n @ Value::Str(_)) => Some(ClassName::Literal(n.clone())),
+            OperandForm::NsName(n) => {
+                let (ns, name) = n.split_once(':').unwrap_or(("", n));
+                let ns = if ns.is_empty() {
+                    Value::Null
+                } else {
+                    Value::str(ns)
+                };
+                Some(ClassName::Ns(ns, Value::str(name)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value the argument has in the context `cx`, as YAQL evaluates
+    /// it.
+    fn value(&self, cx: &Cx) -> Result<Value> {
         match self {
-            ClassName::Literal(n) => crate::executor::resolve_class_name(cx, ex, n),
+            ClassName::Literal(n) => Ok(n.clone()),
             ClassName::Ns(ns, n) => {
                 let args = [ArgIn::Val(ns.clone()), ArgIn::Val(n.clone())];
-                let t = (cx.env.registry()).call(
-                    cx,
-                    "#operator_:",
-                    None,
-                    Form::Function,
-                    &args,
-                    &[],
-                )?;
-                crate::executor::resolve_class_name(cx, ex, &t)
+                (cx.env.registry()).call(cx, "#operator_:", None, Form::Function, &args, &[])
             }
         }
     }
@@ -110,23 +174,15 @@ impl Step {
             LinkKind::Int | LinkKind::String | LinkKind::Bool | LinkKind::NotNull => {}
             LinkKind::Class {
                 name,
-                default: None,
+                default,
                 version: None,
-            } => match &name.form {
-                OperandForm::Literal(n @ Value::Str(_)) => {
-                    class = Some((ClassName::Literal(n.clone()), OnceLock::new()))
-                }
-                OperandForm::NsName(n) => {
-                    let (ns, name) = n.split_once(':').unwrap_or(("", n));
-                    let ns = if ns.is_empty() {
-                        Value::Null
-                    } else {
-                        Value::str(ns)
-                    };
-                    class = Some((ClassName::Ns(ns, Value::str(name)), OnceLock::new()))
-                }
-                _ => return None,
-            },
+            } => {
+                let default = match default {
+                    Some(d) => Some(ClassName::of(&d.form)?),
+                    None => None,
+                };
+                class = Some(ClassStep::new(ClassName::of(&name.form)?, default));
+            }
             LinkKind::Check {
                 predicate: p,
                 message: None,
@@ -141,15 +197,39 @@ impl Step {
         })
     }
 
-    /// The step as the JIT takes it (`class()` it does not).
-    fn jit(&self) -> Option<jit::Step<'_>> {
-        if self.class.is_some() {
-            return None;
-        }
-        Some(jit::Step {
+    /// The step as the JIT takes it (a `class()` link calls the engine
+    /// through [`Classes`]).
+    fn jit(&self) -> jit::Step<'_> {
+        jit::Step {
             link: &self.kind,
             predicate: self.predicate.as_deref().map(Program::ir),
-        })
+        }
+    }
+}
+
+/// What the machine code of a chain asks the engine (its `class()`
+/// links): the executor of this run, and the chain's steps.
+pub(super) struct Classes<'a> {
+    pub(super) ex: &'a Executor,
+    pub(super) steps: &'a [Step],
+}
+
+impl jit::Host for Classes<'_> {
+    /// As [`run_steps`] does with null or an object id, once the names are
+    /// resolved; anything else (a definition to instantiate, an error) is
+    /// the interpreter's.
+    fn class(&self, step: usize, v: &Value) -> jit::Verdict {
+        let Some(want) = (self.steps.get(step))
+            .and_then(|s| s.class.as_ref())
+            .and_then(ClassStep::known)
+        else {
+            return jit::Verdict::Ask;
+        };
+        match class_check_id(self.ex, v, want) {
+            Some(Ok(o @ Value::Object(_))) => jit::Verdict::Becomes(o),
+            Some(Ok(_)) => jit::Verdict::Same,
+            _ => jit::Verdict::Ask,
+        }
     }
 }
 
@@ -161,8 +241,8 @@ type Tier = jit::Tier<Native>;
 
 /// The machine code of a chain's steps.
 pub(super) fn native_of(steps: &[Step]) -> Option<Native> {
-    let steps: Option<Vec<_>> = steps.iter().map(Step::jit).collect();
-    Native::compile(&steps?).ok()
+    let steps: Vec<_> = steps.iter().map(Step::jit).collect();
+    Native::compile(&steps).ok()
 }
 
 /// A key of a dict contract.
@@ -277,12 +357,12 @@ impl Check {
                 tier,
             } => {
                 let intercepted = intercepted(ex, steps, &v);
-                if !intercepted
-                    && tier
-                        .get(ex.catalog().jit(), || native_of(steps))
-                        .is_some_and(|n| n.passes(&v))
-                {
-                    return Ok(v);
+                if !intercepted {
+                    let host = Classes { ex, steps };
+                    let native = tier.get(ex.catalog().jit(), || native_of(steps));
+                    if let Some(r) = native.and_then(|n| n.check_in(&host, &v)) {
+                        return Ok(r.unwrap_or(v));
+                    }
                 }
                 let r = if intercepted {
                     whole.eval_in(env, &value_frame(ctx, v, owner))
@@ -446,8 +526,8 @@ pub(super) fn length_error(len: usize, min: i64, max: Option<i64>) -> Option<Str
 /// A quick way to pass a list's items (see [`Check::quick_items`]).
 #[derive(Clone, Copy)]
 enum Quick<'a> {
-    /// The item chain's machine code.
-    Native(&'a Native),
+    /// The item chain's machine code, and its steps.
+    Native(&'a Native, &'a [Step], &'a Executor),
     /// A chain of `class()` and `notNull()` over ids of a streamed model:
     /// an id passes when the index knows it and its class is the one the
     /// contract wants (once the interpreter has resolved that name).
@@ -455,10 +535,13 @@ enum Quick<'a> {
 }
 
 impl Quick<'_> {
-    /// The index of the first item not shown to pass unchanged.
-    fn first_failing(self, items: &[Value]) -> usize {
+    /// The index of the first item not shown to pass; those before it
+    /// that pass as another value are pushed to `became` with their index.
+    fn first_failing(self, items: &[Value], became: &mut Vec<(usize, Value)>) -> usize {
         match self {
-            Quick::Native(n) => n.first_failing(items),
+            Quick::Native(n, steps, ex) => {
+                n.first_failing_in(&Classes { ex, steps }, items, became)
+            }
             Quick::Ids(steps, index) => items
                 .iter()
                 .position(|x| !id_passes(steps, index, x))
@@ -478,9 +561,7 @@ fn id_passes(steps: &[Step], index: &crate::executor::Index, v: &Value) -> bool 
     };
     steps.iter().all(|s| match (&s.kind, &s.class) {
         (LinkKind::NotNull, _) => true,
-        (LinkKind::Class { .. }, Some((_, resolved))) => {
-            resolved.get().is_some_and(|want| class.is_a(want))
-        }
+        (LinkKind::Class { .. }, Some(c)) => c.known().is_some_and(|want| class.is_a(want)),
         _ => false,
     })
 }
@@ -543,7 +624,7 @@ impl Check {
             return None;
         }
         if let Some(n) = tier.get(ex.catalog().jit(), || native_of(steps)) {
-            return Some(Quick::Native(n));
+            return Some(Quick::Native(n, steps, ex));
         }
         let classes_only = steps
             .iter()
@@ -570,10 +651,23 @@ impl Check {
     ) -> Result<Value> {
         let mut out: Option<Vec<Value>> = None;
         let mut i = 0;
+        let mut became = Vec::new();
         while i < l.len() {
-            let stop = i + quick.first_failing(&l[i..]);
-            if let Some(o) = &mut out {
-                o.extend_from_slice(&l[i..stop]);
+            let stop = i + quick.first_failing(&l[i..], &mut became);
+            if became.is_empty() {
+                if let Some(o) = &mut out {
+                    o.extend_from_slice(&l[i..stop]);
+                }
+            } else {
+                // Items that passed as another value (an id as its object).
+                let o = out.get_or_insert_with(|| l[..i].to_vec());
+                let mut next = i;
+                for (j, x) in became.drain(..) {
+                    o.extend_from_slice(&l[next..i + j]);
+                    o.push(x);
+                    next = i + j + 1;
+                }
+                o.extend_from_slice(&l[next..stop]);
             }
             if stop == l.len() {
                 break;
@@ -599,7 +693,7 @@ impl Check {
                 !intercepted(ex, steps, v)
                     && tier
                         .get(ex.catalog().jit(), || native_of(steps))
-                        .is_some_and(|n| n.passes(v))
+                        .is_some_and(|n| n.check_in(&Classes { ex, steps }, v).is_some())
             }
             Check::List(cs, min, max) => {
                 let items: &[Value] = match v {
@@ -611,7 +705,7 @@ impl Check {
                     return false;
                 }
                 match quick_list(cs, ex) {
-                    Some(q) => q.first_failing(items) == items.len(),
+                    Some(q) => q.first_failing(items, &mut Vec::new()) == items.len(),
                     None => items
                         .iter()
                         .enumerate()
@@ -657,11 +751,9 @@ impl Check {
             Check::Chain {
                 steps, whole, pos, ..
             } => {
-                let compiled = match steps.iter().map(Step::jit).collect::<Option<Vec<_>>>() {
-                    // The code generator's verdict, without making machine code.
-                    Some(steps) => jit::clif(&steps).map(drop).map_err(|e| e.0),
-                    None => Err("class(): checked by the engine's Rust code".to_string()),
-                };
+                // The code generator's verdict, without making machine code.
+                let steps: Vec<_> = steps.iter().map(Step::jit).collect();
+                let compiled = jit::clif(&steps).map(drop).map_err(|e| e.0);
                 out.push(TierCoverage {
                     at: pos.clone(),
                     source: whole.source().to_string(),
@@ -791,15 +883,9 @@ pub(super) fn run_steps(
             }
             // A definition becomes an object owned as the whole chain's
             // context would say.
-            (LinkKind::Class { .. }, _, Some((name, resolved))) => {
+            (LinkKind::Class { .. }, _, Some(c)) => {
                 let ex = Cx::new(env, ctx).executor()?;
-                let want = match resolved.get() {
-                    Some(w) => w,
-                    None => {
-                        let w = name.resolve(&Cx::new(env, ctx), &ex)?;
-                        resolved.get_or_init(|| w)
-                    }
-                };
+                let (want, default) = c.names(&Cx::new(env, ctx), &ex)?;
                 let f;
                 let ctx = if matches!(v, Value::Dict(_)) {
                     f = value_frame(ctx, v.clone(), owner);
@@ -807,7 +893,7 @@ pub(super) fn run_steps(
                 } else {
                     ctx
                 };
-                class_check(&Cx::new(env, ctx), &ex, v, want, &Value::Null)?
+                class_check(&Cx::new(env, ctx), &ex, v, want, &default)?
             }
             (other, ..) => unreachable!("Step::of makes no {}() step", other.method()),
         };

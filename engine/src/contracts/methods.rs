@@ -148,8 +148,10 @@ pub(super) fn class_check(
     want: &str,
     default: &Value,
 ) -> Result<Value> {
+    if let Some(r) = class_check_id(ex, &v, want) {
+        return r;
+    }
     match &v {
-        Value::Null => Ok(Value::Null),
         Value::Object(o) => {
             let c = ex.class_of(o)?;
             if c.is_a(want) {
@@ -158,27 +160,6 @@ pub(super) fn class_check(
                 Err(incompatible(&c, want))
             }
         }
-        // An object of a model being streamed, which this execution does
-        // not hold: its class is all a `class()` contract of streamed
-        // classes looks at.
-        Value::Str(id) if ex.foreign().is_some() => {
-            match ex.foreign().and_then(|f| f.class_of(id)) {
-                Some(c) if c.is_a(want) => Ok(v),
-                Some(c) => Err(incompatible(c, want)),
-                None => Err(not_found(id)),
-            }
-        }
-        Value::Str(id) => match ex.find_object(id) {
-            Some(o) => {
-                let c = ex.class_of(&o)?;
-                if c.is_a(want) {
-                    Ok(Value::Object(o))
-                } else {
-                    Err(incompatible(&c, want))
-                }
-            }
-            None => Err(not_found(id)),
-        },
         // Instantiating a definition needs the whole model: streaming
         // validation gives the model to the ordinary load instead.
         Value::Dict(_) if ex.foreign().is_some() => Err(crate::executor::not_streamable(
@@ -202,6 +183,34 @@ pub(super) fn class_check(
             runtime::pyrepr::repr(other)
         ))),
     }
+}
+
+/// [`class_check`] of null or an object id (what it does with them needs
+/// the executor only, and is what compiled `class()` links ask for);
+/// `None` for any other value.
+pub(super) fn class_check_id(ex: &Executor, v: &Value, want: &str) -> Option<Result<Value>> {
+    Some(match v {
+        Value::Null => Ok(Value::Null),
+        // An object of a model being streamed, which this execution does
+        // not hold: its class is all a `class()` contract of streamed
+        // classes looks at.
+        Value::Str(id) if ex.foreign().is_some() => {
+            match ex.foreign().and_then(|f| f.class_of(id)) {
+                Some(c) if c.is_a(want) => Ok(v.clone()),
+                Some(c) => Err(incompatible(c, want)),
+                None => Err(not_found(id)),
+            }
+        }
+        Value::Str(id) => match ex.find_object(id) {
+            Some(o) => match ex.class_of(&o) {
+                Ok(c) if c.is_a(want) => Ok(Value::Object(o)),
+                Ok(c) => Err(incompatible(&c, want)),
+                Err(e) => Err(e),
+            },
+            None => Err(not_found(id)),
+        },
+        _ => return None,
+    })
 }
 
 fn incompatible(c: &crate::class::Class, want: &str) -> Error {

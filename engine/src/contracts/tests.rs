@@ -96,10 +96,15 @@ fn checkers_follow_the_ir_forms() {
         &contract("[1, 3]").unwrap().check,
         Check::List(items, 1, Some(3)) if matches!(items[..], [Check::Any])
     ));
+    // `class()` with a default class is a step.
+    assert!(matches!(
+        &contract("$.class(X, Y)").unwrap().check,
+        Check::Chain { steps, .. }
+            if matches!(steps[0].kind, LinkKind::Class { default: Some(_), .. })
+    ));
     // Chains with anything but the plain coercions stay whole.
     for src in [
         "$.int().check($ > 0, 'positive')",
-        "$.class(X, Y)",
         "$.class(X, null, '>=1')",
         "$x.int()",
         "$.int() + 1",

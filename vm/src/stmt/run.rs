@@ -29,6 +29,13 @@ pub trait Host {
     /// materialised).
     fn eval(&mut self, code: &Code<Self::Program>, o: &Operand) -> Result<Value>;
 
+    /// The truth of a condition operand of `code` (`If`, `While`, a
+    /// `Switch` case): by default its value's truthiness; a host may
+    /// answer from faster code that agrees with it.
+    fn cond(&mut self, code: &Code<Self::Program>, o: &Operand) -> Result<bool> {
+        Ok(self.eval(code, o)?.truthy())
+    }
+
     /// Assigns `v` through target `t` of `code`.
     fn assign(&mut self, code: &Code<Self::Program>, t: &Target, v: Value) -> Result<()>;
 
@@ -159,7 +166,7 @@ impl Run {
                 Flow::Next
             }
             SOp::JumpIfNot { cond, to } => {
-                if eval(host, cond)?.truthy() {
+                if host.cond(code, &code.operands[cond as usize])? {
                     Flow::Next
                 } else {
                     Flow::Goto(to)
