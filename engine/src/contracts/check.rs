@@ -584,18 +584,14 @@ impl Check {
         for s in steps {
             match (&s.kind, &s.class) {
                 (LinkKind::NotNull, _) => {}
-                (LinkKind::Class { .. }, Some((name, resolved))) => {
-                    let want = match resolved.get() {
-                        Some(w) => w,
-                        None => {
-                            let cx = Cx::new(env, ctx);
-                            let ex = cx.executor().ok()?;
-                            let w = name.resolve(&cx, &ex).ok()?;
-                            resolved.get_or_init(|| w)
-                        }
-                    };
-                    takes &= class.is_a(want);
-                }
+                (LinkKind::Class { .. }, Some(c)) => match c.resolved.get() {
+                    Some(want) => takes &= class.is_a(want),
+                    None => {
+                        let cx = Cx::new(env, ctx);
+                        let ex = cx.executor().ok()?;
+                        takes &= class.is_a(c.names(&cx, &ex).ok()?.0);
+                    }
+                },
                 _ => return None,
             }
         }
