@@ -271,15 +271,14 @@ fn line_cols(
     let (mut line, mut col, mut pos) = (1usize, 1usize, 0u64);
     let mut input = std::io::BufReader::with_capacity(1 << 20, input);
     // Counts over a stretch of text: whole-buffer counts vectorize.
-    let advance =
-        |seg: &[u8], line: &mut usize, col: &mut usize| match seg.iter().rposition(|&b| b == b'\n')
-        {
-            Some(last) => {
-                *line += seg.iter().filter(|&&b| b == b'\n').count();
-                *col = 1 + chars(&seg[last + 1..]);
-            }
-            None => *col += chars(seg),
-        };
+    let advance = |seg: &[u8], line: &mut usize, col: &mut usize| match memchr::memrchr(b'\n', seg)
+    {
+        Some(last) => {
+            *line += memchr::memchr_iter(b'\n', seg).count();
+            *col = 1 + chars(&seg[last + 1..]);
+        }
+        None => *col += chars(seg),
+    };
     loop {
         let buf = std::io::BufRead::fill_buf(&mut input)?;
         if buf.is_empty() || next.peek().is_none() {
@@ -304,9 +303,23 @@ fn line_cols(
     Ok(out)
 }
 
-/// The characters UTF-8 text `s` holds (its bytes that start one).
+/// The characters UTF-8 text `s` holds: its bytes but the continuation
+/// bytes (`10xxxxxx`), counted eight at a time.
 fn chars(s: &[u8]) -> usize {
-    s.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    let words = s.chunks_exact(8);
+    let tail = words
+        .remainder()
+        .iter()
+        .filter(|&&b| b & 0xC0 == 0x80)
+        .count();
+    let continuation: usize = words
+        .map(|w| {
+            let w = u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+            (((w >> 7) & !(w >> 6)) & LOW).count_ones() as usize
+        })
+        .sum();
+    s.len() - continuation - tail
 }
 
 /// `s` safe to print on a terminal, on one line: control characters
