@@ -67,6 +67,15 @@ pub(crate) fn remappings(
     parents: &[Arc<Class>],
     class_in: &mut dyn FnMut(&str, &Package) -> Result<Option<Arc<Class>>>,
 ) -> Result<Vec<(Arc<str>, Arc<Class>)>> {
+    // Within one package no other version of anything is met: nothing to
+    // remap (a long chain of classes must not walk its ancestry again for
+    // each class).
+    let one_package = parents
+        .iter()
+        .all(|p| same(&p.package, pkg) && p.ancestors.iter().all(|a| same(&a.package, pkg)));
+    if one_package {
+        return Ok(Vec::new());
+    }
     // Package name -> (package version, requirement on it).
     let mut aggregation: Vec<(Arc<str>, Vec<(Arc<Package>, VersionSpec)>)> = Vec::new();
     let mut add = |p: &Arc<Package>, s: VersionSpec| {
@@ -91,11 +100,12 @@ pub(crate) fn remappings(
         .map(|p| (Arc::from(own_key), pkg.clone(), p.clone()))
         .collect();
     let mut all: Vec<Arc<Class>> = Vec::new();
+    let mut in_all: HashSet<Arc<str>> = HashSet::new();
     while let Some((child, child_pkg, parent)) = queue.pop_front() {
         if !seen.insert((child, parent.key.clone())) {
             continue;
         }
-        if !all.iter().any(|c| c.key == parent.key) {
+        if in_all.insert(parent.key.clone()) {
             all.push(parent.clone());
         }
         if !same(&child_pkg, &parent.package) {
@@ -256,8 +266,19 @@ pub(crate) fn conflicts(
     pkg: &Arc<Package>,
 ) -> Vec<VersionConflict> {
     let mut out: Vec<VersionConflict> = Vec::new();
+    // One package version holds one class of a name.
+    if ancestors.iter().all(|a| same(&a.package, pkg)) {
+        return out;
+    }
+    // Only a name met twice can be a conflict (one pass to find them: a
+    // long chain of classes has none, and must not cost its square).
+    let mut met: rustc_hash::FxHashSet<&str> = Default::default();
+    let twice: rustc_hash::FxHashSet<&str> = (ancestors.iter())
+        .filter(|a| !met.insert(&a.name))
+        .map(|a| &*a.name)
+        .collect();
     for c in ancestors {
-        if out.iter().any(|x| x.class == c.name) {
+        if !twice.contains(&*c.name) || out.iter().any(|x| x.class == c.name) {
             continue;
         }
         let versions: Vec<&Arc<Class>> = ancestors.iter().filter(|a| a.name == c.name).collect();
