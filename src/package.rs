@@ -190,7 +190,7 @@ fn info(path: &Path, libs: &[PathBuf]) -> i32 {
         }
         Err(e) => {
             eprintln!("error: {}", safe(e.message()));
-            1
+            crate::args::exit::USAGE
         }
     }
 }
@@ -321,7 +321,8 @@ fn print_checked(c: &Checked, opts: &CheckOptions) -> i32 {
 
 /// Prints the error of a package that does not load (`path`, error
 /// `e`): in JSON and SARIF a whole document carrying it, so that a tool
-/// reading the output always gets one. The exit status (1).
+/// reading the output always gets one. The exit status: a package that
+/// cannot be read is input that cannot be read (2).
 fn print_load_failure(path: &Path, e: &str, opts: &CheckOptions) -> i32 {
     use lint::LintFormat;
     let mut d = crate::diag::Diagnostic::from_text("PackageLoadError", e);
@@ -330,7 +331,7 @@ fn print_load_failure(path: &Path, e: &str, opts: &CheckOptions) -> i32 {
             d = lint::text_for_terminal(d);
         }
         d.eprint(opts.messages);
-        return 1;
+        return crate::args::exit::USAGE;
     }
     // Without a position in the message, the error is the package's.
     if d.file.is_none() {
@@ -343,7 +344,7 @@ fn print_load_failure(path: &Path, e: &str, opts: &CheckOptions) -> i32 {
         _ => json_document(None, &[], &[], std::slice::from_ref(&d), &[]),
     };
     println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
-    1
+    crate::args::exit::USAGE
 }
 
 /// `package check --format json`: the package (null when it did not
@@ -397,7 +398,7 @@ fn pack(dir: &Path, out: &Path, libs: &[PathBuf]) -> i32 {
         }
         Err(e) => {
             eprintln!("error: {}", safe(e.message()));
-            1
+            crate::args::exit::USAGE
         }
     }
 }

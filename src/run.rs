@@ -8,6 +8,7 @@
 //! application object that `muranopl ui model` prints) is wrapped into an
 //! environment with a default Neutron network.
 
+use crate::args::exit;
 use std::path::{Path, PathBuf};
 
 use engine::serialize;
@@ -76,20 +77,20 @@ pub fn run(a: RunArgs) -> i32 {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: {}: {e}", a.model.display());
-            return 1;
+            return exit::USAGE;
         }
     };
     let formats = match load_formats_for(&a.packages, &a.libs, Some(&model)) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("error: {e}");
-            return 1;
+            return exit::USAGE;
         }
     };
     // The model's `?.classVersion` / `type` versions against the loaded packages (issue 6).
     if let Err(e) = package::check_model_versions(&model, &formats) {
         eprintln!("error: {}: {}", a.model.display(), e.message());
-        return 1;
+        return exit::FAILED;
     }
     let session =
         match Catalogue::from_formats(formats, false, Vec::new(), a.class_configs.as_deref()) {
@@ -100,7 +101,7 @@ pub fn run(a: RunArgs) -> i32 {
             }
             Err(e) => {
                 eprintln!("error: {e}");
-                return 1;
+                return exit::USAGE;
             }
         };
     if let Some(path) = &a.cloud {
@@ -114,7 +115,7 @@ pub fn run(a: RunArgs) -> i32 {
             });
         if let Err(e) = configured {
             eprintln!("error: {e}");
-            return 1;
+            return exit::USAGE;
         }
     }
     run_in(&session, &a, &model)

@@ -47,6 +47,18 @@ pub enum UiCmd {
 
 /// Runs a `ui` subcommand; returns the exit status.
 pub fn run(cmd: UiCmd) -> i32 {
+    // Input that cannot be read (2) before anything runs (1).
+    let (UiCmd::Model { package, .. } | UiCmd::Forms { package, .. }) = &cmd;
+    let answers = match &cmd {
+        UiCmd::Model { answers, .. } => answers.as_deref(),
+        UiCmd::Forms { .. } => None,
+    };
+    for p in std::iter::once(package.as_path()).chain(answers) {
+        if !p.exists() {
+            eprintln!("error: {}: no such file or directory", p.display());
+            return crate::args::exit::USAGE;
+        }
+    }
     let r = match cmd {
         UiCmd::Model {
             package,
@@ -54,7 +66,16 @@ pub fn run(cmd: UiCmd) -> i32 {
             answers,
             with_data,
             quiet,
-        } => model(&package, &libs, answers.as_deref(), with_data, quiet),
+        } => {
+            let answers = match answers.as_deref().map(read_answers).transpose() {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return crate::args::exit::USAGE;
+                }
+            };
+            model(&package, &libs, answers, with_data, quiet)
+        }
         UiCmd::Forms { package, libs } => {
             crate::package::warn_unresolved(&package, &libs);
             forms(&package)
@@ -92,11 +113,10 @@ fn read_answers(path: &Path) -> Result<runtime::Value, String> {
 fn model(
     package: &Path,
     libs: &[PathBuf],
-    answers: Option<&Path>,
+    answers: Option<runtime::Value>,
     with_data: bool,
     quiet: bool,
 ) -> Result<(), String> {
-    let answers = answers.map(read_answers).transpose()?;
     let (model, data, notes) = ui_model(package, libs, answers)?;
     if !quiet {
         for n in &notes {

@@ -124,9 +124,10 @@ pub fn run(o: Options) -> i32 {
     }
     let objects: usize = reports.iter().map(|r| r.objects).sum();
     let nviol: usize = reports.iter().map(|r| r.violations.len()).sum();
+    let unreadable = reports.iter().filter(|r| r.unreadable).count();
     let bad = reports
         .iter()
-        .filter(|r| r.error.is_some() || !r.violations.is_empty())
+        .filter(|r| !r.unreadable && (r.error.is_some() || !r.violations.is_empty()))
         .count();
     if json {
         print_json(&reports);
@@ -147,8 +148,12 @@ pub fn run(o: Options) -> i32 {
     }
     if !quiet {
         eprintln!(
-            "validated {n} model(s), {objects} object(s) in {secs:.2}s ({:.0} objects/s, {jobs} thread(s)): {nviol} violation(s), {bad} invalid model(s)",
-            objects as f64 / secs.max(1e-9)
+            "validated {n} model(s), {objects} object(s) in {secs:.2}s ({:.0} objects/s, {jobs} thread(s)): {nviol} violation(s), {bad} invalid model(s){}",
+            objects as f64 / secs.max(1e-9),
+            match unreadable {
+                0 => String::new(),
+                k => format!(", {k} that cannot be read"),
+            }
         );
     }
     if reports.iter().any(|r| r.unreadable) {

@@ -379,9 +379,14 @@ pub(crate) fn load_formats_roots(
             shipped.extend(a.packages.into_iter().skip(n));
             continue;
         }
-        let p = reg
-            .load(path)
-            .map_err(|e| format!("{}: {}", path.display(), e.message()))?;
+        let p = reg.load(path).map_err(|e| {
+            // The error may name the path already (a missing package).
+            let shown = path.display().to_string();
+            match e.message() {
+                m if m.starts_with(&shown) => m.to_string(),
+                m => format!("{shown}: {m}"),
+            }
+        })?;
         push(p.clone(), &mut all);
         roots.push(p);
     }

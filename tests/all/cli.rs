@@ -373,7 +373,7 @@ fn an_application_deploys_in_the_simulated_cloud_and_its_tests_pass() {
     );
     std::fs::write(&settings, "agent:\n  answer: typo\n").unwrap();
     let o = run_hello(&["--cloud", settings.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("unknown setting agent.answer"),
         "{}",

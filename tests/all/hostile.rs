@@ -216,7 +216,7 @@ fn validate_fails_at_the_first_nul_of_a_large_file_in_bounded_memory() {
 #[test]
 fn run_reads_its_model_in_bounded_memory() {
     let args = ["run", "examples/hello-app", "--model", "/dev/zero"];
-    let w = watch_ends(&args, 100 * MB, Duration::from_secs(10), 1);
+    let w = watch_ends(&args, 100 * MB, Duration::from_secs(10), 2);
     assert_eq!(
         w.stderr.trim(),
         "error: /dev/zero: bad JSON: expected value at line 1 column 1"
@@ -252,7 +252,7 @@ fn settings_files_are_read_in_bounded_memory() {
             "/dev/zero",
         ][..],
     ] {
-        let w = watch_ends(args, 100 * MB, Duration::from_secs(10), 1);
+        let w = watch_ends(args, 100 * MB, Duration::from_secs(10), 2);
         assert_eq!(
             w.stderr.trim(),
             format!("error: /dev/zero: {nul}"),

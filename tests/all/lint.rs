@@ -366,7 +366,7 @@ fn a_package_that_does_not_load_is_a_document_in_json_and_sarif() {
             shown.clone()
         };
         let o = check_dir(dir, &["--format", "json"]);
-        assert_eq!(o.status.code(), Some(1), "{shown}");
+        assert_eq!(o.status.code(), Some(2), "{shown}");
         let j = json(&o);
         assert_eq!(j["package"], serde_json::Value::Null);
         assert_eq!(j["classes"], serde_json::json!([]));
@@ -391,7 +391,7 @@ fn a_package_that_does_not_load_is_a_document_in_json_and_sarif() {
         );
 
         let o = check_dir(dir, &["--format", "sarif"]);
-        assert_eq!(o.status.code(), Some(1), "{shown}");
+        assert_eq!(o.status.code(), Some(2), "{shown}");
         let log = json(&o);
         assert_eq!(log["version"], "2.1.0");
         let results = log["runs"][0]["results"].as_array().unwrap();
@@ -451,7 +451,7 @@ fn pack_refuses_a_file_name_that_is_not_utf8() {
     let bad = std::ffi::OsStr::from_bytes(b"caf\xe9\x1b.txt");
     std::fs::write(dir.join("Resources").join(bad), "latin-1").unwrap();
     let o = pack();
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&o.stderr),
         format!(
