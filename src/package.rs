@@ -471,7 +471,7 @@ fn bundle_cmd(bundle: &Path, libs: &[PathBuf]) -> i32 {
             for l in e.lines() {
                 eprintln!("error: {}", safe(l));
             }
-            1
+            crate::args::exit::USAGE
         }
     }
 }

@@ -451,7 +451,7 @@ pub fn serve(
         }
         Err(e) => {
             eprintln!("error: {e}");
-            return 1;
+            return crate::args::exit::USAGE;
         }
     };
     let runtime = match start_runtime(&options) {

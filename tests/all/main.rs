@@ -11,6 +11,7 @@ mod core_api;
 mod diagnostics;
 mod doc_examples;
 mod engine_state;
+mod exit_codes;
 mod golden;
 mod hostile;
 mod jit_diff;
