@@ -11,9 +11,9 @@ use compiler::{jit, CompileOptions};
 use runtime::value::TypeRef;
 use runtime::{Error, ErrorKind, Registry, Result, Value};
 
-use crate::class::{check_meta, Arg, Class, ContractCode, Method, Prop};
+use crate::class::{check_meta, mapped, Arg, Class, ContractCode, Method, Prop, VersionConflict};
 use crate::code::{Body, CTemplate};
-use crate::lineage::{self, VersionConflict};
+use crate::lineage;
 use crate::package::Package;
 use crate::version;
 
@@ -465,7 +465,7 @@ impl Catalog {
         let own: Vec<&Arc<Class>> = {
             let mut v: Vec<&Arc<Class>> = Vec::new();
             for p in parents {
-                let p = lineage::mapped(p, &remap);
+                let p = mapped(p, &remap);
                 if !v.iter().any(|q| q.key == p.key) {
                     v.push(p);
                 }

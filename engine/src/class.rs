@@ -14,7 +14,6 @@ use runtime::value::TypeRef;
 use runtime::{Error, Result, Value};
 
 use crate::code::{Body, CTemplate};
-use crate::lineage::{parents_of, VersionConflict};
 use crate::package::Package;
 
 /// A compiled contract as the class layer holds it: made and read by the
@@ -371,4 +370,40 @@ pub fn check_meta(mc: &ClassDecl, target: MetaTarget, used: &mut HashSet<String>
         ));
     }
     Ok(())
+}
+
+/// One class needed in several versions that no requirement reconciles.
+#[derive(Clone, Debug)]
+pub struct VersionConflict {
+    /// The class's full name.
+    pub class: Arc<str>,
+    /// The keys of its versions among the ancestors.
+    pub keys: Vec<Arc<str>>,
+    /// What names it: the class, and for each version the chain that
+    /// reaches it and the requirement that chose it.
+    pub message: String,
+}
+
+/// `c` as the class with the remappings `remap` sees it.
+pub(crate) fn mapped<'a>(c: &'a Arc<Class>, remap: &'a [(Arc<str>, Arc<Class>)]) -> &'a Arc<Class> {
+    remap
+        .iter()
+        .find(|(k, _)| *k == c.key)
+        .map_or(c, |(_, to)| to)
+}
+
+/// The parents of `c` under `remap` (murano's `parents(origin)`), each
+/// once.
+pub(crate) fn parents_of<'a>(
+    c: &'a Class,
+    remap: &'a [(Arc<str>, Arc<Class>)],
+) -> Vec<&'a Arc<Class>> {
+    let mut out: Vec<&Arc<Class>> = Vec::new();
+    for p in &c.parents {
+        let p = mapped(p, remap);
+        if !out.iter().any(|q| q.key == p.key) {
+            out.push(p);
+        }
+    }
+    out
 }

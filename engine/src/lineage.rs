@@ -21,21 +21,9 @@ use std::sync::Arc;
 
 use runtime::Result;
 
-use crate::class::Class;
+use crate::class::{parents_of, Class, VersionConflict};
 use crate::package::Package;
 use crate::version::{parse_version, VersionSpec};
-
-/// One class needed in several versions that no requirement reconciles.
-#[derive(Clone, Debug)]
-pub struct VersionConflict {
-    /// The class's full name.
-    pub class: Arc<str>,
-    /// The keys of its versions among the ancestors.
-    pub keys: Vec<Arc<str>>,
-    /// What names it: the class, and for each version the chain that
-    /// reaches it and the requirement that chose it.
-    pub message: String,
-}
 
 /// True when `a` and `b` are the same package version.
 fn same(a: &Package, b: &Package) -> bool {
@@ -183,30 +171,6 @@ fn remap_package(versions: Vec<(Arc<Package>, VersionSpec)>) -> Vec<(Arc<Package
         list.remove(i);
     }
     result
-}
-
-/// `c` as the class with the remappings `remap` sees it.
-pub(crate) fn mapped<'a>(c: &'a Arc<Class>, remap: &'a [(Arc<str>, Arc<Class>)]) -> &'a Arc<Class> {
-    remap
-        .iter()
-        .find(|(k, _)| *k == c.key)
-        .map_or(c, |(_, to)| to)
-}
-
-/// The parents of `c` under `remap` (murano's `parents(origin)`), each
-/// once.
-pub(crate) fn parents_of<'a>(
-    c: &'a Class,
-    remap: &'a [(Arc<str>, Arc<Class>)],
-) -> Vec<&'a Arc<Class>> {
-    let mut out: Vec<&Arc<Class>> = Vec::new();
-    for p in &c.parents {
-        let p = mapped(p, remap);
-        if !out.iter().any(|q| q.key == p.key) {
-            out.push(p);
-        }
-    }
-    out
 }
 
 /// The ancestors of a class with parents `parents` under `remap`, in

@@ -20,7 +20,17 @@ use super::methods::{
 use crate::executor::Scope;
 use crate::executor::{Executor, ExecutorOf};
 
-use super::TierCoverage;
+/// What the compiled tier does with one part of a contract
+/// ([`super::Contract::tier_coverage`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TierCoverage {
+    /// Where the part is (`file:line:col`).
+    pub at: Arc<str>,
+    /// Its source.
+    pub source: String,
+    /// Compiled to machine code, or why it is interpreted.
+    pub compiled: std::result::Result<(), String>,
+}
 
 /// A checker node: an IR contract node with what running it needs.
 #[derive(Clone)]

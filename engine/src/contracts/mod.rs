@@ -36,6 +36,7 @@ use runtime::value::ObjRef;
 use runtime::{Env, Error, Result, Value};
 
 use crate::executor::Executor;
+pub use check::TierCoverage;
 use check::{At, Check};
 pub use methods::register;
 
@@ -50,18 +51,6 @@ pub struct Contract {
     reach: Reach,
     /// The function and method names its expressions call.
     names: Arc<[Arc<str>]>,
-}
-
-/// What the compiled tier does with one part of a contract
-/// ([`Contract::tier_coverage`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TierCoverage {
-    /// Where the part is (`file:line:col`).
-    pub at: Arc<str>,
-    /// Its source.
-    pub source: String,
-    /// Compiled to machine code, or why it is interpreted.
-    pub compiled: std::result::Result<(), String>,
 }
 
 /// What a contract needs besides the value it checks, decided from its IR.
