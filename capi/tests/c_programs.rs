@@ -77,7 +77,7 @@ fn text(o: &Output) -> (String, String) {
 #[test]
 fn the_eval_example_links_and_runs() {
     let Some(cc) = compiler() else {
-        eprintln!("SKIP: no C compiler (cc, gcc, clang) found; examples/c/eval.c is not built");
+        skip("no C compiler (cc, gcc, clang) found; examples/c/eval.c is not built");
         return;
     };
     let exe = build(cc, "eval");
@@ -98,7 +98,7 @@ fn the_eval_example_links_and_runs() {
 #[test]
 fn four_threads_share_a_catalogue_and_an_engine_from_c() {
     let Some(cc) = compiler() else {
-        eprintln!("SKIP: no C compiler (cc, gcc, clang) found; examples/c/threads.c is not built");
+        skip("no C compiler (cc, gcc, clang) found; examples/c/threads.c is not built");
         return;
     };
     let exe = build(cc, "threads");
@@ -142,4 +142,12 @@ fn the_embedding_guide_shows_the_program_as_it_is() {
         doc.contains(&format!("```c\n{program}```")),
         "docs/embedding.md must end with examples/c/threads.c in a ```c block, as it is"
     );
+}
+
+/// Says that a test is skipped, and why, on the process's standard error
+/// directly (the test harness captures only the print macros), so that the
+/// run's output shows it without `--nocapture`.
+fn skip(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIP: {why}");
 }

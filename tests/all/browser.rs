@@ -51,11 +51,11 @@ fn start_driver() -> Option<(Driver, u16)> {
         .map(PathBuf::from)
         .or_else(|| find_program(&["chromedriver"]));
     let Some(driver) = driver else {
-        eprintln!("skipped: chromedriver not found (apt-get install chromium chromium-driver)");
+        crate::common::skip("chromedriver not found (apt-get install chromium chromium-driver)");
         return None;
     };
     if find_program(&["chromium", "chromium-browser", "google-chrome"]).is_none() {
-        eprintln!("skipped: no chromium browser found (apt-get install chromium)");
+        crate::common::skip("no chromium browser found (apt-get install chromium)");
         return None;
     }
     let port = free_port();

@@ -302,3 +302,12 @@ pub fn watch_ends(args: &[&str], max_rss: u64, timeout: Duration, code: i32) -> 
     assert_eq!(w.code, Some(code), "{args:?}: {}{}", w.stdout, w.stderr);
     w
 }
+
+/// Says that a test is skipped, and why, where the run's output shows it:
+/// written to the process's standard error directly (the test harness
+/// captures only the print macros), so that a skip is seen without
+/// `--nocapture` and never passes for a test that ran.
+pub fn skip(why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIP: {why}");
+}

@@ -20,11 +20,13 @@ fn shared() -> Option<PathBuf> {
 
 fn score(tool: &str, corpus: &str, harness: &str) -> Option<(usize, usize)> {
     let Some(sh) = shared() else {
-        eprintln!("SKIP: ../shared is absent; conformance corpus {corpus} not run");
+        crate::common::skip(&format!(
+            "../shared is absent; conformance corpus {corpus} not run"
+        ));
         return None;
     };
     if Command::new("python3").arg("--version").output().is_err() {
-        eprintln!("SKIP: python3 is absent; cannot run {tool}");
+        crate::common::skip(&format!("python3 is absent; cannot run {tool}"));
         return None;
     }
     let out = Command::new("python3")
@@ -102,7 +104,7 @@ fn answers(corpus: &str, harness: &str, jit: &str) -> Vec<u8> {
 #[test]
 fn jit_on_and_off_answer_alike() {
     if shared().is_none() {
-        eprintln!("SKIP: ../shared is absent; JIT on/off conformance not run");
+        crate::common::skip("../shared is absent; JIT on/off conformance not run");
         return;
     }
     for (corpus, harness) in [
@@ -131,7 +133,7 @@ fn jit_on_and_off_answer_alike() {
 #[test]
 fn apps_catalogue() {
     if shared().is_none() {
-        eprintln!("SKIP: ../shared is absent; the app catalogue is not run");
+        crate::common::skip("../shared is absent; the app catalogue is not run");
         return;
     }
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/check-apps");

@@ -179,7 +179,7 @@ fn python_muranoclient_reads_schemas_and_calls_static_actions() {
     let murano = match murano_cli() {
         Ok(m) => m,
         Err(why) => {
-            eprintln!("skipped: python-muranoclient is not available: {why}");
+            crate::common::skip(&format!("python-muranoclient is not available: {why}"));
             return;
         }
     };
