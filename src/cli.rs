@@ -539,6 +539,11 @@ pub struct ServeArgs {
     /// Bearer TOKEN` or `X-Auth-Token: TOKEN`; 401 otherwise).
     #[arg(long, env = "MURANOPL_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// The SQLite database of environments, sessions, deployments, tasks
+    /// and imported packages (created when missing; a restart on it
+    /// keeps them). Default: in memory.
+    #[arg(long, value_name = "FILE")]
+    db: Option<std::path::PathBuf>,
 }
 
 impl ServeArgs {
@@ -557,6 +562,7 @@ impl ServeArgs {
             idle_timeout,
             max_memory: self.max_memory,
             token: self.token.filter(|t| !t.is_empty()),
+            db: self.db,
         })
     }
 }

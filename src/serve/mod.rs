@@ -35,7 +35,12 @@
 //! flight finish (up to the timeout).
 
 pub mod api;
+mod envs;
+mod murano;
 mod page;
+pub mod store;
+mod tasks;
+mod traverse;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -79,6 +84,9 @@ pub struct Options {
     /// The bearer token requests must carry (`Authorization: Bearer T` or
     /// murano's `X-Auth-Token: T`); `None`: no authentication.
     pub token: Option<String>,
+    /// The database file of environments, sessions, deployments, tasks
+    /// and packages; `None`: in memory (gone when the server stops).
+    pub db: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -92,6 +100,7 @@ impl Default for Options {
             idle_timeout: Duration::from_secs(15),
             max_memory: runtime::DEFAULT_MAX_MEMORY,
             token: None,
+            db: None,
         }
     }
 }
@@ -103,16 +112,19 @@ struct Shared {
     options: Arc<Options>,
     workers: Arc<Semaphore>,
     waiting: Arc<AtomicUsize>,
+    /// The state of murano's v1 API.
+    store: Arc<store::Store>,
 }
 
-/// The API as an axum router over `catalog` (the server runs it; tests
-/// call it in-process).
-pub fn app(catalog: Arc<Catalogue>, options: Options) -> Router {
+/// The API as an axum router over `catalog` and the database `store`
+/// (the server runs it; tests call it in-process).
+pub fn app(catalog: Arc<Catalogue>, options: Options, store: Arc<store::Store>) -> Router {
     let shared = Shared {
         catalog,
         workers: Arc::new(Semaphore::new(options.threads.max(1))),
         waiting: Arc::new(AtomicUsize::new(0)),
         options: Arc::new(options),
+        store,
     };
     let api = Router::new()
         .route("/schemas/{class}", get(schemas))
@@ -122,14 +134,16 @@ pub fn app(catalog: Arc<Catalogue>, options: Options) -> Router {
         .route("/actions/", post(action))
         .route("/validate", post(validate))
         .route("/catalog", get(listing))
-        .route("/health", get(health));
+        .route("/health", get(health))
+        .merge(murano::routes());
     let cors = CorsLayer::new()
         .allow_origin(Any)
-        .allow_methods([Method::GET, Method::POST])
+        .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
         .allow_headers([
             header::CONTENT_TYPE,
             header::AUTHORIZATION,
             header::HeaderName::from_static("x-auth-token"),
+            header::HeaderName::from_static("x-configuration-session"),
         ]);
     let max_body = shared.options.max_body;
     Router::new()
@@ -454,6 +468,13 @@ pub fn serve(
             return 1;
         }
     };
+    let store = match open_store(options.db.as_deref()) {
+        Ok(s) => Arc::new(s),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
     let runtime = match start_runtime(&options) {
         Ok(r) => r,
         Err(e) => {
@@ -479,9 +500,22 @@ pub fn serve(
         use std::io::Write as _;
         std::io::stdout().flush().ok();
         init_log();
-        connections::accept(listener, app(catalog, options.clone()), &options).await;
+        let app = app(catalog, options.clone(), store);
+        connections::accept(listener, app, &options).await;
         0
     })
+}
+
+/// Opens the database and ends the tasks a previous run left unfinished.
+fn open_store(db: Option<&std::path::Path>) -> Result<store::Store, String> {
+    let store = store::Store::open(db)?;
+    let left = store
+        .tx(tasks::recover)
+        .map_err(|store::Fail(_, _, m)| format!("cannot read the database: {m}"))?;
+    if left > 0 {
+        eprintln!("muranopl: {left} tasks left running by the last run failed");
+    }
+    Ok(store)
 }
 
 /// The runtime: two I/O workers; engine work runs on the blocking pool

@@ -228,7 +228,10 @@ impl<'a> Worker<'a> {
             step: &u.step,
         };
         let text = std::str::from_utf8(text).map_err(|e| format!("{}: {e}", base.render()))?;
-        let v = self.parser.parse(text).map_err(|e| e.message().to_string())?;
+        let v = self
+            .parser
+            .parse(text)
+            .map_err(|e| e.message().to_string())?;
         if !u.walk {
             return Ok(());
         }
