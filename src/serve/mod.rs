@@ -116,9 +116,19 @@ struct Shared {
     store: Arc<store::Store>,
 }
 
-/// The API as an axum router over `catalog` and the database `store`
-/// (the server runs it; tests call it in-process).
-pub fn app(catalog: Arc<Catalogue>, options: Options, store: Arc<store::Store>) -> Router {
+/// The API as an axum router over `catalog`, its state in a database in
+/// memory (tests call it in-process; the server, [`serve`], opens
+/// `--db` and calls [`app_with`]).
+pub fn app(catalog: Arc<Catalogue>, options: Options) -> Router {
+    match store::Store::open(None) {
+        Ok(s) => app_with(catalog, options, Arc::new(s)),
+        // SQLite in memory needs only memory: without it nothing runs.
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The API as an axum router over `catalog` and the database `store`.
+pub fn app_with(catalog: Arc<Catalogue>, options: Options, store: Arc<store::Store>) -> Router {
     let shared = Shared {
         catalog,
         workers: Arc::new(Semaphore::new(options.threads.max(1))),
@@ -500,7 +510,7 @@ pub fn serve(
         use std::io::Write as _;
         std::io::stdout().flush().ok();
         init_log();
-        let app = app(catalog, options.clone(), store);
+        let app = app_with(catalog, options.clone(), store);
         connections::accept(listener, app, &options).await;
         0
     })

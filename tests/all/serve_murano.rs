@@ -1,0 +1,694 @@
+//! `muranopl serve` as an offline Murano: environments, sessions,
+//! services, deployments and instance actions over real HTTP requests,
+//! with the state in a SQLite file (`--db`) that a restart keeps. The
+//! application is `tests/serve/counter-app` (`com.example.Counter`: a
+//! deployment that counts from `start`, actions `increment` and `fail`,
+//! and `spin` statements to make a deployment take a while).
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::Served;
+use serde_json::{json, Value as J};
+
+const APP: &str = "tests/serve/counter-app";
+
+/// A client of one server: requests with an optional configuration
+/// session and token.
+struct Client<'a> {
+    server: &'a Served,
+    token: Option<&'a str>,
+}
+
+impl Client<'_> {
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        session: Option<&str>,
+        body: Option<&str>,
+    ) -> (u16, J) {
+        let body = body.unwrap_or("");
+        let mut head = format!(
+            "{method} /v1{path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        if let Some(s) = session {
+            head.push_str(&format!("X-Configuration-Session: {s}\r\n"));
+        }
+        if let Some(t) = self.token {
+            head.push_str(&format!("X-Auth-Token: {t}\r\n"));
+        }
+        let (status, _, text) = self.server.raw(&format!("{head}\r\n{body}"));
+        assert!(
+            !text.contains("database is locked"),
+            "{method} {path}: {text}"
+        );
+        let j = if text.trim().is_empty() {
+            J::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(J::String(text))
+        };
+        (status, j)
+    }
+
+    fn ok(&self, method: &str, path: &str, session: Option<&str>, body: Option<&str>) -> J {
+        let (status, j) = self.send(method, path, session, body);
+        assert_eq!(status, 200, "{method} {path}: {j}");
+        j
+    }
+
+    /// A new environment named `name`; its id.
+    fn environment(&self, name: &str) -> String {
+        let env = self.ok(
+            "POST",
+            "/environments",
+            None,
+            Some(&json!({"name": name}).to_string()),
+        );
+        assert_eq!(env["name"], name);
+        assert_eq!(env["status"], "ready");
+        env["id"].as_str().unwrap().to_string()
+    }
+
+    /// Opens a session on `env`; its id.
+    fn session(&self, env: &str) -> String {
+        let s = self.ok(
+            "POST",
+            &format!("/environments/{env}/configure"),
+            None,
+            None,
+        );
+        assert_eq!(s["state"], "opened");
+        s["id"].as_str().unwrap().to_string()
+    }
+
+    /// The environment once it is no longer deploying.
+    fn settled(&self, env: &str) -> J {
+        let start = Instant::now();
+        loop {
+            let e = self.ok("GET", &format!("/environments/{env}"), None, None);
+            if e["status"] != "deploying" && e["status"] != "deleting" {
+                return e;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "still deploying: {e}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The result of task `task` once it has one.
+    fn result(&self, env: &str, task: &str) -> J {
+        let start = Instant::now();
+        loop {
+            let (status, j) = self.send(
+                "GET",
+                &format!("/environments/{env}/actions/{task}"),
+                None,
+                None,
+            );
+            if status == 200 {
+                return j;
+            }
+            assert_eq!(status, 404, "{j}");
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "no result for {task}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Adds a counter starting at `start` to `env` in a new session and
+    /// deploys it; the deployed environment.
+    fn deploy_counter(&self, env: &str, id: &str, start: i64, spin: i64) -> J {
+        let sid = self.session(env);
+        let app =
+            json!({"?": {"id": id, "type": "com.example.Counter"}, "start": start, "spin": spin});
+        let added = self.ok(
+            "POST",
+            &format!("/environments/{env}/services"),
+            Some(&sid),
+            Some(&app.to_string()),
+        );
+        assert_eq!(added, app);
+        self.ok(
+            "POST",
+            &format!("/environments/{env}/sessions/{sid}/deploy"),
+            None,
+            None,
+        );
+        self.settled(env)
+    }
+
+    /// Calls action `action` with `args`; the task's result.
+    fn call(&self, env: &str, action: &str, args: J) -> J {
+        let t = self.ok(
+            "POST",
+            &format!("/environments/{env}/actions/{action}"),
+            None,
+            Some(&args.to_string()),
+        );
+        let task = t["task_id"].as_str().expect("a task id").to_string();
+        self.result(env, &task)
+    }
+}
+
+/// A fresh directory under the system's temporary one.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("muranopl-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn serve_on(db: &Path, extra: &[&str]) -> Served {
+    let mut args = vec![APP, "--db", db.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    Served::start(&args, None)
+}
+
+/// Row counts of every table, and the sessions' states, read from the
+/// database file directly.
+fn snapshot(db: &Path) -> Vec<(String, i64)> {
+    let conn =
+        rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .expect("open the database");
+    let mut out = Vec::new();
+    for t in [
+        "environments",
+        "sessions",
+        "deployments",
+        "statuses",
+        "packages",
+    ] {
+        let n: i64 = conn
+            .query_row(&format!("SELECT count(*) FROM {t}"), [], |r| r.get(0))
+            .expect(t);
+        out.push((t.to_string(), n));
+    }
+    let mut st = conn
+        .prepare("SELECT state, count(*) FROM sessions GROUP BY state ORDER BY state")
+        .unwrap();
+    let states = st
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+        .unwrap();
+    out.extend(states.map(|s| s.unwrap()));
+    out
+}
+
+#[test]
+fn deploy_actions_and_deployments_survive_a_restart() {
+    let dir = temp_dir("murano-flow");
+    let db = dir.join("state.db");
+    let (env, task) = {
+        let server = serve_on(&db, &[]);
+        let c = Client {
+            server: &server,
+            token: None,
+        };
+        let env = c.environment("flow");
+        let deployed = c.deploy_counter(&env, "counter", 5, 0);
+        assert_eq!(deployed["status"], "ready", "{deployed}");
+        let app = &deployed["services"][0];
+        assert_eq!(app["count"], 5);
+        // Each object publishes its actions, ids `OBJECT_METHOD`.
+        let actions = &app["?"]["_actions"];
+        assert_eq!(actions["counter_increment"]["name"], "increment", "{app}");
+        assert_eq!(actions["counter_increment"]["enabled"], true);
+        let t = c.ok(
+            "POST",
+            &format!("/environments/{env}/actions/counter_increment"),
+            None,
+            Some(r#"{"by": 3}"#),
+        );
+        let task = t["task_id"].as_str().unwrap().to_string();
+        assert_eq!(
+            c.result(&env, &task),
+            json!({"isException": false, "result": 8})
+        );
+        // The model after the action is kept.
+        c.settled(&env);
+        let count = c.ok(
+            "GET",
+            &format!("/environments/{env}/services/counter/count"),
+            None,
+            None,
+        );
+        assert_eq!(count, 8);
+        let deps = c.ok(
+            "GET",
+            &format!("/environments/{env}/deployments"),
+            None,
+            None,
+        );
+        let deps = deps["deployments"].as_array().unwrap().clone();
+        assert_eq!(deps.len(), 2, "{deps:?}");
+        assert!(deps.iter().all(|d| d["state"] == "success"), "{deps:?}");
+        assert_eq!(deps[0]["action"]["method"], "increment");
+        assert_eq!(deps[1]["action"]["method"], "deploy");
+        let dep = deps[1]["id"].as_str().unwrap();
+        let reports = c.ok(
+            "GET",
+            &format!("/environments/{env}/deployments/{dep}"),
+            None,
+            None,
+        );
+        let texts: Vec<&str> = reports["reports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "Action deploy is scheduled",
+                "counter at 5",
+                "Deployment finished"
+            ]
+        );
+        (env, task)
+    };
+    // A new server on the same file: everything is still there, and the
+    // deployed model takes more actions.
+    let server = serve_on(&db, &[]);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    let e = c.ok("GET", &format!("/environments/{env}"), None, None);
+    assert_eq!(e["status"], "ready");
+    assert_eq!(e["services"][0]["count"], 8);
+    assert_eq!(
+        c.result(&env, &task),
+        json!({"isException": false, "result": 8})
+    );
+    let deps = c.ok("GET", "/deployments", None, None);
+    assert_eq!(deps["deployments"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        c.call(&env, "counter_increment", json!({})),
+        json!({"isException": false, "result": 9})
+    );
+    // A failing action: an exception result, the environment's state says so.
+    let failed = c.call(&env, "counter_fail", json!({}));
+    assert_eq!(failed["isException"], true, "{failed}");
+    assert!(failed["result"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("the counter refuses"));
+    assert_eq!(c.settled(&env)["status"], "deploy failure");
+    // Deleting runs the deletion, then the environment is gone.
+    assert_eq!(
+        c.send("DELETE", &format!("/environments/{env}"), None, None)
+            .0,
+        200
+    );
+    let start = Instant::now();
+    while c.send("GET", &format!("/environments/{env}"), None, None).0 != 404 {
+        assert!(start.elapsed() < Duration::from_secs(60));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(server);
+    let rows = snapshot(&db);
+    assert!(rows.iter().all(|(_, n)| *n == 0), "{rows:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn services_are_edited_by_path_in_a_session() {
+    let dir = temp_dir("murano-services");
+    let db = dir.join("state.db");
+    let server = serve_on(&db, &[]);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    let env = c.environment("edit");
+    let sid = c.session(&env);
+    let s = Some(sid.as_str());
+    let base = format!("/environments/{env}/services");
+    let a = json!({"?": {"id": "a", "type": "com.example.Counter"}, "start": 1});
+    let b = json!({"?": {"id": "b", "type": "com.example.Counter"}, "start": 2});
+    c.ok("POST", &base, s, Some(&json!([a, b]).to_string()));
+    assert_eq!(c.ok("GET", &format!("{base}/b/start"), s, None), 2);
+    c.ok("PUT", &format!("{base}/b/start"), s, Some("20"));
+    assert_eq!(c.ok("GET", &format!("{base}/1/start"), s, None), 20);
+    c.ok("DELETE", &format!("{base}/a"), s, None);
+    let listed = c.ok("GET", &base, s, None);
+    assert_eq!(listed.as_array().unwrap().len(), 1);
+    assert_eq!(listed[0]["?"]["status"], "pending");
+    // `environment-apps-edit`: the whole list, PUT at `services/`.
+    c.ok("PUT", &format!("{base}/"), s, Some(&json!([a]).to_string()));
+    let shown = c.ok("GET", &format!("/environments/{env}"), s, None);
+    assert_eq!(shown["services"][0]["?"]["id"], "a");
+    // Without the session the environment has no services yet.
+    assert_eq!(c.ok("GET", &base, None, None), json!([]));
+    assert_eq!(c.send("GET", &format!("{base}/zzz"), s, None).0, 404);
+    // Renaming.
+    let renamed = c.ok(
+        "PUT",
+        &format!("/environments/{env}"),
+        None,
+        Some(r#"{"name": "edited"}"#),
+    );
+    assert_eq!(renamed["name"], "edited");
+    let session = c.ok(
+        "GET",
+        &format!("/environments/{env}/sessions/{sid}"),
+        None,
+        None,
+    );
+    assert_eq!(session["state"], "opened");
+    c.ok(
+        "DELETE",
+        &format!("/environments/{env}/sessions/{sid}"),
+        None,
+        None,
+    );
+    assert_eq!(
+        c.send(
+            "GET",
+            &format!("/environments/{env}/sessions/{sid}"),
+            None,
+            None
+        )
+        .0,
+        404
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn bad_requests_get_murano_status_codes_and_write_nothing() {
+    let dir = temp_dir("murano-bad");
+    let db = dir.join("state.db");
+    let server = serve_on(&db, &["--max-body", "2000"]);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    let env = c.environment("bad");
+    let sid = c.session(&env);
+    let before = snapshot(&db);
+    let unknown = "0123456789abcdef0123456789abcdef";
+    let cases: Vec<(&str, String, Option<&str>, Option<String>, u16)> = vec![
+        (
+            "POST",
+            "/environments".into(),
+            None,
+            Some("{not json".into()),
+            400,
+        ),
+        ("POST", "/environments".into(), None, Some("{}".into()), 400),
+        (
+            "POST",
+            "/environments".into(),
+            None,
+            Some(r#"{"name": "  "}"#.into()),
+            400,
+        ),
+        (
+            "POST",
+            "/environments".into(),
+            None,
+            Some(r#"{"name": "bad"}"#.into()),
+            409,
+        ),
+        (
+            "POST",
+            "/environments".into(),
+            None,
+            Some(format!(r#"{{"name": "{}"}}"#, "x".repeat(3000))),
+            413,
+        ),
+        ("GET", format!("/environments/{unknown}"), None, None, 404),
+        (
+            "PUT",
+            format!("/environments/{unknown}"),
+            None,
+            Some(r#"{"name": "y"}"#.into()),
+            404,
+        ),
+        (
+            "DELETE",
+            format!("/environments/{unknown}"),
+            None,
+            None,
+            404,
+        ),
+        (
+            "POST",
+            format!("/environments/{unknown}/configure"),
+            None,
+            None,
+            404,
+        ),
+        (
+            "GET",
+            format!("/environments/{env}/sessions/{unknown}"),
+            None,
+            None,
+            404,
+        ),
+        (
+            "POST",
+            format!("/environments/{env}/sessions/{unknown}/deploy"),
+            None,
+            None,
+            404,
+        ),
+        (
+            "POST",
+            format!("/environments/{unknown}/sessions/{sid}/deploy"),
+            None,
+            None,
+            404,
+        ),
+        (
+            "POST",
+            format!("/environments/{env}/services"),
+            None,
+            Some("{}".into()),
+            403,
+        ),
+        (
+            "POST",
+            format!("/environments/{env}/services"),
+            Some(unknown),
+            Some("{}".into()),
+            403,
+        ),
+        (
+            "POST",
+            format!("/environments/{env}/services"),
+            Some(&sid),
+            Some("[1,".into()),
+            400,
+        ),
+        (
+            "DELETE",
+            format!("/environments/{env}/services/nothing"),
+            Some(&sid),
+            None,
+            404,
+        ),
+        (
+            "GET",
+            format!("/environments/{env}/deployments"),
+            Some(unknown),
+            None,
+            200,
+        ),
+        (
+            "GET",
+            format!("/environments/{unknown}/deployments"),
+            None,
+            None,
+            404,
+        ),
+        (
+            "GET",
+            format!("/environments/{env}/deployments/{unknown}"),
+            None,
+            None,
+            404,
+        ),
+        (
+            "POST",
+            format!("/environments/{env}/actions/{unknown}"),
+            None,
+            Some("{}".into()),
+            404,
+        ),
+        (
+            "POST",
+            format!("/environments/{env}/actions/x"),
+            None,
+            Some("[1]".into()),
+            400,
+        ),
+        (
+            "GET",
+            format!("/environments/{env}/actions/{unknown}"),
+            None,
+            None,
+            404,
+        ),
+        (
+            "GET",
+            format!("/environments/{unknown}/actions/{unknown}"),
+            None,
+            None,
+            404,
+        ),
+    ];
+    for (method, path, session, body, want) in &cases {
+        let (status, j) = c.send(method, path, *session, body.as_deref());
+        assert_eq!(status, *want, "{method} {path}: {j}");
+        if *want != 200 {
+            assert!(j["error"]["message"].is_string(), "{method} {path}: {j}");
+        }
+        assert_eq!(
+            snapshot(&db),
+            before,
+            "{method} {path} wrote to the database"
+        );
+    }
+    // A second deployment of the environment while one runs: 409, and
+    // the running one finishes.
+    let other = c.session(&env);
+    let app = json!({"?": {"id": "slow", "type": "com.example.Counter"}, "spin": 3_000_000});
+    c.ok(
+        "POST",
+        &format!("/environments/{env}/services"),
+        Some(&sid),
+        Some(&app.to_string()),
+    );
+    c.ok(
+        "POST",
+        &format!("/environments/{env}/sessions/{sid}/deploy"),
+        None,
+        None,
+    );
+    let during = snapshot(&db);
+    let (status, j) = c.send(
+        "POST",
+        &format!("/environments/{env}/sessions/{other}/deploy"),
+        None,
+        None,
+    );
+    assert_eq!(status, 409, "{j}");
+    let (status, j) = c.send(
+        "POST",
+        &format!("/environments/{env}/sessions/{sid}/deploy"),
+        None,
+        None,
+    );
+    assert_eq!(status, 403, "{j}");
+    let (status, j) = c.send(
+        "POST",
+        &format!("/environments/{env}/configure"),
+        None,
+        None,
+    );
+    assert_eq!(status, 403, "{j}");
+    let (status, _) = c.send(
+        "POST",
+        &format!("/environments/{env}/actions/slow_increment"),
+        None,
+        Some("{}"),
+    );
+    assert!(status == 409 || status == 404, "{status}");
+    assert_eq!(snapshot(&db), during);
+    assert_eq!(c.settled(&env)["status"], "ready");
+    // The session opened before the deployment is stale now.
+    let (status, _) = c.send(
+        "POST",
+        &format!("/environments/{env}/sessions/{other}/deploy"),
+        None,
+        None,
+    );
+    assert_eq!(status, 403);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn twenty_concurrent_clients_each_deploy_and_call_actions() {
+    let dir = temp_dir("murano-load");
+    let db = dir.join("state.db");
+    let server = serve_on(&db, &["--threads", "2"]);
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        let server = &server;
+        let flows: Vec<_> = (0..20)
+            .map(|i| {
+                scope.spawn(move || {
+                    let c = Client {
+                        server,
+                        token: None,
+                    };
+                    let env = c.environment(&format!("client-{i}"));
+                    let deployed = c.deploy_counter(&env, &format!("c{i}"), i, 20_000);
+                    assert_eq!(deployed["status"], "ready", "{deployed}");
+                    let r = c.call(&env, &format!("c{i}_increment"), json!({"by": 2}));
+                    assert_eq!(r["result"], i + 2, "{r}");
+                    c.settled(&env);
+                    let deps = c.ok(
+                        "GET",
+                        &format!("/environments/{env}/deployments"),
+                        None,
+                        None,
+                    );
+                    assert_eq!(deps["deployments"].as_array().unwrap().len(), 2);
+                })
+            })
+            .collect();
+        for f in flows {
+            f.join().expect("a client's flow failed");
+        }
+    });
+    eprintln!("20 flows in {:.2} s", started.elapsed().as_secs_f64());
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    let all = c.ok("GET", "/environments", None, None);
+    assert_eq!(all["environments"].as_array().unwrap().len(), 20);
+    assert!(all["environments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["status"] == "ready"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn murano_paths_need_the_token() {
+    let dir = temp_dir("murano-token");
+    let db = dir.join("state.db");
+    let server = serve_on(&db, &["--token", "s3cret"]);
+    let anonymous = Client {
+        server: &server,
+        token: None,
+    };
+    assert_eq!(anonymous.send("GET", "/environments", None, None).0, 401);
+    assert_eq!(
+        anonymous
+            .send("POST", "/environments", None, Some(r#"{"name": "a"}"#))
+            .0,
+        401
+    );
+    let c = Client {
+        server: &server,
+        token: Some("s3cret"),
+    };
+    c.environment("a");
+    assert_eq!(snapshot(&db)[0], ("environments".to_string(), 1));
+    std::fs::remove_dir_all(&dir).ok();
+}
