@@ -35,8 +35,10 @@
 //! flight finish (up to the timeout).
 
 pub mod api;
+mod catalog;
 mod envs;
 mod murano;
+mod packages;
 mod page;
 pub mod store;
 mod tasks;
@@ -108,7 +110,13 @@ impl Default for Options {
 /// What every request handler shares.
 #[derive(Clone)]
 struct Shared {
-    catalog: Arc<Catalogue>,
+    /// The packages served: replaced when one is uploaded or deleted.
+    catalog: Arc<std::sync::RwLock<Arc<Catalogue>>>,
+    /// What the catalogue is made of, to make it again with the uploaded
+    /// packages (`None`: uploads are refused).
+    sources: Option<Arc<packages::Sources>>,
+    /// Held while an upload or delete changes the catalogue.
+    uploads: Arc<tokio::sync::Mutex<()>>,
     options: Arc<Options>,
     workers: Arc<Semaphore>,
     waiting: Arc<AtomicUsize>,
@@ -121,16 +129,25 @@ struct Shared {
 /// `--db` and calls [`app_with`]).
 pub fn app(catalog: Arc<Catalogue>, options: Options) -> Router {
     match store::Store::open(None) {
-        Ok(s) => app_with(catalog, options, Arc::new(s)),
+        Ok(s) => app_with(catalog, options, Arc::new(s), None),
         // SQLite in memory needs only memory: without it nothing runs.
         Err(e) => panic!("{e}"),
     }
 }
 
-/// The API as an axum router over `catalog` and the database `store`.
-pub fn app_with(catalog: Arc<Catalogue>, options: Options, store: Arc<store::Store>) -> Router {
+/// The API as an axum router over `catalog` and the database `store`;
+/// packages are uploaded when `sources` says how to make the catalogue
+/// again.
+fn app_with(
+    catalog: Arc<Catalogue>,
+    options: Options,
+    store: Arc<store::Store>,
+    sources: Option<Arc<packages::Sources>>,
+) -> Router {
     let shared = Shared {
-        catalog,
+        catalog: Arc::new(std::sync::RwLock::new(catalog)),
+        sources,
+        uploads: Arc::new(tokio::sync::Mutex::new(())),
         workers: Arc::new(Semaphore::new(options.threads.max(1))),
         waiting: Arc::new(AtomicUsize::new(0)),
         options: Arc::new(options),
@@ -145,10 +162,17 @@ pub fn app_with(catalog: Arc<Catalogue>, options: Options, store: Arc<store::Sto
         .route("/validate", post(validate))
         .route("/catalog", get(listing))
         .route("/health", get(health))
-        .merge(murano::routes());
+        .merge(murano::routes())
+        .merge(catalog::routes());
     let cors = CorsLayer::new()
         .allow_origin(Any)
-        .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
+        .allow_methods([
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+        ])
         .allow_headers([
             header::CONTENT_TYPE,
             header::AUTHORIZATION,
@@ -173,6 +197,21 @@ pub fn app_with(catalog: Arc<Catalogue>, options: Options, store: Arc<store::Sto
                 .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
         )
         .with_state(shared)
+}
+
+impl Shared {
+    /// The packages served now.
+    fn catalogue(&self) -> Arc<Catalogue> {
+        self.catalog
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Serves `catalog` from now on.
+    fn set_catalogue(&self, catalog: Arc<Catalogue>) {
+        *self.catalog.write().unwrap_or_else(|e| e.into_inner()) = catalog;
+    }
 }
 
 fn reply(answer: impl IntoText) -> Response {
@@ -237,7 +276,7 @@ async fn engine_task<A: IntoText + Send + 'static>(
             permit
         }
     };
-    let (catalog, budget) = (shared.catalog.clone(), shared.options.timeout);
+    let (catalog, budget) = (shared.catalogue(), shared.options.timeout);
     let max_memory = shared.options.max_memory;
     // The worker keeps its permit until the engine is done, even when the
     // client has gone: the budget bounds how long that is.
@@ -340,7 +379,7 @@ async fn listing(State(shared): State<Shared>) -> Response {
 }
 
 async fn health(State(shared): State<Shared>) -> Response {
-    reply(api::health(&shared.catalog))
+    reply(api::health(&shared.catalogue()))
 }
 
 async fn not_found(req: Request) -> Response {
@@ -467,19 +506,8 @@ pub fn serve(
     jit: compiler::jit::Mode,
     class_configs: Option<&std::path::Path>,
 ) -> i32 {
-    let catalog = match Catalogue::load_served(paths, libs, class_configs) {
-        Ok(c) => {
-            crate::warnings::print(&c);
-            c.set_jit(jit);
-            Arc::new(c)
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    };
-    let store = match open_store(options.db.as_deref()) {
-        Ok(s) => Arc::new(s),
+    let (catalog, store, sources) = match start_state(paths, libs, &options, jit, class_configs) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");
             return 1;
@@ -510,10 +538,33 @@ pub fn serve(
         use std::io::Write as _;
         std::io::stdout().flush().ok();
         init_log();
-        let app = app_with(catalog, options.clone(), store);
+        let app = app_with(catalog, options.clone(), store, Some(sources));
         connections::accept(listener, app, &options).await;
         0
     })
+}
+
+/// The catalogue (the packages given, or those of the search path, and
+/// the uploaded ones), the database and what the catalogue is made of.
+fn start_state(
+    paths: &[PathBuf],
+    libs: &[PathBuf],
+    options: &Options,
+    jit: compiler::jit::Mode,
+    class_configs: Option<&std::path::Path>,
+) -> Result<(Arc<Catalogue>, Arc<store::Store>, Arc<packages::Sources>), String> {
+    let store = open_store(options.db.as_deref())?;
+    let sources = packages::Sources {
+        paths: paths.to_vec(),
+        libs: libs.to_vec(),
+        class_configs: class_configs.map(|p| p.to_path_buf()),
+        jit,
+        dir: packages::upload_dir()?,
+    };
+    let ids = packages::materialize(&store, &sources)?;
+    let catalog = sources.build(&ids)?;
+    crate::warnings::print(&catalog);
+    Ok((Arc::new(catalog), Arc::new(store), Arc::new(sources)))
 }
 
 /// Opens the database and ends the tasks a previous run left unfinished.

@@ -101,7 +101,7 @@ pub fn start(shared: &Shared, job: Job) {
     let shared = shared.clone();
     tokio::spawn(async move {
         let permit = shared.workers.clone().acquire_owned().await.ok();
-        let (catalog, store) = (shared.catalog.clone(), shared.store.clone());
+        let (catalog, store) = (shared.catalogue(), shared.store.clone());
         let (budget, max_memory) = (shared.options.timeout, shared.options.max_memory);
         let max_result = shared.options.max_body;
         let ran = tokio::task::spawn_blocking(move || {
