@@ -692,3 +692,203 @@ fn murano_paths_need_the_token() {
     assert_eq!(snapshot(&db)[0], ("environments".to_string(), 1));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `dir` packed into a .zip by `muranopl package pack`: its bytes.
+fn packed(dir: &str, out: &Path) -> Vec<u8> {
+    let o = common::muranopl_with_input(
+        &["package", "pack", dir, "--out", out.to_str().unwrap()],
+        "",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read(out).expect("the packed .zip")
+}
+
+/// A `POST /v1/catalog/packages` as `murano package-import` sends it.
+fn upload(server: &Served, meta: &str, files: &[&[u8]]) -> (u16, J) {
+    use std::io::{Read, Write};
+    let boundary = "muranoplboundary7";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"__metadata__\"\r\n\r\n{meta}\r\n"
+    )
+    .into_bytes();
+    for (i, f) in files.iter().enumerate() {
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"p{i}\"; filename=\"p{i}.zip\"\r\n\
+                 Content-Type: application/octet-stream\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(f);
+        body.extend_from_slice(b"\r\n");
+    }
+    body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+    let mut s = std::net::TcpStream::connect(&server.addr).expect("connect");
+    let head = format!(
+        "POST /v1/catalog/packages HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary={boundary}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    let _ = s.write_all(&body);
+    let mut text = String::new();
+    let _ = s.read_to_string(&mut text);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, serde_json::from_str(body).unwrap_or(J::Null))
+}
+
+#[test]
+fn uploaded_packages_are_served_deployed_and_kept() {
+    let dir = temp_dir("murano-packages");
+    let db = dir.join("state.db");
+    let lib = packed("tests/serve/greeter-lib", &dir.join("lib.zip"));
+    let app = packed("tests/serve/greeter-app", &dir.join("app.zip"));
+    let server = serve_on(&db, &["--max-body", "100000"]);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    let before = snapshot(&db);
+    // Not a package, empty, two at once, over the size limit, an unknown
+    // category, not multipart: refused, nothing kept.
+    for (meta, files, want) in [
+        ("{}", vec![&b"not a zip"[..]], 400),
+        ("{}", vec![&b""[..]], 400),
+        ("{}", vec![&lib[..], &app[..]], 400),
+        ("{}", vec![&vec![0u8; 200_000][..]], 413),
+        (r#"{"categories": ["Nope"]}"#, vec![&lib[..]], 400),
+        ("not json", vec![&lib[..]], 400),
+    ] {
+        let (status, j) = upload(&server, meta, &files);
+        assert_eq!(status, want, "{meta}: {j}");
+        assert_eq!(snapshot(&db), before);
+    }
+    assert_eq!(c.send("POST", "/catalog/packages", None, Some("{}")).0, 415);
+    // The application needs the library: refused until it is there.
+    let (status, j) = upload(&server, "{}", &[&app]);
+    assert_eq!(status, 400, "{j}");
+    assert_eq!(snapshot(&db), before);
+    c.ok(
+        "POST",
+        "/catalog/categories",
+        None,
+        Some(r#"{"name": "Greeting"}"#),
+    );
+    let (status, l) = upload(
+        &server,
+        r#"{"is_public": true, "categories": ["Greeting"]}"#,
+        &[&lib],
+    );
+    assert_eq!(status, 200, "{l}");
+    assert_eq!(l["fully_qualified_name"], "com.example.GreeterLib");
+    assert_eq!(l["type"], "Library");
+    assert_eq!(l["is_public"], true);
+    assert_eq!(l["categories"], json!(["Greeting"]));
+    assert_eq!(l["class_definitions"], json!(["com.example.Greeting"]));
+    assert_eq!(upload(&server, "{}", &[&lib]).0, 409);
+    let (status, a) = upload(&server, "{}", &[&app]);
+    assert_eq!(status, 200, "{a}");
+    let app_id = a["id"].as_str().unwrap().to_string();
+    // Listed, filtered, paged, shown, downloaded; schemas and static
+    // actions of the uploaded classes.
+    let all = c.ok("GET", "/catalog/packages", None, None);
+    assert_eq!(all["packages"].as_array().unwrap().len(), 2);
+    let only = c.ok(
+        "GET",
+        "/catalog/packages?fqn=com.example.Greeter",
+        None,
+        None,
+    );
+    assert_eq!(only["packages"][0]["id"], app_id.as_str());
+    let page = c.ok("GET", "/catalog/packages?limit=1", None, None);
+    assert_eq!(page["packages"].as_array().unwrap().len(), 1);
+    assert!(page["next_marker"].is_string());
+    assert_eq!(
+        c.ok("GET", "/catalog/packages/categories", None, None),
+        json!({"categories": ["Greeting"]})
+    );
+    let downloaded = {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&server.addr).unwrap();
+        let req = format!("GET /v1/catalog/packages/{app_id}/download HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).unwrap();
+        let mut bytes = Vec::new();
+        let _ = s.read_to_end(&mut bytes);
+        bytes
+    };
+    assert!(downloaded.starts_with(b"HTTP/1.1 200"));
+    assert!(downloaded.ends_with(&app), "the archive as uploaded");
+    let schema = c.ok("GET", "/schemas/com.example.Greeter", None, None);
+    assert!(schema[""]["properties"]["who"].is_object(), "{schema}");
+    let said = c.ok(
+        "POST",
+        "/actions",
+        None,
+        Some(r#"{"className": "com.example.Greeting", "methodName": "phrase", "parameters": {"who": "you"}}"#),
+    );
+    assert_eq!(said, "hello, you");
+    let patched = c.ok(
+        "PATCH",
+        &format!("/catalog/packages/{app_id}"),
+        None,
+        Some(r#"[{"op": "replace", "path": "/enabled", "value": false}]"#),
+    );
+    assert_eq!(patched["enabled"], false);
+    assert_eq!(
+        c.ok("GET", "/catalog/packages", None, None)["packages"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    // Deployed with its requirement, and kept over a restart.
+    let env = c.environment("greeted");
+    let sid = c.session(&env);
+    let model = json!({"?": {"id": "g", "type": "com.example.Greeter"}, "who": "api"});
+    c.ok(
+        "POST",
+        &format!("/environments/{env}/services"),
+        Some(&sid),
+        Some(&model.to_string()),
+    );
+    c.ok(
+        "POST",
+        &format!("/environments/{env}/sessions/{sid}/deploy"),
+        None,
+        None,
+    );
+    let e = c.settled(&env);
+    assert_eq!(e["services"][0]["said"], json!(["hello, api"]), "{e}");
+    drop(server);
+    let server = serve_on(&db, &[]);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    assert_eq!(
+        c.ok("GET", &format!("/catalog/packages/{app_id}"), None, None)["enabled"],
+        false
+    );
+    let r = c.call(&env, "g_greet", json!({"who": "again"}));
+    assert_eq!(r, json!({"isException": false, "result": "hello, again"}));
+    // Deleting: the library is needed by the application (409), then not.
+    let lib_id = l["id"].as_str().unwrap();
+    assert_eq!(
+        c.send("DELETE", &format!("/catalog/packages/{lib_id}"), None, None)
+            .0,
+        409
+    );
+    c.ok("DELETE", &format!("/catalog/packages/{app_id}"), None, None);
+    c.ok("DELETE", &format!("/catalog/packages/{lib_id}"), None, None);
+    assert_eq!(
+        c.send("GET", "/schemas/com.example.Greeter", None, None).0,
+        404
+    );
+    assert_eq!(snapshot(&db)[4], ("packages".to_string(), 0));
+    std::fs::remove_dir_all(&dir).ok();
+}
