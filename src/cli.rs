@@ -196,9 +196,12 @@ enum Cmd {
     /// Serve the HTTP API Murano's clients call, and a forms page at `/`.
     ///
     /// `GET /v1/schemas/{class}[/{methods}]` form schemas, `POST
-    /// /v1/actions` static actions, `POST /v1/validate`, `GET /health`. One
-    /// request log line per request on stderr (`MURANOPL_LOG=warn` silences
-    /// it).
+    /// /v1/actions` static actions, `POST /v1/validate`, `GET /health`;
+    /// and an offline Murano (murano's v1 environments, sessions,
+    /// services, deployments, instance actions and package catalogue, as
+    /// python-muranoclient calls them) on the simulated cloud, its state
+    /// in SQLite (`--db`). One request log line per request on stderr
+    /// (`MURANOPL_LOG=warn` silences it).
     Serve {
         /// Package directories or .zip files (with what they require);
         /// without any, every package on the search path.

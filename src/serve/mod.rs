@@ -12,6 +12,7 @@
 //! | `GET /v1/catalog` | the packages and their classes |
 //! | `GET /health` | `{"status": "ok", "packages": [...]}` |
 //! | `GET /` | the forms page |
+//! | `/v1/environments/...`, `/v1/deployments`, `/v1/catalog/packages/...`, `/v1/catalog/categories/...` | an offline Murano: environments, sessions, services, deployments, instance actions and their tasks, the package catalogue ([`murano`], [`catalog`]; state in SQLite, [`store`]) |
 //!
 //! The paths without `/v1` are aliases. `classVersion` (default `=0`, as
 //! murano) and `packageName` are query parameters of `/schemas` and fields
