@@ -83,14 +83,14 @@ fn session_header(headers: &HeaderMap) -> Option<String> {
 }
 
 /// The body as JSON; an empty body is `null`.
-fn json_body(body: Result<Bytes, BytesRejection>) -> Result<J, Response> {
-    let body = body.map_err(bad_body)?;
+fn json_body(body: Result<Bytes, BytesRejection>) -> Result<J, Box<Response>> {
+    let body = body.map_err(|e| Box::new(bad_body(e)))?;
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok(J::Null);
     }
     serde_json::from_slice(&body).map_err(|e| {
         let msg = format!("Malformed JSON in request body: {e}");
-        reply(api::error(400, "BadRequest", &msg))
+        Box::new(reply(api::error(400, "BadRequest", &msg)))
     })
 }
 
@@ -136,7 +136,7 @@ async fn env_list(State(s): State<Shared>) -> Response {
 async fn env_create(State(s): State<Shared>, body: Result<Bytes, BytesRejection>) -> Response {
     match json_body(body) {
         Ok(body) => db(&s, |tx| envs::create(tx, &body)),
-        Err(r) => r,
+        Err(r) => *r,
     }
 }
 
@@ -161,7 +161,7 @@ async fn env_update(
 ) -> Response {
     match json_body(body) {
         Ok(body) => db(&s, |tx| envs::update(tx, &env, &body)),
-        Err(r) => r,
+        Err(r) => *r,
     }
 }
 
@@ -249,7 +249,7 @@ fn services_change(
     let edit = match body {
         Some((body, make)) => match json_body(body) {
             Ok(j) => make(j),
-            Err(r) => return r,
+            Err(r) => return *r,
         },
         None => Edit::Delete,
     };
@@ -358,7 +358,7 @@ async fn action_call(
                 "the arguments must be an object",
             ))
         }
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     match s.store.tx(|tx| tasks::execute(tx, &env, &id, args)) {
         Ok(job) => {

@@ -322,6 +322,99 @@ fn first_id(text: &str) -> Option<String> {
     })
 }
 
+/// The `murano` CLI against one server of the flow test.
+struct Flow<'a> {
+    murano: &'a Path,
+}
+
+impl Flow<'_> {
+    fn cli(&self, served: &Served, args: &[&str]) -> Ran {
+        let url = format!("http://{}", served.addr);
+        let mut cmd = clean(self.murano);
+        cmd.args(["--os-no-client-auth", "--murano-url", &url])
+            .args(["--os-auth-token", TOKEN])
+            // Requirements not in the import are looked for here (not on
+            // the internet): the server answers 404.
+            .args(["--murano-repo-url", &format!("{url}/")])
+            .args(args);
+        let ran = run(&mut cmd, Duration::from_secs(120)).expect("run murano");
+        assert!(
+            ran.code.is_some(),
+            "murano {args:?} timed out:\n{}",
+            ran.show()
+        );
+        ran
+    }
+
+    fn ok(&self, served: &Served, args: &[&str]) -> Ran {
+        let ran = self.cli(served, args);
+        assert!(ran.ok(), "murano {args:?}:\n{}", ran.show());
+        ran
+    }
+
+    /// `environment-show` once the environment is not deploying.
+    fn shown(&self, served: &Served, env: &str) -> Ran {
+        let started = Instant::now();
+        loop {
+            let ran = self.ok(served, &["environment-show", env]);
+            let status = ran
+                .stdout
+                .lines()
+                .find(|l| l.starts_with("| status "))
+                .unwrap_or("");
+            if !status.contains("deploying") {
+                return ran;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "{}",
+                ran.show()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// `package-import` of the greeter and its library, then an
+    /// environment with the greeter deployed; the environment's id.
+    fn import_and_deploy(&self, served: &Served, dir: &Path) -> String {
+        let fixtures = common::root().join("tests/serve");
+        let (lib, app) = (fixtures.join("greeter-lib"), fixtures.join("greeter-app"));
+        let import = [
+            "package-import",
+            lib.to_str().unwrap(),
+            app.to_str().unwrap(),
+        ];
+        let ran = self.ok(served, &import);
+        for fqn in ["| com.example.GreeterLib ", "| com.example.Greeter "] {
+            assert!(ran.stdout.contains(fqn), "{fqn}:\n{}", ran.show());
+        }
+        let ran = self.ok(served, &["environment-create", "flow-env"]);
+        let env = first_id(&ran.stdout).unwrap_or_else(|| panic!("no id:\n{}", ran.show()));
+        let ran = self.ok(served, &["environment-session-create", &env]);
+        let session = first_id(&ran.stdout).unwrap_or_else(|| panic!("no id:\n{}", ran.show()));
+        let patch = dir.join("patch.json");
+        let app_model = serde_json::json!([{"op": "add", "path": "/-", "value":
+            {"?": {"id": "greeter1", "type": "com.example.Greeter"}, "who": "cli"}}]);
+        std::fs::write(&patch, app_model.to_string()).unwrap();
+        let edit = [
+            "environment-apps-edit",
+            "--session-id",
+            &session,
+            &env,
+            patch.to_str().unwrap(),
+        ];
+        self.ok(served, &edit);
+        self.ok(
+            served,
+            &["environment-deploy", "--session-id", &session, &env],
+        );
+        let ran = self.shown(served, &env);
+        assert!(ran.stdout.contains("| ready "), "{}", ran.show());
+        assert!(ran.stdout.contains("\"hello, cli\""), "{}", ran.show());
+        env
+    }
+}
+
 /// The whole flow of an offline Murano through the client's own CLI:
 /// `package-import` of an application and the library it requires,
 /// `environment-create`, `environment-session-create`,
@@ -345,123 +438,37 @@ fn python_muranoclient_imports_deploys_and_calls_actions() {
     std::fs::create_dir_all(&dir).expect("a test directory");
     let db = dir.join("murano.db");
     let start = || {
+        let db = db.to_str().unwrap();
         Served::start(
-            &[
-                "tests/serve/counter-app",
-                "--token",
-                TOKEN,
-                "--db",
-                db.to_str().unwrap(),
-            ],
+            &["tests/serve/counter-app", "--token", TOKEN, "--db", db],
             None,
         )
     };
-    let cli = |served: &Served, args: &[&str]| {
-        let url = format!("http://{}", served.addr);
-        let mut cmd = clean(&murano);
-        cmd.args(["--os-no-client-auth", "--murano-url", &url])
-            .args(["--os-auth-token", TOKEN])
-            // Requirements not in the import are looked for here (not on
-            // the internet): the server answers 404.
-            .args(["--murano-repo-url", &format!("{url}/")])
-            .args(args);
-        let ran = run(&mut cmd, Duration::from_secs(120)).expect("run murano");
-        assert!(
-            ran.code.is_some(),
-            "murano {args:?} timed out:\n{}",
-            ran.show()
-        );
-        ran
-    };
-    let ok = |served: &Served, args: &[&str]| {
-        let ran = cli(served, args);
-        assert!(ran.ok(), "murano {args:?}:\n{}", ran.show());
-        ran
-    };
-    let fixtures = common::root().join("tests/serve");
-    let (lib, app) = (fixtures.join("greeter-lib"), fixtures.join("greeter-app"));
+    let flow = Flow { murano: &murano };
     let served = start();
-    let ran = ok(
-        &served,
-        &[
-            "package-import",
-            lib.to_str().unwrap(),
-            app.to_str().unwrap(),
-        ],
-    );
-    for fqn in ["| com.example.GreeterLib ", "| com.example.Greeter "] {
-        assert!(ran.stdout.contains(fqn), "{fqn}:\n{}", ran.show());
-    }
-    let ran = ok(&served, &["environment-create", "flow-env"]);
-    let env = first_id(&ran.stdout).unwrap_or_else(|| panic!("no id:\n{}", ran.show()));
-    let ran = ok(&served, &["environment-session-create", &env]);
-    let session = first_id(&ran.stdout).unwrap_or_else(|| panic!("no id:\n{}", ran.show()));
-    let patch = dir.join("patch.json");
-    let app_model = serde_json::json!([{"op": "add", "path": "/-", "value":
-        {"?": {"id": "greeter1", "type": "com.example.Greeter"}, "who": "cli"}}]);
-    std::fs::write(&patch, app_model.to_string()).unwrap();
-    ok(
-        &served,
-        &[
-            "environment-apps-edit",
-            "--session-id",
-            &session,
-            &env,
-            patch.to_str().unwrap(),
-        ],
-    );
-    ok(
-        &served,
-        &["environment-deploy", "--session-id", &session, &env],
-    );
-    let shown = |served: &Served| {
-        let started = Instant::now();
-        loop {
-            let ran = ok(served, &["environment-show", &env]);
-            let status = ran
-                .stdout
-                .lines()
-                .find(|l| l.starts_with("| status "))
-                .unwrap_or("");
-            if !status.contains("deploying") {
-                return ran;
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(120),
-                "{}",
-                ran.show()
-            );
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    };
-    let ran = shown(&served);
-    assert!(ran.stdout.contains("| ready "), "{}", ran.show());
-    assert!(ran.stdout.contains("\"hello, cli\""), "{}", ran.show());
+    let env = flow.import_and_deploy(&served, &dir);
     // Restarted mid-way: the environment and its actions are still there.
     drop(served);
     let served = start();
-    let ran = shown(&served);
+    let ran = flow.shown(&served, &env);
     assert!(ran.stdout.contains("\"greeter1_greet\""), "{}", ran.show());
-    let ran = ok(
+    let call = [
+        "environment-action-call",
+        &env,
+        "--action-id",
+        "greeter1_greet",
+    ];
+    let ran = flow.ok(
         &served,
-        &[
-            "environment-action-call",
-            &env,
-            "--action-id",
-            "greeter1_greet",
-            "--arguments",
-            "who=everyone",
-        ],
+        &[&call[..], &["--arguments", "who=everyone"]].concat(),
     );
     assert!(ran.stdout.contains("Created task, id: "), "{}", ran.show());
     let task = first_id(&ran.stdout).unwrap();
     let expected = "Task id result: {'isException': False, 'result': 'hello, everyone'}";
+    let get = ["environment-action-get-result", &env, "--task-id", &task];
     let started = Instant::now();
     loop {
-        let ran = cli(
-            &served,
-            &["environment-action-get-result", &env, "--task-id", &task],
-        );
+        let ran = flow.cli(&served, &get);
         if ran.ok() && ran.stdout.contains(expected) {
             break;
         }
@@ -475,12 +482,9 @@ fn python_muranoclient_imports_deploys_and_calls_actions() {
     // Restarted again: the task's result and both deployments are kept.
     drop(served);
     let served = start();
-    let ran = ok(
-        &served,
-        &["environment-action-get-result", &env, "--task-id", &task],
-    );
+    let ran = flow.ok(&served, &get);
     assert!(ran.stdout.contains(expected), "{}", ran.show());
-    let ran = ok(&served, &["deployment-list", &env]);
+    let ran = flow.ok(&served, &["deployment-list", &env]);
     assert_eq!(
         ran.stdout.matches("| success ").count(),
         2,
@@ -488,9 +492,13 @@ fn python_muranoclient_imports_deploys_and_calls_actions() {
         ran.show()
     );
     assert!(ran.stdout.contains(&task), "{}", ran.show());
-    let ran = ok(&served, &["environment-delete", &env]);
+    let ran = flow.ok(&served, &["environment-delete", &env]);
     let started = Instant::now();
-    while cli(&served, &["environment-list"]).stdout.contains(&env) {
+    while flow
+        .cli(&served, &["environment-list"])
+        .stdout
+        .contains(&env)
+    {
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "{}",
@@ -498,7 +506,7 @@ fn python_muranoclient_imports_deploys_and_calls_actions() {
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    let ran = ok(&served, &["package-list"]);
+    let ran = flow.ok(&served, &["package-list"]);
     assert!(
         ran.stdout.contains("com.example.Greeter "),
         "{}",

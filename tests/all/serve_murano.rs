@@ -384,6 +384,43 @@ fn services_are_edited_by_path_in_a_session() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Bad requests: `METHOD PATH SESSION BODY STATUS`, `-` for no session
+/// or body; `ENV`, `SID` and `UNKNOWN` stand for an environment, one of
+/// its sessions and an id nothing has.
+const BAD: &[&str] = &[
+    "POST /environments - {not%json 400",
+    "POST /environments - {} 400",
+    r#"POST /environments - {"name":"%%"} 400"#,
+    r#"POST /environments - {"name":"bad"} 409"#,
+    "POST /environments - LONG 413",
+    "GET /environments/UNKNOWN - - 404",
+    r#"PUT /environments/UNKNOWN - {"name":"y"} 404"#,
+    "PUT /environments/ENV - [] 400",
+    "DELETE /environments/UNKNOWN - - 404",
+    "POST /environments/UNKNOWN/configure - - 404",
+    "GET /environments/ENV/sessions/UNKNOWN - - 404",
+    "GET /environments/ENV UNKNOWN - 404",
+    "DELETE /environments/ENV/sessions/UNKNOWN - - 404",
+    "POST /environments/ENV/sessions/UNKNOWN/deploy - - 404",
+    "POST /environments/UNKNOWN/sessions/SID/deploy - - 404",
+    "POST /environments/ENV/services - {} 403",
+    "POST /environments/ENV/services UNKNOWN {} 403",
+    "POST /environments/ENV/services SID [1, 400",
+    "PUT /environments/ENV/services SID {} 400",
+    "DELETE /environments/ENV/services/nothing SID - 404",
+    "GET /environments/ENV/services/nothing SID - 404",
+    "GET /environments/UNKNOWN/deployments - - 404",
+    "GET /environments/ENV/deployments/UNKNOWN - - 404",
+    "POST /environments/ENV/actions/UNKNOWN - {} 404",
+    "POST /environments/ENV/actions/x - [1] 400",
+    "GET /environments/ENV/actions/UNKNOWN - - 404",
+    "GET /environments/UNKNOWN/actions/UNKNOWN - - 404",
+    "GET /catalog/packages/UNKNOWN - - 404",
+    "DELETE /catalog/packages/UNKNOWN - - 404",
+    r#"PATCH /catalog/packages/UNKNOWN - [] 404"#,
+    "POST /catalog/categories - {} 400",
+];
+
 #[test]
 fn bad_requests_get_murano_status_codes_and_write_nothing() {
     let dir = temp_dir("murano-bad");
@@ -397,179 +434,46 @@ fn bad_requests_get_murano_status_codes_and_write_nothing() {
     let sid = c.session(&env);
     let before = snapshot(&db);
     let unknown = "0123456789abcdef0123456789abcdef";
-    let cases: Vec<(&str, String, Option<&str>, Option<String>, u16)> = vec![
-        (
-            "POST",
-            "/environments".into(),
-            None,
-            Some("{not json".into()),
-            400,
-        ),
-        ("POST", "/environments".into(), None, Some("{}".into()), 400),
-        (
-            "POST",
-            "/environments".into(),
-            None,
-            Some(r#"{"name": "  "}"#.into()),
-            400,
-        ),
-        (
-            "POST",
-            "/environments".into(),
-            None,
-            Some(r#"{"name": "bad"}"#.into()),
-            409,
-        ),
-        (
-            "POST",
-            "/environments".into(),
-            None,
-            Some(format!(r#"{{"name": "{}"}}"#, "x".repeat(3000))),
-            413,
-        ),
-        ("GET", format!("/environments/{unknown}"), None, None, 404),
-        (
-            "PUT",
-            format!("/environments/{unknown}"),
-            None,
-            Some(r#"{"name": "y"}"#.into()),
-            404,
-        ),
-        (
-            "DELETE",
-            format!("/environments/{unknown}"),
-            None,
-            None,
-            404,
-        ),
-        (
-            "POST",
-            format!("/environments/{unknown}/configure"),
-            None,
-            None,
-            404,
-        ),
-        (
-            "GET",
-            format!("/environments/{env}/sessions/{unknown}"),
-            None,
-            None,
-            404,
-        ),
-        (
-            "POST",
-            format!("/environments/{env}/sessions/{unknown}/deploy"),
-            None,
-            None,
-            404,
-        ),
-        (
-            "POST",
-            format!("/environments/{unknown}/sessions/{sid}/deploy"),
-            None,
-            None,
-            404,
-        ),
-        (
-            "POST",
-            format!("/environments/{env}/services"),
-            None,
-            Some("{}".into()),
-            403,
-        ),
-        (
-            "POST",
-            format!("/environments/{env}/services"),
-            Some(unknown),
-            Some("{}".into()),
-            403,
-        ),
-        (
-            "POST",
-            format!("/environments/{env}/services"),
-            Some(&sid),
-            Some("[1,".into()),
-            400,
-        ),
-        (
-            "DELETE",
-            format!("/environments/{env}/services/nothing"),
-            Some(&sid),
-            None,
-            404,
-        ),
-        (
-            "GET",
-            format!("/environments/{env}/deployments"),
-            Some(unknown),
-            None,
-            200,
-        ),
-        (
-            "GET",
-            format!("/environments/{unknown}/deployments"),
-            None,
-            None,
-            404,
-        ),
-        (
-            "GET",
-            format!("/environments/{env}/deployments/{unknown}"),
-            None,
-            None,
-            404,
-        ),
-        (
-            "POST",
-            format!("/environments/{env}/actions/{unknown}"),
-            None,
-            Some("{}".into()),
-            404,
-        ),
-        (
-            "POST",
-            format!("/environments/{env}/actions/x"),
-            None,
-            Some("[1]".into()),
-            400,
-        ),
-        (
-            "GET",
-            format!("/environments/{env}/actions/{unknown}"),
-            None,
-            None,
-            404,
-        ),
-        (
-            "GET",
-            format!("/environments/{unknown}/actions/{unknown}"),
-            None,
-            None,
-            404,
-        ),
-    ];
-    for (method, path, session, body, want) in &cases {
-        let (status, j) = c.send(method, path, *session, body.as_deref());
-        assert_eq!(status, *want, "{method} {path}: {j}");
-        if *want != 200 {
-            assert!(j["error"]["message"].is_string(), "{method} {path}: {j}");
-        }
-        assert_eq!(
-            snapshot(&db),
-            before,
-            "{method} {path} wrote to the database"
-        );
+    let long = format!(r#"{{"name": "{}"}}"#, "x".repeat(3000));
+    for case in BAD {
+        let fill = |s: &str| {
+            s.replace("UNKNOWN", unknown)
+                .replace("ENV", &env)
+                .replace("SID", &sid)
+        };
+        let parts: Vec<String> = case.split(' ').map(fill).collect();
+        let [method, path, session, body, want] = &parts[..] else {
+            panic!("{case}")
+        };
+        let session = (session != "-").then_some(session.as_str());
+        let body = match body.as_str() {
+            "-" => None,
+            "LONG" => Some(long.clone()),
+            b => Some(b.replace("%%", "  ").replace('%', " ")),
+        };
+        let (status, j) = c.send(method, path, session, body.as_deref());
+        assert_eq!(status.to_string(), *want, "{case}: {j}");
+        assert!(j["error"]["message"].is_string(), "{case}: {j}");
+        assert_eq!(snapshot(&db), before, "{case} wrote to the database");
     }
-    // A second deployment of the environment while one runs: 409, and
-    // the running one finishes.
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn one_deployment_per_environment_at_a_time() {
+    let dir = temp_dir("murano-busy");
+    let db = dir.join("state.db");
+    let server = serve_on(&db, &[]);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    let env = c.environment("busy");
+    let sid = c.session(&env);
     let other = c.session(&env);
     let app = json!({"?": {"id": "slow", "type": "com.example.Counter"}, "spin": 3_000_000});
-    c.ok(
-        "POST",
-        &format!("/environments/{env}/services"),
-        Some(&sid),
-        Some(&app.to_string()),
-    );
+    let services = format!("/environments/{env}/services");
+    c.ok("POST", &services, Some(&sid), Some(&app.to_string()));
     c.ok(
         "POST",
         &format!("/environments/{env}/sessions/{sid}/deploy"),
@@ -577,44 +481,55 @@ fn bad_requests_get_murano_status_codes_and_write_nothing() {
         None,
     );
     let during = snapshot(&db);
-    let (status, j) = c.send(
-        "POST",
-        &format!("/environments/{env}/sessions/{other}/deploy"),
-        None,
-        None,
+    let deploy = |s: &str| {
+        c.send(
+            "POST",
+            &format!("/environments/{env}/sessions/{s}/deploy"),
+            None,
+            None,
+        )
+    };
+    // Another session's deployment: 409; the same session again: 403.
+    assert_eq!(deploy(&other).0, 409);
+    assert_eq!(deploy(&sid).0, 403);
+    // No session opens, no action runs, no service changes meanwhile.
+    assert_eq!(
+        c.send(
+            "POST",
+            &format!("/environments/{env}/configure"),
+            None,
+            None
+        )
+        .0,
+        403
     );
-    assert_eq!(status, 409, "{j}");
-    let (status, j) = c.send(
-        "POST",
-        &format!("/environments/{env}/sessions/{sid}/deploy"),
-        None,
-        None,
-    );
-    assert_eq!(status, 403, "{j}");
-    let (status, j) = c.send(
-        "POST",
-        &format!("/environments/{env}/configure"),
-        None,
-        None,
-    );
-    assert_eq!(status, 403, "{j}");
-    let (status, _) = c.send(
+    let action = c.send(
         "POST",
         &format!("/environments/{env}/actions/slow_increment"),
         None,
         Some("{}"),
     );
-    assert!(status == 409 || status == 404, "{status}");
+    assert_eq!(action.0, 409);
+    assert_eq!(c.send("POST", &services, Some(&sid), Some("{}")).0, 403);
+    assert_eq!(
+        c.send(
+            "DELETE",
+            &format!("/environments/{env}/sessions/{sid}"),
+            None,
+            None
+        )
+        .0,
+        403
+    );
+    assert_eq!(
+        c.send("DELETE", &format!("/environments/{env}"), None, None)
+            .0,
+        403
+    );
     assert_eq!(snapshot(&db), during);
     assert_eq!(c.settled(&env)["status"], "ready");
     // The session opened before the deployment is stale now.
-    let (status, _) = c.send(
-        "POST",
-        &format!("/environments/{env}/sessions/{other}/deploy"),
-        None,
-        None,
-    );
-    assert_eq!(status, 403);
+    assert_eq!(deploy(&other).0, 403);
     std::fs::remove_dir_all(&dir).ok();
 }
 
