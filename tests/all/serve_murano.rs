@@ -807,3 +807,128 @@ fn uploaded_packages_are_served_deployed_and_kept() {
     assert_eq!(snapshot(&db)[4], ("packages".to_string(), 0));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every application of `../shared/fixtures/apps` that `scripts/check-apps`
+/// deploys (`ui model`, then `run --method deploy`) deploys through the
+/// API too: its applications added to an environment in a session, the
+/// session deployed, the environment `ready` with the same objects.
+#[test]
+fn catalogue_apps_deploy_through_the_api() {
+    let apps = common::root().join("../shared/fixtures/apps");
+    if !apps.is_dir() {
+        eprintln!("SKIP: {} is absent", apps.display());
+        return;
+    }
+    let dir = temp_dir("murano-apps");
+    let db = dir.join("state.db");
+    let lib = apps.to_str().unwrap();
+    let server = Served::start(&["-L", lib, "--db", db.to_str().unwrap()], None);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(&apps)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("UI/ui.yaml").is_file())
+        .collect();
+    entries.sort();
+    let (mut by_cli, mut by_api, mut failed) = (0, 0, Vec::new());
+    for app in &entries {
+        let name = app.file_name().unwrap().to_string_lossy().to_string();
+        let manifest = std::fs::read_to_string(app.join("manifest.yaml")).unwrap_or_default();
+        if !manifest
+            .lines()
+            .any(|l| l.replace(' ', "") == "Type:Application")
+        {
+            continue;
+        }
+        let path = app.to_str().unwrap();
+        let ui = common::muranopl_with_input(&["ui", "model", path, "-L", lib], "");
+        if !ui.status.success() {
+            continue;
+        }
+        let model_file = dir.join(format!("{name}.json"));
+        std::fs::write(&model_file, &ui.stdout).unwrap();
+        let model = model_file.to_str().unwrap();
+        let run_args = [
+            "run", path, "-L", lib, "--model", model, "--method", "deploy", "-q",
+        ];
+        if !common::muranopl_with_input(&run_args, "").status.success() {
+            continue;
+        }
+        by_cli += 1;
+        let model: J = serde_json::from_slice(&ui.stdout).unwrap();
+        let mut services = model
+            .get("applications")
+            .cloned()
+            .unwrap_or_else(|| json!([model]));
+        // The catalogue may hold other versions of the package (the
+        // search path has ApacheHTTPServer 0 and 1): its objects name the
+        // version `run` deployed, as the dashboard names it.
+        let info = common::muranopl_with_input(&["package", "info", path], "");
+        let info: J = serde_json::from_slice(&info.stdout).expect("package info");
+        pin_versions(&mut services, &info);
+        let env = c.environment(&name);
+        let sid = c.session(&env);
+        c.ok(
+            "POST",
+            &format!("/environments/{env}/services"),
+            Some(&sid),
+            Some(&services.to_string()),
+        );
+        c.ok(
+            "POST",
+            &format!("/environments/{env}/sessions/{sid}/deploy"),
+            None,
+            None,
+        );
+        let e = c.settled(&env);
+        let ids = |v: &J| -> Vec<J> {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .map(|s| s["?"]["id"].clone())
+                .collect()
+        };
+        if e["status"] == "ready" && ids(&e["services"]) == ids(&services) {
+            by_api += 1;
+        } else {
+            let deps = c.ok(
+                "GET",
+                &format!("/environments/{env}/deployments"),
+                None,
+                None,
+            );
+            failed.push(format!(
+                "{name}: {} {} {services}",
+                e["status"], deps["deployments"][0]["result"]
+            ));
+        }
+    }
+    eprintln!("deployed through the API: {by_api} of the {by_cli} applications `run` deploys");
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert!(by_cli > 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Objects of `v` whose class is one of the package `info` describes name
+/// its version and package (`TYPE/VERSION@PACKAGE`).
+fn pin_versions(v: &mut J, info: &J) {
+    match v {
+        J::Object(m) => {
+            if let Some(J::String(t)) = m.get_mut("?").and_then(|h| h.get_mut("type")) {
+                if info["Classes"].get(t.as_str()).is_some() {
+                    *t = format!(
+                        "{t}/={}@{}",
+                        info["Version"].as_str().unwrap(),
+                        info["FullName"].as_str().unwrap()
+                    );
+                }
+            }
+            m.values_mut().for_each(|x| pin_versions(x, info));
+        }
+        J::Array(l) => l.iter_mut().for_each(|x| pin_versions(x, info)),
+        _ => {}
+    }
+}
