@@ -932,3 +932,75 @@ fn pin_versions(v: &mut J, info: &J) {
         _ => {}
     }
 }
+
+/// A server killed mid-deployment: at its next start the deployment has
+/// failed (saying why), the environment says `deploy failure`, and a new
+/// session deploys it.
+#[test]
+fn a_deployment_cut_short_by_a_kill_fails_at_the_next_start() {
+    let dir = temp_dir("murano-kill");
+    let db = dir.join("state.db");
+    let env = {
+        let mut server = serve_on(&db, &["--timeout", "120"]);
+        let c = Client {
+            server: &server,
+            token: None,
+        };
+        let env = c.environment("killed");
+        let sid = c.session(&env);
+        let app = json!({"?": {"id": "k", "type": "com.example.Counter"}, "spin": 100_000_000});
+        c.ok(
+            "POST",
+            &format!("/environments/{env}/services"),
+            Some(&sid),
+            Some(&app.to_string()),
+        );
+        c.ok(
+            "POST",
+            &format!("/environments/{env}/sessions/{sid}/deploy"),
+            None,
+            None,
+        );
+        assert_eq!(
+            c.ok("GET", &format!("/environments/{env}"), None, None)["status"],
+            "deploying"
+        );
+        server.child.kill().expect("kill the server");
+        let _ = server.child.wait();
+        env
+    };
+    let server = serve_on(&db, &[]);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    assert_eq!(c.settled(&env)["status"], "deploy failure");
+    let deps = c.ok(
+        "GET",
+        &format!("/environments/{env}/deployments"),
+        None,
+        None,
+    );
+    let dep = &deps["deployments"][0];
+    assert_eq!(dep["state"], "completed_w_errors", "{dep}");
+    assert_eq!(dep["result"]["isException"], true);
+    let message = dep["result"]["result"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("stopped before the task finished"),
+        "{message}"
+    );
+    let sid = c.session(&env);
+    // The environment keeps the model of its last finished deployment
+    // (none): the application is added again.
+    let app = json!({"?": {"id": "k", "type": "com.example.Counter"}});
+    let services = format!("/environments/{env}/services");
+    c.ok("POST", &services, Some(&sid), Some(&app.to_string()));
+    c.ok(
+        "POST",
+        &format!("/environments/{env}/sessions/{sid}/deploy"),
+        None,
+        None,
+    );
+    assert_eq!(c.settled(&env)["status"], "ready");
+    std::fs::remove_dir_all(&dir).ok();
+}
