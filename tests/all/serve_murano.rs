@@ -533,35 +533,72 @@ fn one_deployment_per_environment_at_a_time() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// One client's flow of the load test: imports the greeter and its
+/// library (already there: 409, as `package-import` meets it), deploys a
+/// counter and a greeter in an environment of its own, calls an action
+/// of each.
+fn client_flow(server: &Served, i: i64, lib: &[u8], app: &[u8]) {
+    let c = Client {
+        server,
+        token: None,
+    };
+    for package in [lib, app] {
+        let (status, j) = upload(server, "{}", &[package]);
+        assert!(status == 200 || status == 409, "{status} {j}");
+    }
+    let env = c.environment(&format!("client-{i}"));
+    let sid = c.session(&env);
+    let apps = json!([
+        {"?": {"id": format!("c{i}"), "type": "com.example.Counter"}, "start": i, "spin": 20_000},
+        {"?": {"id": format!("g{i}"), "type": "com.example.Greeter"}, "who": format!("client {i}")},
+    ]);
+    c.ok(
+        "POST",
+        &format!("/environments/{env}/services"),
+        Some(&sid),
+        Some(&apps.to_string()),
+    );
+    c.ok(
+        "POST",
+        &format!("/environments/{env}/sessions/{sid}/deploy"),
+        None,
+        None,
+    );
+    let deployed = c.settled(&env);
+    assert_eq!(deployed["status"], "ready", "{deployed}");
+    let r = c.call(&env, &format!("c{i}_increment"), json!({"by": 2}));
+    assert_eq!(r["result"], i + 2, "{r}");
+    c.settled(&env);
+    let r = c.call(&env, &format!("g{i}_greet"), json!({"who": "all"}));
+    assert_eq!(r["result"], "hello, all", "{r}");
+    let e = c.settled(&env);
+    assert_eq!(e["services"][0]["count"], i + 2, "{e}");
+    assert_eq!(
+        e["services"][1]["said"],
+        json!([format!("hello, client {i}"), "hello, all"])
+    );
+    let deps = c.ok(
+        "GET",
+        &format!("/environments/{env}/deployments"),
+        None,
+        None,
+    );
+    assert_eq!(deps["deployments"].as_array().unwrap().len(), 3);
+}
+
 #[test]
 fn twenty_concurrent_clients_each_deploy_and_call_actions() {
     let dir = temp_dir("murano-load");
     let db = dir.join("state.db");
+    let lib = packed("tests/serve/greeter-lib", &dir.join("lib.zip"));
+    let app = packed("tests/serve/greeter-app", &dir.join("app.zip"));
     let server = serve_on(&db, &["--threads", "2"]);
     let started = Instant::now();
     std::thread::scope(|scope| {
-        let server = &server;
         let flows: Vec<_> = (0..20)
             .map(|i| {
-                scope.spawn(move || {
-                    let c = Client {
-                        server,
-                        token: None,
-                    };
-                    let env = c.environment(&format!("client-{i}"));
-                    let deployed = c.deploy_counter(&env, &format!("c{i}"), i, 20_000);
-                    assert_eq!(deployed["status"], "ready", "{deployed}");
-                    let r = c.call(&env, &format!("c{i}_increment"), json!({"by": 2}));
-                    assert_eq!(r["result"], i + 2, "{r}");
-                    c.settled(&env);
-                    let deps = c.ok(
-                        "GET",
-                        &format!("/environments/{env}/deployments"),
-                        None,
-                        None,
-                    );
-                    assert_eq!(deps["deployments"].as_array().unwrap().len(), 2);
-                })
+                let (server, lib, app) = (&server, &lib, &app);
+                scope.spawn(move || client_flow(server, i, lib, app))
             })
             .collect();
         for f in flows {
@@ -574,12 +611,11 @@ fn twenty_concurrent_clients_each_deploy_and_call_actions() {
         token: None,
     };
     let all = c.ok("GET", "/environments", None, None);
-    assert_eq!(all["environments"].as_array().unwrap().len(), 20);
-    assert!(all["environments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .all(|e| e["status"] == "ready"));
+    let all = all["environments"].as_array().unwrap();
+    assert_eq!(all.len(), 20);
+    assert!(all.iter().all(|e| e["status"] == "ready"));
+    let packages = c.ok("GET", "/catalog/packages", None, None);
+    assert_eq!(packages["packages"].as_array().unwrap().len(), 2);
     std::fs::remove_dir_all(&dir).ok();
 }
 
