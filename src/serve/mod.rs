@@ -18,7 +18,9 @@
 //! murano) and `packageName` are query parameters of `/schemas` and fields
 //! of `/actions`. Errors answer `{"error": {"kind", "message", "trace"}}`:
 //! 400 bad request, 401 missing or wrong token, 403 not a public static
-//! method, 404 no such class, version or method, 408 the request took
+//! method (or, murano's, a change without a valid open session), 404 no
+//! such class, version, method, environment, session, task or package,
+//! 409 a name taken or a deployment of the environment running, 408 the request took
 //! longer than `--timeout`, 413 body past `--max-body` (at once when
 //! `Content-Length` says so), 415 a content coding other than `identity`,
 //! 501 a transfer coding other than `chunked`, 500 the action failed,
