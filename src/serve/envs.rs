@@ -566,3 +566,85 @@ pub fn model_get(tx: &Transaction, env_id: &str, path: &str, sid: Option<&str>) 
         .cloned()
         .ok_or_else(|| Fail::not_found(format!("nothing at /{}", path.trim_start_matches('/'))))
 }
+
+/// One JSON-patch change (`add`, `replace`, `remove`) of `target`; the
+/// path's items of a list are named by index (or by `?.id`), `-` appends.
+fn apply_change(target: &mut J, change: &J) -> Result<(), Fail> {
+    let (Some(op), Some(path)) = (change["op"].as_str(), change["path"].as_str()) else {
+        return Err(Fail::bad("every change needs \"op\" and \"path\""));
+    };
+    let value = change.get("value").cloned();
+    let bad = || Fail::bad(format!("cannot {op} {path}"));
+    match (op, value) {
+        ("remove", _) => traverse::remove(path, target).then_some(()).ok_or_else(bad),
+        ("replace", Some(v)) => {
+            traverse::get(path, target).ok_or_else(bad)?;
+            traverse::update(path, v, target)
+                .then_some(())
+                .ok_or_else(bad)
+        }
+        ("add", Some(v)) => {
+            let (parent, key) = path.rsplit_once('/').ok_or_else(bad)?;
+            match traverse::get_mut(parent, target).ok_or_else(bad)? {
+                J::Array(list) if key == "-" => list.push(v),
+                J::Array(list) => {
+                    let i: usize = key.parse().map_err(|_| bad())?;
+                    if i > list.len() {
+                        return Err(bad());
+                    }
+                    list.insert(i, v);
+                }
+                J::Object(map) => {
+                    map.insert(key.to_string(), v);
+                }
+                _ => return Err(bad()),
+            }
+            Ok(())
+        }
+        _ => Err(Fail::bad(format!(
+            "the op must be add, replace (with a value) or remove, not {op}"
+        ))),
+    }
+}
+
+/// `PATCH /v1/environments/{id}/model/` + `X-Configuration-Session`: a
+/// JSON patch (`[{"op", "path", "value"?}]`) of the session's model
+/// (`Objects`); answers the model after it. All changes or none.
+pub fn model_patch(
+    tx: &Transaction,
+    env_id: &str,
+    sid: Option<&str>,
+    patch: &J,
+) -> Result<J, Fail> {
+    env(tx, env_id)?;
+    let s = edit_session(tx, env_id, sid)?;
+    let Some(changes) = patch.as_array() else {
+        return Err(Fail::bad("JSON-patch must be a list of changes"));
+    };
+    let mut model = s.description.clone();
+    let Some(objects) = model.get_mut("Objects").filter(|o| o.is_object()) else {
+        return Err(Fail::forbidden("the environment is being deleted"));
+    };
+    if objects.get("services").is_none() {
+        objects["services"] = json!([]);
+    }
+    for change in changes {
+        apply_change(objects, change)?;
+    }
+    if objects
+        .get("?")
+        .and_then(|h| h.get("type"))
+        .and_then(J::as_str)
+        != Some("io.murano.Environment")
+    {
+        return Err(Fail::bad(
+            "the model's root must stay an io.murano.Environment",
+        ));
+    }
+    let answer = objects.clone();
+    tx.execute(
+        "UPDATE sessions SET description = ?2, updated = ?3 WHERE id = ?1",
+        params![s.id, model.to_string(), now()],
+    )?;
+    Ok(answer)
+}

@@ -38,8 +38,14 @@ pub fn routes() -> Router<Shared> {
             get(env_show).put(env_update).delete(env_delete),
         )
         .route("/environments/{env}/lastStatus", get(env_last_status))
-        .route("/environments/{env}/model", get(model_get))
-        .route("/environments/{env}/model/", get(model_get))
+        .route(
+            "/environments/{env}/model",
+            get(model_get).patch(model_patch),
+        )
+        .route(
+            "/environments/{env}/model/",
+            get(model_get).patch(model_patch),
+        )
         .route("/environments/{env}/model/{*path}", get(model_get_at))
         .route("/environments/{env}/configure", post(configure))
         .route(
@@ -199,6 +205,19 @@ async fn model_get_at(
     h: HeaderMap,
 ) -> Response {
     model_answer(&s, &env, &path, &h)
+}
+
+async fn model_patch(
+    State(s): State<Shared>,
+    Path(env): Path<String>,
+    h: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let sid = session_header(&h);
+    match json_body(body) {
+        Ok(patch) => db(&s, |tx| envs::model_patch(tx, &env, sid.as_deref(), &patch)),
+        Err(r) => *r,
+    }
 }
 
 async fn configure(State(s): State<Shared>, Path(env): Path<String>) -> Response {

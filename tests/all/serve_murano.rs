@@ -1040,3 +1040,55 @@ fn a_deployment_cut_short_by_a_kill_fails_at_the_next_start() {
     assert_eq!(c.settled(&env)["status"], "ready");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `environment-model-edit`: a JSON patch of the session's model.
+#[test]
+fn the_model_is_patched_in_a_session() {
+    let dir = temp_dir("murano-model");
+    let db = dir.join("state.db");
+    let server = serve_on(&db, &[]);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    let env = c.environment("patched");
+    let sid = c.session(&env);
+    let model = format!("/environments/{env}/model/");
+    let patch = json!([
+        {"op": "add", "path": "/services/-", "value": {"?": {"id": "a", "type": "com.example.Counter"}}},
+        {"op": "add", "path": "/services/0/start", "value": 4},
+        {"op": "replace", "path": "/name", "value": "patched-model"},
+        {"op": "remove", "path": "/defaultNetworks/flat"},
+    ]);
+    let after = c.ok("PATCH", &model, Some(&sid), Some(&patch.to_string()));
+    assert_eq!(after["services"][0]["start"], 4, "{after}");
+    assert_eq!(after["name"], "patched-model");
+    assert!(after["defaultNetworks"].get("flat").is_none());
+    assert_eq!(
+        c.ok("GET", &format!("{model}services/a/start"), Some(&sid), None),
+        4
+    );
+    let before = snapshot(&db);
+    for (session, body, want) in [
+        (None, patch.to_string(), 403),
+        (Some(sid.as_str()), "{}".to_string(), 400),
+        (Some(sid.as_str()), r#"[{"op": "move", "path": "/name"}]"#.to_string(), 400),
+        (Some(sid.as_str()), r#"[{"op": "replace", "path": "/nothing/x", "value": 1}]"#.into(), 400),
+        // The first change would do, the second not: neither is kept.
+        (Some(sid.as_str()), r#"[{"op": "replace", "path": "/name", "value": "x"}, {"op": "remove", "path": "/zzz"}]"#.into(), 400),
+        (Some(sid.as_str()), r#"[{"op": "remove", "path": "/?"}]"#.into(), 400),
+    ] {
+        let (status, j) = c.send("PATCH", &model, session, Some(&body));
+        assert_eq!(status, want, "{body}: {j}");
+        assert_eq!(snapshot(&db), before, "{body}");
+    }
+    c.ok(
+        "POST",
+        &format!("/environments/{env}/sessions/{sid}/deploy"),
+        None,
+        None,
+    );
+    let e = c.settled(&env);
+    assert_eq!(e["services"][0]["count"], 4, "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
