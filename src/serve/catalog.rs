@@ -217,7 +217,9 @@ async fn upload(State(s): State<Shared>, mp: Result<Multipart, MultipartRejectio
     let bytes = files.remove(0);
     let _one_at_a_time = s.uploads.lock().await;
     let store = s.store.clone();
-    let work = tokio::task::spawn_blocking(move || add(&store, &sources, &bytes, &meta)).await;
+    let served = s.catalogue();
+    let work =
+        tokio::task::spawn_blocking(move || add(&store, &sources, &served, &bytes, &meta)).await;
     match work {
         Ok(Ok((dict, catalog))) => {
             s.set_catalogue(catalog);
@@ -232,6 +234,7 @@ async fn upload(State(s): State<Shared>, mp: Result<Multipart, MultipartRejectio
 fn add(
     store: &super::store::Store,
     sources: &Sources,
+    served: &muranopl::Catalogue,
     bytes: &[u8],
     meta: &J,
 ) -> Result<(J, Arc<muranopl::Catalogue>), Fail> {
@@ -240,6 +243,18 @@ fn add(
     let p = packages::read_package(&path, bytes)?;
     let done = (|| {
         store.tx(|tx| packages::taken(tx, p.full_name()))?;
+        // The same name and version from the command line or the search
+        // path: served already.
+        let same = |f: &Arc<dyn package::PackageFormat>| {
+            f.full_name() == p.full_name() && f.version() == p.version()
+        };
+        if served.formats().iter().any(same) {
+            return Err(Fail::conflict(format!(
+                "Package {} {} is served already (from the search path)",
+                p.full_name(),
+                p.version()
+            )));
+        }
         let mut ids = store.tx(packages::ids)?;
         ids.push(id.clone());
         let catalog = sources

@@ -1092,3 +1092,36 @@ fn the_model_is_patched_in_a_session() {
     assert_eq!(e["services"][0]["count"], 4, "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// An action's result past `--max-body` bytes of JSON ends the task with
+/// an exception result; a package the server serves already from the
+/// command line is not uploaded again (409).
+#[test]
+fn results_are_capped_and_served_packages_not_uploaded_again() {
+    let dir = temp_dir("murano-cap");
+    let db = dir.join("state.db");
+    let counter = packed(APP, &dir.join("counter.zip"));
+    let server = serve_on(&db, &["--max-body", "20000"]);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    let (status, j) = upload(&server, "{}", &[&counter]);
+    assert_eq!(status, 409, "{j}");
+    let env = c.environment("capped");
+    assert_eq!(c.deploy_counter(&env, "n", 0, 0)["status"], "ready");
+    let small = c.call(&env, "n_big", json!({"items": 2}));
+    assert_eq!(
+        small,
+        json!({"isException": false, "result": ["item 0", "item 1"]})
+    );
+    c.settled(&env);
+    let big = c.call(&env, "n_big", json!({"items": 5000}));
+    assert_eq!(big["isException"], true, "{big}");
+    let message = big["result"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("more than the limit of 20000"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
