@@ -538,8 +538,12 @@ pub fn run(catalog: &Arc<Catalogue>, job: &Job, max_result: usize) -> Outcome {
         if let Some(action) = &job.action {
             result = invoke(ex, action, max_result);
         }
-        match engine::serialize::serialize_model(ex, root) {
-            Ok(m) => after = to_json(&m),
+        match engine::serialize::serialize_model(ex, root).map(|m| to_json(&m)) {
+            Ok(Some(m)) => after = Some(m),
+            Ok(None) => {
+                let msg = "the model after the task cannot be kept: it nests deeper than JSON is read here (128 levels)";
+                result = exception(msg, "");
+            }
             Err(e) => result = exception(e.message(), &e.trace().join("\n")),
         }
     } else if !job.deleting() && result["isException"] == J::Bool(false) {
