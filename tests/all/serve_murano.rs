@@ -693,6 +693,34 @@ fn upload(server: &Served, meta: &str, files: &[&[u8]]) -> (u16, J) {
     (status, serde_json::from_str(body).unwrap_or(J::Null))
 }
 
+/// Not a package, empty, two at once, over the size limit, an unknown
+/// category, bad metadata, not multipart, a requirement missing: refused,
+/// nothing kept.
+fn refused_uploads(server: &Served, db: &Path, lib: &[u8], app: &[u8]) {
+    let c = Client {
+        server,
+        token: None,
+    };
+    let before = snapshot(db);
+    for (meta, files, want) in [
+        ("{}", vec![&b"not a zip"[..]], 400),
+        ("{}", vec![&b""[..]], 400),
+        ("{}", vec![lib, app], 400),
+        ("{}", vec![&vec![0u8; 200_000][..]], 413),
+        (r#"{"categories": ["Nope"]}"#, vec![lib], 400),
+        ("not json", vec![lib], 400),
+    ] {
+        let (status, j) = upload(server, meta, &files);
+        assert_eq!(status, want, "{meta}: {j}");
+        assert_eq!(snapshot(db), before);
+    }
+    assert_eq!(c.send("POST", "/catalog/packages", None, Some("{}")).0, 415);
+    // The application needs the library: refused until it is there.
+    let (status, j) = upload(server, "{}", &[app]);
+    assert_eq!(status, 400, "{j}");
+    assert_eq!(snapshot(db), before);
+}
+
 #[test]
 fn uploaded_packages_are_served_deployed_and_kept() {
     let dir = temp_dir("murano-packages");
@@ -704,26 +732,7 @@ fn uploaded_packages_are_served_deployed_and_kept() {
         server: &server,
         token: None,
     };
-    let before = snapshot(&db);
-    // Not a package, empty, two at once, over the size limit, an unknown
-    // category, not multipart: refused, nothing kept.
-    for (meta, files, want) in [
-        ("{}", vec![&b"not a zip"[..]], 400),
-        ("{}", vec![&b""[..]], 400),
-        ("{}", vec![&lib[..], &app[..]], 400),
-        ("{}", vec![&vec![0u8; 200_000][..]], 413),
-        (r#"{"categories": ["Nope"]}"#, vec![&lib[..]], 400),
-        ("not json", vec![&lib[..]], 400),
-    ] {
-        let (status, j) = upload(&server, meta, &files);
-        assert_eq!(status, want, "{meta}: {j}");
-        assert_eq!(snapshot(&db), before);
-    }
-    assert_eq!(c.send("POST", "/catalog/packages", None, Some("{}")).0, 415);
-    // The application needs the library: refused until it is there.
-    let (status, j) = upload(&server, "{}", &[&app]);
-    assert_eq!(status, 400, "{j}");
-    assert_eq!(snapshot(&db), before);
+    refused_uploads(&server, &db, &lib, &app);
     c.ok(
         "POST",
         "/catalog/categories",
