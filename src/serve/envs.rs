@@ -33,6 +33,8 @@ pub struct Env {
     /// The deployed object model: `{"Objects", "ObjectsCopy"?, "Attributes"}`.
     pub description: J,
     pub networking: J,
+    /// The simulated cloud's state between tasks (tagged JSON text).
+    pub cloud: String,
     pub created: String,
     pub updated: String,
 }
@@ -81,7 +83,8 @@ impl Sess {
     }
 }
 
-const ENV_COLS: &str = "id, name, tenant_id, version, description, networking, created, updated";
+const ENV_COLS: &str =
+    "id, name, tenant_id, version, description, networking, cloud, created, updated";
 const SESS_COLS: &str =
     "id, environment_id, user_id, state, version, description, created, updated";
 
@@ -93,6 +96,7 @@ fn env_row(r: &rusqlite::Row) -> rusqlite::Result<Env> {
         version: r.get("version")?,
         description: json_col(r, "description")?,
         networking: json_col(r, "networking")?,
+        cloud: r.get("cloud")?,
         created: r.get("created")?,
         updated: r.get("updated")?,
     })

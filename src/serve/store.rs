@@ -9,7 +9,7 @@
 //!
 //! | table | murano | holds |
 //! | --- | --- | --- |
-//! | `environments` | `environment` | name, version, the deployed object model (`description`: `Objects`, `ObjectsCopy`, `Attributes`) |
+//! | `environments` | `environment` | name, version, the deployed object model (`description`: `Objects`, `ObjectsCopy`, `Attributes`), the simulated cloud's state (`cloud`: what Heat and Neutron would keep) |
 //! | `sessions` | `session` | state, version, the model being edited in the session |
 //! | `deployments` | `task` | one per deployment or action: the model before (`description`) and after (`model`), the action, its result, the log |
 //! | `statuses` | `status` | the reports of a deployment |
@@ -28,7 +28,8 @@ use serde_json::Value as J;
 
 /// The schema, one migration per version; a database made by an older
 /// `serve` is brought up to date when opened.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE environments (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     id TEXT NOT NULL UNIQUE,
@@ -109,7 +110,11 @@ CREATE TABLE packages (
     created TEXT NOT NULL,
     updated TEXT NOT NULL
 );
-"#];
+"#,
+    // 2: what the simulated cloud keeps between an environment's tasks
+    // (stacks, addresses handed out: `SimCloud::state`), tagged JSON.
+    "ALTER TABLE environments ADD COLUMN cloud TEXT NOT NULL DEFAULT '{}';",
+];
 
 /// The database.
 pub struct Store {
@@ -229,6 +234,38 @@ pub fn json_col(row: &rusqlite::Row, idx: &str) -> rusqlite::Result<J> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_database_of_an_older_schema_is_migrated() {
+        let dir = std::env::temp_dir().join(format!("muranopl-store-{}", new_id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("v1.db");
+        {
+            let mut conn = Connection::open(&file).unwrap();
+            Migrations::new(vec![M::up(MIGRATIONS[0])])
+                .to_latest(&mut conn)
+                .unwrap();
+            conn.execute(
+                "INSERT INTO environments (id, name, tenant_id, description, created, updated)
+                 VALUES ('e', 'old', 't', '{}', '', '')",
+                [],
+            )
+            .unwrap();
+        }
+        let store = Store::open(Some(&file)).unwrap();
+        assert_eq!(store.schema_version(), MIGRATIONS.len() as i64);
+        let cloud: String = store
+            .tx(|tx| {
+                Ok(
+                    tx.query_row("SELECT cloud FROM environments WHERE id = 'e'", [], |r| {
+                        r.get(0)
+                    })?,
+                )
+            })
+            .unwrap();
+        assert_eq!(cloud, "{}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
 
     #[test]
     fn migrations_are_valid_and_reopen_keeps_rows() {

@@ -29,6 +29,8 @@ pub struct Job {
     pub model: J,
     /// `{"object_id", "method", "args"}`; `None` for a deletion.
     pub action: Option<J>,
+    /// The simulated cloud's state the task starts from (tagged JSON).
+    pub cloud: String,
 }
 
 impl Job {
@@ -47,6 +49,9 @@ pub struct Outcome {
     pub reports: Vec<J>,
     /// The lines the run logged.
     pub log: Vec<String>,
+    /// The simulated cloud's state after the run (tagged JSON; `None`:
+    /// unchanged).
+    pub cloud: Option<String>,
 }
 
 impl Outcome {
@@ -105,6 +110,7 @@ fn submit(tx: &Transaction, env: &Env, session: &Sess, action: Option<J>) -> Res
         session_id: session.id.clone(),
         model: session.description.clone(),
         action,
+        cloud: env.cloud.clone(),
     })
 }
 
@@ -415,6 +421,12 @@ pub fn finish(tx: &Transaction, job: &Job, out: &Outcome) -> Result<(), Fail> {
         return Ok(());
     }
     let t = now();
+    if let Some(cloud) = &out.cloud {
+        tx.execute(
+            "UPDATE environments SET cloud = ?2 WHERE id = ?1",
+            params![job.env_id, cloud],
+        )?;
+    }
     if let Some(model) = &out.model {
         tx.execute(
             "UPDATE environments SET description = ?2, version = version + 1, updated = ?3 WHERE id = ?1",
@@ -475,6 +487,7 @@ pub fn recover(tx: &Transaction) -> Result<usize, Fail> {
             action: action
                 .as_ref()
                 .map(|a| serde_json::from_str(a).unwrap_or(J::Null)),
+            cloud: String::new(),
         };
         let msg = "the server stopped before the task finished";
         let out = Outcome {
@@ -482,6 +495,7 @@ pub fn recover(tx: &Transaction) -> Result<usize, Fail> {
             result: exception(msg, ""),
             reports: vec![json!({"level": "error", "entity": env_id, "text": msg})],
             log: Vec::new(),
+            cloud: None,
         };
         finish(tx, &job, &out)?;
     }
@@ -502,6 +516,7 @@ pub fn failed(msg: &str) -> Outcome {
         result: exception(msg, ""),
         reports: vec![json!({"level": "error", "entity": null, "text": msg})],
         log: Vec::new(),
+        cloud: None,
     }
 }
 
@@ -518,6 +533,11 @@ fn exception(message: &str, details: &str) -> J {
 pub fn run(catalog: &Arc<Catalogue>, job: &Job, max_result: usize) -> Outcome {
     let session = catalog.session();
     let ex = session.executor();
+    // The cloud as the environment's last task left it (a state that
+    // does not read starts empty: the run says what it deploys anyway).
+    if let Ok(state) = tj::from_tagged_str(&job.cloud) {
+        let _ = session.cloud().restore(&state);
+    }
     let mut model = job.model.clone();
     if let Some(objects) = model.get_mut("Objects").and_then(J::as_object_mut) {
         // murano's `create_action_task`: the engine sees `applications`.
@@ -565,11 +585,13 @@ pub fn run(catalog: &Arc<Catalogue>, job: &Job, max_result: usize) -> Outcome {
         reports.push(json!({"level": "error", "entity": job.env_id, "text": text}));
     }
     let log = ex.take_log();
+    let cloud = Some(tj::to_tagged_string(&session.cloud().state()));
     let mut out = Outcome {
         model: after,
         result,
         reports,
         log,
+        cloud,
     };
     out.result = strip_paths(catalog, &out.result);
     out

@@ -1134,3 +1134,58 @@ fn results_are_capped_and_served_packages_not_uploaded_again() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The simulated cloud an environment's tasks run in is kept between
+/// them, as Heat keeps its stacks: a server an action deploys gets an
+/// address of its own, not the one the deployment handed out first.
+#[test]
+fn the_cloud_is_kept_between_an_environments_tasks() {
+    let dir = temp_dir("murano-cloud");
+    let db = dir.join("state.db");
+    let server = serve_on(&db, &[]);
+    let c = Client {
+        server: &server,
+        token: None,
+    };
+    let env = c.environment("clouded");
+    let sid = c.session(&env);
+    let app = json!({"?": {"id": "n", "type": "com.example.Counter"},
+        "instance": {"?": {"id": "vm", "type": "io.murano.resources.LinuxMuranoInstance"},
+                     "name": "first", "flavor": "m1.small", "image": "ubuntu"}});
+    c.ok(
+        "POST",
+        &format!("/environments/{env}/services"),
+        Some(&sid),
+        Some(&app.to_string()),
+    );
+    c.ok(
+        "POST",
+        &format!("/environments/{env}/sessions/{sid}/deploy"),
+        None,
+        None,
+    );
+    let e = c.settled(&env);
+    assert_eq!(e["status"], "ready", "{e}");
+    let first = e["services"][0]["instance"]["ipAddresses"][0].clone();
+    assert!(first.is_string(), "{e}");
+    let second = c.call(&env, "n_addServer", json!({"name": "second"}));
+    assert_eq!(second["isException"], false, "{second}");
+    assert!(
+        second["result"].is_string() && second["result"] != first,
+        "{first} {second}"
+    );
+    drop(server);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let cloud: String = conn
+        .query_row(
+            "SELECT cloud FROM environments WHERE id = ?1",
+            [&env],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(
+        cloud.contains("\"stacks\"") && cloud.contains("first"),
+        "{cloud}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
