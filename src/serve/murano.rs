@@ -267,6 +267,7 @@ fn services_change(
     let sid = session_header(h);
     let edit = match body {
         Some((body, make)) => match json_body(body) {
+            Ok(J::Null) => return answer(Err(Fail::bad("the request needs a JSON body"))),
             Ok(j) => make(j),
             Err(r) => return *r,
         },

@@ -406,6 +406,7 @@ const BAD: &[&str] = &[
     "POST /environments/ENV/services - {} 403",
     "POST /environments/ENV/services UNKNOWN {} 403",
     "POST /environments/ENV/services SID [1, 400",
+    "POST /environments/ENV/services SID - 400",
     "PUT /environments/ENV/services SID {} 400",
     "DELETE /environments/ENV/services/nothing SID - 404",
     "GET /environments/ENV/services/nothing SID - 404",
