@@ -541,8 +541,12 @@ pub fn serve(
         use std::io::Write as _;
         std::io::stdout().flush().ok();
         init_log();
+        let uploads = sources.dir.clone();
         let app = app_with(catalog, options.clone(), store, Some(sources));
         connections::accept(listener, app, &options).await;
+        // Tasks still running may hold the catalogue: the uploaded
+        // archives' copies go now (the database keeps them).
+        let _ = std::fs::remove_dir_all(&uploads);
         0
     })
 }
