@@ -566,7 +566,7 @@ fn start_state(
         libs: libs.to_vec(),
         class_configs: class_configs.map(|p| p.to_path_buf()),
         jit,
-        dir: packages::upload_dir()?,
+        dir: packages::upload_dir(options.db.as_deref())?,
     };
     let ids = packages::materialize(&store, &sources)?;
     let catalog = sources.build(&ids)?;

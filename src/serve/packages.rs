@@ -32,7 +32,8 @@ pub struct Sources {
     pub class_configs: Option<PathBuf>,
     pub jit: compiler::jit::Mode,
     /// Where the uploaded archives are written for the engine to read
-    /// (made afresh from the database at each start, removed at exit).
+    /// (made afresh from the database at each start, removed at exit):
+    /// `FILE.packages` beside the database, or a temporary directory.
     pub dir: PathBuf,
 }
 
@@ -50,7 +51,9 @@ impl Sources {
             paths.extend(ids.iter().map(|id| self.archive(id)));
         }
         let mut libs = self.libs.clone();
-        libs.push(self.dir.clone());
+        if self.dir.is_dir() {
+            libs.push(self.dir.clone());
+        }
         let c = Catalogue::load_served(&paths, &libs, self.class_configs.as_deref())?;
         c.set_jit(self.jit);
         Ok(c)
@@ -63,14 +66,23 @@ impl Drop for Sources {
     }
 }
 
-/// A new directory for the uploaded archives of this run.
-pub fn upload_dir() -> Result<PathBuf, String> {
-    let dir = std::env::temp_dir().join(format!(
-        "muranopl-serve-{}-{}",
-        std::process::id(),
-        new_id()
-    ));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+/// Where the uploaded archives of this run go: beside the database file
+/// (`FILE.packages`, made afresh), or a temporary directory for a
+/// database in memory; made when the first archive is written.
+pub fn upload_dir(db: Option<&Path>) -> Result<PathBuf, String> {
+    let dir = match db {
+        Some(db) => {
+            let mut name = db.file_name().unwrap_or_default().to_os_string();
+            name.push(".packages");
+            db.with_file_name(name)
+        }
+        None => std::env::temp_dir().join(format!(
+            "muranopl-serve-{}-{}",
+            std::process::id(),
+            new_id()
+        )),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(dir)
 }
 
@@ -92,6 +104,10 @@ pub fn materialize(store: &Store, sources: &Sources) -> Result<Vec<String>, Stri
         })
         .map_err(|Fail(_, _, m)| m)?;
     let mut out = Vec::new();
+    if !archives.is_empty() {
+        std::fs::create_dir_all(&sources.dir)
+            .map_err(|e| format!("{}: {e}", sources.dir.display()))?;
+    }
     for (id, bytes) in archives {
         let path = sources.archive(&id);
         std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -106,7 +122,13 @@ pub fn read_package(path: &Path, bytes: &[u8]) -> Result<Arc<dyn PackageFormat>,
     if bytes.is_empty() {
         return Err(Fail::bad("Uploading file can't be empty"));
     }
-    std::fs::write(path, bytes).map_err(|e| Fail::new(500, "InternalError", e.to_string()))?;
+    let write = |p: &Path| {
+        if let Some(dir) = p.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(p, bytes)
+    };
+    write(path).map_err(|e| Fail::new(500, "InternalError", e.to_string()))?;
     let loaded = package::FormatRegistry::builtin().load(path);
     loaded.map_err(|e| {
         let _ = std::fs::remove_file(path);
