@@ -241,6 +241,16 @@ fn deploy_actions_and_deployments_survive_a_restart() {
             None,
         );
         assert_eq!(count, 8);
+        let last = c.ok(
+            "GET",
+            &format!("/environments/{env}/lastStatus"),
+            None,
+            None,
+        );
+        assert_eq!(
+            last["lastStatuses"]["counter"]["text"], "counter at 8",
+            "{last}"
+        );
         let deps = c.ok(
             "GET",
             &format!("/environments/{env}/deployments"),
