@@ -196,9 +196,12 @@ enum Cmd {
     /// Serve the HTTP API Murano's clients call, and a forms page at `/`.
     ///
     /// `GET /v1/schemas/{class}[/{methods}]` form schemas, `POST
-    /// /v1/actions` static actions, `POST /v1/validate`, `GET /health`. One
-    /// request log line per request on stderr (`MURANOPL_LOG=warn` silences
-    /// it).
+    /// /v1/actions` static actions, `POST /v1/validate`, `GET /health`;
+    /// and an offline Murano (murano's v1 environments, sessions,
+    /// services, deployments, instance actions and package catalogue, as
+    /// python-muranoclient calls them) on the simulated cloud, its state
+    /// in SQLite (`--db`). One request log line per request on stderr
+    /// (`MURANOPL_LOG=warn` silences it).
     Serve {
         /// Package directories or .zip files (with what they require);
         /// without any, every package on the search path.
@@ -539,6 +542,11 @@ pub struct ServeArgs {
     /// Bearer TOKEN` or `X-Auth-Token: TOKEN`; 401 otherwise).
     #[arg(long, env = "MURANOPL_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// The SQLite database of environments, sessions, deployments, tasks
+    /// and imported packages (created when missing; a restart on it
+    /// keeps them). Default: in memory.
+    #[arg(long, value_name = "FILE")]
+    db: Option<std::path::PathBuf>,
 }
 
 impl ServeArgs {
@@ -557,6 +565,7 @@ impl ServeArgs {
             idle_timeout,
             max_memory: self.max_memory,
             token: self.token.filter(|t| !t.is_empty()),
+            db: self.db,
         })
     }
 }

@@ -215,6 +215,110 @@ impl SimCloud {
     }
 }
 
+impl SimCloud {
+    /// What a later run in the same cloud starts from, as one value: the
+    /// stacks (template, parameters, outputs), the addresses handed out,
+    /// the Neutron objects and the other services' state. What a run did
+    /// (reports, pushes, plans, events) is not part of it. A server that
+    /// keeps deployments between runs (`serve`) keeps this, and
+    /// [`SimCloud::restore`]s it into the next run's cloud, as Heat and
+    /// Neutron keep their state between murano's tasks.
+    pub fn state(&self) -> Value {
+        self.with(|c| {
+            let mut stacks = Dict::default();
+            for (name, st) in &c.stacks {
+                stacks.insert(
+                    s(name),
+                    dict(vec![
+                        ("template", st.template.clone()),
+                        ("parameters", st.parameters.clone()),
+                        ("outputs", Value::dict(st.outputs.clone())),
+                        ("pushes", Value::Int(st.pushes as i64)),
+                        ("deleted", Value::Bool(st.deleted)),
+                    ]),
+                );
+            }
+            let mut addresses = Dict::default();
+            for (k, i) in &c.addresses {
+                addresses.insert(s(k), Value::Int(*i as i64));
+            }
+            let by_kind = |m: &BTreeMap<String, Dict>| {
+                let mut d = Dict::default();
+                for (k, v) in m {
+                    d.insert(s(k), Value::dict(v.clone()));
+                }
+                Value::dict(d)
+            };
+            dict(vec![
+                ("stacks", Value::dict(stacks)),
+                ("addresses", Value::dict(addresses)),
+                ("neutron", by_kind(&c.neutron)),
+                ("neutronSeq", Value::Int(c.neutron_seq as i64)),
+                ("store", by_kind(&c.store)),
+                ("planSeq", Value::Int(c.plan_seq as i64)),
+            ])
+        })
+    }
+
+    /// Starts this cloud from `state` (what [`SimCloud::state`] returned;
+    /// null or `{}`: nothing deployed).
+    pub fn restore(&self, state: &Value) -> Result<()> {
+        let bad = |what: &str| Error::value(format!("the cloud's state: {what}"));
+        let entries = |v: Option<&Value>, what: &str| -> Result<Vec<(String, Value)>> {
+            match v {
+                None | Some(Value::Null) => Ok(Vec::new()),
+                Some(Value::Dict(d)) => d
+                    .iter()
+                    .map(|(k, v)| Ok((k.as_str().ok_or_else(|| bad(what))?.to_string(), v.clone())))
+                    .collect(),
+                Some(_) => Err(bad(what)),
+            }
+        };
+        let int = |v: Option<&Value>| v.and_then(Value::as_i64).unwrap_or(0).max(0) as u64;
+        let mut stacks = BTreeMap::new();
+        for (name, st) in entries(get(state, "stacks"), "stacks")? {
+            let outputs = match get(&st, "outputs") {
+                Some(Value::Dict(d)) => (**d).clone(),
+                _ => Dict::default(),
+            };
+            stacks.insert(
+                name,
+                Stack {
+                    template: get(&st, "template").cloned().unwrap_or(Value::Null),
+                    parameters: get(&st, "parameters").cloned().unwrap_or(Value::Null),
+                    outputs,
+                    pushes: int(get(&st, "pushes")) as usize,
+                    deleted: get(&st, "deleted").is_some_and(Value::truthy),
+                },
+            );
+        }
+        let mut addresses = HashMap::new();
+        for (k, i) in entries(get(state, "addresses"), "addresses")? {
+            addresses.insert(k, int(Some(&i)) as u32);
+        }
+        let by_kind = |what: &str| -> Result<BTreeMap<String, Dict>> {
+            let mut out = BTreeMap::new();
+            for (k, v) in entries(get(state, what), what)? {
+                match &v {
+                    Value::Dict(d) => out.insert(k, (**d).clone()),
+                    _ => return Err(bad(what)),
+                };
+            }
+            Ok(out)
+        };
+        let (neutron, store) = (by_kind("neutron")?, by_kind("store")?);
+        self.with(|c| {
+            c.stacks = stacks;
+            c.addresses = addresses;
+            c.neutron = neutron;
+            c.neutron_seq = int(get(state, "neutronSeq"));
+            c.store = store;
+            c.plan_seq = int(get(state, "planSeq"));
+        });
+        Ok(())
+    }
+}
+
 pub(crate) fn s(v: &str) -> Value {
     Value::str(v)
 }
@@ -1243,6 +1347,35 @@ mod tests {
 
     fn yaml(text: &str) -> Value {
         yaml_value(text, "t.yaml").unwrap()
+    }
+
+    #[test]
+    fn a_cloud_restored_from_its_state_goes_on_where_it_was() {
+        let a = SimCloud::new();
+        a.with(|c| {
+            address(c, "srv1", false);
+            address(c, "srv1", true);
+            c.stacks.insert(
+                "st".into(),
+                Stack {
+                    pushes: 2,
+                    ..Stack::default()
+                },
+            );
+            c.plan_seq = 7;
+        });
+        let state = a.state();
+        let b = SimCloud::new();
+        b.restore(&state).unwrap();
+        assert_eq!(
+            runtime::json::to_tagged_string(&b.state()),
+            runtime::json::to_tagged_string(&state)
+        );
+        // Addresses go on from those handed out.
+        assert_eq!(b.with(|c| address(c, "srv1", false)), "10.0.0.10");
+        assert_eq!(b.with(|c| address(c, "srv2", false)), "10.0.0.12");
+        assert!(b.restore(&yaml("{stacks: [1]}")).is_err());
+        assert!(SimCloud::new().restore(&Value::Null).is_ok());
     }
 
     #[test]

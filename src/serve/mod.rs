@@ -12,12 +12,15 @@
 //! | `GET /v1/catalog` | the packages and their classes |
 //! | `GET /health` | `{"status": "ok", "packages": [...]}` |
 //! | `GET /` | the forms page |
+//! | `/v1/environments/...`, `/v1/deployments`, `/v1/catalog/packages/...`, `/v1/catalog/categories/...` | an offline Murano: environments, sessions, services, deployments, instance actions and their tasks, the package catalogue ([`murano`], [`catalog`]; state in SQLite, [`store`]) |
 //!
 //! The paths without `/v1` are aliases. `classVersion` (default `=0`, as
 //! murano) and `packageName` are query parameters of `/schemas` and fields
 //! of `/actions`. Errors answer `{"error": {"kind", "message", "trace"}}`:
 //! 400 bad request, 401 missing or wrong token, 403 not a public static
-//! method, 404 no such class, version or method, 408 the request took
+//! method (or, murano's, a change without a valid open session), 404 no
+//! such class, version, method, environment, session, task or package,
+//! 409 a name taken or a deployment of the environment running, 408 the request took
 //! longer than `--timeout`, 413 body past `--max-body` (at once when
 //! `Content-Length` says so), 415 a content coding other than `identity`,
 //! 501 a transfer coding other than `chunked`, 500 the action failed,
@@ -35,7 +38,14 @@
 //! flight finish (up to the timeout).
 
 pub mod api;
+mod catalog;
+mod envs;
+mod murano;
+mod packages;
 mod page;
+pub mod store;
+mod tasks;
+mod traverse;
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -79,6 +89,9 @@ pub struct Options {
     /// The bearer token requests must carry (`Authorization: Bearer T` or
     /// murano's `X-Auth-Token: T`); `None`: no authentication.
     pub token: Option<String>,
+    /// The database file of environments, sessions, deployments, tasks
+    /// and packages; `None`: in memory (gone when the server stops).
+    pub db: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -92,6 +105,7 @@ impl Default for Options {
             idle_timeout: Duration::from_secs(15),
             max_memory: runtime::DEFAULT_MAX_MEMORY,
             token: None,
+            db: None,
         }
     }
 }
@@ -99,20 +113,48 @@ impl Default for Options {
 /// What every request handler shares.
 #[derive(Clone)]
 struct Shared {
-    catalog: Arc<Catalogue>,
+    /// The packages served: replaced when one is uploaded or deleted.
+    catalog: Arc<std::sync::RwLock<Arc<Catalogue>>>,
+    /// What the catalogue is made of, to make it again with the uploaded
+    /// packages (`None`: uploads are refused).
+    sources: Option<Arc<packages::Sources>>,
+    /// Held while an upload or delete changes the catalogue.
+    uploads: Arc<tokio::sync::Mutex<()>>,
     options: Arc<Options>,
     workers: Arc<Semaphore>,
     waiting: Arc<AtomicUsize>,
+    /// The state of murano's v1 API.
+    store: Arc<store::Store>,
 }
 
-/// The API as an axum router over `catalog` (the server runs it; tests
-/// call it in-process).
+/// The API as an axum router over `catalog`, its state in a database in
+/// memory (tests call it in-process; the server, [`serve`], opens
+/// `--db` and calls [`app_with`]).
 pub fn app(catalog: Arc<Catalogue>, options: Options) -> Router {
+    match store::Store::open(None) {
+        Ok(s) => app_with(catalog, options, Arc::new(s), None),
+        // SQLite in memory needs only memory: without it nothing runs.
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The API as an axum router over `catalog` and the database `store`;
+/// packages are uploaded when `sources` says how to make the catalogue
+/// again.
+fn app_with(
+    catalog: Arc<Catalogue>,
+    options: Options,
+    store: Arc<store::Store>,
+    sources: Option<Arc<packages::Sources>>,
+) -> Router {
     let shared = Shared {
-        catalog,
+        catalog: Arc::new(std::sync::RwLock::new(catalog)),
+        sources,
+        uploads: Arc::new(tokio::sync::Mutex::new(())),
         workers: Arc::new(Semaphore::new(options.threads.max(1))),
         waiting: Arc::new(AtomicUsize::new(0)),
         options: Arc::new(options),
+        store,
     };
     let api = Router::new()
         .route("/schemas/{class}", get(schemas))
@@ -122,14 +164,23 @@ pub fn app(catalog: Arc<Catalogue>, options: Options) -> Router {
         .route("/actions/", post(action))
         .route("/validate", post(validate))
         .route("/catalog", get(listing))
-        .route("/health", get(health));
+        .route("/health", get(health))
+        .merge(murano::routes())
+        .merge(catalog::routes());
     let cors = CorsLayer::new()
         .allow_origin(Any)
-        .allow_methods([Method::GET, Method::POST])
+        .allow_methods([
+            Method::GET,
+            Method::POST,
+            Method::PUT,
+            Method::PATCH,
+            Method::DELETE,
+        ])
         .allow_headers([
             header::CONTENT_TYPE,
             header::AUTHORIZATION,
             header::HeaderName::from_static("x-auth-token"),
+            header::HeaderName::from_static("x-configuration-session"),
         ]);
     let max_body = shared.options.max_body;
     Router::new()
@@ -149,6 +200,21 @@ pub fn app(catalog: Arc<Catalogue>, options: Options) -> Router {
                 .on_response(DefaultOnResponse::new().level(tracing::Level::INFO)),
         )
         .with_state(shared)
+}
+
+impl Shared {
+    /// The packages served now.
+    fn catalogue(&self) -> Arc<Catalogue> {
+        self.catalog
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Serves `catalog` from now on.
+    fn set_catalogue(&self, catalog: Arc<Catalogue>) {
+        *self.catalog.write().unwrap_or_else(|e| e.into_inner()) = catalog;
+    }
 }
 
 fn reply(answer: impl IntoText) -> Response {
@@ -213,7 +279,7 @@ async fn engine_task<A: IntoText + Send + 'static>(
             permit
         }
     };
-    let (catalog, budget) = (shared.catalog.clone(), shared.options.timeout);
+    let (catalog, budget) = (shared.catalogue(), shared.options.timeout);
     let max_memory = shared.options.max_memory;
     // The worker keeps its permit until the engine is done, even when the
     // client has gone: the budget bounds how long that is.
@@ -316,7 +382,7 @@ async fn listing(State(shared): State<Shared>) -> Response {
 }
 
 async fn health(State(shared): State<Shared>) -> Response {
-    reply(api::health(&shared.catalog))
+    reply(api::health(&shared.catalogue()))
 }
 
 async fn not_found(req: Request) -> Response {
@@ -443,12 +509,8 @@ pub fn serve(
     jit: compiler::jit::Mode,
     class_configs: Option<&std::path::Path>,
 ) -> i32 {
-    let catalog = match Catalogue::load_served(paths, libs, class_configs) {
-        Ok(c) => {
-            crate::warnings::print(&c);
-            c.set_jit(jit);
-            Arc::new(c)
-        }
+    let (catalog, store, sources) = match start_state(paths, libs, &options, jit, class_configs) {
+        Ok(x) => x,
         Err(e) => {
             eprintln!("error: {e}");
             return crate::args::exit::USAGE;
@@ -479,9 +541,49 @@ pub fn serve(
         use std::io::Write as _;
         std::io::stdout().flush().ok();
         init_log();
-        connections::accept(listener, app(catalog, options.clone()), &options).await;
+        let uploads = sources.dir.clone();
+        let app = app_with(catalog, options.clone(), store, Some(sources));
+        connections::accept(listener, app, &options).await;
+        // Tasks still running may hold the catalogue: the uploaded
+        // archives' copies go now (the database keeps them).
+        let _ = std::fs::remove_dir_all(&uploads);
         0
     })
+}
+
+/// The catalogue (the packages given, or those of the search path, and
+/// the uploaded ones), the database and what the catalogue is made of.
+fn start_state(
+    paths: &[PathBuf],
+    libs: &[PathBuf],
+    options: &Options,
+    jit: compiler::jit::Mode,
+    class_configs: Option<&std::path::Path>,
+) -> Result<(Arc<Catalogue>, Arc<store::Store>, Arc<packages::Sources>), String> {
+    let store = open_store(options.db.as_deref())?;
+    let sources = packages::Sources {
+        paths: paths.to_vec(),
+        libs: libs.to_vec(),
+        class_configs: class_configs.map(|p| p.to_path_buf()),
+        jit,
+        dir: packages::upload_dir(options.db.as_deref())?,
+    };
+    let ids = packages::materialize(&store, &sources)?;
+    let catalog = sources.build(&ids)?;
+    crate::warnings::print(&catalog);
+    Ok((Arc::new(catalog), Arc::new(store), Arc::new(sources)))
+}
+
+/// Opens the database and ends the tasks a previous run left unfinished.
+fn open_store(db: Option<&std::path::Path>) -> Result<store::Store, String> {
+    let store = store::Store::open(db)?;
+    let left = store
+        .tx(tasks::recover)
+        .map_err(|store::Fail(_, _, m)| format!("cannot read the database: {m}"))?;
+    if left > 0 {
+        eprintln!("muranopl: {left} tasks left running by the last run failed");
+    }
+    Ok(store)
 }
 
 /// The runtime: two I/O workers; engine work runs on the blocking pool

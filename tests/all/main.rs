@@ -24,6 +24,7 @@ mod replay;
 mod schemas_all;
 mod serve;
 mod serve_load;
+mod serve_murano;
 mod spec_cli;
 mod spec_versions;
 mod yaql;

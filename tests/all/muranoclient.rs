@@ -308,3 +308,208 @@ fn python_muranoclient_reads_schemas_and_calls_static_actions() {
         );
     }
 }
+
+/// The first 32-hex-digit id in `text` (murano's ids).
+fn first_id(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    (0..bytes.len().saturating_sub(31)).find_map(|i| {
+        let w = &text[i..i + 32];
+        let hex = w
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        let alone = |j: usize| bytes.get(j).is_none_or(|b| !b.is_ascii_alphanumeric());
+        (hex && (i == 0 || alone(i - 1)) && alone(i + 32)).then(|| w.to_string())
+    })
+}
+
+/// The `murano` CLI against one server of the flow test.
+struct Flow<'a> {
+    murano: &'a Path,
+}
+
+impl Flow<'_> {
+    fn cli(&self, served: &Served, args: &[&str]) -> Ran {
+        let url = format!("http://{}", served.addr);
+        let mut cmd = clean(self.murano);
+        cmd.args(["--os-no-client-auth", "--murano-url", &url])
+            .args(["--os-auth-token", TOKEN])
+            // Requirements not in the import are looked for here (not on
+            // the internet): the server answers 404.
+            .args(["--murano-repo-url", &format!("{url}/")])
+            .args(args);
+        let ran = run(&mut cmd, Duration::from_secs(120)).expect("run murano");
+        assert!(
+            ran.code.is_some(),
+            "murano {args:?} timed out:\n{}",
+            ran.show()
+        );
+        ran
+    }
+
+    fn ok(&self, served: &Served, args: &[&str]) -> Ran {
+        let ran = self.cli(served, args);
+        assert!(ran.ok(), "murano {args:?}:\n{}", ran.show());
+        ran
+    }
+
+    /// `environment-show` once the environment is not deploying.
+    fn shown(&self, served: &Served, env: &str) -> Ran {
+        let started = Instant::now();
+        loop {
+            let ran = self.ok(served, &["environment-show", env]);
+            let status = ran
+                .stdout
+                .lines()
+                .find(|l| l.starts_with("| status "))
+                .unwrap_or("");
+            if !status.contains("deploying") {
+                return ran;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(120),
+                "{}",
+                ran.show()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// `package-import` of the greeter and its library, then an
+    /// environment with the greeter deployed; the environment's id.
+    fn import_and_deploy(&self, served: &Served, dir: &Path) -> String {
+        let fixtures = common::root().join("tests/serve");
+        let (lib, app) = (fixtures.join("greeter-lib"), fixtures.join("greeter-app"));
+        let import = [
+            "package-import",
+            lib.to_str().unwrap(),
+            app.to_str().unwrap(),
+        ];
+        let ran = self.ok(served, &import);
+        for fqn in ["| com.example.GreeterLib ", "| com.example.Greeter "] {
+            assert!(ran.stdout.contains(fqn), "{fqn}:\n{}", ran.show());
+        }
+        let ran = self.ok(served, &["environment-create", "flow-env"]);
+        let env = first_id(&ran.stdout).unwrap_or_else(|| panic!("no id:\n{}", ran.show()));
+        let ran = self.ok(served, &["environment-session-create", &env]);
+        let session = first_id(&ran.stdout).unwrap_or_else(|| panic!("no id:\n{}", ran.show()));
+        let patch = dir.join("patch.json");
+        let app_model = serde_json::json!([{"op": "add", "path": "/-", "value":
+            {"?": {"id": "greeter1", "type": "com.example.Greeter"}, "who": "cli"}}]);
+        std::fs::write(&patch, app_model.to_string()).unwrap();
+        let edit = [
+            "environment-apps-edit",
+            "--session-id",
+            &session,
+            &env,
+            patch.to_str().unwrap(),
+        ];
+        self.ok(served, &edit);
+        self.ok(
+            served,
+            &["environment-deploy", "--session-id", &session, &env],
+        );
+        let ran = self.shown(served, &env);
+        assert!(ran.stdout.contains("| ready "), "{}", ran.show());
+        assert!(ran.stdout.contains("\"hello, cli\""), "{}", ran.show());
+        env
+    }
+}
+
+/// The whole flow of an offline Murano through the client's own CLI:
+/// `package-import` of an application and the library it requires,
+/// `environment-create`, `environment-session-create`,
+/// `environment-apps-edit`, `environment-deploy`, `environment-show`
+/// until ready, `environment-action-call`,
+/// `environment-action-get-result`, `deployment-list`,
+/// `environment-delete`; the server restarted on the same `--db` twice on
+/// the way. (python-muranoclient 2.8.0 has no `environment-action-list`:
+/// `environment-show` lists each object's `_actions`.)
+#[test]
+fn python_muranoclient_imports_deploys_and_calls_actions() {
+    let murano = match murano_cli() {
+        Ok(m) => m,
+        Err(why) => {
+            eprintln!("skipped: python-muranoclient is not available: {why}");
+            return;
+        }
+    };
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("muranoclient-flow");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a test directory");
+    let db = dir.join("murano.db");
+    let start = || {
+        let db = db.to_str().unwrap();
+        Served::start(
+            &["tests/serve/counter-app", "--token", TOKEN, "--db", db],
+            None,
+        )
+    };
+    let flow = Flow { murano: &murano };
+    let served = start();
+    let env = flow.import_and_deploy(&served, &dir);
+    // Restarted mid-way: the environment and its actions are still there.
+    drop(served);
+    let served = start();
+    let ran = flow.shown(&served, &env);
+    assert!(ran.stdout.contains("\"greeter1_greet\""), "{}", ran.show());
+    let call = [
+        "environment-action-call",
+        &env,
+        "--action-id",
+        "greeter1_greet",
+    ];
+    let ran = flow.ok(
+        &served,
+        &[&call[..], &["--arguments", "who=everyone"]].concat(),
+    );
+    assert!(ran.stdout.contains("Created task, id: "), "{}", ran.show());
+    let task = first_id(&ran.stdout).unwrap();
+    let expected = "Task id result: {'isException': False, 'result': 'hello, everyone'}";
+    let get = ["environment-action-get-result", &env, "--task-id", &task];
+    let started = Instant::now();
+    loop {
+        let ran = flow.cli(&served, &get);
+        if ran.ok() && ran.stdout.contains(expected) {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{}",
+            ran.show()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    // Restarted again: the task's result and both deployments are kept.
+    drop(served);
+    let served = start();
+    let ran = flow.ok(&served, &get);
+    assert!(ran.stdout.contains(expected), "{}", ran.show());
+    let ran = flow.ok(&served, &["deployment-list", &env]);
+    assert_eq!(
+        ran.stdout.matches("| success ").count(),
+        2,
+        "{}",
+        ran.show()
+    );
+    assert!(ran.stdout.contains(&task), "{}", ran.show());
+    let ran = flow.ok(&served, &["environment-delete", &env]);
+    let started = Instant::now();
+    while flow
+        .cli(&served, &["environment-list"])
+        .stdout
+        .contains(&env)
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{}",
+            ran.show()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let ran = flow.ok(&served, &["package-list"]);
+    assert!(
+        ran.stdout.contains("com.example.Greeter "),
+        "{}",
+        ran.show()
+    );
+}
