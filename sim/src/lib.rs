@@ -30,6 +30,25 @@ use runtime::{Dict, Error, Result, Value};
 /// Reads a resource file (`Resources/NAME`) of a package.
 pub type ResourceReader = Arc<dyn Fn(&str) -> Option<Vec<u8>> + Send + Sync>;
 
+/// The stacks as a value: each one's final template, parameters, outputs,
+/// pushes and whether it was deleted, by name.
+fn stacks_value(stacks: &BTreeMap<String, Stack>) -> Dict {
+    let mut out = Dict::default();
+    for (name, st) in stacks {
+        out.insert(
+            s(name),
+            dict(vec![
+                ("template", st.template.clone()),
+                ("parameters", st.parameters.clone()),
+                ("outputs", Value::dict(st.outputs.clone())),
+                ("pushes", Value::Int(st.pushes as i64)),
+                ("deleted", Value::Bool(st.deleted)),
+            ]),
+        );
+    }
+    out
+}
+
 struct Stack {
     template: Value,
     parameters: Value,
@@ -185,19 +204,7 @@ impl SimCloud {
     /// `neutron` (objects made through the Neutron API, by kind).
     pub fn record(&self) -> Value {
         self.with(|c| {
-            let mut stacks = Dict::default();
-            for (name, st) in &c.stacks {
-                stacks.insert(
-                    s(name),
-                    dict(vec![
-                        ("template", st.template.clone()),
-                        ("parameters", st.parameters.clone()),
-                        ("outputs", Value::dict(st.outputs.clone())),
-                        ("pushes", Value::Int(st.pushes as i64)),
-                        ("deleted", Value::Bool(st.deleted)),
-                    ]),
-                );
-            }
+            let stacks = stacks_value(&c.stacks);
             let mut neutron = Dict::default();
             for (kind, objs) in &c.neutron {
                 neutron.insert(s(kind), Value::list(objs.values().cloned().collect()));
@@ -225,19 +232,7 @@ impl SimCloud {
     /// Neutron keep their state between murano's tasks.
     pub fn state(&self) -> Value {
         self.with(|c| {
-            let mut stacks = Dict::default();
-            for (name, st) in &c.stacks {
-                stacks.insert(
-                    s(name),
-                    dict(vec![
-                        ("template", st.template.clone()),
-                        ("parameters", st.parameters.clone()),
-                        ("outputs", Value::dict(st.outputs.clone())),
-                        ("pushes", Value::Int(st.pushes as i64)),
-                        ("deleted", Value::Bool(st.deleted)),
-                    ]),
-                );
-            }
+            let stacks = stacks_value(&c.stacks);
             let mut addresses = Dict::default();
             for (k, i) in &c.addresses {
                 addresses.insert(s(k), Value::Int(*i as i64));
