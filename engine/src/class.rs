@@ -189,14 +189,7 @@ impl Class {
     /// True when static property `name` is one two unrelated parents
     /// declare (murano's `find_static_property` chooses as methods do).
     pub fn ambiguous_property(&self, name: &str) -> bool {
-        // A declaration's address identifies it (only compared, never
-        // dereferenced), as murano compares the symbols with `is`.
-        let declared = |c: &Class| {
-            c.props
-                .iter()
-                .find(|p| &*p.name == name)
-                .map(|p| p as *const Prop as usize)
-        };
+        let declared = |c: &Class| property_declaration(c, name);
         declared(self).is_none() && self.symbol_choices(&declared) > 1
     }
 
@@ -275,11 +268,7 @@ impl Class {
                     continue;
                 };
                 for p in &c.props {
-                    let declared = |c: &Class| {
-                        (c.props.iter())
-                            .find(|q| q.name == p.name)
-                            .map(|q| q as *const Prop as usize)
-                    };
+                    let declared = |c: &Class| property_declaration(c, &p.name);
                     if p.usage != PropertyUsage::Static && self.symbol_choices(&declared) > 1 {
                         return Some(Error::new(
                             runtime::ErrorKind::AmbiguousPropertyNameError,
@@ -370,6 +359,16 @@ pub fn check_meta(mc: &ClassDecl, target: MetaTarget, used: &mut HashSet<String>
         ));
     }
     Ok(())
+}
+
+/// The declaration of property `name` in class `c` (not its ancestors),
+/// identified by its address: only compared, never dereferenced, as
+/// murano compares symbols with `is`. No state: the address of a
+/// declaration in a frozen class, read where it is asked for.
+fn property_declaration(c: &Class, name: &str) -> Option<usize> {
+    (c.props.iter())
+        .find(|p| &*p.name == name)
+        .map(|p| p as *const Prop as usize)
 }
 
 /// One class needed in several versions that no requirement reconciles.
