@@ -229,33 +229,68 @@ fn positions(r: &Report) -> Vec<Option<(usize, usize)>> {
 }
 
 /// The most of a model read again to find a value in the piece of text
-/// that holds its object.
+/// that holds its object (looked at from 4 KiB up, as far as needed), and the
+/// most read again for all the violations of one model: past it, the rest
+/// are reported without a position.
 const MAX_PIECE: u64 = 4 << 20;
+const MAX_REREAD: u64 = 256 << 20;
 
-/// [`positions`] of a streamed model: each piece that holds a violating
-/// object is read again (at most [`MAX_PIECE`] bytes of it) to find the
-/// value, then lines are counted in one pass over the file.
+/// [`positions`] of a streamed model: the pieces that hold violating
+/// objects are read again (in stretches of at least 1 MiB, so that pieces
+/// close together cost one read; within a piece, as little as finds the
+/// values), then lines are counted in one pass over the file.
 fn streamed_positions(r: &Report) -> std::io::Result<Vec<Option<(usize, usize)>>> {
     use std::io::{Read, Seek};
-    let mut file = std::fs::File::open(&r.file)?;
-    let mut offsets = Vec::with_capacity(r.violations.len());
-    for v in &r.violations {
+    // The wanted path of each violation, under the piece that holds it.
+    let mut by_piece: std::collections::BTreeMap<u64, Vec<(usize, String)>> = Default::default();
+    for (i, v) in r.violations.iter().enumerate() {
         let key = (v.path.clone(), v.property.clone());
         let Some((at, piece)) = r.places.get(&key) else {
-            offsets.push(None);
             continue;
         };
-        let Some(rest) = v.path.strip_prefix(piece.as_str()) else {
-            offsets.push(None);
-            continue;
-        };
-        let want = format!("${rest}.{}", v.property);
-        file.seek(std::io::SeekFrom::Start(*at))?;
-        let mut buf = Vec::new();
-        (&mut file).take(MAX_PIECE).read_to_end(&mut buf)?;
-        let text = String::from_utf8_lossy(&buf);
-        let found = crate::jsonpos::locate_in_first(&text, &[&want]);
-        offsets.push(found.get(&want).map(|&rel| at + rel as u64));
+        if let Some(rest) = v.path.strip_prefix(piece.as_str()) {
+            let want = format!("${rest}.{}", v.property);
+            by_piece.entry(*at).or_default().push((i, want));
+        }
+    }
+    let mut file = std::fs::File::open(&r.file)?;
+    let mut offsets = vec![None; r.violations.len()];
+    let mut budget = MAX_REREAD;
+    // The last stretch read (its offset, its bytes, whether it reached the
+    // end): pieces close together are found in one read.
+    let mut read: (u64, Vec<u8>, bool) = (0, Vec::new(), false);
+    for (at, wanted) in by_piece {
+        let paths: Vec<&str> = wanted.iter().map(|(_, w)| w.as_str()).collect();
+        let mut window: u64 = 4 << 10;
+        loop {
+            let (start, buf, end) = &read;
+            let covered = at >= *start && (at + window <= start + buf.len() as u64 || *end);
+            if !covered {
+                if budget == 0 {
+                    break;
+                }
+                let take = window.max(1 << 20).min(budget);
+                file.seek(std::io::SeekFrom::Start(at))?;
+                let mut buf = Vec::new();
+                (&mut file).take(take).read_to_end(&mut buf)?;
+                budget -= buf.len() as u64;
+                let end = (buf.len() as u64) < take;
+                read = (at, buf, end);
+            }
+            let (start, buf, end) = &read;
+            let from = (at - start) as usize;
+            let to = (from as u64 + window).min(buf.len() as u64) as usize;
+            let text = String::from_utf8_lossy(&buf[from..to]);
+            let found = crate::jsonpos::locate_in_first(&text, &paths);
+            for (i, w) in &wanted {
+                offsets[*i] = found.get(w).map(|&rel| at + rel as u64);
+            }
+            // Look further only when the window cut the piece short.
+            if found.len() == paths.len() || (*end && to == buf.len()) || window >= MAX_PIECE {
+                break;
+            }
+            window *= 16;
+        }
     }
     file.seek(std::io::SeekFrom::Start(0))?;
     line_cols(file, &offsets)
