@@ -220,6 +220,9 @@ async fn run(cli: Cli) -> Result<(), String> {
             let tmp = tempfile::tempdir().map_err(|e| e.to_string())?;
             let work_dir = work_dir.unwrap_or_else(|| tmp.path().to_path_buf());
             let cat = catalog.load(&work_dir)?;
+            eprintln!(
+                "executor on {host}:{port} (tasks on port {grpc_port}) joining the scheduler at {scheduler}"
+            );
             let o = ExecutorOptions {
                 host,
                 port,

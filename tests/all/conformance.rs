@@ -3,8 +3,8 @@
 //! `cargo test --workspace`; alone: `cargo test --test all conformance::`);
 //! each test skips with a message when `../shared` (or python3) is absent.
 //!
-//! The floors below are the scores this revision reaches; a change that
-//! lowers one fails the test.
+//! Every case passes but the known failures named (with their cause) at
+//! each corpus; a change that fails one more case fails the test.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -18,7 +18,11 @@ fn shared() -> Option<PathBuf> {
     }
 }
 
-fn score(tool: &str, corpus: &str, harness: &str) -> Option<(usize, usize)> {
+/// Why a corpus's known failures fail: `(how many, why)`. A run with at most
+/// that many failures prints them marked expected; one more fails the test.
+type Known = (usize, &'static str);
+
+fn score(tool: &str, corpus: &str, harness: &str, known: Known) -> Option<(usize, usize)> {
     let Some(sh) = shared() else {
         crate::common::skip(&format!(
             "../shared is absent; conformance corpus {corpus} not run"
@@ -39,7 +43,6 @@ fn score(tool: &str, corpus: &str, harness: &str) -> Option<(usize, usize)> {
         .output()
         .expect("run scorer");
     let text = String::from_utf8_lossy(&out.stdout);
-    eprintln!("{text}");
     let line = text
         .lines()
         .rev()
@@ -47,37 +50,73 @@ fn score(tool: &str, corpus: &str, harness: &str) -> Option<(usize, usize)> {
         .expect("scorer summary line");
     let frac = line.split_whitespace().nth(1).expect("P/N");
     let (p, n) = frac.split_once('/').expect("P/N");
-    Some((p.parse().unwrap(), n.parse().unwrap()))
+    let (p, n): (usize, usize) = (p.parse().unwrap(), n.parse().unwrap());
+    eprintln!("{}", annotate(&text, n - p, known));
+    Some((p, n))
 }
 
-fn check(tool: &str, corpus: &str, harness: &str, floor_pct: f64) {
-    if let Some((p, n)) = score(tool, corpus, harness) {
-        let pct = 100.0 * p as f64 / n as f64;
+/// The scorer's report, with each failure line marked expected (and why)
+/// when the run has no more failures than are known, and the
+/// informational error-message line said to be informational.
+fn annotate(text: &str, failures: usize, (known, why): Known) -> String {
+    let expected = failures <= known;
+    text.lines()
+        .map(|l| {
+            if l.starts_with("- ") && expected {
+                format!("{l}  [expected: {why}]")
+            } else if l.starts_with("- ") {
+                format!("{l}  [UNEXPECTED]")
+            } else if l.starts_with("error messages:") {
+                format!("{l}: the score counts error kinds; message wording differs from the reference's")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Scores a corpus: every case but the `known` failures must pass.
+fn check(tool: &str, corpus: &str, harness: &str, known: Known) {
+    if let Some((p, n)) = score(tool, corpus, harness, known) {
         assert!(
-            pct >= floor_pct,
-            "{corpus}: {p}/{n} = {pct:.1}% is below the floor {floor_pct}%"
+            p + known.0 >= n,
+            "{corpus}: {p}/{n}: more than the {} known failure(s) ({})",
+            known.0,
+            known.1
         );
     }
 }
 
+const NONE: Known = (0, "");
+
 #[test]
 fn yaql_cases() {
-    check("yaql-score", "yaql/cases.jsonl", "yaql", 99.0);
+    check("yaql-score", "yaql/cases.jsonl", "yaql", NONE);
 }
 
 #[test]
 fn yaql_fuzz_public() {
-    check("yaql-score", "yaql/fuzz-public.jsonl", "yaql", 99.0);
+    check(
+        "yaql-score",
+        "yaql/fuzz-public.jsonl",
+        "yaql",
+        (
+            1,
+            "a list built from a set's iteration order: CPython iterates a set of \
+             numbers in its hash table's slot order, this engine in insertion order",
+        ),
+    );
 }
 
 #[test]
 fn muranopl_dsl_cases() {
-    check("muranopl-score", "muranopl/cases.jsonl", "dsl", 95.0);
+    check("muranopl-score", "muranopl/cases.jsonl", "dsl", NONE);
 }
 
 #[test]
 fn schema_cases() {
-    check("schema-score", "schema/cases.jsonl", "schema", 97.0);
+    check("schema-score", "schema/cases.jsonl", "schema", NONE);
 }
 
 /// The harness's answers to every case of a corpus with contracts
@@ -160,4 +199,11 @@ fn apps_catalogue() {
     assert_eq!(checked_ok, checked, "{last}");
     assert!(deployed * 100 >= apps * 80, "{last}");
     assert_eq!(tests_ok, tested, "{last}");
+    // Every deployment that fails is listed, with its cause, in
+    // scripts/check-apps.expected (and every listed one still fails).
+    let failures = text
+        .lines()
+        .find(|l| l.starts_with("deploy failures:"))
+        .unwrap_or("");
+    assert!(failures.ends_with(", 0 unexpected"), "{failures}\n{text}");
 }
