@@ -34,7 +34,7 @@ pub const MAX_DEPTH: usize = 2000;
 pub struct Failure(Mutex<Option<PyErr>>);
 
 impl Failure {
-    fn keep(&self, e: PyErr) {
+    pub(crate) fn keep(&self, e: PyErr) {
         let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             *slot = Some(e);
@@ -275,6 +275,11 @@ impl<'py> ToValue<'py> {
             let micros: i64 = o.getattr("microseconds")?.extract()?;
             return Ok(Value::TimeSpan((days * 86_400 + secs) * 1_000_000 + micros));
         }
+        if o.hasattr(pyo3::intern!(py, "__yaqlization__"))? {
+            // A yaqlized object stays itself (see `crate::funcs`).
+            self.saw_callable = true;
+            return Ok(crate::funcs::object(o.clone().unbind()));
+        }
         if o.is_instance(MAPPING.import(py, "collections.abc", "Mapping")?)? {
             let m = o.cast::<PyMapping>()?;
             let mut out = Dict::default();
@@ -485,6 +490,9 @@ fn tagged(
 /// A YAQL lambda returned to Python: the Python callable it wraps, or a
 /// callable object that runs the lambda.
 fn lambda_to_py(py: Python<'_>, env: &Env, c: &Arc<Closure>) -> PyResult<Py<PyAny>> {
+    if let Some(o) = crate::funcs::as_object(&Value::Lambda(c.clone())) {
+        return Ok(o.obj.clone_ref(py));
+    }
     Ok(Py::new(
         py,
         crate::yaql::Lambda {

@@ -27,6 +27,7 @@ tests pass.
 """
 
 import argparse
+import importlib
 import collections.abc  # noqa: F401 (yaql 3.2.0 uses it without importing it)
 import inspect
 import sys
@@ -99,6 +100,18 @@ def substitute():
         if isinstance(cls, type) and issubclass(cls, Exception):
             setattr(ref_exceptions, name, cls)
     ref.eval = my.eval
+    # The tests declare functions with the reference's `specs` and
+    # `yaqltypes` and yaqlize with its `yaqlization`: ours, as code that
+    # swapped its imports would.
+    from muranopl.yaql import yaqlization as my_yaqlization
+    from muranopl.yaql.language import specs as my_specs
+    from muranopl.yaql.language import yaqltypes as my_yaqltypes
+    for name in MODULES:
+        module = importlib.import_module('yaql.tests.test_' + name)
+        for attr, mine in (('specs', my_specs), ('yaqltypes', my_yaqltypes),
+                           ('yaqlization', my_yaqlization)):
+            if hasattr(module, attr):
+                setattr(module, attr, mine)
     # Tests that build an engine from the factory module itself.
     ref_factory.YaqlFactory = my.factory.YaqlFactory
 

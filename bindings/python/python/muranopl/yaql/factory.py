@@ -45,7 +45,8 @@ class YaqlEngine:
 
     def __call__(self, expression, options=None):
         return _yaql.Expression(self._engine.compile(expression), self,
-                                self.legacy, self._mixed_engine)
+                                self.legacy, self._mixed_engine,
+                                self._engine)
 
     def _mixed_engine(self):
         """This engine's options and yaql 3 syntax over the yaql 0.2

@@ -1,0 +1,466 @@
+"""Calls of Python functions registered the reference's way, and of
+yaqlized objects (the Python half of the native module's ``funcs``).
+
+An evaluation whose context has functions with
+:mod:`~muranopl.yaql.language.specs` definitions passes a
+:class:`Dispatcher`; the engine hands it every call of those names with
+the arguments unevaluated (``_native.Arg``) and where the call happens
+(``_native.Caller``). The dispatcher resolves the call as the reference's
+runner does: the contexts from the nearest out, in each the functions
+whose parameters take the arguments (by position and name, then by the
+arguments' values), ambiguity when two of one context do (or when the
+laziness of an argument differs between candidates), and the library
+last. It evaluates each argument at most once and calls the function
+once.
+"""
+
+from muranopl import _native
+from muranopl.yaql import exceptions
+from muranopl.yaql import utils
+from muranopl.yaql.language import specs
+from muranopl.yaql.language import yaqltypes
+
+_DEFAULT = utils.create_marker('<default>')
+_FAIL = utils.create_marker('<no match>')
+
+
+class _Arg:
+    """One argument: a native unevaluated one, or a Python value (a call
+    from Python), evaluated at most once."""
+
+    __slots__ = ('raw', '_value')
+
+    def __init__(self, raw):
+        self.raw = raw
+        self._value = _FAIL
+
+    @property
+    def native(self):
+        return isinstance(self.raw, _native.Arg)
+
+    def value(self):
+        if self._value is _FAIL:
+            self._value = self.raw.value() if self.native else self.raw
+        return self._value
+
+    def lazy(self):
+        """The argument as a callable that evaluates it."""
+        if self.native:
+            return self.raw
+        raw = self.raw
+        return raw if callable(raw) else (lambda *a, **k: raw)
+
+    def constant(self):
+        if not self.native:
+            return True, self.raw
+        ok, value = self.raw.constant()
+        if ok and self.value() != value:
+            return False, None
+        return ok, value
+
+
+class _Mapping:
+    """How one function's parameters take a call's arguments."""
+
+    __slots__ = ('fd', 'bound', 'extra', 'extra_kw', 'lazy')
+
+    def __init__(self, fd, bound, extra, extra_kw):
+        self.fd = fd
+        self.bound = bound          # parameter key -> _Arg or _DEFAULT
+        self.extra = extra          # [_Arg] for *args
+        self.extra_kw = extra_kw    # {name: _Arg} for **kwargs
+        params = fd.parameters
+        lazy = set()
+        for i, key in enumerate(_visible(fd)):
+            if key in bound and bound[key] is not _DEFAULT and \
+                    yaqltypes.is_lazy(params[key].value_type):
+                lazy.add(i)
+        star = params.get('*')
+        if star is not None and yaqltypes.is_lazy(star.value_type):
+            lazy.update(range(len(_visible(fd)),
+                              len(_visible(fd)) + len(extra)))
+        self.lazy = frozenset(lazy)
+
+
+def _visible(fd):
+    """The keys of the positional parameters an argument binds to, in
+    order."""
+    ps = [(p.position, k) for k, p in fd.parameters.items()
+          if p.position is not None and k != '*'
+          and not yaqltypes.is_hidden(p.value_type)]
+    return [k for _, k in sorted(ps)]
+
+
+def map_args(fd, args, kwargs):
+    """A :class:`_Mapping` of ``args`` (``_Arg``) and ``kwargs`` onto
+    ``fd``'s parameters, or ``None`` when they do not fit."""
+    params = fd.parameters
+    kwargs = dict(kwargs)
+    bound = {}
+    visible = _visible(fd)
+    for i, key in enumerate(visible):
+        p = params[key]
+        alias = p.alias or p.name
+        if i < len(args):
+            if alias in kwargs:
+                return None
+            bound[key] = args[i]
+        elif alias in kwargs:
+            bound[key] = kwargs.pop(alias)
+        elif p.default is specs.NO_DEFAULT:
+            return None
+        else:
+            bound[key] = _DEFAULT
+    extra = list(args[len(visible):])
+    if extra and '*' not in params:
+        return None
+    for key, p in params.items():
+        if p.position is not None or key == '**' or \
+                yaqltypes.is_hidden(p.value_type):
+            continue
+        alias = p.alias or p.name
+        if alias in kwargs:
+            bound[key] = kwargs.pop(alias)
+        elif p.default is specs.NO_DEFAULT:
+            return None
+        else:
+            bound[key] = _DEFAULT
+    if kwargs and '**' not in params:
+        return None
+    return _Mapping(fd, bound, extra, kwargs)
+
+
+class _Call:
+    """One call being resolved."""
+
+    def __init__(self, dispatcher, name, method, args, kwargs, caller,
+                 receiver):
+        self.d = dispatcher
+        self.name = name
+        self.method = method
+        self.args = args
+        self.kwargs = kwargs
+        self.caller = caller
+        self.receiver = receiver
+        self._context = None
+
+    @property
+    def context(self):
+        if self._context is None:
+            self._context = CallContext(self.caller, self.d)
+        return self._context
+
+    def ambiguous(self):
+        if self.method:
+            return exceptions.AmbiguousMethodException(self.name,
+                                                       self.receiver)
+        return exceptions.AmbiguousFunctionException(self.name)
+
+    def no_match(self):
+        if self.method:
+            return exceptions.NoMatchingMethodException(self.name,
+                                                        self.receiver)
+        return exceptions.NoMatchingFunctionException(self.name)
+
+    def hidden(self, t, fd, depth):
+        """The value a hidden parameter of type ``t`` receives."""
+        if isinstance(t, yaqltypes.Context):
+            return self.context
+        if isinstance(t, yaqltypes.Engine):
+            return self.d.engine
+        if isinstance(t, yaqltypes.Receiver):
+            return self.receiver
+        if isinstance(t, yaqltypes.FunctionDefinition):
+            return fd
+        if isinstance(t, yaqltypes.YaqlInterface):
+            from muranopl.yaql.yaql_interface import YaqlInterface
+            return YaqlInterface(self.context, self.d.engine, self.receiver)
+        if isinstance(t, yaqltypes.Super):
+            return self.super_(t, depth)
+        if isinstance(t, yaqltypes.Delegate):
+            return self.delegate(t)
+        return t.convert(None, self.receiver, self.context, fd, self.d.engine)
+
+    def super_(self, t, depth):
+        name, method = self.name, self.method
+
+        def call(*args, **kwargs):
+            if t.with_context and args:
+                args = args[1:]
+            found, value = self.d.resolve(
+                name, method, [_Arg(a) for a in args],
+                {k: _Arg(v) for k, v in kwargs.items()}, self.caller,
+                depth + 1)
+            if found:
+                return value
+            return self.caller.call(name, method, list(args), kwargs,
+                                    library=True)
+        return call
+
+    def delegate(self, t):
+        caller = self.caller
+
+        def call(*args, **kwargs):
+            if t.with_context and args:
+                args = args[1:]
+            name = t.name
+            if name is None:
+                name, args = args[0], args[1:]
+            return caller.call(name, t.method, list(args), kwargs)
+        return call
+
+    def argument(self, p, arg):
+        """What parameter ``p`` receives for ``arg``, or ``_FAIL``."""
+        t = p.value_type
+        if arg is _DEFAULT:
+            return p.default
+        try:
+            if yaqltypes.is_lazy(t):
+                if isinstance(t, yaqltypes.MappingRule):
+                    return _FAIL
+                return t.convert(arg.lazy(), self.receiver, self.context,
+                                 None, self.d.engine)
+            if yaqltypes.is_constant(t):
+                ok, value = arg.constant()
+                if not ok or not t.check(value, self.context, self.d.engine):
+                    return _FAIL
+                return value
+            value = arg.value()
+            if not t.check(value, self.context, self.d.engine):
+                return _FAIL
+            return t.convert(value, self.receiver, self.context, None,
+                             self.d.engine)
+        except exceptions.ArgumentValueException:
+            return _FAIL
+
+    def prepare(self, m, depth):
+        """The payload's ``(args, kwargs)`` for mapping ``m``, or
+        ``None`` when an argument's value does not fit."""
+        fd = m.fd
+        positional = sorted(
+            (p.position, k) for k, p in fd.parameters.items()
+            if p.position is not None and k != '*')
+        args, kwargs = [], {}
+        for _, key in positional:
+            p = fd.parameters[key]
+            if yaqltypes.is_hidden(p.value_type):
+                args.append(self.hidden(p.value_type, fd, depth))
+                continue
+            v = self.argument(p, m.bound[key])
+            if v is _FAIL:
+                return None
+            args.append(v)
+        star = fd.parameters.get('*')
+        for a in m.extra:
+            v = self.argument(star, a)
+            if v is _FAIL:
+                return None
+            args.append(v)
+        for key, p in fd.parameters.items():
+            if p.position is not None or key == '**':
+                continue
+            if yaqltypes.is_hidden(p.value_type):
+                kwargs[p.name] = self.hidden(p.value_type, fd, depth)
+                continue
+            v = self.argument(p, m.bound[key])
+            if v is _FAIL:
+                return None
+            kwargs[p.name] = v
+        dstar = fd.parameters.get('**')
+        for k, a in m.extra_kw.items():
+            v = self.argument(dstar, a)
+            if v is _FAIL:
+                return None
+            kwargs[k] = v
+        return args, kwargs
+
+
+def _specializes(m1, m2):
+    """Whether mapping ``m1``'s parameter types are narrower than
+    ``m2``'s (the reference's tie-break between two candidates)."""
+    res = False
+    for key, a1 in m1.bound.items():
+        if key not in m2.bound:
+            continue
+        t1 = m1.fd.parameters[key].value_type
+        t2 = m2.fd.parameters[key].value_type
+        if t2.is_specialization_of(t1):
+            return False
+        if t1.is_specialization_of(t2):
+            res = True
+    return res
+
+
+class Dispatcher:
+    """The Python functions of one evaluation's context, by name: for
+    each name, the contexts' definitions nearest first (``layers``);
+    ``root`` says whether the last layer is the root context, where the
+    library is too."""
+
+    def __init__(self, layers, engine, context):
+        self.layers = layers
+        self.engine = engine
+        self.context = context
+
+    def call(self, name, method, args, kwargs, caller):
+        """Called by the engine: ``(True, result)``, or ``(False, None)``
+        for the library to run the call."""
+        args = [_Arg(a) for a in args]
+        kwargs = {k: _Arg(v) for k, v in kwargs.items()}
+        return self.resolve(name, method, args, kwargs, caller, 0)
+
+    def resolve(self, name, method, args, kwargs, caller, start):
+        layers = self.layers.get(name, ())
+        receiver = args[0].value() if method and args else utils.NO_VALUE
+        call = _Call(self, name, method, args, kwargs, caller, receiver)
+        found = False
+        levels, lazy = [], None
+        for depth, (layer, is_root) in enumerate(layers):
+            if depth < start:
+                continue
+            level = []
+            for fd in layer:
+                if not (fd.is_method if method else fd.is_function):
+                    continue
+                found = True
+                if fd.no_kwargs and kwargs:
+                    continue
+                m = map_args(fd, args, kwargs)
+                if m is None:
+                    continue
+                if lazy is None:
+                    lazy = m.lazy
+                elif lazy != m.lazy:
+                    raise call.ambiguous()
+                level.append(m)
+            if level:
+                levels.append((depth, is_root, level))
+        if any(a.native and a.raw.is_mapping() for a in args):
+            raise exceptions.MappingTranslationException()
+        for depth, is_root, level in levels:
+            winner, prepared = None, None
+            for m in level:
+                ready = call.prepare(m, depth)
+                if ready is None:
+                    continue
+                if winner is not None:
+                    if _specializes(winner, m):
+                        continue
+                    if not _specializes(m, winner):
+                        raise call.ambiguous()
+                winner, prepared = m, ready
+            if winner is None:
+                continue
+            if is_root and caller.library_has(name, method, len(args)):
+                raise call.ambiguous()
+            return True, winner.fd.payload(*prepared[0], **prepared[1])
+        if found and not caller.library_has(name, method, len(args)):
+            raise call.no_match()
+        return False, None
+
+    # Yaqlized objects.
+
+    def attr(self, obj, name, caller):
+        from muranopl.yaql import yaqlization
+        return yaqlization.get_attribute(obj, name)
+
+    def index(self, obj, key, caller):
+        from muranopl.yaql import yaqlization
+        return yaqlization.get_item(obj, key.value())
+
+    def method(self, obj, name, args, kwargs, caller):
+        from muranopl.yaql import yaqlization
+        args = [a.value() for a in args]
+        kwargs = {k: v.value() for k, v in kwargs.items()}
+        return yaqlization.call_method(obj, name, args, kwargs)
+
+
+def call_definition(fd, engine, context, receiver, args, kwargs):
+    """Runs definition ``fd`` with Python arguments (the reference's
+    ``FunctionDefinition.__call__``), outside any evaluation."""
+    d = Dispatcher({}, engine, context)
+    call = _Call(d, fd.name, receiver is not utils.NO_VALUE, (), {},
+                 None, receiver)
+    call._context = context
+    m = map_args(fd, [_Arg(a) for a in args],
+                 {k: _Arg(v) for k, v in kwargs.items()})
+    prepared = None if m is None else call.prepare(m, 0)
+    if prepared is None:
+        raise exceptions.NoMatchingFunctionException(fd.name)
+    return fd.payload(*prepared[0], **prepared[1])
+
+
+class CallContext:
+    """The context a called function receives: reads ``$`` and the
+    variables where the call happens (then the evaluation's context),
+    keeps what the function sets, and calls YAQL functions from there
+    (``context('name', engine)(args)``)."""
+
+    def __init__(self, caller, dispatcher, parent=None):
+        self._caller = caller
+        self._dispatcher = dispatcher
+        self._parent = parent
+        self._data = {}
+
+    @property
+    def parent(self):
+        return self._parent if self._parent is not None \
+            else self._dispatcher.context
+
+    def _key(self, name):
+        name = name[1:] if name.startswith('$') else name
+        return name or '1'
+
+    def get_data(self, name, default=None, ask_parent=True):
+        key = self._key(name)
+        if key in self._data:
+            return self._data[key]
+        if not ask_parent:
+            return default
+        if self._parent is not None:
+            return self._parent.get_data(name, default)
+        found, value = self._caller.var(key)
+        if found:
+            return value
+        ctx = self._dispatcher.context
+        if ctx is not None:
+            return ctx.get_data(name, default)
+        return default
+
+    def __getitem__(self, name):
+        return self.get_data(name)
+
+    def __setitem__(self, name, value):
+        self._data[self._key(name)] = value
+
+    def __delitem__(self, name):
+        del self._data[self._key(name)]
+
+    def __contains__(self, name):
+        key = self._key(name)
+        if key in self._data:
+            return True
+        found, _ = self._caller.var(key)
+        return found
+
+    def keys(self):
+        return ['$' + k for k in self._data]
+
+    def create_child_context(self):
+        return CallContext(self._caller, self._dispatcher, self)
+
+    def __call__(self, name, engine=None, receiver=utils.NO_VALUE,
+                 data_context=None, use_convention=False,
+                 function_filter=None):
+        caller = self._caller
+
+        def call(*args, **kwargs):
+            method = receiver is not utils.NO_VALUE
+            if method:
+                args = (receiver,) + args
+            return caller.call(name, method, list(args), kwargs)
+        return call
+
+    def register_function(self, *args, **kwargs):
+        raise NotImplementedError(
+            'functions are registered before the evaluation here')
