@@ -189,6 +189,31 @@ fn engine_error(py: Python<'_>, failure: &Failure, e: PyErr) -> runtime::Error {
     err
 }
 
+/// An argument given as a value where the overload takes it lazily: the
+/// registry wraps it in a constant closure, unwrapped here. A closure
+/// the registry made has a bare root of its own and no code the engine
+/// compiled or this module made (those belong to an evaluation's frames
+/// or describe themselves).
+fn unwrap_constant(env: &Env, v: Value) -> Value {
+    let made = match &v {
+        Value::Lambda(c) => {
+            !c.code.is_thunk()
+                && c.code.as_any().is_none()
+                && c.ctx.parent.is_none()
+                && c.ctx.scope.is_none()
+                && c.ctx.vars.is_empty()
+                && c.ctx.args.len() == 1
+                && c.ctx.args[0].is_null()
+                && c.code.describe() == "<lambda>"
+        }
+        _ => false,
+    };
+    match (&v, made) {
+        (Value::Lambda(c), true) => c.call(env, &[]).unwrap_or(v.clone()),
+        _ => v,
+    }
+}
+
 /// An unevaluated argument as the library takes it.
 fn arg_in(v: &Value) -> ArgIn {
     match v {
@@ -197,7 +222,13 @@ fn arg_in(v: &Value) -> ArgIn {
     }
 }
 
-fn trampoline(cx: &Cx, a: Args) -> runtime::Result<Value> {
+fn trampoline(cx: &Cx, mut a: Args) -> runtime::Result<Value> {
+    for v in a.rest.iter_mut() {
+        *v = unwrap_constant(cx.env, std::mem::replace(v, Value::Null));
+    }
+    for (_, v) in a.kw.iter_mut() {
+        *v = unwrap_constant(cx.env, std::mem::replace(v, Value::Null));
+    }
     let Some(t) = cx.data.and_then(|d| d.downcast_ref::<Trampoline>()) else {
         return Err(runtime::Error::new(
             ErrorKind::RuntimeError,

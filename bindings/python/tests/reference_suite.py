@@ -106,7 +106,9 @@ def substitute():
     from muranopl.yaql import yaqlization as my_yaqlization
     from muranopl.yaql.language import specs as my_specs
     from muranopl.yaql.language import yaqltypes as my_yaqltypes
-    for name in MODULES:
+    # test_contexts tests the reference's own Context class, whose
+    # definitions are the reference's.
+    for name in set(MODULES) - {'contexts'}:
         module = importlib.import_module('yaql.tests.test_' + name)
         for attr, mine in (('specs', my_specs), ('yaqltypes', my_yaqltypes),
                            ('yaqlization', my_yaqlization)):

@@ -92,17 +92,39 @@ def _check_name(name, settings, error=AttributeError):
         raise error('Cannot access ' + name)
 
 
+class Opaque:
+    """A Python object that is not yaqlized, as a method or attribute of
+    a yaqlized one returns it: YAQL can hold it and give it back, not
+    look into it (``obj``: the object)."""
+
+    __slots__ = ('obj',)
+    __yaqlization__ = None
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __repr__(self):
+        return f'Opaque({self.obj!r})'
+
+
+_DATA = (type(None), bool, int, float, str, list, tuple, dict, set,
+         frozenset)
+
+
 def _result(value, settings):
     """A method's or attribute's result, yaqlized too when the settings
-    say so (the standard library's types excepted)."""
-    if settings['autoYaqlizeResult']:
-        cls = value if isinstance(value, type) else type(value)
-        if cls.__module__ != int.__module__:
-            try:
-                yaqlize(value, auto_yaqlize_result=True)
-            except Exception:
-                pass
-    return value
+    say so (the standard library's types excepted); an object YAQL could
+    not take otherwise is :class:`Opaque`."""
+    cls = value if isinstance(value, type) else type(value)
+    if settings['autoYaqlizeResult'] and cls.__module__ != int.__module__:
+        try:
+            yaqlize(value, auto_yaqlize_result=True)
+        except Exception:
+            pass
+    if isinstance(value, _DATA) or is_yaqlized(value) or callable(value) \
+            or cls.__module__ in ('datetime', 'builtins'):
+        return value
+    return Opaque(value)
 
 
 def get_attribute(obj, name):

@@ -42,7 +42,7 @@ class HiddenParameterType(metaclass=abc.ABCMeta):
 
     __slots__ = ()
 
-    def check(self, value, context, engine, *args, **kwargs):
+    def check(self, value, context=None, engine=None, *args, **kwargs):
         return True
 
 
@@ -61,7 +61,7 @@ class SmartType(metaclass=abc.ABCMeta):
     def __init__(self, nullable):
         self.nullable = nullable
 
-    def check(self, value, context, engine, *args, **kwargs):
+    def check(self, value, context=None, engine=None, *args, **kwargs):
         return value is not None or self.nullable
 
     def convert(self, value, receiver, context, function_spec, engine,
@@ -85,7 +85,7 @@ class GenericType(SmartType):
         self.checker = checker
         self.converter = converter
 
-    def check(self, value, context, engine, *args, **kwargs):
+    def check(self, value, context=None, engine=None, *args, **kwargs):
         if value is None:
             return self.nullable
         return self.checker is None or bool(
@@ -424,7 +424,7 @@ class AnyOf(SmartTypeAggregation):
 
     __slots__ = ()
 
-    def check(self, value, context, engine, *args, **kwargs):
+    def check(self, value, context=None, engine=None, *args, **kwargs):
         if value is None:
             return self.nullable or any(
                 t.check(None, context, engine) for t in self.types)
@@ -444,7 +444,7 @@ class Chain(SmartTypeAggregation):
 
     __slots__ = ()
 
-    def check(self, value, context, engine, *args, **kwargs):
+    def check(self, value, context=None, engine=None, *args, **kwargs):
         if value is None and not self.nullable:
             return False
         return all(t.check(value, context, engine) for t in self.types)
@@ -466,7 +466,7 @@ class NotOfType(SmartType):
         super().__init__(nullable)
         self.smart_type = _smart(smart_type, nullable=False)
 
-    def check(self, value, context, engine, *args, **kwargs):
+    def check(self, value, context=None, engine=None, *args, **kwargs):
         if value is None:
             return self.nullable
         return not self.smart_type.check(value, context, engine)
