@@ -384,6 +384,10 @@ class Expression:
             if variables:
                 return self._native.evaluate(data, variables)
             return self._native.evaluate(data)
+        if isinstance(context, _dispatch.CallContext):
+            # The context a called function received: evaluate where the
+            # call is.
+            return context._evaluate(self.source, data, variables)
         bound, names, functions, specials = context._bindings(self._core)
         if data is NO_VALUE:
             data = None if bound is NO_VALUE else bound

@@ -461,6 +461,22 @@ class CallContext:
             return caller.call(name, method, list(args), kwargs)
         return call
 
+    def _evaluate(self, source, data, variables):
+        """Evaluates ``source`` where the call is, with what this context
+        set, ``$`` bound to ``data`` (when given) and ``variables``."""
+        names = {}
+        chain, ctx = [], self
+        while isinstance(ctx, CallContext):
+            chain.append(ctx)
+            ctx = ctx._parent
+        for ctx in reversed(chain):
+            names.update(ctx._data)
+        names.update(variables)
+        if data is utils.NO_VALUE:
+            data = names.pop('1', utils.NO_VALUE)
+        return self._caller.eval(
+            source, None if data is utils.NO_VALUE else data, names)
+
     def register_function(self, *args, **kwargs):
         raise NotImplementedError(
             'functions are registered before the evaluation here')

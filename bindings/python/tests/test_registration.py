@@ -1,0 +1,238 @@
+"""Functions registered the way the reference's two big users register
+theirs, through ``muranopl.yaql`` and, where it is installed, through the
+reference ``yaql`` with the same code: both must give the recorded
+results.
+
+- Mistral: plain functions taking ``context`` (``env()``, ``task()``,
+  ``execution()``), registered with ``register_function(f, name=...)`` in
+  a root context, evaluated in child contexts holding ``__env``-style
+  keys.
+- Murano's engine: ``@specs.parameter`` with ``yaqltypes`` types,
+  ``@specs.method``/``@specs.extension_method``, lazy ``Lambda``
+  arguments, injected engines and contexts, ``@specs.name`` and
+  ``@specs.yaql_property``.
+"""
+
+import json
+
+import pytest
+
+import muranopl.yaql as my_yaql
+from muranopl.yaql import exceptions as my_exceptions
+from muranopl.yaql.language import specs as my_specs
+from muranopl.yaql.language import yaqltypes as my_yaqltypes
+
+
+def mistral_functions():
+    """Mistral's functions (``mistral/utils/expression_utils.py``),
+    trimmed of its database."""
+    def env_(context):
+        return context['__env']
+
+    def execution_(context):
+        ex = context['__execution']
+        return {'id': ex['id'], 'name': ex['name'], 'input': ex['input']}
+
+    def task_(context, task_name=None):
+        tasks = context['__execution']['tasks']
+        name = task_name or context['__task_execution']['name']
+        return tasks[name]
+
+    def tasks_(context, workflow_execution_id=None, recursive=False,
+               state=None):
+        tasks = context['__execution']['tasks'].values()
+        return [t for t in tasks if state is None or t['state'] == state]
+
+    def json_pp_(context, data=None):
+        return json.dumps(data if data is not None else context['$'],
+                          indent=4, sort_keys=True)
+
+    def global_(context, var_name):
+        return context['__execution']['globals'].get(var_name)
+
+    return {'env': env_, 'execution': execution_, 'task': task_,
+            'tasks': tasks_, 'json_pp': json_pp_, 'global': global_}
+
+
+MISTRAL_DATA = {
+    'x': 5,
+    'items': [1, 2, 3],
+}
+MISTRAL_KEYS = {
+    '__env': {'region': 'r1', 'limit': 2},
+    '__execution': {
+        'id': 'ex-1', 'name': 'wf', 'input': {'a': 1},
+        'globals': {'g': 'G'},
+        'tasks': {'t1': {'name': 't1', 'state': 'SUCCESS', 'result': 10},
+                  't2': {'name': 't2', 'state': 'ERROR', 'result': None}},
+    },
+    '__task_execution': {'name': 't2'},
+}
+MISTRAL_CASES = [
+    ('env().region', 'r1'),
+    ('$.items.take(env().limit)', [1, 2]),
+    ('execution().id + "/" + execution().name', 'ex-1/wf'),
+    ('execution().input.a + $.x', 6),
+    ('task(t1).result * 2', 20),
+    ("task('t1').state", 'SUCCESS'),
+    ('task().name', 't2'),
+    ('tasks(state => ERROR).select($.name)', ['t2']),
+    ('tasks().len()', 2),
+    ('global(g)', 'G'),
+    ('json_pp($.items)', '[\n    1,\n    2,\n    3\n]'),
+    ('$.items.select($ + env().limit)', [3, 4, 5]),
+]
+
+
+def mistral_run(yaql, expr):
+    root = yaql.create_context()
+    for name, func in mistral_functions().items():
+        root.register_function(func, name=name)
+    ctx = root.create_child_context()
+    ctx['$'] = MISTRAL_DATA
+    for key, value in MISTRAL_KEYS.items():
+        ctx[key] = value
+    engine = yaql.factory.YaqlFactory().create()
+    return engine(expr).evaluate(context=ctx)
+
+
+def murano_context(yaql, specs, yaqltypes):
+    """Functions declared as Murano's engine declares its own
+    (``murano/dsl/yaql_functions.py`` and friends)."""
+    @specs.parameter('collection', yaqltypes.Iterable())
+    @specs.parameter('predicate', yaqltypes.Lambda())
+    @specs.method
+    def keep(collection, predicate):
+        return [x for x in collection if predicate(x)]
+
+    @specs.parameter('name', yaqltypes.String())
+    @specs.parameter('default', nullable=True)
+    @specs.inject('ctx', yaqltypes.Context())
+    def var(ctx, name, default=None):
+        value = ctx['$' + name]
+        return default if value is None else value
+
+    @specs.parameter('value', yaqltypes.Number())
+    @specs.extension_method
+    def double(value):
+        return value * 2
+
+    @specs.parameter('value', yaqltypes.String())
+    @specs.name('double')
+    @specs.extension_method
+    def double_string(value):
+        return value + value
+
+    @specs.parameter('template', yaqltypes.String())
+    @specs.inject('engine', yaqltypes.Engine())
+    @specs.inject('context', yaqltypes.Context())
+    def render(engine, context, template):
+        return engine(template).evaluate(context=context)
+
+    @specs.yaql_property(yaqltypes.String())
+    def shouted(obj):
+        return obj.upper() + '!'
+
+    @specs.parameter('sequence', yaqltypes.Sequence())
+    @specs.parameter('selector', yaqltypes.Lambda(), nullable=True)
+    @specs.method
+    def total(sequence, selector=None):
+        return sum(selector(x) if selector else x for x in sequence)
+
+    @specs.no_kwargs
+    @specs.parameter('args', yaqltypes.Number())
+    def maximum(*args):
+        return max(args)
+
+    ctx = yaql.create_context()
+    for f in (keep, var, double, double_string, render, shouted,
+              total, maximum):
+        ctx.register_function(f)
+    child = ctx.create_child_context()
+    child['limit'] = 2
+    return child
+
+
+MURANO_CASES = [
+    ('[1, 2, 3, 4].keep($ > $limit)', None, [3, 4]),
+    ('var(limit)', None, 2),
+    ('var(missing, 7)', None, 7),
+    ('double(21)', None, 42),
+    ('"ab".double()', None, 'abab'),
+    ('double(1.5)', None, 3.0),
+    ("render('$ + 1')", 41, 42),
+    ('$.shouted', 'ab', 'AB!'),
+    ('[1, 2, 3].total()', None, 6),
+    ('[1, 2, 3].total($ * 10)', None, 60),
+    ('maximum(3, 9, 4)', None, 9),
+]
+
+MURANO_ERRORS = [
+    ('keep([1], $ > 0)', 'NoFunctionRegisteredException'),
+    ('double(true)', 'NoMatchingFunctionException'),
+    ('"x".keep(true)', 'NoMatchingMethodException'),
+    ('var(1)', 'NoMatchingFunctionException'),
+    ('1.shouted', 'NoMatchingFunctionException'),
+]
+
+
+def murano_run(yaql, specs, yaqltypes, expr, data):
+    ctx = murano_context(yaql, specs, yaqltypes)
+    engine = yaql.factory.YaqlFactory().create()
+    return engine(expr).evaluate(data=data, context=ctx)
+
+
+def reference():
+    """The reference ``yaql``'s modules, if it is installed."""
+    ref = pytest.importorskip('yaql', reason='the reference yaql is not '
+                              'installed: results not re-recorded')
+    import yaql.language.factory  # noqa: F401
+    from yaql.language import specs, yaqltypes
+    return ref, specs, yaqltypes
+
+
+def plain(value):
+    """A reference result in plain Python types (its frozen dicts and
+    tuples as dicts and lists)."""
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict) or hasattr(value, 'items'):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize('expr,expected', MISTRAL_CASES)
+def test_mistral_functions(expr, expected):
+    assert mistral_run(my_yaql, expr) == expected
+
+
+@pytest.mark.parametrize('expr,expected', MISTRAL_CASES)
+def test_mistral_functions_match_the_reference(expr, expected):
+    ref, _, _ = reference()
+    assert plain(mistral_run(ref, expr)) == expected
+
+
+@pytest.mark.parametrize('expr,data,expected', MURANO_CASES)
+def test_murano_functions(expr, data, expected):
+    got = murano_run(my_yaql, my_specs, my_yaqltypes, expr, data)
+    assert got == expected and type(got) is type(expected)
+
+
+@pytest.mark.parametrize('expr,data,expected', MURANO_CASES)
+def test_murano_functions_match_the_reference(expr, data, expected):
+    ref, specs, yaqltypes = reference()
+    assert plain(murano_run(ref, specs, yaqltypes, expr, data)) == expected
+
+
+@pytest.mark.parametrize('expr,error', MURANO_ERRORS)
+def test_murano_function_errors(expr, error):
+    with pytest.raises(getattr(my_exceptions, error)):
+        murano_run(my_yaql, my_specs, my_yaqltypes, expr, None)
+
+
+@pytest.mark.parametrize('expr,error', MURANO_ERRORS)
+def test_murano_function_errors_match_the_reference(expr, error):
+    ref, specs, yaqltypes = reference()
+    from yaql.language import exceptions
+    with pytest.raises(getattr(exceptions, error)):
+        murano_run(ref, specs, yaqltypes, expr, None)
