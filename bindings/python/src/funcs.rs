@@ -24,6 +24,7 @@ use runtime::host::Host;
 use runtime::registry::{kw, p, var, ArgIn, Args, Cx, Form, Kind, Mode, Registry, Ty};
 use runtime::value::{Closure, Invoke};
 use runtime::{Env, ErrorKind, Options, Value};
+use smallvec::SmallVec;
 
 use crate::convert::{to_py, Failure, ToValue};
 use crate::errors;
@@ -65,7 +66,11 @@ impl Core {
             ];
             let data = Arc::new(Trampoline {
                 name: Arc::from(name.as_str()),
-                form: if *method { Form::Method } else { Form::Function },
+                form: if *method {
+                    Form::Method
+                } else {
+                    Form::Function
+                },
                 base: self.base.clone(),
             });
             if *method {
@@ -82,10 +87,7 @@ impl Core {
             );
             r.function(
                 "#indexer",
-                vec![
-                    p("obj", Ty::Check(is_object)),
-                    p("key", Ty::Any).nullable(),
-                ],
+                vec![p("obj", Ty::Check(is_object)), p("key", Ty::Any).nullable()],
                 object_index,
             );
         }
@@ -123,11 +125,7 @@ impl Core {
 
     /// Evaluates `prog` in `root` and drains its lazy parts, the result
     /// bounded by the memory quota as the library's engine bounds it.
-    pub fn eval_frame(
-        &self,
-        prog: &muranopl::Program,
-        root: Arc<Frame>,
-    ) -> runtime::Result<Value> {
+    pub fn eval_frame(&self, prog: &muranopl::Program, root: Arc<Frame>) -> runtime::Result<Value> {
         let opts = self.env.options();
         let _budget = runtime::budget::Budget::start(opts.time_budget, opts.max_memory);
         let _rng = runtime::rand::Scope::enter(opts.seed);
@@ -165,7 +163,7 @@ pub fn scope(dispatch: Py<PyAny>, failure: Arc<Failure>) -> runtime::ctx::Scope 
     Arc::new(Scope { dispatch, failure })
 }
 
-fn scope_of<'a>(ctx: &'a Arc<Frame>) -> Option<&'a Scope> {
+fn scope_of(ctx: &Arc<Frame>) -> Option<&Scope> {
     ctx.scopes().find_map(|s| s.downcast_ref::<Scope>())
 }
 
@@ -261,10 +259,10 @@ fn trampoline(cx: &Cx, mut a: Args) -> runtime::Result<Value> {
         }
         let method = t.form == Form::Method;
         let caller = Py::new(py, caller.clone())?;
-        let out = scope.dispatch.bind(py).call_method1(
-            "call",
-            (&*t.name, method, args, kwargs, caller),
-        )?;
+        let out = scope
+            .dispatch
+            .bind(py)
+            .call_method1("call", (&*t.name, method, args, kwargs, caller))?;
         let (found, value): (bool, Bound<'_, PyAny>) = out.extract()?;
         if !found {
             return Ok(None);
@@ -546,22 +544,121 @@ impl Caller {
     }
 
     /// Whether the library has an overload of `name` for the call's form
-    /// that takes `npos` positional arguments (receiver included).
-    fn library_has(&self, name: &str, method: bool, npos: usize) -> bool {
+    /// that may take the call's `args` (receiver included; an argument
+    /// not evaluated is `known[i] == false` and its value unused): an
+    /// overload whose parameters are all plain is bound to the values
+    /// when all are known, any other is judged by its arity.
+    fn library_has(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        method: bool,
+        args: Vec<Bound<'_, PyAny>>,
+        known: Vec<bool>,
+    ) -> PyResult<bool> {
         let form = if method { Form::Method } else { Form::Function };
-        self.base.get(name).is_some_and(|set| {
-            set.overloads.iter().any(|ov| {
-                let normal = ov.params.iter().filter(|p| p.mode == Mode::Normal);
-                let required = normal.clone().filter(|p| p.default.is_none()).count();
-                let var = ov.params.iter().any(|p| p.mode == Mode::Var);
-                let form_ok = self.env.options().legacy
-                    || !matches!(
-                        (ov.kind, form),
-                        (Kind::Function, Form::Method) | (Kind::Method, Form::Function)
-                    );
-                form_ok && required <= npos && (var || npos <= normal.count())
-            })
-        })
+        let Some(set) = self.base.get(name) else {
+            return Ok(false);
+        };
+        let legacy = self.env.options().legacy;
+        let mut values: Option<SmallVec<[Value; 6]>> = None;
+        if known.iter().all(|k| *k) {
+            let mut cv = ToValue::new(py, self.failure.clone());
+            let mut vals = SmallVec::new();
+            for a in &args {
+                vals.push(cv.value(a)?);
+            }
+            values = Some(vals);
+        }
+        let npos = args.len();
+        Ok(set.overloads.iter().any(|ov| {
+            let form_ok = legacy
+                || !matches!(
+                    (ov.kind, form),
+                    (Kind::Function, Form::Method) | (Kind::Method, Form::Function)
+                );
+            if !form_ok {
+                return false;
+            }
+            if let (true, Some(vals)) = (ov.is_plain(), &values) {
+                return ov.bind_plain(&mut vals.clone(), legacy).is_some();
+            }
+            let normal = ov.params.iter().filter(|p| p.mode == Mode::Normal);
+            let required = normal.clone().filter(|p| p.default.is_none()).count();
+            let var = ov.params.iter().any(|p| p.mode == Mode::Var);
+            required <= npos && (var || npos <= normal.count())
+        }))
+    }
+
+    /// The laziness of the library's overloads of `name` for the call's
+    /// form whose parameters take `npos` positional arguments (receiver
+    /// included) and the keyword arguments `named`: for each, the lazy
+    /// positions and names, and whether it takes no keyword arguments.
+    fn library_laziness(
+        &self,
+        name: &str,
+        method: bool,
+        npos: usize,
+        named: Vec<String>,
+    ) -> Vec<(Vec<usize>, Vec<String>, bool)> {
+        let form = if method { Form::Method } else { Form::Function };
+        let legacy = self.env.options().legacy;
+        let Some(set) = self.base.get(name) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for ov in &set.overloads {
+            if !legacy
+                && matches!(
+                    (ov.kind, form),
+                    (Kind::Function, Form::Method) | (Kind::Method, Form::Function)
+                )
+            {
+                continue;
+            }
+            let normal: Vec<_> = ov
+                .params
+                .iter()
+                .filter(|p| p.mode == Mode::Normal)
+                .collect();
+            let var = ov.params.iter().find(|p| p.mode == Mode::Var);
+            let kwp = ov.params.iter().find(|p| p.mode == Mode::Kw);
+            if npos > normal.len() && var.is_none() {
+                continue;
+            }
+            let mut lazy_named = Vec::new();
+            let mut fits = true;
+            for n in &named {
+                match normal.iter().position(|p| &*p.name == n.as_str()) {
+                    Some(i) if i < npos => fits = false,
+                    Some(i) => {
+                        if normal[i].lazy {
+                            lazy_named.push(n.clone());
+                        }
+                    }
+                    None => match kwp {
+                        Some(k) => {
+                            if k.lazy {
+                                lazy_named.push(n.clone());
+                            }
+                        }
+                        None => fits = fits && ov.no_kw,
+                    },
+                }
+            }
+            let given = |i: usize| i < npos || named.iter().any(|n| *n == *normal[i].name);
+            if !fits || (0..normal.len()).any(|i| !given(i) && normal[i].default.is_none()) {
+                continue;
+            }
+            let lazy_pos = (0..npos)
+                .filter(|i| match normal.get(*i) {
+                    Some(p) => p.lazy,
+                    None => var.is_some_and(|p| p.lazy),
+                })
+                .collect();
+            out.push((lazy_pos, lazy_named, ov.no_kw));
+        }
+        out
     }
 
     /// Evaluates `source` (compiled by this engine) in a child of the
@@ -587,7 +684,9 @@ impl Caller {
             None => frame.args.push(self.ctx.arg(1)),
         }
         for (k, v) in vars.into_iter().flat_map(|d| d.iter()) {
-            frame.vars.push((Arc::from(k.extract::<String>()?), cv.value(&v)?));
+            frame
+                .vars
+                .push((Arc::from(k.extract::<String>()?), cv.value(&v)?));
         }
         let frame = Arc::new(frame);
         let r = py.detach(|| {

@@ -152,7 +152,9 @@ impl Bindings {
             let (name, f): (String, Bound<'_, PyAny>) = item.extract()?;
             fs.push((Arc::from(name), f.unbind()));
         }
-        let dispatch = dispatch.filter(|d| !d.is_none()).map(|d| d.clone().unbind());
+        let dispatch = dispatch
+            .filter(|d| !d.is_none())
+            .map(|d| d.clone().unbind());
         Ok(Bindings {
             vars: out,
             calls_python: cv.saw_callable || !fs.is_empty() || dispatch.is_some(),

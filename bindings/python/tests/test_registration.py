@@ -236,3 +236,74 @@ def test_murano_function_errors_match_the_reference(expr, error):
     from yaql.language import exceptions
     with pytest.raises(getattr(exceptions, error)):
         murano_run(ref, specs, yaqltypes, expr, None)
+
+
+def resolution_contexts(yaql, specs, yaqltypes):
+    """Functions named as the library's: the library is the outermost
+    context, so a registered function that takes the call wins, unless
+    the two disagree on which arguments are lazy (ambiguous)."""
+    @specs.parameter('s', yaqltypes.String())
+    @specs.name('len')
+    def my_len(s):
+        return 'mine'
+
+    @specs.parameter('x', yaqltypes.Integer())
+    @specs.name('abs')
+    def my_abs(x):
+        return 'abs'
+
+    @specs.parameter('n', yaqltypes.Integer())
+    def to_upper(n):
+        return -n
+
+    def plain_max(a, b):
+        return 'plain'
+
+    @specs.parameter('c', yaqltypes.Iterable())
+    @specs.method
+    def where(c, predicate):
+        return 'eager'
+
+    ctx = yaql.create_context()
+    ctx.register_function(my_len)
+    ctx.register_function(my_abs)
+    ctx.register_function(to_upper)
+    ctx.register_function(plain_max, name='max')
+    child = ctx.create_child_context()
+    child.register_function(where)
+    return ctx, child
+
+
+RESOLUTION_CASES = [
+    ("len('abc')", 0, 'mine'),
+    ('len([1, 2])', 0, 2),
+    ('abs(-2)', 0, 'abs'),
+    ('abs(-2.5)', 0, 2.5),
+    ('toUpper(3)', 0, -3),
+    ("'a'.toUpper()", 0, 'A'),
+    ('max(1, 2)', 0, 'plain'),
+    ("toUpper('a')", 0, 'NoMatchingFunctionException'),
+    ('[1, 2].where($ > 1)', 1, 'AmbiguousMethodException'),
+]
+
+
+def resolution_run(yaql, specs, yaqltypes, expr, which):
+    ctx = resolution_contexts(yaql, specs, yaqltypes)[which]
+    engine = yaql.factory.YaqlFactory().create()
+    try:
+        return engine(expr).evaluate(context=ctx)
+    except Exception as e:
+        return type(e).__name__
+
+
+@pytest.mark.parametrize('expr,which,expected', RESOLUTION_CASES)
+def test_resolution_against_the_library(expr, which, expected):
+    assert resolution_run(my_yaql, my_specs, my_yaqltypes, expr,
+                          which) == expected
+
+
+@pytest.mark.parametrize('expr,which,expected', RESOLUTION_CASES)
+def test_resolution_against_the_library_matches_the_reference(
+        expr, which, expected):
+    ref, specs, yaqltypes = reference()
+    assert resolution_run(ref, specs, yaqltypes, expr, which) == expected

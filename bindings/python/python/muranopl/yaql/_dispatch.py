@@ -64,7 +64,7 @@ class _Mapping:
 
     __slots__ = ('fd', 'bound', 'extra', 'extra_kw', 'lazy')
 
-    def __init__(self, fd, bound, extra, extra_kw):
+    def __init__(self, fd, bound, extra, extra_kw, by_name=()):
         self.fd = fd
         self.bound = bound          # parameter key -> _Arg or _DEFAULT
         self.extra = extra          # [_Arg] for *args
@@ -75,6 +75,13 @@ class _Mapping:
             if key in bound and bound[key] is not _DEFAULT and \
                     yaqltypes.is_lazy(params[key].value_type):
                 lazy.add(i)
+        for key, p in params.items():
+            alias = p.alias or p.name
+            if alias in by_name and yaqltypes.is_lazy(p.value_type):
+                lazy.add(alias)
+        dstar = params.get('**')
+        if dstar is not None and yaqltypes.is_lazy(dstar.value_type):
+            lazy.update(extra_kw)
         star = params.get('*')
         if star is not None and yaqltypes.is_lazy(star.value_type):
             lazy.update(range(len(_visible(fd)),
@@ -95,6 +102,7 @@ def map_args(fd, args, kwargs):
     """A :class:`_Mapping` of ``args`` (``_Arg``) and ``kwargs`` onto
     ``fd``'s parameters, or ``None`` when they do not fit."""
     params = fd.parameters
+    by_name = set(kwargs)
     kwargs = dict(kwargs)
     bound = {}
     visible = _visible(fd)
@@ -127,7 +135,7 @@ def map_args(fd, args, kwargs):
             bound[key] = _DEFAULT
     if kwargs and '**' not in params:
         return None
-    return _Mapping(fd, bound, extra, kwargs)
+    return _Mapping(fd, bound, extra, kwargs, by_name - set(kwargs))
 
 
 class _Call:
@@ -337,6 +345,15 @@ class Dispatcher:
                 levels.append((depth, is_root, level))
         if any(a.native and a.raw.is_mapping() for a in args):
             raise exceptions.MappingTranslationException()
+        if levels and caller is not None:
+            # The library is the outermost layer: its overloads that take
+            # these arguments must agree on what is lazy.
+            for positions, names, no_kw in caller.library_laziness(
+                    name, method, len(args), list(kwargs)):
+                if no_kw and kwargs:
+                    continue
+                if frozenset(positions) | frozenset(names) != lazy:
+                    raise call.ambiguous()
         for depth, is_root, level in levels:
             winner, prepared = None, None
             for m in level:
@@ -351,12 +368,23 @@ class Dispatcher:
                 winner, prepared = m, ready
             if winner is None:
                 continue
-            if is_root and caller.library_has(name, method, len(args)):
-                raise call.ambiguous()
             return True, winner.fd.payload(*prepared[0], **prepared[1])
-        if found and not caller.library_has(name, method, len(args)):
+        if found and not self._library_takes(call):
             raise call.no_match()
         return False, None
+
+    def _library_takes(self, call):
+        """Whether a library function may take the call (judged on the
+        arguments evaluated so far)."""
+        if call.kwargs:
+            return call.caller.library_has(call.name, call.method,
+                                           [None] * len(call.args),
+                                           [False] * len(call.args))
+        values = [a._value for a in call.args]
+        known = [v is not _FAIL for v in values]
+        return call.caller.library_has(
+            call.name, call.method,
+            [v if k else None for v, k in zip(values, known)], known)
 
     # Yaqlized objects.
 
