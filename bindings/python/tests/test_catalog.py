@@ -48,8 +48,9 @@ def test_validate_objects_agrees_with_validate(servers):
     assert [sorted(v.property for v in found)
             for found in servers.validate_many(models)] == [
         sorted(p for p, _ in found) for found in got]
-    assert servers.validate_objects('com.example.Server', [[1]]) == [
-        [('', 'an object must be a dict, not list')]]
+    [[(prop, message)]] = servers.validate_objects('com.example.Server', [7])
+    assert prop == '' and message == 'an object must be a dict, not int'
+
     with pytest.raises(muranopl.MuranoPLError):
         servers.validate_objects('com.example.Nothing', [bare])
 
