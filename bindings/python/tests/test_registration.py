@@ -307,3 +307,35 @@ def test_resolution_against_the_library_matches_the_reference(
         expr, which, expected):
     ref, specs, yaqltypes = reference()
     assert resolution_run(ref, specs, yaqltypes, expr, which) == expected
+
+
+INSERTIONS = [
+    ('and', True, '&', 'BINARY_LEFT_ASSOCIATIVE', True),
+    ('and', True, '&&', 'BINARY_LEFT_ASSOCIATIVE', False),
+    ('not', False, '!', 'PREFIX_UNARY', False),
+    (None, True, ':', 'BINARY_LEFT_ASSOCIATIVE', True),
+    ('->', True, '~>', 'BINARY_RIGHT_ASSOCIATIVE', True),
+]
+
+
+def test_operator_table_edits_match_the_reference():
+    ref, _, _ = reference()
+    from yaql.language import factory as ref_factory
+    from muranopl.yaql import factory as my_factory
+    mine, theirs = my_factory.YaqlFactory(), ref_factory.YaqlFactory()
+    assert mine.operators == theirs.operators
+    for existing, binary, new, kind, group in INSERTIONS:
+        mine.insert_operator(existing, binary, new,
+                             getattr(my_factory.OperatorType, kind), group)
+        theirs.insert_operator(existing, binary, new,
+                               getattr(ref_factory.OperatorType, kind), group)
+        assert mine.operators == theirs.operators
+    with pytest.raises(ValueError):
+        mine.insert_operator('nope', True, '#', 'BINARY_LEFT_ASSOCIATIVE',
+                             False)
+    # The grammar is fixed: an engine from an edited table says so and
+    # still parses the standard grammar.
+    with pytest.warns(UserWarning, match='not recognised'):
+        engine = mine.create()
+    assert engine('$.a[0]').evaluate(data={'a': [1]},
+                                     context=my_yaql.create_context()) == 1
