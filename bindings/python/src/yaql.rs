@@ -152,12 +152,18 @@ impl Bindings {
             let (name, f): (String, Bound<'_, PyAny>) = item.extract()?;
             fs.push((Arc::from(name), f.unbind()));
         }
-        let dispatch = dispatch
-            .filter(|d| !d.is_none())
-            .map(|d| d.clone().unbind());
+        let dispatch = dispatch.filter(|d| !d.is_none());
+        // A dispatcher with functions runs Python code; one for yaqlized
+        // objects only does when such an object is in the data (which the
+        // conversion notes).
+        let dispatches = match dispatch {
+            Some(d) => d.getattr(pyo3::intern!(py, "layers"))?.is_truthy()?,
+            None => false,
+        };
+        let dispatch = dispatch.map(|d| d.clone().unbind());
         Ok(Bindings {
             vars: out,
-            calls_python: cv.saw_callable || !fs.is_empty() || dispatch.is_some(),
+            calls_python: cv.saw_callable || !fs.is_empty() || dispatches,
             funcs: fs,
             failure,
             dispatch,
