@@ -339,3 +339,24 @@ def test_operator_table_edits_match_the_reference():
         engine = mine.create()
     assert engine('$.a[0]').evaluate(data={'a': [1]},
                                      context=my_yaql.create_context()) == 1
+
+
+def test_meta_returns_context_and_definitions():
+    @specs_meta_case
+    def f(context, x):
+        return context, x * 2
+    ctx = my_yaql.create_context()
+    ctx.register_function(f)
+    assert my_yaql.evaluate('f(21)', context=ctx) == 42
+    fd = my_specs.get_function_definition(f)
+    assert fd.meta == {'owner': 'murano'} and fd.returns_context
+    # A definition called from Python, as the reference's
+    # FunctionDefinition.__call__.
+    def g(a, b, *args, **kwargs):
+        return a, b, args, kwargs
+    call = my_specs.get_function_definition(g)(None, ctx)
+    assert call(1, 2, 5, kw=3) == (1, 2, (5,), {'kw': 3})
+
+
+def specs_meta_case(func):
+    return my_specs.meta('owner', 'murano')(my_specs.returns_context(func))

@@ -224,7 +224,7 @@ def _declared(func):
     fd = getattr(func, '__yaql_function__', None)
     return fd is not None and bool(
         fd.parameters or fd.name or fd.is_method or fd.no_kwargs or fd.meta
-        or not fd.is_function)
+        or not fd.is_function or getattr(fd, 'returns_context', False))
 
 
 def _injects(fd):

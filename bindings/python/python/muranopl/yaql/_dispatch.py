@@ -368,7 +368,10 @@ class Dispatcher:
                 winner, prepared = m, ready
             if winner is None:
                 continue
-            return True, winner.fd.payload(*prepared[0], **prepared[1])
+            result = winner.fd.payload(*prepared[0], **prepared[1])
+            if winner.fd.returns_context:
+                result = result[1]
+            return True, result
         if found and not self._library_takes(call):
             raise call.no_match()
         return False, None
@@ -415,7 +418,8 @@ def call_definition(fd, engine, context, receiver, args, kwargs):
     prepared = None if m is None else call.prepare(m, 0)
     if prepared is None:
         raise exceptions.NoMatchingFunctionException(fd.name)
-    return fd.payload(*prepared[0], **prepared[1])
+    result = fd.payload(*prepared[0], **prepared[1])
+    return result[1] if fd.returns_context else result
 
 
 class CallContext:

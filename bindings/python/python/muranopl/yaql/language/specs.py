@@ -62,10 +62,11 @@ class FunctionDefinition:
     ``*args`` and ``**kwargs``) to its :class:`ParameterDefinition`."""
 
     __slots__ = ('is_method', 'is_function', 'name', 'parameters', 'payload',
-                 'doc', 'no_kwargs', 'meta')
+                 'doc', 'no_kwargs', 'meta', 'returns_context')
 
     def __init__(self, name, payload, parameters=None, doc='', meta=None,
-                 is_function=True, is_method=False, no_kwargs=False):
+                 is_function=True, is_method=False, no_kwargs=False,
+                 returns_context=False):
         self.is_method = is_method
         self.is_function = is_function
         self.name = name
@@ -74,6 +75,7 @@ class FunctionDefinition:
         self.doc = doc
         self.no_kwargs = no_kwargs
         self.meta = meta or {}
+        self.returns_context = returns_context
 
     def __call__(self, engine, context, receiver=utils.NO_VALUE):
         """A Python callable running this function with Python arguments
@@ -92,7 +94,7 @@ class FunctionDefinition:
             self.name, self.payload,
             {k: p.clone() for k, p in self.parameters.items()}, self.doc,
             dict(self.meta), self.is_function, self.is_method,
-            self.no_kwargs)
+            self.no_kwargs, self.returns_context)
 
     def strip_hidden_parameters(self):
         """A copy without the hidden parameters (positions closed up)."""
@@ -317,6 +319,14 @@ def extension_method(func):
     """Called as a method or as a function."""
     fd = _get_function_definition(func)
     fd.is_method, fd.is_function = True, True
+    return func
+
+
+def returns_context(func):
+    """The function returns ``(context, result)`` (older yaql's
+    convention): the call's value is ``result``; the returned context is
+    not carried on to the rest of the expression here."""
+    _get_function_definition(func).returns_context = True
     return func
 
 
