@@ -377,7 +377,7 @@ class Expression:
         if context is None:
             if data is NO_VALUE:
                 data = None
-            if hasattr(data, '__yaqlization__'):
+            if type(data) not in _PLAIN and hasattr(data, '__yaqlization__'):
                 return self._in(None, None, True).evaluate(
                     data, variables, None, _dispatch.Dispatcher(
                         {}, self._engine(), None))
@@ -424,6 +424,11 @@ class Expression:
 
     def __repr__(self):
         return f'Expression({self.source!r})'
+
+
+# Types that are never yaqlized: no attribute lookup for them.
+_PLAIN = frozenset((type(None), bool, int, float, str, list, tuple, dict,
+                    set, frozenset))
 
 
 class _Engine:
