@@ -59,83 +59,97 @@ class _Arg:
         return ok, value
 
 
+class _Plan:
+    """What binding arguments to a definition needs, worked out once per
+    definition and evaluation."""
+
+    __slots__ = ('fd', 'visible', 'keyword', 'star', 'dstar', 'positional',
+                 'kwonly')
+
+    def __init__(self, fd):
+        self.fd = fd
+        params = fd.parameters
+        ordered = sorted((p.position, k) for k, p in params.items()
+                         if p.position is not None and k != '*')
+        # (key, alias, required, lazy) of the parameters arguments bind
+        # to by position, in order, and of the keyword-only ones.
+        self.visible = [
+            (k, params[k].alias or params[k].name,
+             params[k].default is specs.NO_DEFAULT,
+             yaqltypes.is_lazy(params[k].value_type))
+            for _, k in ordered
+            if not yaqltypes.is_hidden(params[k].value_type)]
+        self.keyword = [
+            (k, p.alias or p.name, p.default is specs.NO_DEFAULT,
+             yaqltypes.is_lazy(p.value_type))
+            for k, p in params.items()
+            if p.position is None and k != '**'
+            and not yaqltypes.is_hidden(p.value_type)]
+        self.star = params.get('*')
+        self.dstar = params.get('**')
+        # What the payload takes, in order: (key, parameter).
+        self.positional = [(k, params[k]) for _, k in ordered]
+        self.kwonly = [(k, p) for k, p in params.items()
+                       if p.position is None and k != '**']
+
+
 class _Mapping:
     """How one function's parameters take a call's arguments."""
 
-    __slots__ = ('fd', 'bound', 'extra', 'extra_kw', 'lazy')
+    __slots__ = ('plan', 'fd', 'bound', 'extra', 'extra_kw', 'lazy')
 
-    def __init__(self, fd, bound, extra, extra_kw, by_name=()):
-        self.fd = fd
+    def __init__(self, plan, bound, extra, extra_kw, lazy):
+        self.plan = plan
+        self.fd = plan.fd
         self.bound = bound          # parameter key -> _Arg or _DEFAULT
         self.extra = extra          # [_Arg] for *args
         self.extra_kw = extra_kw    # {name: _Arg} for **kwargs
-        params = fd.parameters
-        lazy = set()
-        for i, key in enumerate(_visible(fd)):
-            if key in bound and bound[key] is not _DEFAULT and \
-                    yaqltypes.is_lazy(params[key].value_type):
-                lazy.add(i)
-        for key, p in params.items():
-            alias = p.alias or p.name
-            if alias in by_name and yaqltypes.is_lazy(p.value_type):
-                lazy.add(alias)
-        dstar = params.get('**')
-        if dstar is not None and yaqltypes.is_lazy(dstar.value_type):
-            lazy.update(extra_kw)
-        star = params.get('*')
-        if star is not None and yaqltypes.is_lazy(star.value_type):
-            lazy.update(range(len(_visible(fd)),
-                              len(_visible(fd)) + len(extra)))
-        self.lazy = frozenset(lazy)
+        self.lazy = lazy            # positions and names taken lazily
 
 
-def _visible(fd):
-    """The keys of the positional parameters an argument binds to, in
-    order."""
-    ps = [(p.position, k) for k, p in fd.parameters.items()
-          if p.position is not None and k != '*'
-          and not yaqltypes.is_hidden(p.value_type)]
-    return [k for _, k in sorted(ps)]
-
-
-def map_args(fd, args, kwargs):
-    """A :class:`_Mapping` of ``args`` (``_Arg``) and ``kwargs`` onto
-    ``fd``'s parameters, or ``None`` when they do not fit."""
-    params = fd.parameters
-    by_name = set(kwargs)
-    kwargs = dict(kwargs)
-    bound = {}
-    visible = _visible(fd)
-    for i, key in enumerate(visible):
-        p = params[key]
-        alias = p.alias or p.name
-        if i < len(args):
-            if alias in kwargs:
+def map_args(plan, args, kwargs):
+    """A :class:`_Mapping` of ``args`` (``_Arg``) and ``kwargs`` onto the
+    parameters of ``plan``'s definition, or ``None`` when they do not
+    fit."""
+    rest = dict(kwargs) if kwargs else {}
+    bound, lazy = {}, set()
+    nargs = len(args)
+    for i, (key, alias, required, is_lazy) in enumerate(plan.visible):
+        if i < nargs:
+            if alias in rest:
                 return None
             bound[key] = args[i]
-        elif alias in kwargs:
-            bound[key] = kwargs.pop(alias)
-        elif p.default is specs.NO_DEFAULT:
+            if is_lazy:
+                lazy.add(i)
+        elif alias in rest:
+            bound[key] = rest.pop(alias)
+            if is_lazy:
+                lazy.add(alias)
+        elif required:
             return None
         else:
             bound[key] = _DEFAULT
-    extra = list(args[len(visible):])
-    if extra and '*' not in params:
-        return None
-    for key, p in params.items():
-        if p.position is not None or key == '**' or \
-                yaqltypes.is_hidden(p.value_type):
-            continue
-        alias = p.alias or p.name
-        if alias in kwargs:
-            bound[key] = kwargs.pop(alias)
-        elif p.default is specs.NO_DEFAULT:
+    extra = args[len(plan.visible):]
+    if extra:
+        if plan.star is None:
+            return None
+        if yaqltypes.is_lazy(plan.star.value_type):
+            lazy.update(range(len(plan.visible), nargs))
+    for key, alias, required, is_lazy in plan.keyword:
+        if alias in rest:
+            bound[key] = rest.pop(alias)
+            if is_lazy:
+                lazy.add(alias)
+        elif required:
             return None
         else:
             bound[key] = _DEFAULT
-    if kwargs and '**' not in params:
-        return None
-    return _Mapping(fd, bound, extra, kwargs, by_name - set(kwargs))
+    if rest:
+        if plan.dstar is None:
+            return None
+        if yaqltypes.is_lazy(plan.dstar.value_type):
+            lazy.update(rest)
+    return _Mapping(plan, bound, list(extra), rest, frozenset(lazy))
 
 
 class _Call:
@@ -244,29 +258,23 @@ class _Call:
     def prepare(self, m, depth):
         """The payload's ``(args, kwargs)`` for mapping ``m``, or
         ``None`` when an argument's value does not fit."""
-        fd = m.fd
-        positional = sorted(
-            (p.position, k) for k, p in fd.parameters.items()
-            if p.position is not None and k != '*')
+        fd, plan = m.fd, m.plan
         args, kwargs = [], {}
-        for _, key in positional:
-            p = fd.parameters[key]
-            if yaqltypes.is_hidden(p.value_type):
-                args.append(self.hidden(p.value_type, fd, depth))
+        for key, p in plan.positional:
+            t = p.value_type
+            if yaqltypes.is_hidden(t):
+                args.append(self.hidden(t, fd, depth))
                 continue
             v = self.argument(p, m.bound[key])
             if v is _FAIL:
                 return None
             args.append(v)
-        star = fd.parameters.get('*')
         for a in m.extra:
-            v = self.argument(star, a)
+            v = self.argument(plan.star, a)
             if v is _FAIL:
                 return None
             args.append(v)
-        for key, p in fd.parameters.items():
-            if p.position is not None or key == '**':
-                continue
+        for key, p in plan.kwonly:
             if yaqltypes.is_hidden(p.value_type):
                 kwargs[p.name] = self.hidden(p.value_type, fd, depth)
                 continue
@@ -274,9 +282,8 @@ class _Call:
             if v is _FAIL:
                 return None
             kwargs[p.name] = v
-        dstar = fd.parameters.get('**')
         for k, a in m.extra_kw.items():
-            v = self.argument(dstar, a)
+            v = self.argument(plan.dstar, a)
             if v is _FAIL:
                 return None
             kwargs[k] = v
@@ -309,6 +316,26 @@ class Dispatcher:
         self.layers = layers
         self.engine = engine
         self.context = context
+        # Worked out once per evaluation: each definition's plan, and the
+        # library's laziness per call shape.
+        self._plans = {}
+        self._laziness = {}
+
+    def plan(self, fd):
+        found = self._plans.get(id(fd))
+        if found is None or found.fd is not fd:
+            found = self._plans[id(fd)] = _Plan(fd)
+        return found
+
+    def library_laziness(self, caller, name, method, npos, kwargs):
+        key = (name, method, npos, tuple(kwargs))
+        found = self._laziness.get(key)
+        if found is None:
+            found = self._laziness[key] = [
+                (frozenset(positions) | frozenset(names), no_kw)
+                for positions, names, no_kw in caller.library_laziness(
+                    name, method, npos, list(kwargs))]
+        return found
 
     def call(self, name, method, args, kwargs, caller):
         """Called by the engine: ``(True, result)``, or ``(False, None)``
@@ -333,7 +360,7 @@ class Dispatcher:
                 found = True
                 if fd.no_kwargs and kwargs:
                     continue
-                m = map_args(fd, args, kwargs)
+                m = map_args(self.plan(fd), args, kwargs)
                 if m is None:
                     continue
                 if lazy is None:
@@ -348,11 +375,11 @@ class Dispatcher:
         if levels and caller is not None:
             # The library is the outermost layer: its overloads that take
             # these arguments must agree on what is lazy.
-            for positions, names, no_kw in caller.library_laziness(
-                    name, method, len(args), list(kwargs)):
+            for lib_lazy, no_kw in self.library_laziness(
+                    caller, name, method, len(args), kwargs):
                 if no_kw and kwargs:
                     continue
-                if frozenset(positions) | frozenset(names) != lazy:
+                if lib_lazy != lazy:
                     raise call.ambiguous()
         for depth, is_root, level in levels:
             winner, prepared = None, None
@@ -413,7 +440,7 @@ def call_definition(fd, engine, context, receiver, args, kwargs):
     call = _Call(d, fd.name, receiver is not utils.NO_VALUE, (), {},
                  None, receiver)
     call._context = context
-    m = map_args(fd, [_Arg(a) for a in args],
+    m = map_args(d.plan(fd), [_Arg(a) for a in args],
                  {k: _Arg(v) for k, v in kwargs.items()})
     prepared = None if m is None else call.prepare(m, 0)
     if prepared is None:
