@@ -59,6 +59,21 @@ class _Arg:
         return ok, value
 
 
+_VALUE, _LAZY, _CONSTANT, _OTHER = 'value', 'lazy', 'constant', 'other'
+_PLAIN_CONVERT = yaqltypes.GenericType.convert
+
+
+def _kind(t):
+    """How a parameter of type ``t`` takes its argument."""
+    if isinstance(t, yaqltypes.MappingRule) or yaqltypes.is_hidden(t):
+        return _OTHER
+    if yaqltypes.is_lazy(t):
+        return _LAZY
+    if yaqltypes.is_constant(t):
+        return _CONSTANT
+    return _VALUE
+
+
 class _Plan:
     """What binding arguments to a definition needs, worked out once per
     definition and evaluation."""
@@ -233,25 +248,29 @@ class _Call:
 
     def argument(self, p, arg):
         """What parameter ``p`` receives for ``arg``, or ``_FAIL``."""
-        t = p.value_type
         if arg is _DEFAULT:
             return p.default
+        t = p.value_type
+        kind = self.d.kind(t)
         try:
-            if yaqltypes.is_lazy(t):
-                if isinstance(t, yaqltypes.MappingRule):
+            if kind is _VALUE:
+                value = arg.value()
+                if not t.check(value, self.context, self.d.engine):
                     return _FAIL
+                if type(t).convert is _PLAIN_CONVERT and \
+                        getattr(t, 'converter', None) is None:
+                    return value
+                return t.convert(value, self.receiver, self.context, None,
+                                 self.d.engine)
+            if kind is _LAZY:
                 return t.convert(arg.lazy(), self.receiver, self.context,
                                  None, self.d.engine)
-            if yaqltypes.is_constant(t):
+            if kind is _CONSTANT:
                 ok, value = arg.constant()
                 if not ok or not t.check(value, self.context, self.d.engine):
                     return _FAIL
                 return value
-            value = arg.value()
-            if not t.check(value, self.context, self.d.engine):
-                return _FAIL
-            return t.convert(value, self.receiver, self.context, None,
-                             self.d.engine)
+            return _FAIL
         except exceptions.ArgumentValueException:
             return _FAIL
 
@@ -320,6 +339,14 @@ class Dispatcher:
         # library's laziness per call shape.
         self._plans = {}
         self._laziness = {}
+        self._kinds = {}
+
+    def kind(self, t):
+        """:func:`_kind` of ``t``, by its class."""
+        found = self._kinds.get(type(t))
+        if found is None:
+            found = self._kinds[type(t)] = _kind(t)
+        return found
 
     def plan(self, fd):
         found = self._plans.get(id(fd))
