@@ -360,3 +360,16 @@ def test_meta_returns_context_and_definitions():
 
 def specs_meta_case(func):
     return my_specs.meta('owner', 'murano')(my_specs.returns_context(func))
+
+
+def test_the_references_import_paths():
+    from muranopl.yaql.language import (  # noqa: F401
+        contexts, conventions, exceptions, factory, specs, utils, yaqltypes)
+    from muranopl.yaql import legacy, yaql_interface, yaqlization  # noqa: F401
+    assert exceptions.NoMatchingFunctionException is \
+        my_exceptions.NoMatchingFunctionException
+    assert utils.NO_VALUE is my_yaql.utils.NO_VALUE
+    assert contexts.Context is my_yaql.Context
+    assert factory.YaqlFactory is my_yaql.factory.YaqlFactory
+    assert conventions.CamelCaseConvention().convert_function_name(
+        'to_upper_') == 'toUpper'
