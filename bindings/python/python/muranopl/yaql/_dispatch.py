@@ -397,7 +397,9 @@ class Dispatcher:
                 level.append(m)
             if level:
                 levels.append((depth, is_root, level))
-        if any(a.native and a.raw.is_mapping() for a in args):
+        if levels and any(a.native and a.raw.is_mapping() for a in args):
+            # `f(2 + 2 => 4)`: a mapping whose key is not a name cannot be
+            # a keyword argument of a Python function.
             raise exceptions.MappingTranslationException()
         if levels and caller is not None:
             # The library is the outermost layer: its overloads that take
