@@ -327,9 +327,9 @@ def _specializes(m1, m2):
 
 class Dispatcher:
     """The Python functions of one evaluation's context, by name: for
-    each name, the contexts' definitions nearest first (``layers``);
-    ``root`` says whether the last layer is the root context, where the
-    library is too."""
+    each name, the contexts' definitions nearest first (``layers``: a
+    list of ``(definitions, is_root)``); the library is outside them
+    all."""
 
     def __init__(self, layers, engine, context):
         self.layers = layers
@@ -377,7 +377,7 @@ class Dispatcher:
         call = _Call(self, name, method, args, kwargs, caller, receiver)
         found = False
         levels, lazy = [], None
-        for depth, (layer, is_root) in enumerate(layers):
+        for depth, (layer, _) in enumerate(layers):
             if depth < start:
                 continue
             level = []
@@ -396,7 +396,7 @@ class Dispatcher:
                     raise call.ambiguous()
                 level.append(m)
             if level:
-                levels.append((depth, is_root, level))
+                levels.append((depth, level))
         if levels and any(a.native and a.raw.is_mapping() for a in args):
             # `f(2 + 2 => 4)`: a mapping whose key is not a name cannot be
             # a keyword argument of a Python function.
@@ -410,7 +410,7 @@ class Dispatcher:
                     continue
                 if lib_lazy != lazy:
                     raise call.ambiguous()
-        for depth, is_root, level in levels:
+        for depth, level in levels:
             winner, prepared = None, None
             for m in level:
                 ready = call.prepare(m, depth)
