@@ -162,6 +162,7 @@ static FROM_DATETIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static FROZEN_DICT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static CALL_PARTIAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static MAPPING: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static OPAQUE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The state of one conversion into engine values.
 pub struct ToValue<'py> {
@@ -491,6 +492,13 @@ fn tagged(
 /// callable object that runs the lambda.
 fn lambda_to_py(py: Python<'_>, env: &Env, c: &Arc<Closure>) -> PyResult<Py<PyAny>> {
     if let Some(o) = crate::funcs::as_object(&Value::Lambda(c.clone())) {
+        // An object a yaqlized one returned comes back as itself, out of
+        // the wrapper that kept it opaque.
+        let obj = o.obj.bind(py);
+        let opaque = OPAQUE.import(py, "muranopl.yaql.yaqlization", "Opaque")?;
+        if obj.is_instance(opaque)? {
+            return Ok(obj.getattr("obj")?.unbind());
+        }
         return Ok(o.obj.clone_ref(py));
     }
     Ok(Py::new(

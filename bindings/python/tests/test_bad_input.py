@@ -158,6 +158,9 @@ def test_objects_that_are_not_json_like():
     obj.inner = Thing()
     with pytest.raises(exceptions.NoFunctionRegisteredException):
         yaql.evaluate('$.inner.x', obj, context=yaql.create_context())
+    # ... and comes back as itself.
+    assert yaql.evaluate('[$.inner][0]', obj,
+                         context=yaql.create_context()) is obj.inner
 
 
 def test_bad_declarations():
