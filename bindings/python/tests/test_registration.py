@@ -373,3 +373,33 @@ def test_the_references_import_paths():
     assert factory.YaqlFactory is my_yaql.factory.YaqlFactory
     assert conventions.CamelCaseConvention().convert_function_name(
         'to_upper_') == 'toUpper'
+
+
+def test_declared_functions_in_evaluate_many_and_threads():
+    import threading
+
+    @my_specs.parameter('x', my_yaqltypes.Integer())
+    @my_specs.inject('ctx', my_yaqltypes.Context())
+    def scaled(ctx, x):
+        return x * ctx['$k']
+
+    ctx = my_yaql.create_context()
+    ctx.register_function(scaled)
+    ctx['k'] = 3
+    expr = my_yaql.compile('$.select(scaled($))')
+    items = [[i, i + 1] for i in range(200)]
+    assert expr.evaluate_many(items, context=ctx) == [
+        [3 * i, 3 * i + 3] for i in range(200)]
+    got, errors = [], []
+
+    def run():
+        try:
+            got.append(expr.evaluate([1, 2], context=ctx))
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=run) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and got == [[3, 6]] * 8
