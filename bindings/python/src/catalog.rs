@@ -135,6 +135,21 @@ impl Catalog {
         let class = catalog
             .class(class_name)
             .map_err(|e| errors::to_py(py, &e, None))?;
+        // Only contracts that need no more than the value can be checked
+        // apart from a model.
+        for (_, prop) in class.init_order() {
+            let reach = prop
+                .contract
+                .get::<engine::contracts::Contract>()
+                .map(|c| c.reach());
+            if reach.is_some_and(|r| r != engine::contracts::Reach::Value) {
+                return Err(PyValueError::new_err(format!(
+                    "{class_name}.{}: its contract needs more than the value \
+                     (other objects or the execution); validate models instead",
+                    prop.name
+                )));
+            }
+        }
         type Found = runtime::Result<Vec<(String, String)>>;
         let checked: Vec<Found> = py.detach(move || {
             let found = values

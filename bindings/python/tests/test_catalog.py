@@ -53,6 +53,9 @@ def test_validate_objects_agrees_with_validate(servers):
 
     with pytest.raises(muranopl.MuranoPLError):
         servers.validate_objects('com.example.Nothing', [bare])
+    # A class whose contracts name other objects needs a model.
+    with pytest.raises(ValueError, match='Fleet.servers'):
+        servers.validate_objects('com.example.Fleet', [{'servers': []}])
 
 
 def test_validate_many_in_order(servers):

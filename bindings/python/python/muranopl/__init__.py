@@ -119,7 +119,8 @@ class Catalog:
         on every core, in order: a list of ``(property, message)`` per
         object, ``[]`` when it is valid. The objects are checked in
         place, not loaded into a model: for classes whose property
-        contracts need only the values (no ``$this``, no other object).
+        contracts need only the values (no ``$this``, no other object;
+        another class raises ``ValueError``).
 
         >>> cat = Catalog.load([EXAMPLES / 'validate'])
         >>> good = {'name': 'a', 'port': 80, 'tags': [], 'enabled': True,
