@@ -170,7 +170,7 @@ pub struct ToValue<'py> {
     /// Decoded strings by the address of the `str` object: the keys of a
     /// list of dicts are the same few objects (`json.load` shares them).
     /// The objects outlive the conversion (the caller holds the data).
-    keys: HashMap<usize, Arc<String>>,
+    keys: HashMap<usize, Arc<String>, rustc_hash::FxBuildHasher>,
     failure: Arc<Failure>,
     /// True once a callable or a Python iterator was met: the evaluation
     /// may run Python code.
@@ -183,7 +183,7 @@ impl<'py> ToValue<'py> {
     pub fn new(py: Python<'py>, failure: Arc<Failure>) -> Self {
         ToValue {
             py,
-            keys: HashMap::new(),
+            keys: HashMap::default(),
             failure,
             saw_callable: false,
             depth: 0,
