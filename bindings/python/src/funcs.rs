@@ -731,6 +731,18 @@ impl Arg {
         matches!(self.value, Value::Pair(_))
     }
 
+    /// A mapping rule's two sides, each as an argument (evaluated when
+    /// asked), or `None` for any other argument.
+    fn pair(&self) -> Option<(Arg, Arg)> {
+        match &self.value {
+            Value::Pair(p) => Some((
+                self.caller.arg(p.0.clone()),
+                self.caller.arg(p.1.clone()),
+            )),
+            _ => None,
+        }
+    }
+
     /// The expression as a Python callable (a lazy argument): its
     /// arguments are `$1`, `$2`, ... (`$` the first) and keyword ones
     /// `$name`.

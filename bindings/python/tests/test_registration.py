@@ -403,3 +403,54 @@ def test_declared_functions_in_evaluate_many_and_threads():
     for t in threads:
         t.join()
     assert not errors and got == [[3, 6]] * 8
+
+
+def rules_context(yaql, specs, yaqltypes):
+    @specs.parameter('rules', yaqltypes.MappingRule())
+    @specs.no_kwargs
+    def pick(value, *rules):
+        for rule in rules:
+            if rule.source() == value:
+                return rule.destination()
+        return None
+
+    @specs.parameter('rule', yaqltypes.MappingRule())
+    @specs.no_kwargs
+    def sides(rule):
+        return [rule.source(), rule.destination()]
+
+    ctx = yaql.create_context()
+    ctx.register_function(pick)
+    ctx.register_function(sides)
+    return ctx
+
+
+RULE_CASES = [
+    ('pick(2, 1 => a, 2 => b)', 'b'),
+    ('pick(x, y => 1, x => 2)', 2),
+    ('pick(3, 1 => a)', None),
+    ('sides(1 + 1 => $ * 3)', [2, 21]),
+    ('sides(k => v)', ['k', 'v']),
+    ('pick(1 => 2)', None),
+    ('sides(1, 2)', 'NoMatchingFunctionException'),
+]
+
+
+def rules_run(yaql, specs, yaqltypes, expr):
+    ctx = rules_context(yaql, specs, yaqltypes)
+    engine = yaql.factory.YaqlFactory().create()
+    try:
+        return plain(engine(expr).evaluate(data=7, context=ctx))
+    except Exception as e:
+        return type(e).__name__
+
+
+@pytest.mark.parametrize('expr,expected', RULE_CASES)
+def test_mapping_rule_parameters(expr, expected):
+    assert rules_run(my_yaql, my_specs, my_yaqltypes, expr) == expected
+
+
+@pytest.mark.parametrize('expr,expected', RULE_CASES)
+def test_mapping_rule_parameters_match_the_reference(expr, expected):
+    ref, specs, yaqltypes = reference()
+    assert rules_run(ref, specs, yaqltypes, expr) == expected

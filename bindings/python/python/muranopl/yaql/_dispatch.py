@@ -50,6 +50,14 @@ class _Arg:
         raw = self.raw
         return raw if callable(raw) else (lambda *a, **k: raw)
 
+    def rule(self):
+        """A mapping rule's ``(source, destination)`` as callables that
+        evaluate them, or ``None``."""
+        if not self.native:
+            return None
+        sides = self.raw.pair()
+        return None if sides is None else sides
+
     def constant(self):
         if not self.native:
             return True, self.raw
@@ -59,13 +67,16 @@ class _Arg:
         return ok, value
 
 
-_VALUE, _LAZY, _CONSTANT, _OTHER = 'value', 'lazy', 'constant', 'other'
+_VALUE, _LAZY, _CONSTANT, _RULE, _OTHER = (
+    'value', 'lazy', 'constant', 'rule', 'other')
 _PLAIN_CONVERT = yaqltypes.GenericType.convert
 
 
 def _kind(t):
     """How a parameter of type ``t`` takes its argument."""
-    if isinstance(t, yaqltypes.MappingRule) or yaqltypes.is_hidden(t):
+    if isinstance(t, yaqltypes.MappingRule):
+        return _RULE
+    if yaqltypes.is_hidden(t):
         return _OTHER
     if yaqltypes.is_lazy(t):
         return _LAZY
@@ -106,6 +117,28 @@ class _Plan:
         self.positional = [(k, params[k]) for _, k in ordered]
         self.kwonly = [(k, p) for k, p in params.items()
                        if p.position is None and k != '**']
+
+
+class _KeywordRule(_Arg):
+    """``name => value`` given to a function that takes no keyword
+    arguments: a mapping rule whose source is the name."""
+
+    __slots__ = ('name',)
+
+    def __init__(self, name, arg):
+        super().__init__(arg.raw)
+        self.name = name
+
+    @property
+    def native(self):
+        return False
+
+    def value(self):
+        return utils.MappingRule(self.name, _Arg(self.raw).value())
+
+    def rule(self):
+        name = self.name
+        return (lambda: name), _Arg(self.raw).lazy()
 
 
 class _Mapping:
@@ -270,6 +303,11 @@ class _Call:
                 if not ok or not t.check(value, self.context, self.d.engine):
                     return _FAIL
                 return value
+            if kind is _RULE:
+                sides = arg.rule()
+                if sides is None:
+                    return _FAIL
+                return utils.MappingRule(*sides)
             return _FAIL
         except exceptions.ArgumentValueException:
             return _FAIL
@@ -385,9 +423,17 @@ class Dispatcher:
                 if not (fd.is_method if method else fd.is_function):
                     continue
                 found = True
-                if fd.no_kwargs and kwargs:
-                    continue
-                m = map_args(self.plan(fd), args, kwargs)
+                if fd.no_kwargs:
+                    # Keyword arguments are mapping rules, after the
+                    # positional ones.
+                    m = map_args(self.plan(fd), args + [
+                        _KeywordRule(k, a) for k, a in kwargs.items()], {})
+                elif any(a.native and a.raw.is_mapping() for a in args):
+                    # `f(2 + 2 => 4)`: a mapping whose key is not a name
+                    # cannot be a keyword argument of a Python function.
+                    raise exceptions.MappingTranslationException()
+                else:
+                    m = map_args(self.plan(fd), args, kwargs)
                 if m is None:
                     continue
                 if lazy is None:
@@ -397,10 +443,6 @@ class Dispatcher:
                 level.append(m)
             if level:
                 levels.append((depth, level))
-        if levels and any(a.native and a.raw.is_mapping() for a in args):
-            # `f(2 + 2 => 4)`: a mapping whose key is not a name cannot be
-            # a keyword argument of a Python function.
-            raise exceptions.MappingTranslationException()
         if levels and caller is not None:
             # The library is the outermost layer: its overloads that take
             # these arguments must agree on what is lazy.
