@@ -735,10 +735,7 @@ impl Arg {
     /// asked), or `None` for any other argument.
     fn pair(&self) -> Option<(Arg, Arg)> {
         match &self.value {
-            Value::Pair(p) => Some((
-                self.caller.arg(p.0.clone()),
-                self.caller.arg(p.1.clone()),
-            )),
+            Value::Pair(p) => Some((self.caller.arg(p.0.clone()), self.caller.arg(p.1.clone()))),
             _ => None,
         }
     }
