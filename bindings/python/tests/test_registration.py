@@ -454,3 +454,28 @@ def test_mapping_rule_parameters(expr, expected):
 def test_mapping_rule_parameters_match_the_reference(expr, expected):
     ref, specs, yaqltypes = reference()
     assert rules_run(ref, specs, yaqltypes, expr) == expected
+
+
+def test_context_changes_after_an_evaluation_are_seen():
+    root = my_yaql.create_context()
+    child = root.create_child_context()
+    expr = my_yaql.compile('$x')
+    root['x'] = 1
+    assert expr.evaluate(context=child) == 1
+    root['x'] = 2
+    assert expr.evaluate(context=child) == 2
+    child['x'] = 3
+    assert expr.evaluate(context=child) == 3
+    del child['x']
+    assert expr.evaluate(context=child) == 2
+    call = my_yaql.compile('f(1)')
+    with pytest.raises(my_exceptions.NoFunctionRegisteredException):
+        call.evaluate(context=child)
+    root.register_function(lambda x: x + 1, name='f')
+    assert call.evaluate(context=child) == 2
+    # A declared function registered later, nearer: it wins.
+    @my_specs.parameter('x', my_yaqltypes.Integer())
+    def g(x):
+        return -x
+    child.register_function(g, name='f')
+    assert call.evaluate(context=child) == -1

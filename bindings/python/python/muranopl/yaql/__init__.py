@@ -83,6 +83,10 @@ class Context:
         self._parent = parent_context
         self._data = {}
         self._functions = []
+        # Bumped by every change: what `_bindings` worked out stays valid
+        # while no context of the chain changed.
+        self._version = 0
+        self._bound = None
         self.legacy = legacy if parent_context is None else parent_context.legacy
         if data is not NO_VALUE:
             self['$'] = data
@@ -93,12 +97,14 @@ class Context:
 
     def __setitem__(self, name, value):
         self._data[_name(name)] = value
+        self._version += 1
 
     def __getitem__(self, name):
         return self.get_data(name)
 
     def __delitem__(self, name):
         del self._data[_name(name)]
+        self._version += 1
 
     def __contains__(self, name):
         return isinstance(name, str) and _name(name) in self._data
@@ -183,6 +189,7 @@ class Context:
         special = special or bool(method or function is False
                                   or exclusive or _injects(fd))
         self._functions.append((fd.name, fd, special))
+        self._version += 1
 
     def _bindings(self, native=None):
         """``(data, variables, functions, specials)`` of this context and
@@ -196,6 +203,17 @@ class Context:
         while ctx is not None:
             chain.append(ctx)
             ctx = ctx._parent
+        key = (native, tuple((id(c), c._version) for c in chain))
+        if self._bound is not None and self._bound[0] == key:
+            data, variables, functions, specials = self._bound[1]
+            return data, dict(variables), functions, specials
+        found = self._bind(chain, native)
+        self._bound = (key, found)
+        data, variables, functions, specials = found
+        return data, dict(variables), functions, specials
+
+    @staticmethod
+    def _bind(chain, native):
         variables, layers, special = {}, {}, set()
         for ctx in reversed(chain):
             variables.update(ctx._data)
@@ -214,9 +232,22 @@ class Context:
              else _Overloads(name, [[fd.payload for fd in fds]
                                     for fds, _ in found]))
             for name, found in layers.items() if name not in special]
-        specials = {name: layers[name] for name in special}
+        specials = _Specials({name: layers[name] for name in special})
         data = variables.pop('1', NO_VALUE)
         return data, variables, functions, specials
+
+
+class _Specials(dict):
+    """The names called the reference's way, each with its layers of
+    definitions; ``forms``: the ``(name, is_method)`` forms they take."""
+
+    def __init__(self, layers):
+        super().__init__(layers)
+        self.forms = frozenset(
+            (name, method) for name, found in layers.items()
+            for fds, _ in found for fd in fds
+            for method, on in ((False, fd.is_function), (True, fd.is_method))
+            if on)
 
 
 def _declared(func):
@@ -351,11 +382,7 @@ class Expression:
         their calls to Python."""
         mixed = (context is not None and context.legacy and not self._legacy
                  and self._mixed_engine is not None)
-        forms = frozenset(
-            (name, method) for name, layers in (specials or {}).items()
-            for fds, _ in layers for fd in fds
-            for method, on in ((False, fd.is_function), (True, fd.is_method))
-            if on)
+        forms = specials.forms if specials else frozenset()
         if self._core is None or not (forms or objects):
             if not mixed:
                 return self._native
