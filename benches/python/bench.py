@@ -19,9 +19,19 @@ per engine and ratio = reference median / binding median.
 Every run is cross-checked: both engines must return the same value
 (W1, W2) or the same per-element results (W5, W7), or the script exits 1.
 
+V7 (with --only V7, or in the default run when `jsonschema_rs` and
+`fastjsonschema` are installed): W7's contract as validation, per object,
+over the same W7 records: the binding's `Catalog.validate_many` (each
+record an object model of a class whose property contracts say what
+w7-schema.json says), `Catalog.validate_objects` (the records checked in
+place as instances of that class), `jsonschema_rs` (`validator.is_valid`
+per object) and `fastjsonschema` (the compiled validator per object), in
+one interleaved run; all four must find the same records valid.
+
 Usage (from the repository root, with the venv that holds both engines):
   target/pyvenv/bin/python benches/python/bench.py \
-      [--size 10000] [--w7-size 2000] [--rounds 3] [--only W1,W5] [--json]
+      [--size 10000] [--w7-size 2000] [--v7-size 10000] [--rounds 3] \
+      [--only W1,W5,V7] [--json]
 """
 import argparse
 import collections.abc  # noqa: F401  yaql 3.2.0 uses collections.abc without importing it
@@ -39,6 +49,38 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BENCH_DIR = os.environ.get("BENCH_SHARED", os.path.join(os.path.dirname(ROOT), "shared", "bench"))
 WORKLOAD_IDS = ["W1", "W2", "W5", "W7"]
+VALIDATION_IDS = ["V7"]
+
+# W7's class contract with strict types, as w7-schema.json has them (as
+# benches/validate.rs checks it): MuranoPL's int() and string() would
+# coerce "8080" and 42.
+V7_MANIFEST = """Format: 1.4
+Type: Library
+FullName: bench.v7
+Name: W7 contract
+Version: 1.0.0
+Classes:
+  bench.Port: Port.yaml
+"""
+V7_CLASS = """Namespaces: {=: bench}
+Name: Port
+Properties:
+  port:
+    Contract: $.notNull().check(isInteger($) and $ > 0 and $ < 65536)
+  scope:
+    Contract: $.notNull().check($ in list(public, cloud, host, internal))
+  protocol:
+    Contract: $.notNull().check($ in list(TCP, UDP))
+  name:
+    Contract: $.notNull().check(isString($))
+  settings:
+    Contract:
+      timeout: $.notNull().check(isInteger($) and $ >= 0)
+      retries: $.check(isInteger($))
+      label: $.check(isString($))
+  ports:
+    Contract: [$.notNull().check(isInteger($) and $ > 0 and $ < 65536), 1, 8]
+"""
 
 
 # --------------------------------------------------------------------------
@@ -170,6 +212,106 @@ def timed(fn, data, min_time, check):
 
 
 # --------------------------------------------------------------------------
+# V7: validation against JSON Schema validators
+
+def validation_runners(records, schema_path, tmp):
+    """name -> f(records) -> [bool valid per record]; setup (package,
+    models, compiled schemas) outside any timed region."""
+    import fastjsonschema
+    import jsonschema_rs
+    import muranopl
+
+    pkg = os.path.join(tmp, "v7")
+    os.makedirs(os.path.join(pkg, "Classes"), exist_ok=True)
+    with open(os.path.join(pkg, "manifest.yaml"), "w") as f:
+        f.write(V7_MANIFEST)
+    with open(os.path.join(pkg, "Classes", "Port.yaml"), "w") as f:
+        f.write(V7_CLASS)
+    cat = muranopl.Catalog.load([pkg])
+    with open(schema_path) as f:
+        schema = json.load(f)
+    validator = jsonschema_rs.validator_for(schema)
+    is_valid = validator.is_valid
+    fj = fastjsonschema.compile(schema)
+    fj_error = fastjsonschema.JsonSchemaException
+    # The object models validate_many takes: each record with its header
+    # (made once, as a caller holding models would have them).
+    models = [dict(r, **{"?": {"id": "o%d" % i, "type": "bench.Port"}})
+              for i, r in enumerate(records)]
+
+    def run_many(_):
+        return [not v for v in cat.validate_many(models)]
+
+    def run_objects(recs):
+        return [not v for v in cat.validate_objects("bench.Port", recs)]
+
+    def run_jsonschema_rs(recs):
+        return [is_valid(r) for r in recs]
+
+    def run_fastjsonschema(recs):
+        out = []
+        for r in recs:
+            try:
+                fj(r)
+                out.append(True)
+            except fj_error:
+                out.append(False)
+        return out
+    return {"jsonschema_rs": run_jsonschema_rs,
+            "fastjsonschema": run_fastjsonschema,
+            "validate_many": run_many,
+            "validate_objects": run_objects}
+
+
+def run_validation(a, data_dir, out):
+    """The V7 rows: µs per object for each validator, interleaved."""
+    import tempfile
+    try:
+        import fastjsonschema  # noqa: F401
+        import jsonschema_rs  # noqa: F401
+    except ImportError as e:
+        print("V7 skipped: %s (pip install jsonschema-rs fastjsonschema)" % e,
+              file=out)
+        return None, []
+    with open(a.workloads) as f:
+        spec = {w["id"]: w for w in json.load(f)["workloads"]}
+    w7 = spec["W7"]
+    path, records = ensure_data(data_dir, w7["dataset"], a.v7_size)
+    schema_path = os.path.join(BENCH_DIR, w7["schema"])
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        runners = validation_runners(records, schema_path, tmp)
+        expected = runners["jsonschema_rs"](records)
+        for name, fn in runners.items():
+            got = fn(records)
+            if got != expected:
+                failures.append("V7: %s finds %d valid, jsonschema_rs %d"
+                                % (name, sum(got), sum(expected)))
+        times = {k: [] for k in runners}
+        for r in range(a.rounds):
+            for name, fn in runners.items():
+                t, runs = timed(fn, records, a.min_time, lambda _: None)
+                times[name].append(t)
+            print("round %d/%d V7: %s" % (r + 1, a.rounds, "  ".join(
+                "%s %.2f ms" % (k, v[-1] * 1e3) for k, v in times.items())),
+                file=sys.stderr)
+    n = len(records)
+    med = {k: statistics.median(v) * 1e6 / n for k, v in times.items()}
+    print("", file=out)
+    print("V7 %s, N=%d (%d valid), %s" % (w7["title"], n, sum(expected), path),
+          file=out)
+    for name in runners:
+        print("    %-16s %s µs/object   jsonschema_rs/this %.2f   "
+              "fastjsonschema/this %.2f"
+              % (name, fmt_us(med[name]), med["jsonschema_rs"] / med[name],
+                 med["fastjsonschema"] / med[name]), file=out)
+    row = {"id": "V7", "title": w7["title"], "n": n, "valid": sum(expected),
+           "unit": "µs/object", "us": med,
+           "rounds_s": times, "same_result": not failures}
+    return row, failures
+
+
+# --------------------------------------------------------------------------
 # Reporting
 
 def fmt_us(us):
@@ -194,13 +336,15 @@ def main():
                          "missing; a relative path is from the repository root)")
     ap.add_argument("--size", type=int, default=10000, help="N for W1, W2, W5")
     ap.add_argument("--w7-size", type=int, default=2000, help="N for W7")
+    ap.add_argument("--v7-size", type=int, default=10000, help="N for V7")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--min-time", type=float, default=0.2,
                     help="seconds: within a round, an engine's run is repeated "
                          "until this much time is spent; the sample is the mean "
                          "(the reference needs one run; the binding many)")
-    ap.add_argument("--only", default=",".join(WORKLOAD_IDS),
-                    help="comma-separated subset of " + ",".join(WORKLOAD_IDS))
+    ap.add_argument("--only", default=",".join(WORKLOAD_IDS + VALIDATION_IDS),
+                    help="comma-separated subset of "
+                         + ",".join(WORKLOAD_IDS + VALIDATION_IDS))
     ap.add_argument("--workloads", default=os.path.join(BENCH_DIR, "workloads.json"))
     ap.add_argument("--json", action="store_true",
                     help="print a JSON summary on stdout (the table then goes to stderr)")
@@ -209,10 +353,10 @@ def main():
     if a.rounds < 1:
         ap.error("--rounds must be >= 1")
     only = [w.strip().upper() for w in a.only.split(",") if w.strip()]
-    bad = [w for w in only if w not in WORKLOAD_IDS]
+    bad = [w for w in only if w not in WORKLOAD_IDS + VALIDATION_IDS]
     if bad:
         ap.error("unknown workload(s) %s; choose from %s"
-                 % (",".join(bad), ",".join(WORKLOAD_IDS)))
+                 % (",".join(bad), ",".join(WORKLOAD_IDS + VALIDATION_IDS)))
     data_dir = a.data_dir if os.path.isabs(a.data_dir) else os.path.join(ROOT, a.data_dir)
     out = sys.stderr if a.json else sys.stdout
     started = time.perf_counter()
@@ -314,6 +458,11 @@ def main():
                   % (fmt_us(many), unit, fmt_ratio(med["reference"] / many)), file=out)
         rows.append(row)
 
+    validation = None
+    if "V7" in only:
+        validation, v_failures = run_validation(a, data_dir, out)
+        failures.extend(v_failures)
+
     elapsed = time.perf_counter() - started
     for f in failures:
         print("\nRESULT MISMATCH\n" + f, file=sys.stderr)
@@ -324,12 +473,15 @@ def main():
     else:
         summary = "SUMMARY min ratio: n/a (no workloads)"
     if failures:
-        summary += "  RESULTS DIFFER: %s" % ",".join(w["id"] for w in work if w["failed"])
+        summary += "  RESULTS DIFFER: %s" % ",".join(
+            [w["id"] for w in work if w["failed"]]
+            + (["V7"] if validation and not validation["same_result"] else []))
     if a.json:
         print(json.dumps({
             "binding": "muranopl %s" % my_version, "reference": "yaql %s" % ref_version,
             "python": platform.python_version(), "cores": os.cpu_count(),
             "rounds": a.rounds, "elapsed_s": elapsed, "workloads": rows,
+            "validation": validation,
             "min_ratio": min(x["ratio"] for x in rows) if rows else None,
             "mismatches": failures}, indent=2, ensure_ascii=False))
     print(summary, file=out)

@@ -113,6 +113,81 @@ impl Catalog {
         Ok(out.unbind())
     }
 
+    /// The contract violations of each of `objects` (property values, as
+    /// an object definition holds them, without `?`) as an instance of
+    /// `class_name`, on every core, in order: `(property, message)` per
+    /// violation. For classes whose property contracts need only the
+    /// values (no `$this`, no other object): the objects are checked in
+    /// place, not loaded into a model. An object that is not a dict is
+    /// reported as such.
+    fn validate_objects(
+        &self,
+        py: Python<'_>,
+        class_name: &str,
+        objects: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyList>> {
+        let mut cv = ToValue::new(py, Arc::new(Failure::default()));
+        let values = objects
+            .try_iter()?
+            .map(|o| cv.value(&o?))
+            .collect::<PyResult<Vec<_>>>()?;
+        let catalog = self.inner.catalog().clone();
+        let class = catalog
+            .class(class_name)
+            .map_err(|e| errors::to_py(py, &e, None))?;
+        // Only contracts that need no more than the value can be checked
+        // apart from a model.
+        for (_, prop) in class.init_order() {
+            let reach = prop
+                .contract
+                .get::<engine::contracts::Contract>()
+                .map(|c| c.reach());
+            if reach.is_some_and(|r| r != engine::contracts::Reach::Value) {
+                return Err(PyValueError::new_err(format!(
+                    "{class_name}.{}: its contract needs more than the value \
+                     (other objects or the execution); validate models instead",
+                    prop.name
+                )));
+            }
+        }
+        type Found = runtime::Result<Vec<(String, String)>>;
+        let checked: Vec<Found> = py.detach(move || {
+            let found = values
+                .par_chunks(values.len().div_ceil(rayon::current_num_threads()).max(1))
+                .flat_map_iter(|chunk| {
+                    let ex = engine::Executor::with_catalog(catalog.clone());
+                    let class = class.clone();
+                    chunk
+                        .iter()
+                        .map(move |v| match v {
+                            Value::Dict(d) => {
+                                engine::model::check_properties(&ex, &class, d).map(|found| {
+                                    found
+                                        .into_iter()
+                                        .map(|(p, e)| (p.to_string(), e.message().to_string()))
+                                        .collect()
+                                })
+                            }
+                            other => Ok(vec![(
+                                String::new(),
+                                format!("an object must be a dict, not {}", other.type_name()),
+                            )]),
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            // The values go on every core too.
+            values.into_par_iter().for_each(drop);
+            found
+        });
+        let out = PyList::empty(py);
+        for c in checked {
+            let found = c.map_err(|e| errors::to_py(py, &e, None))?;
+            out.append(found)?;
+        }
+        Ok(out.unbind())
+    }
+
     /// The JSON Schemas of a class and its model builders, or of the
     /// named methods, as Murano's `generate_schema` makes them.
     #[pyo3(signature = (class_name, methods = None, class_version = None, package = None))]

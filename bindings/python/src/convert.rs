@@ -34,7 +34,7 @@ pub const MAX_DEPTH: usize = 2000;
 pub struct Failure(Mutex<Option<PyErr>>);
 
 impl Failure {
-    fn keep(&self, e: PyErr) {
+    pub(crate) fn keep(&self, e: PyErr) {
         let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if slot.is_none() {
             *slot = Some(e);
@@ -162,6 +162,7 @@ static FROM_DATETIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static FROZEN_DICT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static CALL_PARTIAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static MAPPING: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static OPAQUE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The state of one conversion into engine values.
 pub struct ToValue<'py> {
@@ -169,7 +170,7 @@ pub struct ToValue<'py> {
     /// Decoded strings by the address of the `str` object: the keys of a
     /// list of dicts are the same few objects (`json.load` shares them).
     /// The objects outlive the conversion (the caller holds the data).
-    keys: HashMap<usize, Arc<String>>,
+    keys: HashMap<usize, Arc<String>, rustc_hash::FxBuildHasher>,
     failure: Arc<Failure>,
     /// True once a callable or a Python iterator was met: the evaluation
     /// may run Python code.
@@ -182,7 +183,7 @@ impl<'py> ToValue<'py> {
     pub fn new(py: Python<'py>, failure: Arc<Failure>) -> Self {
         ToValue {
             py,
-            keys: HashMap::new(),
+            keys: HashMap::default(),
             failure,
             saw_callable: false,
             depth: 0,
@@ -274,6 +275,11 @@ impl<'py> ToValue<'py> {
             let secs: i64 = o.getattr("seconds")?.extract()?;
             let micros: i64 = o.getattr("microseconds")?.extract()?;
             return Ok(Value::TimeSpan((days * 86_400 + secs) * 1_000_000 + micros));
+        }
+        if o.hasattr(pyo3::intern!(py, "__yaqlization__"))? {
+            // A yaqlized object stays itself (see `crate::funcs`).
+            self.saw_callable = true;
+            return Ok(crate::funcs::object(o.clone().unbind()));
         }
         if o.is_instance(MAPPING.import(py, "collections.abc", "Mapping")?)? {
             let m = o.cast::<PyMapping>()?;
@@ -485,6 +491,16 @@ fn tagged(
 /// A YAQL lambda returned to Python: the Python callable it wraps, or a
 /// callable object that runs the lambda.
 fn lambda_to_py(py: Python<'_>, env: &Env, c: &Arc<Closure>) -> PyResult<Py<PyAny>> {
+    if let Some(o) = crate::funcs::as_object(&Value::Lambda(c.clone())) {
+        // An object a yaqlized one returned comes back as itself, out of
+        // the wrapper that kept it opaque.
+        let obj = o.obj.bind(py);
+        let opaque = OPAQUE.import(py, "muranopl.yaql.yaqlization", "Opaque")?;
+        if obj.is_instance(opaque)? {
+            return Ok(obj.getattr("obj")?.unbind());
+        }
+        return Ok(o.obj.clone_ref(py));
+    }
     Ok(Py::new(
         py,
         crate::yaql::Lambda {

@@ -7,6 +7,8 @@
 //!
 //! - [`convert`]: Python values to engine values and back;
 //! - [`yaql`]: engines, compiled expressions, lambdas;
+//! - [`funcs`]: Python functions called the reference's way (specs),
+//!   and yaqlized objects;
 //! - [`catalog`]: packages, validation, schemas, runs and tests;
 //! - [`errors`]: engine errors as the reference's exception classes.
 //!
@@ -16,6 +18,7 @@
 mod catalog;
 mod convert;
 mod errors;
+mod funcs;
 mod yaql;
 
 use pyo3::prelude::*;
@@ -25,6 +28,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<yaql::Engine>()?;
     m.add_class::<yaql::Expression>()?;
     m.add_class::<yaql::Lambda>()?;
+    m.add_class::<funcs::Caller>()?;
+    m.add_class::<funcs::Arg>()?;
     m.add_class::<catalog::Catalog>()?;
     m.add_class::<catalog::TestSuite>()?;
     m.add_function(wrap_pyfunction!(catalog::ui_model, m)?)?;

@@ -17,13 +17,14 @@ use runtime::{Env, Options, Value};
 
 use crate::convert::{py_lambda, to_py, Failure, ToValue};
 use crate::errors;
+use crate::funcs::{self, Core};
 
 /// A YAQL engine: the standard library (yaql 3, or yaql 0.2 when
 /// `legacy`) with its limits (`None` lifts one). The grammar is the
 /// library's unless `legacy_syntax` says otherwise.
 #[pyclass(frozen, module = "muranopl._native")]
 pub struct Engine {
-    inner: Arc<muranopl::Engine>,
+    inner: Arc<Core>,
     legacy: bool,
 }
 
@@ -68,9 +69,22 @@ impl Engine {
         };
         let syntax = legacy_syntax.unwrap_or(legacy);
         Ok(Engine {
-            inner: Arc::new(muranopl::Engine::with_syntax(options, syntax)),
+            inner: Arc::new(Core::new(options, syntax)),
             legacy,
         })
+    }
+
+    /// This engine with the context's Python functions that need the
+    /// reference's calling convention (`functions`: `(name, is_method)`,
+    /// resolved by the dispatcher an evaluation passes) and, with
+    /// `objects`, yaqlized Python objects (attributes, indexing and
+    /// methods through the dispatcher).
+    #[pyo3(signature = (functions, objects = false))]
+    fn extend(&self, functions: Vec<(String, bool)>, objects: bool) -> Engine {
+        Engine {
+            inner: Arc::new(self.inner.extend(&functions, objects)),
+            legacy: self.legacy,
+        }
     }
 
     /// Compiles `expr`; a syntax error raises `YaqlGrammarException` or
@@ -87,6 +101,11 @@ impl Engine {
         })
     }
 
+    /// Whether the library has a function (or operator) `name`.
+    fn has_function(&self, name: &str) -> bool {
+        self.inner.has_function(name)
+    }
+
     /// True for a yaql 0.2 engine.
     #[getter]
     fn legacy(&self) -> bool {
@@ -97,7 +116,7 @@ impl Engine {
 /// A compiled expression, bound to the engine that compiled it.
 #[pyclass(frozen, module = "muranopl._native")]
 pub struct Expression {
-    engine: Arc<muranopl::Engine>,
+    engine: Arc<Core>,
     prog: Arc<muranopl::Program>,
     source: String,
 }
@@ -110,6 +129,9 @@ struct Bindings {
     calls_python: bool,
     /// Where the variables' callables report.
     failure: Arc<Failure>,
+    /// The Python dispatcher of the context's functions and yaqlized
+    /// objects (`muranopl.yaql._dispatch.Dispatcher`), if any.
+    dispatch: Option<Py<PyAny>>,
 }
 
 impl Bindings {
@@ -117,6 +139,7 @@ impl Bindings {
         py: Python<'_>,
         vars: Option<&Bound<'_, PyDict>>,
         funcs: Option<&Bound<'_, PyList>>,
+        dispatch: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Bindings> {
         let failure = Arc::new(Failure::default());
         let mut cv = ToValue::new(py, failure.clone());
@@ -129,11 +152,21 @@ impl Bindings {
             let (name, f): (String, Bound<'_, PyAny>) = item.extract()?;
             fs.push((Arc::from(name), f.unbind()));
         }
+        let dispatch = dispatch.filter(|d| !d.is_none());
+        // A dispatcher with functions runs Python code; one for yaqlized
+        // objects only does when such an object is in the data (which the
+        // conversion notes).
+        let dispatches = match dispatch {
+            Some(d) => d.getattr(pyo3::intern!(py, "layers"))?.is_truthy()?,
+            None => false,
+        };
+        let dispatch = dispatch.map(|d| d.clone().unbind());
         Ok(Bindings {
             vars: out,
-            calls_python: cv.saw_callable || !fs.is_empty(),
+            calls_python: cv.saw_callable || !fs.is_empty() || dispatches,
             funcs: fs,
             failure,
+            dispatch,
         })
     }
 
@@ -148,6 +181,9 @@ impl Bindings {
                 .push((name.clone(), py_lambda(f.clone_ref(py), failure.clone())));
         }
         root.has_funcs = !root.funcs.is_empty();
+        if let Some(d) = &self.dispatch {
+            root.scope = Some(funcs::scope(d.clone_ref(py), failure.clone()));
+        }
         Arc::new(root)
     }
 }
@@ -187,15 +223,16 @@ impl Expression {
     /// Evaluates the expression with `$` bound to `data`, the variables
     /// `vars` (`{"name": value}` for `$name`) and the functions `funcs`
     /// (`[(name, callable)]`).
-    #[pyo3(signature = (data = None, vars = None, funcs = None))]
+    #[pyo3(signature = (data = None, vars = None, funcs = None, dispatch = None))]
     fn evaluate(
         &self,
         py: Python<'_>,
         data: Option<&Bound<'_, PyAny>>,
         vars: Option<&Bound<'_, PyDict>>,
         funcs: Option<&Bound<'_, PyList>>,
+        dispatch: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        let b = Bindings::new(py, vars, funcs)?;
+        let b = Bindings::new(py, vars, funcs, dispatch)?;
         let failure = Arc::new(Failure::default());
         let mut cv = ToValue::new(py, failure.clone());
         let data = match data {
@@ -211,7 +248,7 @@ impl Expression {
     /// Evaluates the expression once per item of `items`, on every core.
     /// Returns the results in order; the first failure is raised, or,
     /// with `return_exceptions`, each failure takes its item's place.
-    #[pyo3(signature = (items, vars = None, funcs = None, return_exceptions = false))]
+    #[pyo3(signature = (items, vars = None, funcs = None, return_exceptions = false, dispatch = None))]
     fn evaluate_many(
         &self,
         py: Python<'_>,
@@ -219,8 +256,9 @@ impl Expression {
         vars: Option<&Bound<'_, PyDict>>,
         funcs: Option<&Bound<'_, PyList>>,
         return_exceptions: bool,
+        dispatch: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyList>> {
-        let b = Bindings::new(py, vars, funcs)?;
+        let b = Bindings::new(py, vars, funcs, dispatch)?;
         let mut cv = ToValue::new(py, b.failure.clone());
         let mut jobs = Vec::new();
         for item in items.try_iter()? {

@@ -17,16 +17,21 @@ Tests are counted in three groups:
   ``MultiContext``/``LinkedContext`` and the reference's own ``Context``
   methods);
 - ``decorators``: tests that declare functions through the reference's
-  ``specs`` decorators and ``yaqltypes``, or yaqlize Python objects; not
-  supported here.
+  ``specs`` decorators and ``yaqltypes``, or yaqlize Python objects; the
+  test modules' ``specs``, ``yaqltypes`` and ``yaqlization`` are
+  replaced by ``muranopl.yaql``'s (as code that swapped its imports
+  would use them), but for ``test_contexts``, which tests the
+  reference's own ``Context`` class.
 
-    python reference_suite.py [--min-language N] [--min-api N] [-v]
+    python reference_suite.py [--min-language N] [--min-api N]
+                              [--min-decorators N] [-v]
 
-prints the counts and exits 1 when fewer than N language (or python-api)
-tests pass.
+prints the counts and exits 1 when fewer than N language (python-api,
+decorators) tests pass.
 """
 
 import argparse
+import importlib
 import collections.abc  # noqa: F401 (yaql 3.2.0 uses it without importing it)
 import inspect
 import sys
@@ -99,6 +104,20 @@ def substitute():
         if isinstance(cls, type) and issubclass(cls, Exception):
             setattr(ref_exceptions, name, cls)
     ref.eval = my.eval
+    # The tests declare functions with the reference's `specs` and
+    # `yaqltypes` and yaqlize with its `yaqlization`: ours, as code that
+    # swapped its imports would.
+    from muranopl.yaql import yaqlization as my_yaqlization
+    from muranopl.yaql.language import specs as my_specs
+    from muranopl.yaql.language import yaqltypes as my_yaqltypes
+    # test_contexts tests the reference's own Context class, whose
+    # definitions are the reference's.
+    for name in set(MODULES) - {'contexts'}:
+        module = importlib.import_module('yaql.tests.test_' + name)
+        for attr, mine in (('specs', my_specs), ('yaqltypes', my_yaqltypes),
+                           ('yaqlization', my_yaqlization)):
+            if hasattr(module, attr):
+                setattr(module, attr, mine)
     # Tests that build an engine from the factory module itself.
     ref_factory.YaqlFactory = my.factory.YaqlFactory
 
@@ -162,13 +181,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--min-language', type=int, default=0)
     ap.add_argument('--min-api', type=int, default=0)
+    ap.add_argument('--min-decorators', type=int, default=0)
     ap.add_argument('-v', '--verbose', action='store_true')
     args = ap.parse_args()
     groups = run(args.verbose)
     for name, (ok, total) in groups.items():
         print(f'{name}: {ok}/{total} passed')
     for name, least in (('language', args.min_language),
-                        ('python-api', args.min_api)):
+                        ('python-api', args.min_api),
+                        ('decorators', args.min_decorators)):
         if groups[name][0] < least:
             print(f'error: {groups[name][0]} {name} tests passed, fewer '
                   f'than {least}', file=sys.stderr)

@@ -35,6 +35,29 @@ def test_validate_names_path_property_and_contract(servers):
     assert servers.validate(dict(SERVER, port=80)) == []
 
 
+def test_validate_objects_agrees_with_validate(servers):
+    bare = {k: v for k, v in SERVER.items() if k != '?'}
+    objects = [dict(bare, port=p) for p in (80, 0, 443, 99999)]
+    objects.append(dict(bare, port=80, tags=[None], settings={'label': 'x'}))
+    got = servers.validate_objects('com.example.Server', objects)
+    assert [sorted(p for p, _ in found) for found in got] == [
+        [], ['port'], [], ['port'], ['settings', 'tags']]
+    assert '99999' in got[3][0][1]
+    # The same verdicts as loading each as a model.
+    models = [dict(o, **{'?': SERVER['?']}) for o in objects]
+    assert [sorted(v.property for v in found)
+            for found in servers.validate_many(models)] == [
+        sorted(p for p, _ in found) for found in got]
+    [[(prop, message)]] = servers.validate_objects('com.example.Server', [7])
+    assert prop == '' and message == 'an object must be a dict, not int'
+
+    with pytest.raises(muranopl.MuranoPLError):
+        servers.validate_objects('com.example.Nothing', [bare])
+    # A class whose contracts name other objects needs a model.
+    with pytest.raises(ValueError, match='Fleet.servers'):
+        servers.validate_objects('com.example.Fleet', [{'servers': []}])
+
+
 def test_validate_many_in_order(servers):
     models = [dict(SERVER, port=p) for p in (80, 0, 443, 99999)]
     got = servers.validate_many(models)

@@ -9,7 +9,10 @@ from conftest import EXAMPLES
 
 MODULES = ['muranopl', 'muranopl._errors', 'muranopl.yaql',
            'muranopl.yaql.exceptions', 'muranopl.yaql.factory',
-           'muranopl.yaql.legacy', 'muranopl.yaql.utils']
+           'muranopl.yaql.legacy', 'muranopl.yaql.utils',
+           'muranopl.yaql.language.specs', 'muranopl.yaql.language.yaqltypes',
+           'muranopl.yaql.language.conventions', 'muranopl.yaql.yaqlization',
+           'muranopl.yaql.yaql_interface']
 
 
 @pytest.mark.parametrize('name', MODULES)

@@ -113,6 +113,25 @@ class Catalog:
         return [r if isinstance(r, BaseException) else [Violation(*v) for v in r]
                 for r in self._native.validate_many(models, return_exceptions)]
 
+    def validate_objects(self, class_name, objects):
+        """The contract violations of each of ``objects`` (dicts of
+        property values, without ``?``) as an instance of ``class_name``,
+        on every core, in order: a list of ``(property, message)`` per
+        object, ``[]`` when it is valid. The objects are checked in
+        place, not loaded into a model: for classes whose property
+        contracts need only the values (no ``$this``, no other object;
+        another class raises ``ValueError``).
+
+        >>> cat = Catalog.load([EXAMPLES / 'validate'])
+        >>> good = {'name': 'a', 'port': 80, 'tags': [], 'enabled': True,
+        ...         'settings': {'timeout': 1, 'label': 'x'}}
+        >>> found = cat.validate_objects('com.example.Server',
+        ...                              [good, dict(good, port=70000)])
+        >>> found[0], [p for p, _ in found[1]]
+        ([], ['port'])
+        """
+        return self._native.validate_objects(class_name, objects)
+
     def schema(self, class_name, methods=None, class_version=None,
                package=None):
         """The JSON Schemas of ``class_name`` (and its model builders), or

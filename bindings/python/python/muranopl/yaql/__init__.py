@@ -83,6 +83,10 @@ class Context:
         self._parent = parent_context
         self._data = {}
         self._functions = []
+        # Bumped by every change: what `_bindings` worked out stays valid
+        # while no context of the chain changed.
+        self._version = 0
+        self._bound = None
         self.legacy = legacy if parent_context is None else parent_context.legacy
         if data is not NO_VALUE:
             self['$'] = data
@@ -93,12 +97,14 @@ class Context:
 
     def __setitem__(self, name, value):
         self._data[_name(name)] = value
+        self._version += 1
 
     def __getitem__(self, name):
         return self.get_data(name)
 
     def __delitem__(self, name):
         del self._data[_name(name)]
+        self._version += 1
 
     def __contains__(self, name):
         return isinstance(name, str) and _name(name) in self._data
@@ -151,47 +157,112 @@ class Context:
             return expr.evaluate(context=data_context or self, **names)
         return call
 
-    def register_function(self, func, name=None, **kwargs):
-        """Makes ``func`` callable from YAQL as ``name(...)`` and as a
-        method (``x.name(...)``, ``x`` first). The name defaults to the
-        function's, in camelCase (``get_value`` is ``getValue``).
-        Arguments arrive converted to Python values; the result is
-        converted back. ``method=True`` checks that ``func`` takes a
-        receiver (``InvalidMethodException``); the reference's other
-        options, and its ``specs`` decorators, are not supported."""
-        definition = getattr(func, '__yaql_function__', None)
-        if definition is not None:
-            name = name or getattr(definition, 'name', None)
-            func = getattr(definition, 'payload', func)
-        if name is None:
-            name = utils.convert_function_name(func.__name__)
-        if kwargs.get('method') and not _takes_receiver(func):
-            raise exceptions.InvalidMethodException(name)
-        self._functions.append((name, func))
+    def register_function(self, func, name=None, function=None, method=None,
+                          exclusive=False, **kwargs):
+        """Makes ``func`` callable from YAQL as ``name(...)``. The name
+        defaults to the function's in camelCase (``get_value`` is
+        ``getValue``). A plain function takes its arguments as Python
+        values, by position and keyword, and is callable as a method too
+        (``x.name(...)``, ``x`` first). A function declared with
+        :mod:`muranopl.yaql.language.specs` (or taking ``context``,
+        ``engine`` or ``yaql_interface``, or registered with ``method``,
+        or named as a library function) is called as the reference
+        calls it: typed, lazy and injected parameters, its forms, and
+        resolution against the library's functions of that name."""
+        from muranopl.yaql.language import conventions, specs
+        if isinstance(func, specs.FunctionDefinition):
+            fd, special = func, True
+        else:
+            special = _declared(func)
+            try:
+                fd = specs.get_function_definition(
+                    func, name=name, function=function, method=method,
+                    convention=conventions.CamelCaseConvention())
+            except (TypeError, ValueError, AttributeError):
+                # A callable without a signature Python can read (a
+                # builtin): plain.
+                fd = specs.FunctionDefinition(
+                    name or utils.convert_function_name(
+                        getattr(func, '__name__', 'f')), func)
+        if method and not fd.is_valid_method():
+            raise exceptions.InvalidMethodException(fd.name)
+        special = special or bool(method or function is False
+                                  or exclusive or _injects(fd))
+        self._functions.append((fd.name, fd, special))
+        self._version += 1
 
-    def _bindings(self):
-        """``(data, variables, functions)`` of this context and its
-        parents, nearest first winning. Functions registered under one
-        name more than once are one :class:`_Overloads`."""
+    def _bindings(self, native=None):
+        """``(data, variables, functions, specials)`` of this context and
+        its parents, nearest first winning. ``functions``: the plain ones
+        (registered under one name more than once: one
+        :class:`_Overloads`); ``specials``: for the names called the
+        reference's way (see :meth:`register_function`), each context's
+        definitions, nearest first, with whether it is the root."""
         chain = []
         ctx = self
         while ctx is not None:
             chain.append(ctx)
             ctx = ctx._parent
-        variables, layers = {}, {}
+        key = (native, tuple((id(c), c._version) for c in chain))
+        if self._bound is not None and self._bound[0] == key:
+            data, variables, functions, specials = self._bound[1]
+            return data, dict(variables), functions, specials
+        found = self._bind(chain, native)
+        self._bound = (key, found)
+        data, variables, functions, specials = found
+        return data, dict(variables), functions, specials
+
+    @staticmethod
+    def _bind(chain, native):
+        variables, layers, special = {}, {}, set()
         for ctx in reversed(chain):
             variables.update(ctx._data)
             mine = {}
-            for name, func in ctx._functions:
-                mine.setdefault(name, []).append(func)
-            for name, funcs in mine.items():
-                layers.setdefault(name, []).insert(0, funcs)
+            for name, fd, is_special in ctx._functions:
+                mine.setdefault(name, []).append(fd)
+                if is_special or (native is not None
+                                  and native.has_function(name)):
+                    special.add(name)
+            for name, fds in mine.items():
+                layers.setdefault(name, []).insert(
+                    0, (fds, ctx._parent is None))
         functions = [
-            (name, found[0][0] if len(found) == 1 and len(found[0]) == 1
-             else _Overloads(name, found))
-            for name, found in layers.items()]
+            (name, found[0][0][0].payload
+             if len(found) == 1 and len(found[0][0]) == 1
+             else _Overloads(name, [[fd.payload for fd in fds]
+                                    for fds, _ in found]))
+            for name, found in layers.items() if name not in special]
+        specials = _Specials({name: layers[name] for name in special})
         data = variables.pop('1', NO_VALUE)
-        return data, variables, functions
+        return data, variables, functions, specials
+
+
+class _Specials(dict):
+    """The names called the reference's way, each with its layers of
+    definitions; ``forms``: the ``(name, is_method)`` forms they take."""
+
+    def __init__(self, layers):
+        super().__init__(layers)
+        self.forms = frozenset(
+            (name, method) for name, found in layers.items()
+            for fds, _ in found for fd in fds
+            for method, on in ((False, fd.is_function), (True, fd.is_method))
+            if on)
+
+
+def _declared(func):
+    """Whether ``func`` carries declarations of its own (decorators)."""
+    fd = getattr(func, '__yaql_function__', None)
+    return fd is not None and bool(
+        fd.parameters or fd.name or fd.is_method or fd.no_kwargs or fd.meta
+        or not fd.is_function or getattr(fd, 'returns_context', False))
+
+
+def _injects(fd):
+    from muranopl.yaql.language import yaqltypes
+    return any(yaqltypes.is_hidden(p.value_type)
+               or yaqltypes.is_lazy(p.value_type)
+               for p in fd.parameters.values())
 
 
 class _Overloads:
@@ -283,28 +354,47 @@ def create_context(data=NO_VALUE, context=None, *args, **kwargs):
 class Expression:
     """A compiled expression. ``evaluate`` binds ``$`` to ``data``, the
     context's variables and functions, and ``**variables`` as
-    ``$name``."""
+    ``$name``. Calling it evaluates it with ``$`` bound to the first
+    argument (so it serves as a lambda)."""
 
-    __slots__ = ('_native', 'engine', '_legacy', '_mixed_engine', '_mixed')
+    __slots__ = ('_native', 'engine', '_legacy', '_mixed_engine', '_core',
+                 '_compiled')
 
-    def __init__(self, native, engine=None, legacy=False, mixed_engine=None):
+    def __init__(self, native, engine=None, legacy=False, mixed_engine=None,
+                 core=None):
         self._native = native
         self.engine = engine
         self._legacy = legacy
         # Makes the engine for a legacy context: this expression's yaql 3
         # syntax over the yaql 0.2 library.
         self._mixed_engine = mixed_engine
-        self._mixed = None
+        # The native engine that compiled it, and the compilations for
+        # contexts with functions called the reference's way or for
+        # yaqlized objects, by what they need.
+        self._core = core
+        self._compiled = {}
 
-    def _in(self, context):
+    def _in(self, context, specials=None, objects=False):
         """The compiled expression for ``context``: a context made by
         ``legacy.create_context()`` brings the yaql 0.2 library, as the
-        reference's legacy contexts do."""
-        if not context.legacy or self._legacy or self._mixed_engine is None:
-            return self._native
-        if self._mixed is None:
-            self._mixed = self._mixed_engine().compile(self.source)
-        return self._mixed
+        reference's legacy contexts do; functions called the reference's
+        way (``specials``) and yaqlized objects need an engine that hands
+        their calls to Python."""
+        mixed = (context is not None and context.legacy and not self._legacy
+                 and self._mixed_engine is not None)
+        forms = specials.forms if specials else frozenset()
+        if self._core is None or not (forms or objects):
+            if not mixed:
+                return self._native
+            forms, objects = frozenset(), False
+        key = (mixed, forms, objects)
+        found = self._compiled.get(key)
+        if found is None:
+            core = self._mixed_engine() if mixed else self._core
+            if forms or objects:
+                core = core.extend(sorted(forms), objects)
+            found = self._compiled[key] = core.compile(self.source)
+        return found
 
     @property
     def source(self):
@@ -314,15 +404,29 @@ class Expression:
         if context is None:
             if data is NO_VALUE:
                 data = None
+            if type(data) not in _PLAIN and hasattr(data, '__yaqlization__'):
+                return self._in(None, None, True).evaluate(
+                    data, variables, None, _dispatch.Dispatcher(
+                        {}, self._engine(), None))
             if variables:
                 return self._native.evaluate(data, variables)
             return self._native.evaluate(data)
-        bound, names, functions = context._bindings()
+        if isinstance(context, _dispatch.CallContext):
+            # The context a called function received: evaluate where the
+            # call is.
+            return context._evaluate(self.source, data, variables)
+        bound, names, functions, specials = context._bindings(self._core)
         if data is NO_VALUE:
             data = None if bound is NO_VALUE else bound
         if variables:
             names.update(variables)
-        return self._in(context).evaluate(data, names, functions)
+        dispatch = _dispatch.Dispatcher(specials, self._engine(), context)
+        return self._in(context, specials, True).evaluate(
+            data, names, functions, dispatch)
+
+    def _engine(self):
+        return self.engine if self.engine is not None else _Engine(
+            self._legacy)
 
     def evaluate_many(self, items, context=None, return_exceptions=False,
                       **variables):
@@ -333,15 +437,37 @@ class Expression:
         >>> compile('$ * 2').evaluate_many([1, 2, 3])
         [2, 4, 6]
         """
-        names, functions, native = {}, [], self._native
+        names, functions, native, dispatch = {}, [], self._native, None
         if context is not None:
-            _, names, functions = context._bindings()
-            native = self._in(context)
+            _, names, functions, specials = context._bindings(self._core)
+            native = self._in(context, specials, True)
+            dispatch = _dispatch.Dispatcher(specials, self._engine(), context)
         names.update(variables)
-        return native.evaluate_many(items, names, functions, return_exceptions)
+        return native.evaluate_many(items, names, functions,
+                                    return_exceptions, dispatch)
+
+    def __call__(self, *args, **variables):
+        return self.evaluate(args[0] if args else NO_VALUE, **variables)
 
     def __repr__(self):
         return f'Expression({self.source!r})'
+
+
+# Types that are never yaqlized: no attribute lookup for them.
+_PLAIN = frozenset((type(None), bool, int, float, str, list, tuple, dict,
+                    set, frozenset))
+
+
+class _Engine:
+    """The engine functions receive when the expression was compiled by
+    :func:`compile` (not by a factory's engine): calling it compiles."""
+
+    def __init__(self, legacy):
+        self.legacy = legacy
+        self.options = {}
+
+    def __call__(self, expression, options=None):
+        return compile(expression, self.legacy)
 
 
 _DEFAULT = object()
@@ -385,8 +511,9 @@ def compile(expression, legacy=False, **limits):
     def mixed():
         return _native.Engine(legacy=True, legacy_syntax=False, **limits)
 
-    return Expression(engine(legacy, **limits).compile(expression),
-                      legacy=legacy, mixed_engine=mixed)
+    core = engine(legacy, **limits)
+    return Expression(core.compile(expression), legacy=legacy,
+                      mixed_engine=mixed, core=core)
 
 
 def evaluate(expression, data=NO_VALUE, context=None, legacy=False,
@@ -400,5 +527,8 @@ def eval(expression, data=None):
     return evaluate(expression, data)
 
 
+from muranopl.yaql import _dispatch  # noqa: E402
 from muranopl.yaql import factory  # noqa: E402
 from muranopl.yaql import legacy  # noqa: E402
+from muranopl.yaql import language  # noqa: E402,F401
+from muranopl.yaql import yaqlization  # noqa: E402,F401

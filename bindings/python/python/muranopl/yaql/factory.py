@@ -12,10 +12,52 @@ not given keeps this engine's default (limits on):
 ``yaql.limitIterators``, ``yaql.memoryQuota``, ``yaql.convertSetsToLists``
 (``yaql.convertTuplesToLists`` and ``yaql.convertInputData`` are accepted:
 the results are lists either way).
+
+The operator table (``YaqlFactory.operators``, ``insert_operator``) is
+the reference's, and edits follow its rules; the grammar itself is fixed,
+so an engine made from an edited table warns and parses the standard
+grammar (an inserted operator is not recognised in expressions).
 """
+
+import collections
+import warnings
 
 from muranopl import _native
 from muranopl import yaql as _yaql
+
+OperatorType = collections.namedtuple('OperatorType', [
+    'PREFIX_UNARY', 'SUFFIX_UNARY', 'BINARY_LEFT_ASSOCIATIVE',
+    'BINARY_RIGHT_ASSOCIATIVE', 'NAME_VALUE_PAIR'])(
+    *('PREFIX_UNARY', 'SUFFIX_UNARY', 'BINARY_LEFT_ASSOCIATIVE',
+      'BINARY_RIGHT_ASSOCIATIVE', 'NAME_VALUE_PAIR'))
+
+_L = OperatorType.BINARY_LEFT_ASSOCIATIVE
+_PREFIX = OperatorType.PREFIX_UNARY
+
+
+def _standard_operators():
+    """The reference's table, highest precedence first; ``()`` separates
+    precedence groups."""
+    groups = [
+        [('.', _L), ('?.', _L)],
+        [('[]', _L), ('{}', _L)],
+        [('+', _PREFIX), ('-', _PREFIX)],
+        [('=~', _L), ('!~', _L)],
+        [('*', _L), ('/', _L), ('mod', _L)],
+        [('+', _L), ('-', _L)],
+        [('>', _L), ('<', _L), ('>=', _L), ('<=', _L),
+         ('!=', _L, 'not_equal'), ('=', _L, 'equal'), ('in', _L)],
+        [('not', _PREFIX)],
+        [('and', _L)],
+        [('or', _L)],
+        [('->', OperatorType.BINARY_RIGHT_ASSOCIATIVE)],
+    ]
+    table = []
+    for group in groups:
+        if table:
+            table.append(())
+        table.extend(group)
+    return table
 
 
 class YaqlEngine:
@@ -45,7 +87,8 @@ class YaqlEngine:
 
     def __call__(self, expression, options=None):
         return _yaql.Expression(self._engine.compile(expression), self,
-                                self.legacy, self._mixed_engine)
+                                self.legacy, self._mixed_engine,
+                                self._engine)
 
     def _mixed_engine(self):
         """This engine's options and yaql 3 syntax over the yaql 0.2
@@ -60,14 +103,65 @@ class YaqlEngine:
 
 
 class YaqlFactory:
-    """``YaqlFactory(keyword_operator='=>', allow_delegates=False)``: the
-    operator table is the reference's; delegates are always allowed."""
+    """``YaqlFactory(keyword_operator='=>', allow_delegates=False)``:
+    delegates are always allowed.
+
+    >>> f = YaqlFactory()
+    >>> f.insert_operator('and', True, '&', OperatorType.BINARY_LEFT_ASSOCIATIVE,
+    ...                   True)
+    >>> [t[0] if t else '|' for t in f.operators[-8:]]
+    ['|', 'and', '|', '&', '|', 'or', '|', '->']
+    """
 
     def __init__(self, keyword_operator='=>', allow_delegates=False):
         self.keyword_operator = keyword_operator
         self.allow_delegates = allow_delegates
+        self.operators = _standard_operators()
+        if keyword_operator:
+            self.operators.insert(
+                0, (keyword_operator, OperatorType.NAME_VALUE_PAIR))
+        self._standard = list(self.operators)
 
     legacy = False
 
+    def insert_operator(self, existing_operator, existing_operator_binary,
+                        new_operator, new_operator_type, create_group,
+                        new_operator_alias=None):
+        """Adds ``new_operator`` to the table: in the precedence group
+        after ``existing_operator`` (the binary or the unary one), or in
+        a group of its own after it with ``create_group``; with no
+        existing operator, first. ``ValueError`` when the existing one is
+        not in the table."""
+        binary = (OperatorType.BINARY_LEFT_ASSOCIATIVE,
+                  OperatorType.BINARY_RIGHT_ASSOCIATIVE)
+        table = self.operators
+        at = 0
+        if existing_operator is not None:
+            found = [i for i, t in enumerate(table)
+                     if len(t) > 1 and t[0] == existing_operator
+                     and (t[1] in binary) == bool(existing_operator_binary)
+                     and (existing_operator_binary or t[1] in (
+                         OperatorType.PREFIX_UNARY,
+                         OperatorType.SUFFIX_UNARY))]
+            if not found:
+                raise ValueError(f'Operator {existing_operator} is not found')
+            at = found[0]
+            while at < len(table) and len(table[at]) > 1:
+                at += 1
+        if create_group:
+            if at == len(table):
+                table.append(())
+                at += 1
+            else:
+                while at < len(table) and len(table[at]) < 2:
+                    at += 1
+                table.insert(at, ())
+        table.insert(at, (new_operator, new_operator_type,
+                          new_operator_alias))
+
     def create(self, options=None):
+        if self.operators != self._standard:
+            warnings.warn(
+                'muranopl.yaql parses the standard grammar: operators '
+                'inserted into the table are not recognised', stacklevel=2)
         return YaqlEngine(self.legacy, options)

@@ -59,3 +59,81 @@ def convert_function_name(name):
     parts = name[head:].split('_')
     return name[:head] + parts[0] + ''.join(
         p[:1].upper() + p[1:] for p in parts[1:])
+
+
+class _Marker:
+    __slots__ = ('_text',)
+
+    def __init__(self, text):
+        self._text = text
+
+    def __repr__(self):
+        return self._text
+
+
+def create_marker(text):
+    """A unique object printing as ``text`` (a sentinel)."""
+    return _Marker(text)
+
+
+def is_string(obj):
+    return isinstance(obj, str)
+
+
+def is_mapping(obj):
+    return isinstance(obj, collections.abc.Mapping)
+
+
+def is_iterator(obj):
+    return isinstance(obj, collections.abc.Iterator)
+
+
+def is_iterable(obj):
+    """A collection YAQL iterates: not a string, not a mapping."""
+    return isinstance(obj, collections.abc.Iterable) and not isinstance(
+        obj, (str, bytes, collections.abc.Mapping))
+
+
+def is_sequence(obj):
+    return isinstance(obj, collections.abc.Sequence) and not isinstance(
+        obj, (str, bytes))
+
+
+class MappingRule:
+    """A ``source => destination`` argument."""
+
+    __slots__ = ('source', 'destination')
+
+    def __init__(self, source, destination):
+        self.source = source
+        self.destination = destination
+
+
+def convert_input_data(obj, rec=None):
+    """Values cross into YAQL as they are here (the reference freezes
+    them): returned unchanged."""
+    return obj
+
+
+def convert_output_data(obj, limit_func=None, engine=None, rec=None):
+    """Results come back as plain Python values already: unchanged."""
+    return obj
+
+
+def limit_iterable(iterable, limit_or_engine):
+    """The first ``limit`` items of ``iterable`` (an engine: its
+    ``yaql.limitIterators`` option); more raise
+    ``CollectionTooLargeException``."""
+    limit = limit_or_engine
+    if not isinstance(limit, int):
+        limit = getattr(limit_or_engine, 'options', {}).get(
+            'yaql.limitIterators', -1)
+    from muranopl.yaql import exceptions
+    for i, item in enumerate(iterable):
+        if 0 <= limit <= i:
+            raise exceptions.CollectionTooLargeException(limit)
+        yield item
+
+
+def limit_memory_usage(quota_or_engine, *args):
+    """Memory is bounded by the engine itself: nothing to check here."""

@@ -1,0 +1,3 @@
+"""The reference's ``yaql.language`` package layout, for code that
+imports ``from yaql.language import specs, yaqltypes, utils,
+exceptions``."""
