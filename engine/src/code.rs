@@ -106,27 +106,10 @@ impl Body {
 }
 
 /// The compiled tier's verdict on an `If`/`While`/`Switch` condition: the
-/// code generator's, except that a property read of `$` or `$this` (an
-/// object in a method body, which the code's field reads, of dicts only,
-/// always hand to the interpreter) counts as interpreted.
+/// code generator's (properties and attributes of objects it reads through
+/// the engine, [`compiler::jit::Objects`]).
 fn condition_verdict(p: &Program) -> std::result::Result<(), String> {
-    use compiler::ir::Node;
-    compiler::jit::Predicate::verdict(p.ir()).map_err(|e| e.0)?;
-    let e = p.ir();
-    let this = |id: compiler::ir::NodeId| match &e[id] {
-        Node::Arg(1) => true,
-        Node::Var(v) => v.as_str() == "this",
-        _ => false,
-    };
-    let reads_object = e.nodes.iter().any(|n| match n {
-        Node::Attr(recv, ..) => this(*recv),
-        Node::Call(c) => &*c.name == "get" && e.list(c.pos).first().is_some_and(|r| this(*r)),
-        _ => false,
-    });
-    if reads_object {
-        return Err("a property of $ or $this (an object): compiled code reads dicts only".into());
-    }
-    Ok(())
+    compiler::jit::Predicate::verdict(p.ir()).map_err(|e| e.0)
 }
 
 fn conditions(code: &Code, out: &mut Vec<crate::contracts::TierCoverage>) {

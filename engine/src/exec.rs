@@ -497,7 +497,12 @@ impl vm::stmt::Host for Activation<'_> {
             if !opts.legacy {
                 if let Some(p) = code.program(*id).truth(opts.jit) {
                     let ctx = self.ctx();
-                    if let Some(b) = p.eval_with(&ctx.arg(1), &mut |n| Some(ctx.var(n))) {
+                    let objects = CondObjects {
+                        ex: self.ex,
+                        ctx: &ctx,
+                    };
+                    let var = &mut |n: &str| Some(ctx.var(n));
+                    if let Some(b) = p.eval_in(Some(&objects), &ctx.arg(1), var) {
                         return Ok(b);
                     }
                 }
@@ -643,6 +648,33 @@ impl Activation<'_> {
             None => None,
         };
         Ok(self.ex.throw(names, message, extra, cause))
+    }
+}
+
+/// What a method's compiled conditions read objects through: the
+/// executor and the frame the condition runs in, read exactly as the
+/// interpreter reads `obj.name` and `obj.getAttr(name)` there.
+struct CondObjects<'a> {
+    ex: &'a Executor,
+    ctx: &'a Arc<Frame>,
+}
+
+impl compiler::jit::Objects for CondObjects<'_> {
+    fn property(&self, obj: &Value, name: &str) -> Option<Value> {
+        let Value::Object(o) = obj else { return None };
+        let inside = crate::funcs::reads_inside(self.ctx, o, || Some(self.ex.arc()));
+        self.ex.get_property(o, name, inside).ok()
+    }
+
+    fn attr(&self, obj: &Value, name: &str) -> Option<Option<Value>> {
+        let Value::Object(o) = obj else { return None };
+        // A class's own `getAttr` method is the interpreter's to call.
+        if self.ex.class_of(o).ok()?.find_method("getAttr").is_some() {
+            return None;
+        }
+        let owner = crate::funcs::caller_name(self.ex, self.ctx);
+        let key = crate::executor::attr_slot(&owner, &Value::str(name));
+        crate::funcs::stored_attr(self.ex, o, &key).ok()
     }
 }
 

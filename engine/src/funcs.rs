@@ -6,6 +6,7 @@
 use runtime::ErrorKind;
 use std::sync::Arc;
 
+use runtime::ctx::Frame;
 use runtime::registry::{kw, p, var, Args, Cx, Registry, Ty};
 use runtime::value::ObjRef;
 use runtime::{Error, Result, Value};
@@ -39,13 +40,22 @@ fn obj(v: &Value) -> Result<&Arc<ObjRef>> {
 /// its class is one the object is an instance of (murano's `get_property`
 /// asks `caller_class.is_compatible(self)`).
 fn inside(cx: &Cx, o: &ObjRef) -> bool {
+    reads_inside(cx.ctx, o, || cx.executor().ok())
+}
+
+/// [`inside`] for code running in `ctx`, `ex` giving the executor when
+/// the answer needs it.
+pub(crate) fn reads_inside(
+    ctx: &Arc<Frame>,
+    o: &ObjRef,
+    ex: impl FnOnce() -> Option<Arc<Executor>>,
+) -> bool {
     // The common case, a method reading its own object, costs no lookup.
-    if matches!(cx.ctx.var("this"), Value::Object(ref t) if t.slot == o.slot && t.store == o.store)
-    {
+    if matches!(ctx.var("this"), Value::Object(ref t) if t.slot == o.slot && t.store == o.store) {
         return true;
     }
-    let Ok(ex) = cx.executor() else { return false };
-    match (ex.ctx_class(cx.ctx), ex.class_of(o)) {
+    let Some(ex) = ex() else { return false };
+    match (ex.ctx_class(ctx), ex.class_of(o)) {
         (Some(caller), Ok(class)) => class.is_a(&caller.key),
         _ => false,
     }
@@ -248,10 +258,7 @@ fn type_(cx: &Cx, a: Args) -> Result<Value> {
 /// (murano/dsl/principal_objects/sys_object.py, attribute_store.py).
 fn attr_key(cx: &Cx, ex: &Executor, name: &Value, owner: &Value) -> Result<Value> {
     let owner = match owner {
-        Value::Null => ex
-            .ctx_class(cx.ctx)
-            .map(|c| c.name.to_string())
-            .unwrap_or_default(),
+        Value::Null => caller_name(ex, cx.ctx),
         t => resolve_class_name(cx, ex, t)?
             .split('/')
             .next()
@@ -261,15 +268,28 @@ fn attr_key(cx: &Cx, ex: &Executor, name: &Value, owner: &Value) -> Result<Value
     Ok(attr_slot(&owner, name))
 }
 
+/// The name of the class whose method runs in `ctx` (the owner of the
+/// attributes it reads and writes by default), or "".
+pub(crate) fn caller_name(ex: &Executor, ctx: &Arc<Frame>) -> String {
+    ex.ctx_class(ctx)
+        .map(|c| c.name.to_string())
+        .unwrap_or_default()
+}
+
+/// The attribute of `o` under `key` ([`attr_slot`]), `None` when unset or
+/// null.
+pub(crate) fn stored_attr(ex: &Executor, o: &ObjRef, key: &Value) -> Result<Option<Value>> {
+    Ok(ex
+        .with_obj(o, |s| s.attrs.get(key).cloned())?
+        .filter(|v| !v.is_null()))
+}
+
 /// `obj.getAttr(name, default, owner)`: the default when unset or null.
 fn get_attr(cx: &Cx, a: Args) -> Result<Value> {
     let ex = cx.executor()?;
     let o = obj(a.get(0))?;
     let key = attr_key(cx, &ex, a.get(1), a.get(3))?;
-    Ok(ex
-        .with_obj(o, |s| s.attrs.get(&key).cloned())?
-        .filter(|v| !v.is_null())
-        .unwrap_or_else(|| a.get(2).clone()))
+    Ok(stored_attr(&ex, o, &key)?.unwrap_or_else(|| a.get(2).clone()))
 }
 
 /// `obj.setAttr(name, value, owner)`: an object is kept as its id; null

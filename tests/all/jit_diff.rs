@@ -196,3 +196,89 @@ fn conditions_answer_alike_compiled_and_interpreted() {
         null
     ])));
 }
+
+/// Conditions reading MuranoPL objects (`$.limit`, `$this.x`, `$n.size`
+/// of an object in a variable, `$.getAttr(name, default)`) run as
+/// machine code reading properties and attributes through the engine;
+/// what the interpreter must decide (a property another class may not
+/// read, a string compared with an integer, a class with its own
+/// `getAttr`) it decides, with the same answers and errors.
+#[test]
+fn object_conditions_answer_alike_compiled_and_interpreted() {
+    let node = "Namespaces: {=: ex}\nName: Node\nProperties:\n  name:\n    Contract: $.string()\n\
+                \x20 size:\n    Contract: $\nMethods:\n  hide:\n    Body:\n      - $.hidden: 1\n";
+    let j = "Namespaces: {=: ex}\nName: J\nProperties:\n  limit:\n    Contract: $.int()\n\
+             \x20 nodes:\n    Contract: [$.class(Node)]\n  peek:\n    Contract: $.bool()\n    Default: false\n\
+             Methods:\n  deploy:\n    Body:\n      - $out: []\n\
+             \x20     - If: $.limit > 2 and not $.getAttr(seen, false)\n        Then:\n          - $out: $out + [first]\n\
+             \x20     - $.setAttr(seen, true)\n\
+             \x20     - If: $this.getAttr(seen, false) and $this.limit != 0\n        Then:\n          - $out: $out + [seen]\n\
+             \x20     - For: n\n        In: $.nodes\n        Do:\n\
+             \x20         - If: $n.name = a or $n.size > 2\n            Then:\n              - $out: $out + [$n.name]\n\
+             \x20         - If: $.peek and $n.hidden = 1\n            Then:\n              - $out: $out + [peeked]\n\
+             \x20     - Return: $out\n";
+    let own = "Namespaces: {=: ex}\nName: Own\nExtends: J\nMethods:\n  getAttr:\n    Arguments:\n\
+               \x20     - name:\n          Contract: $\n      - default:\n          Contract: $\n\
+               \x20   Body:\n      - Return: true\n";
+    let d = Dir::new("objcond", &[("Node", node), ("J", j), ("Own", own)]);
+    // Every condition of J compiles.
+    let cov = muranopl(&[
+        "package",
+        "check",
+        d.0.join("pkg").to_str().unwrap(),
+        "--jit-coverage",
+    ]);
+    let cov = stdout(&cov);
+    assert!(cov.contains("conditions 4/4 (100.0%)"), "{cov}");
+    let model = |class: &str, peek: bool, sizes: [Json; 5]| {
+        let nodes: Vec<Json> = (sizes.into_iter().enumerate())
+            .map(|(k, size)| {
+                let name = ["a", "b", "c", "d", "e"][k];
+                json!({"?": {"id": format!("n{k}"), "type": "ex.Node"}, "name": name, "size": size})
+            })
+            .collect();
+        json!({"Objects": {"?": {"id": "j", "type": class}, "limit": 3, "peek": peek, "nodes": nodes}})
+    };
+    let ok = d.same(&model(
+        "ex.J",
+        false,
+        [json!(1), json!(3), json!(0), json!(5), json!(2)],
+    ));
+    assert!(
+        ok.starts_with("[\"first\", \"seen\", \"a\", \"b\", \"d\"]"),
+        "{ok}"
+    );
+    // Item 3 of 5 has no code: a float, a string (the interpreter's
+    // comparison error).
+    let float = d.same(&model(
+        "ex.J",
+        false,
+        [json!(1), json!(3), json!(2.5), json!(5), json!(0)],
+    ));
+    assert!(
+        float.starts_with("[\"first\", \"seen\", \"a\", \"b\", \"c\", \"d\"]"),
+        "{float}"
+    );
+    let string = d.same(&model(
+        "ex.J",
+        false,
+        [json!(1), json!(3), json!("x"), json!(5), json!(0)],
+    ));
+    assert!(string.starts_with("error"), "{string}");
+    // A property of another class's object J may not read: the
+    // interpreter's PropertyReadError, compiled or not.
+    let private = d.same(&model(
+        "ex.J",
+        true,
+        [json!(0), json!(3), json!(0), json!(0), json!(0)],
+    ));
+    assert!(private.contains("PropertyReadError"), "{private}");
+    // A class with its own getAttr: its method answers (true), so the
+    // first condition fails.
+    let own = d.same(&model(
+        "ex.Own",
+        false,
+        [json!(1), json!(0), json!(0), json!(0), json!(0)],
+    ));
+    assert!(own.starts_with("[\"seen\", \"a\"]"), "{own}");
+}

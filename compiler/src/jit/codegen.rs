@@ -202,20 +202,21 @@ struct Item {
 }
 
 /// The signature of an expression: `(item, keys, field, out, element,
-/// vars) -> status`.
+/// vars, probe) -> status`.
 pub(super) fn expr_signature(cc: CallConv) -> Signature {
     let mut s = Signature::new(cc);
-    for _ in 0..6 {
+    for _ in 0..7 {
         s.params.push(AbiParam::new(types::I64));
     }
     s.returns.push(AbiParam::new(types::I64));
     s
 }
 
-/// The signature of the `field` helper: `(value, key, out) -> found`.
+/// The signature of the `field` helper: `(probe, value, key, kind, out)
+/// -> found`.
 fn field_signature(cc: CallConv) -> Signature {
     let mut s = Signature::new(cc);
-    for _ in 0..3 {
+    for _ in 0..5 {
         s.params.push(AbiParam::new(types::I64));
     }
     s.returns.push(AbiParam::new(types::I8));
@@ -267,6 +268,7 @@ pub(super) fn build_expr(
             helper: params[2],
             element: params[4],
             vars: params[5],
+            probe: params[6],
             sig,
             names: Vec::new(),
             var_names: Vec::new(),
@@ -314,6 +316,8 @@ struct Fields {
     element: Ssa,
     /// The scalars of the variables read (`$name`), in `var_names` order.
     vars: Ssa,
+    /// The call's probe, passed on to the field helper (objects).
+    probe: Ssa,
     sig: SigRef,
     names: Vec<Arc<String>>,
     var_names: Vec<Arc<String>>,
@@ -506,11 +510,12 @@ impl Gen<'_> {
                 };
                 self.quantifier(e, list, *body, &*c.name == "all")
             }
-            Node::Call(c) => {
+            Node::Call(c) if TYPE_TESTS.iter().any(|(n, _)| **n == *c.name) => {
                 let args = e.list(c.pos);
-                let Some((_, tags)) = TYPE_TESTS.iter().find(|(n, _)| **n == *c.name) else {
-                    return Err(unsupported(&format!("function {}()", c.name)));
-                };
+                let (_, tags) = TYPE_TESTS
+                    .iter()
+                    .find(|(n, _)| **n == *c.name)
+                    .expect("matched");
                 if args.len() != 1 || !c.named.is_empty() || !library(c) {
                     return Err(unsupported(&format!("this call of {}()", c.name)));
                 }
@@ -570,10 +575,14 @@ impl Gen<'_> {
             }
             Node::Var(name) => Err(unsupported(&format!("variable ${name} here"))),
             Node::Attr(recv, name, _, _) if self.fields.is_some() => match self.value(e, *recv)? {
-                Val::Item(it) => Ok(Val::Item(self.field(it, name, None))),
+                Val::Item(it) => Ok(Val::Item(self.field(it, name, super::read::FIELD, None))),
                 _ => Err(unsupported("a field of anything but a value read")),
             },
-            Node::Call(c) if self.fields.is_some() && library(c) && c.named.is_empty() => {
+            Node::Call(c)
+                if self.fields.is_some()
+                    && (library(c) || engine_get_attr(c))
+                    && c.named.is_empty() =>
+            {
                 self.call_value(e, c)
             }
             Node::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), l, r, _, _) => {
@@ -698,13 +707,20 @@ impl Gen<'_> {
 
     /// The value of a library call: `recv.get(key[, default])` of a dict
     /// with a constant key and a scalar default; `len(v)` of a list or
-    /// dict.
+    /// dict; and the engine's `obj.getAttr(key[, default])`, read through
+    /// the call's [`super::Objects`].
     fn call_value<'e>(&mut self, e: &'e Expr, c: &crate::ir::Call) -> Result<Val<'e>, Unsupported> {
         let args = e.list(c.pos);
         match (&*c.name, c.form, args) {
-            ("get", Form::Method, [recv, key, rest @ ..]) if rest.len() <= 1 => {
+            // `getAttr` only as the engine's (a MuranoPL object's
+            // attribute), never one a class or host defines.
+            (f @ ("get" | "getAttr"), Form::Method, [recv, key, rest @ ..])
+                if rest.len() <= 1 && (f == "get") == library(c) =>
+            {
                 let Node::Const(Value::Str(name)) = &e[*key] else {
-                    return Err(unsupported("get() of anything but a constant key"));
+                    return Err(unsupported(&format!(
+                        "{f}() of anything but a constant key"
+                    )));
                 };
                 let default = match rest.first().map(|&d| &e[d]) {
                     None => &runtime::value::NULL,
@@ -712,11 +728,15 @@ impl Gen<'_> {
                         v @ (Value::Null | Value::Bool(_) | Value::Int(_) | Value::Float(_)),
                     )) => v,
                     Some(Node::Const(v @ Value::Str(s))) if s.is_empty() => v,
-                    Some(_) => return Err(unsupported("get() with this default")),
+                    Some(_) => return Err(unsupported(&format!("{f}() with this default"))),
+                };
+                let kind = match f {
+                    "get" => super::read::GET,
+                    _ => super::read::ATTR,
                 };
                 match self.value(e, *recv)? {
-                    Val::Item(it) => Ok(Val::Item(self.field(it, name, Some(default)))),
-                    _ => Err(unsupported("get() of anything but a value read")),
+                    Val::Item(it) => Ok(Val::Item(self.field(it, name, kind, Some(default)))),
+                    _ => Err(unsupported(&format!("{f}() of anything but a value read"))),
                 }
             }
             ("len", Form::Function, [arg]) => match self.value(e, *arg)? {
@@ -753,7 +773,7 @@ impl Gen<'_> {
 
     /// Reads field `name` of `it` through the helper; a value that is not
     /// a dict deopts.
-    fn field(&mut self, it: Item, name: &Arc<String>, default: Option<&Value>) -> Item {
+    fn field(&mut self, it: Item, name: &Arc<String>, kind: u64, default: Option<&Value>) -> Item {
         let f = self.fields.as_mut().expect("checked by the caller");
         let k = match f.names.iter().position(|n| n == name) {
             Some(k) => k,
@@ -762,13 +782,17 @@ impl Gen<'_> {
                 f.names.len() - 1
             }
         };
-        let (keys, helper, sig) = (f.keys, f.helper, f.sig);
+        let (keys, helper, sig, probe) = (f.keys, f.helper, f.sig, f.probe);
         let out = self.scalar_slot();
         let key = self
             .b
             .ins()
             .iadd_imm_s(keys, (k * std::mem::size_of::<Value>()) as i64);
-        let call = self.b.ins().call_indirect(sig, helper, &[it.val, key, out]);
+        let kind = self.b.ins().iconst(types::I64, kind as i64);
+        let call = self
+            .b
+            .ins()
+            .call_indirect(sig, helper, &[probe, it.val, key, kind, out]);
         let r = self.b.inst_results(call)[0];
         match default {
             // `$.name`: a missing key is the interpreter's `KeyError`.
@@ -1065,6 +1089,16 @@ fn library(c: &crate::ir::Call) -> bool {
                     .is_some_and(|(g, _)| LIBRARY.contains(&g))
             })
     })
+}
+
+/// True for `getAttr` resolved, when compiled, to the engine's only
+/// (`murano` group: a MuranoPL object's attribute).
+fn engine_get_attr(c: &crate::ir::Call) -> bool {
+    &*c.name == "getAttr"
+        && c.set.as_ref().is_some_and(|s| {
+            !s.overloads.is_empty()
+                && (s.overloads.iter()).all(|o| o.id.starts_with("murano.getAttr#"))
+        })
 }
 
 /// The integer condition of a comparison operator.

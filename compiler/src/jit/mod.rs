@@ -506,7 +506,8 @@ impl Native {
 }
 
 /// The signature of a compiled expression: `(item, keys, field helper,
-/// out, element helper, variables) -> status` (see [`codegen::Output`]).
+/// out, element helper, variables, probe) -> status` (see
+/// [`codegen::Output`]).
 type ExprFn = unsafe extern "C" fn(
     *const Scalar,
     *const Value,
@@ -514,7 +515,41 @@ type ExprFn = unsafe extern "C" fn(
     *mut Scalar,
     ElementFn,
     *const Scalar,
+    *const Probe<'_>,
 ) -> u64;
+
+/// What compiled conditions ask of the engine about objects (a method's
+/// `$`, `$this` and the objects their properties hold): the per-run state
+/// stays the engine's, reached through this, passed to each call.
+pub trait Objects {
+    /// `obj.name` as the interpreter reads it (`obj` is a MuranoPL object,
+    /// or anything else the engine may refuse), or `None` when the
+    /// interpreter must (an error included: it raises it in its own
+    /// words).
+    fn property(&self, obj: &Value, name: &str) -> Option<Value>;
+    /// `obj.getAttr(name)` as the interpreter reads it: `Some(Some(v))`
+    /// when set, `Some(None)` when unset (the call's default applies),
+    /// `None` when the interpreter must decide.
+    fn attr(&self, obj: &Value, name: &str) -> Option<Option<Value>>;
+}
+
+/// What one call of an expression's code reads objects with, and the
+/// values it read from them, kept (boxed: their addresses stay put) until
+/// the call ends, since the scalars the code holds borrow from them.
+struct Probe<'a> {
+    objects: Option<&'a dyn Objects>,
+    kept: std::cell::RefCell<Vec<Box<Value>>>,
+}
+
+/// What the field helper reads ([`field`]'s `kind`).
+mod read {
+    /// `value.key`: a dict's entry or an object's property.
+    pub const FIELD: u64 = 0;
+    /// `value.getAttr(key)`: an object's attribute.
+    pub const ATTR: u64 = 1;
+    /// `value.get(key)`: a dict's entry only.
+    pub const GET: u64 = 2;
+}
 
 /// The helper compiled code reads a list's items with.
 type ElementFn = unsafe extern "C" fn(*const Value, u64, *mut Scalar) -> u8;
@@ -547,34 +582,65 @@ unsafe extern "C" fn element(list: *const Value, i: u64, out: *mut Scalar) -> u8
 }
 
 /// The helper compiled predicates read `value.key` with.
-type FieldFn = unsafe extern "C" fn(*const Value, *const Value, *mut Scalar) -> u8;
+type FieldFn =
+    unsafe extern "C" fn(*const Probe<'_>, *const Value, *const Value, u64, *mut Scalar) -> u8;
 
-/// Reads field `key` of `value` into `out`: 1; 2 when the dict has no
-/// such key (the code deopts or takes `get()`'s default); 0 when `value`
-/// is no dict, for the code to deopt.
+/// Reads `key` of `value` into `out` (`kind`, one of [`read`]: a field
+/// or an attribute): 1; 2 when the dict has no such key or the object no
+/// such attribute (the code deopts or takes the call's default); 0 when
+/// the code must deopt (`value` is neither a dict nor an object the
+/// probe's [`Objects`] reads).
 ///
 /// # Safety
-/// `value` and `key` point to live values and `out` to a writable
-/// `Scalar`, for the duration of the call; the scalar written borrows from
-/// `value`.
-unsafe extern "C" fn field(value: *const Value, key: *const Value, out: *mut Scalar) -> u8 {
-    // SAFETY: the compiled code passes the `val` of a scalar made from a
-    // live value (or null, refused here), a key the `Predicate` owns, and
-    // a stack slot of a scalar's size.
-    let (value, key, out) = unsafe {
+/// `probe` points to the live [`Probe`] of this call, `value` and `key`
+/// to live values and `out` to a writable `Scalar`, for the duration of
+/// the call; the scalar written borrows from `value` or from a value the
+/// probe keeps until the call ends.
+unsafe extern "C" fn field(
+    probe: *const Probe<'_>,
+    value: *const Value,
+    key: *const Value,
+    kind: u64,
+    out: *mut Scalar,
+) -> u8 {
+    // SAFETY: the compiled code passes on the probe it was called with,
+    // the `val` of a scalar made from a live value (or null, refused
+    // here), a key the `Predicate` owns, and a stack slot of a scalar's
+    // size.
+    let (probe, value, key, out) = unsafe {
         match value.as_ref() {
-            Some(v) => (v, &*key, &mut *out),
+            Some(v) => (&*probe, v, &*key, &mut *out),
             None => return 0,
         }
     };
-    match value {
-        Value::Dict(d) => match runtime::value::get_interned(d, key) {
+    match (value, kind) {
+        (Value::Dict(d), read::FIELD | read::GET) => match runtime::value::get_interned(d, key) {
             Some(v) => {
                 *out = Scalar::of(v, true);
                 1
             }
             None => 2,
         },
+        (Value::Object(_), read::FIELD | read::ATTR) => {
+            let (Some(objects), Some(name)) = (probe.objects, key.as_str()) else {
+                return 0;
+            };
+            // A panic must not unwind into machine code: it deopts.
+            let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match kind {
+                read::FIELD => objects.property(value, name).map(Some),
+                _ => objects.attr(value, name),
+            }));
+            match got {
+                Ok(Some(Some(v))) => {
+                    let mut kept = probe.kept.borrow_mut();
+                    kept.push(Box::new(v));
+                    *out = Scalar::of(kept.last().expect("just pushed"), true);
+                    1
+                }
+                Ok(Some(None)) => 2,
+                Ok(None) | Err(_) => 0,
+            }
+        }
         _ => 0,
     }
 }
@@ -624,18 +690,25 @@ impl Compiled {
     /// Runs the code for `$` = `v` and the variables' values `vars` (in
     /// [`Compiled::vars`] order); its status and what it wrote to `out`.
     /// Code reading variables deopts when `vars` does not give them all.
-    fn run(&self, v: &Value, vars: &[Value]) -> (u64, Scalar) {
+    /// Objects are read through `objects` (without, reading one deopts).
+    /// The scalar returned is only a number's (it borrows nothing).
+    fn run(&self, v: &Value, vars: &[Value], objects: Option<&dyn Objects>) -> (u64, Scalar) {
         if vars.len() != self.vars.len() {
             return (2, Scalar::EMPTY);
         }
         let s = Scalar::of(v, true);
         let scalars: Vec<Scalar> = vars.iter().map(|x| Scalar::of(x, true)).collect();
         let mut out = Scalar::EMPTY;
+        let probe = Probe {
+            objects,
+            kept: Default::default(),
+        };
         // SAFETY: `s` borrows from `v` and `scalars` from `vars`, alive for
         // the call, and `scalars` holds one scalar per variable the code
         // reads; `keys` lives as long as `self`; `field` and `element`
         // have the signatures the code calls them with; `out` is a
-        // writable scalar.
+        // writable scalar; `probe` (and the values it keeps) outlives the
+        // call.
         let status = unsafe {
             (self.run)(
                 &s,
@@ -644,6 +717,7 @@ impl Compiled {
                 &mut out,
                 element,
                 scalars.as_ptr(),
+                &probe,
             )
         };
         (status, out)
@@ -685,10 +759,22 @@ impl Predicate {
     /// value as the interpreter reads it (`None`: the interpreter must
     /// decide); `None` when the compiled code cannot decide.
     pub fn eval_with(&self, v: &Value, var: &mut dyn FnMut(&str) -> Option<Value>) -> Option<bool> {
+        self.eval_in(None, v, var)
+    }
+
+    /// As [`Predicate::eval_with`], reading the properties and attributes
+    /// of objects through `objects` (a method's condition on `$.x` or
+    /// `$this.getAttr(x)`).
+    pub fn eval_in(
+        &self,
+        objects: Option<&dyn Objects>,
+        v: &Value,
+        var: &mut dyn FnMut(&str) -> Option<Value>,
+    ) -> Option<bool> {
         let vars: Vec<Value> = (self.0.vars.iter())
             .map(|n| var(n))
             .collect::<Option<_>>()?;
-        match self.0.run(v, &vars).0 {
+        match self.0.run(v, &vars, objects).0 {
             0 => Some(false),
             1 => Some(true),
             _ => None,
@@ -752,7 +838,7 @@ impl Number {
     /// The number for `$` = `v`; `None` when the compiled code cannot
     /// decide (the interpreter must).
     pub fn eval(&self, v: &Value) -> Option<Value> {
-        match self.0.run(v, &[]) {
+        match self.0.run(v, &[], None) {
             (0, s) if s.tag == tag::INT => Some(Value::Int(s.bits as i64)),
             (0, s) if s.tag == tag::FLOAT => Some(Value::Float(f64::from_bits(s.bits))),
             _ => None,

@@ -356,3 +356,81 @@ fn a_statement_condition_reads_variables_and_takes_any_value_s_truth() {
     );
     assert!(Predicate::compile(predicate("$flag").ir()).is_err());
 }
+
+/// Objects as a test names them: `a` (size 3, name "alpha", child `b`,
+/// attribute `seen` set) and `b` (size 1, no attributes); anything else
+/// is the interpreter's.
+struct Objs;
+
+fn object(id: &str) -> Value {
+    Value::Object(Arc::new(runtime::value::ObjRef {
+        id: id.into(),
+        class: "ex.C".into(),
+        slot: 0,
+        store: 0,
+    }))
+}
+
+impl Objects for Objs {
+    fn property(&self, o: &Value, name: &str) -> Option<Value> {
+        let Value::Object(r) = o else { return None };
+        match (&*r.id, name) {
+            ("a", "size") => Some(Value::Int(3)),
+            ("a", "name") => Some(Value::str("alpha")),
+            ("a", "child") => Some(object("b")),
+            ("b", "size") => Some(Value::Int(1)),
+            _ => None,
+        }
+    }
+
+    fn attr(&self, o: &Value, name: &str) -> Option<Option<Value>> {
+        let Value::Object(r) = o else { return None };
+        match (&*r.id, name) {
+            ("a", "seen") => Some(Some(Value::Bool(true))),
+            ("b", "seen") => Some(None),
+            _ => None,
+        }
+    }
+}
+
+#[test]
+fn a_condition_reads_objects_through_the_host_and_deopts_where_it_cannot() {
+    let mut r = registry();
+    r.group("murano");
+    r.method(
+        "getAttr",
+        vec![p("obj", Ty::Any), p("name", Ty::Str), p("default", Ty::Any)],
+        stub,
+    );
+    let truth = |src: &str| {
+        Predicate::truth(compile(src, &r, CompileOptions::default()).unwrap().ir()).unwrap()
+    };
+    let (a, b) = (object("a"), object("b"));
+    let no_vars = &mut |_: &str| None;
+    let p = truth("$.size > 2 and $.child.size < 2 and $.name = alpha");
+    assert_eq!(p.eval_in(Some(&Objs), &a, no_vars), Some(true));
+    // Without a host, an object is the interpreter's.
+    assert_eq!(p.eval(&a), None);
+    let seen = truth("not $.getAttr(seen, false)");
+    assert_eq!(seen.eval_in(Some(&Objs), &a, no_vars), Some(false));
+    // Unset: the call's default.
+    assert_eq!(seen.eval_in(Some(&Objs), &b, no_vars), Some(true));
+    // A property or attribute the host leaves to the interpreter, `get()`
+    // of an object (a dict's method), `getAttr()` of a dict: deopt.
+    assert_eq!(
+        truth("$.missing > 1").eval_in(Some(&Objs), &a, no_vars),
+        None
+    );
+    assert_eq!(
+        truth("$.get(size) > 2").eval_in(Some(&Objs), &a, no_vars),
+        None
+    );
+    assert_eq!(
+        truth("$.getAttr(other, 1) = 1").eval_in(Some(&Objs), &a, no_vars),
+        None
+    );
+    let d = dict(&[("seen", Value::Bool(true))]);
+    assert_eq!(seen.eval_in(Some(&Objs), &d, no_vars), None);
+    // `getAttr` that is not the engine's (a host's own) stays interpreted.
+    assert!(Predicate::truth(predicate("$.getAttr(seen)").ir()).is_err());
+}
