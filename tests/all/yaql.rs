@@ -222,8 +222,9 @@ fn compiled_conditions_agree_with_the_interpreter() {
     );
 }
 
-/// Lambdas with a fast tier (a condition for `where`, a field read for
-/// `select`) give what the interpreter gives, errors included.
+/// Lambdas with a fast tier (a condition for `where`, a field read or a
+/// string built for `select`) give what the interpreter gives, errors
+/// included.
 #[test]
 fn fast_lambdas_agree_with_the_interpreter() {
     let (off, on) = jit_off_and_on();
@@ -238,8 +239,19 @@ fn fast_lambdas_agree_with_the_interpreter() {
         r#"[{"price": 9223372036854775807, "qty": 2}, {"price": 1e308, "qty": 10}]"#,
         r#"[{"price": "ab", "qty": 3}, {"price": true, "qty": 2}, {"price": null, "qty": 1}]"#,
         r#"[{"price": 123456789012345678901234567890, "qty": 1.5}, {"qty": 1}]"#,
+        // String building, item 2 of 3 without code: not a string, a bool
+        // or a float id, a missing key, a dict for a name.
+        r#"[{"name": "ann", "id": 1}, {"name": "Bob", "id": 2}, {"name": "Ärger", "id": -3}]"#,
+        r#"[{"name": "ann", "id": 1}, {"name": 5, "id": 2}, {"name": "al", "id": 3}]"#,
+        r#"[{"name": "ann", "id": 1}, {"name": "b", "id": true}, {"name": "al", "id": 3}]"#,
+        r#"[{"name": "ann", "id": 1}, {"name": "b", "id": 2.5}, {"name": "al", "id": "x"}]"#,
+        r#"[{"name": "ann", "id": 1}, {"name": "b"}, {"name": "al", "id": 3}]"#,
+        r#"[{"name": "ann", "id": 1}, {"name": {"a": 1}, "id": 1}, {"name": "al", "id": 3}]"#,
     ];
     for e in [
+        "$.select($.name.toUpper() + '-' + str($.id)).where($.startsWith('A'))",
+        "$.select('<' + $.name.toLower() + '>').where($.startsWith('<a'))",
+        "$.where($.name.startsWith(a)).len()",
         "$.where($.age > 30).select($.name)",
         "$.where($.age + 1 > 31 and $.name in list(a, c, f)).len()",
         "$.select($.name)",

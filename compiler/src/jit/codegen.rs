@@ -510,6 +510,15 @@ impl Gen<'_> {
                 };
                 self.quantifier(e, list, *body, &*c.name == "all")
             }
+            Node::Call(c)
+                if &*c.name == "startsWith"
+                    && c.form == Form::Method
+                    && self.fields.is_some()
+                    && library(c)
+                    && c.named.is_empty() =>
+            {
+                self.starts_with(e, c)
+            }
             Node::Call(c) if TYPE_TESTS.iter().any(|(n, _)| **n == *c.name) => {
                 let args = e.list(c.pos);
                 let (_, tags) = TYPE_TESTS
@@ -543,6 +552,31 @@ impl Gen<'_> {
                 )),
             },
         }
+    }
+
+    /// `recv.startsWith(prefix)` of a value read and one constant prefix:
+    /// a string's first bytes (anything but a string deopts: the
+    /// interpreter's error).
+    fn starts_with(&mut self, e: &Expr, c: &crate::ir::Call) -> Result<Ssa, Unsupported> {
+        let [recv, prefix] = e.list(c.pos) else {
+            return Err(unsupported("startsWith() of other than one prefix"));
+        };
+        let Node::Const(Value::Str(p)) = &e[*prefix] else {
+            return Err(unsupported("startsWith() of anything but a constant"));
+        };
+        if p.len() > MAX_STR_CONST {
+            return Err(unsupported("a long string constant"));
+        }
+        let Val::Item(it) = self.value(e, *recv)? else {
+            return Err(unsupported("startsWith() of anything but a value read"));
+        };
+        let is_str = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, it.tag, tag::STR as i64);
+        self.continue_if(is_str);
+        self.reads_strings = true;
+        Ok(self.str_bytes(it, p.as_bytes(), false))
     }
 
     /// The value of node `id`: `$`, a field of a value (`$.x`), a scalar
@@ -1017,16 +1051,22 @@ impl Gen<'_> {
             }
             Arm::StrEq(s) => {
                 self.reads_strings = true;
-                self.str_eq(it, s)
+                self.str_bytes(it, s, true)
             }
         }
     }
 
-    /// The current string equals `s`: the lengths, then the bytes, eight
-    /// at a time, read inside the string only.
-    fn str_eq(&mut self, it: Item, s: &[u8]) -> Ssa {
+    /// The current string equals `s` (`whole`) or starts with it: the
+    /// lengths, then the bytes, eight at a time, read inside the string
+    /// only.
+    fn str_bytes(&mut self, it: Item, s: &[u8], whole: bool) -> Ssa {
         let Item { ptr, len, .. } = it;
-        let same_len = self.b.ins().icmp_imm_s(IntCC::Equal, len, s.len() as i64);
+        let cc = if whole {
+            IntCC::Equal
+        } else {
+            IntCC::UnsignedGreaterThanOrEqual
+        };
+        let same_len = self.b.ins().icmp_imm_s(cc, len, s.len() as i64);
         if s.is_empty() {
             return same_len;
         }
@@ -1081,7 +1121,7 @@ fn is_scalar(v: &Value) -> bool {
 
 /// True for a call resolved, when compiled, to the YAQL library's
 /// overloads only ([`LIBRARY`]).
-fn library(c: &crate::ir::Call) -> bool {
+pub(super) fn library(c: &crate::ir::Call) -> bool {
     c.set.as_ref().is_some_and(|s| {
         !s.overloads.is_empty()
             && s.overloads.iter().all(|o| {

@@ -32,6 +32,7 @@
 //! shared).
 
 mod codegen;
+mod strings;
 
 use std::sync::Arc;
 
@@ -99,13 +100,15 @@ impl<T> Tier<T> {
 }
 
 /// The fast tier of a lambda whose body is node `body` of `e`, when there
-/// is one: a field read (`$.name`) or a condition the JIT compiles.
+/// is one: a field read (`$.name`), a string built from `$`
+/// ([`strings::Build`]), or a condition or arithmetic the JIT compiles.
 pub fn lambda_tier(e: &Arc<Expr>, body: crate::ir::NodeId) -> Option<Arc<dyn vm::bc::Fast>> {
     use crate::ir::Node;
     match &e[body] {
         Node::Attr(recv, name, _, _) if matches!(e[*recv], Node::Arg(1)) => {
             Some(Arc::new(FieldRead(Value::Str(name.clone()))))
         }
+        _ if let Some(b) = strings::Build::compile(e, body) => Some(b),
         _ if is_condition(e, body) && bools_only(e, body) => Some(Arc::new(Lambda {
             ir: e.clone(),
             body,
@@ -853,7 +856,7 @@ fn is_condition(e: &Expr, id: crate::ir::NodeId) -> bool {
         || match &e[id] {
             Node::And(..) | Node::Or(..) | Node::Not(_) => true,
             Node::Call(c) => {
-                matches!(&*c.name, "all" | "any")
+                matches!(&*c.name, "all" | "any" | "startsWith")
                     || codegen::TYPE_TESTS.iter().any(|(n, _)| **n == *c.name)
             }
             _ => false,

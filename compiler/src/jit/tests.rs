@@ -434,3 +434,99 @@ fn a_condition_reads_objects_through_the_host_and_deopts_where_it_cannot() {
     // `getAttr` that is not the engine's (a host's own) stays interpreted.
     assert!(Predicate::truth(predicate("$.getAttr(seen)").ir()).is_err());
 }
+
+/// The library's string functions a string-building lambda uses, as the
+/// library registers them (bodies unused).
+fn string_registry() -> Registry {
+    let mut r = registry();
+    r.group("strings");
+    r.method("toUpper", vec![p("s", Ty::Str)], stub);
+    r.method("toLower", vec![p("s", Ty::Str)], stub);
+    r.function("str", vec![p("v", Ty::Any).nullable()], stub);
+    r.method("startsWith", vec![p("s", Ty::Str), var("p", Ty::Str)], stub);
+    r
+}
+
+#[test]
+fn a_string_building_lambda_runs_directly_and_hands_over_what_it_cannot_build() {
+    use vm::bc::Fast;
+    let r = Arc::new(string_registry());
+    let plan = |src: &str| {
+        let p = compile(src, &r, CompileOptions::default()).unwrap();
+        strings::Build::compile(p.ir(), p.ir().root)
+    };
+    let env = runtime::Env::new(r.clone(), Default::default());
+    let b = plan("$.name.toUpper() + '-' + str($.id)").expect("a string plan");
+    let row = |name: Value, id: Value| dict(&[("name", name), ("id", id)]);
+    let got = |v: &Value| b.call(&env, v);
+    assert_eq!(
+        got(&row(Value::str("ann"), Value::Int(7))),
+        Some(Value::str("ANN-7"))
+    );
+    assert_eq!(
+        got(&row(Value::str("straße"), Value::Int(-1))),
+        Some(Value::str("STRASSE--1"))
+    );
+    assert_eq!(
+        got(&row(Value::str("x"), Value::str("id"))),
+        Some(Value::str("X-id"))
+    );
+    // Not a string, not an integer, missing: the interpreter's.
+    assert_eq!(got(&row(Value::Int(1), Value::Int(7))), None);
+    assert_eq!(got(&row(Value::str("x"), Value::Bool(true))), None);
+    assert_eq!(got(&row(Value::str("x"), Value::Float(1.5))), None);
+    assert_eq!(got(&dict(&[("name", Value::str("x"))])), None);
+    assert_eq!(got(&Value::str("x")), None);
+    assert_eq!(
+        plan("$.toLower() + $.toUpper()")
+            .unwrap()
+            .call(&env, &Value::str("aB")),
+        Some(Value::str("abAB"))
+    );
+    // Past the memory quota: the interpreter's error.
+    let small = runtime::Env::new(
+        r.clone(),
+        runtime::Options {
+            memory_quota: Some(4),
+            ..Default::default()
+        },
+    );
+    assert_eq!(b.call(&small, &row(Value::str("ann"), Value::Int(7))), None);
+    // What may add numbers, or builds nothing, has no string plan.
+    assert!(plan("$.a + $.b").is_none());
+    assert!(plan("$.name").is_none());
+    assert!(plan("$.name + $x").is_none());
+    assert!(plan("$.name.toUpper() + 1").is_none());
+}
+
+#[test]
+fn starts_with_a_constant_compares_a_string_s_first_bytes() {
+    let r = string_registry();
+    let p = Predicate::compile(
+        compile("$.startsWith('Ab')", &r, CompileOptions::default())
+            .unwrap()
+            .ir(),
+    )
+    .unwrap();
+    assert_eq!(p.eval(&Value::str("Abc")), Some(true));
+    assert_eq!(p.eval(&Value::str("Ab")), Some(true));
+    assert_eq!(p.eval(&Value::str("A")), Some(false));
+    assert_eq!(p.eval(&Value::str("xAb")), Some(false));
+    assert_eq!(p.eval(&Value::Int(1)), None);
+    let long = compile(
+        "$.startsWith('héllo, wörld')",
+        &r,
+        CompileOptions::default(),
+    )
+    .unwrap();
+    let long = Predicate::compile(long.ir()).unwrap();
+    assert_eq!(long.eval(&Value::str("héllo, wörld!")), Some(true));
+    assert_eq!(long.eval(&Value::str("héllo, world!")), Some(false));
+    // More than one prefix, or a prefix that is not constant: interpreted.
+    assert!(Predicate::compile(
+        compile("$.startsWith(a, b)", &r, CompileOptions::default())
+            .unwrap()
+            .ir()
+    )
+    .is_err());
+}
