@@ -223,6 +223,16 @@ fn field_signature(cc: CallConv) -> Signature {
     s
 }
 
+/// The signature of the `element` helper: `(list, index, out) -> found`.
+fn element_signature(cc: CallConv) -> Signature {
+    let mut s = Signature::new(cc);
+    for _ in 0..3 {
+        s.params.push(AbiParam::new(types::I64));
+    }
+    s.returns.push(AbiParam::new(types::I8));
+    s
+}
+
 /// What an expression function computes.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Output {
@@ -258,6 +268,7 @@ pub(super) fn build_expr(
     let params = b.block_params(entry).to_vec();
     let item = load(&mut b, params[0]);
     let sig = b.import_signature(field_signature(cc));
+    let element_sig = b.import_signature(element_signature(cc));
     let mut g = Gen {
         b,
         deopt,
@@ -270,6 +281,7 @@ pub(super) fn build_expr(
             vars: params[5],
             probe: params[6],
             sig,
+            element_sig,
             names: Vec::new(),
             var_names: Vec::new(),
         }),
@@ -312,8 +324,9 @@ pub(super) fn build_expr(
 struct Fields {
     keys: Ssa,
     helper: Ssa,
-    /// The helper reading a list's items (same signature as `helper`).
+    /// The helper reading a list's items (its signature `element_sig`).
     element: Ssa,
+    element_sig: SigRef,
     /// The scalars of the variables read (`$name`), in `var_names` order.
     vars: Ssa,
     /// The call's probe, passed on to the field helper (objects).
@@ -870,8 +883,8 @@ impl Gen<'_> {
             .ins()
             .icmp_imm_s(IntCC::Equal, list.tag, tag::LIST as i64);
         self.continue_if(is_list);
-        let element = self.fields.as_ref().expect("checked by the caller").element;
-        let sig = self.fields.as_ref().expect("checked by the caller").sig;
+        let f = self.fields.as_ref().expect("checked by the caller");
+        let (element, sig) = (f.element, f.element_sig);
         let head = self.b.create_block();
         let step = self.b.create_block();
         let exit = self.b.create_block();
