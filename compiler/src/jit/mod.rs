@@ -499,12 +499,19 @@ impl Native {
     /// When the compiled code shows that `v` passes, `host` answering its
     /// `class()` links: `Some(None)` as it is, `Some(Some(x))` as `x`.
     pub fn check_in(&self, host: &dyn Host, v: &Value) -> Option<Option<Value>> {
-        let mut became = Vec::new();
-        if self.first_failing_in(host, std::slice::from_ref(v), &mut became) == 1 {
-            Some(became.pop().map(|(_, x)| x))
-        } else {
-            None
-        }
+        // One scalar, not a batch's buffer: validation asks this once per
+        // property of every object.
+        let s = Scalar::of(v, self.strings);
+        let call = Call {
+            host,
+            became: Default::default(),
+        };
+        // SAFETY: `s` is one initialised scalar borrowing from `v`, alive
+        // for the call; the code reads one record and, for a string, at
+        // most `len` bytes from `ptr`; `call` outlives the call and
+        // `class_step` has the signature the code calls it with.
+        let i = unsafe { (self.run)(&s, 1, &call, class_step) };
+        (i == 1).then(|| call.became.into_inner().pop().map(|(_, x)| x))
     }
 }
 
