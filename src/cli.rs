@@ -216,6 +216,23 @@ enum Cmd {
         #[command(flatten)]
         server: ServeArgs,
     },
+    /// Serve the Language Server Protocol on stdin/stdout, for editors.
+    ///
+    /// Diagnostics as `package check` finds them (with the editor's unsaved
+    /// text), hover, go to definition, completion and document symbols in
+    /// MuranoPL class files, manifests and `.yaql` files. A file's package
+    /// is the folder above it holding `manifest.yaml`; its requirements
+    /// are found on `-L`, the workspace folders and the folder holding the
+    /// package. Editor set-up: docs/editors.md.
+    Lsp {
+        /// A directory whose subfolders or .zip files are packages
+        /// (searched to satisfy `Require`); repeatable.
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<std::path::PathBuf>,
+        /// Accepted for clients that pass it: stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
     /// Print a shell completion script.
     ///
     /// `muranopl completions bash > /etc/bash_completion.d/muranopl`.
@@ -414,6 +431,7 @@ fn run(cli: Cli) -> i32 {
             cli.class_configs.as_deref(),
         ),
         Cmd::Batch { args } => batch(&args),
+        Cmd::Lsp { libs, stdio: _ } => crate::lsp::run(libs, jit),
         Cmd::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();

@@ -13,6 +13,7 @@ pub mod cli;
 pub mod dsl;
 pub mod harness;
 pub mod jsonpos;
+pub mod lsp;
 pub mod package;
 pub mod records;
 pub mod run;

@@ -17,6 +17,7 @@ mod hostile;
 mod jit_diff;
 mod limits;
 mod lint;
+mod lsp;
 mod murano;
 mod murano_threads;
 mod muranoclient;
