@@ -233,6 +233,14 @@ enum Cmd {
         #[arg(long)]
         stdio: bool,
     },
+    /// Evaluate YAQL interactively against JSON data (history, completion,
+    /// `:type`, `:disasm`, `:time`).
+    ///
+    /// Each line is an expression evaluated with `$` bound to `--data`;
+    /// unclosed brackets or quotes continue it on the next line. Tab
+    /// completes functions, methods after `.` and the keys of `$` after
+    /// `$.`. `:help` lists the commands.
+    Repl(crate::repl::ReplArgs),
     /// Print a shell completion script.
     ///
     /// `muranopl completions bash > /etc/bash_completion.d/muranopl`.
@@ -432,6 +440,7 @@ fn run(cli: Cli) -> i32 {
         ),
         Cmd::Batch { args } => batch(&args),
         Cmd::Lsp { libs, stdio: _ } => crate::lsp::run(libs, jit),
+        Cmd::Repl(args) => crate::repl::run(args, jit),
         Cmd::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();

@@ -16,6 +16,7 @@ pub mod jsonpos;
 pub mod lsp;
 pub mod package;
 pub mod records;
+pub mod repl;
 pub mod run;
 pub mod schema;
 pub mod serve;

@@ -64,7 +64,7 @@ pub fn signature(o: &Overload) -> String {
         }
         s.push_str(&ty_name(&p.ty));
         if p.nullable {
-            s.push_str("?");
+            s.push('?');
         }
         if let Some(d) = &p.default {
             s.push_str(" = ");
