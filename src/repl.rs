@@ -106,23 +106,27 @@ impl ReplHelper {
             let mut v = &self.data;
             let mut parts: Vec<&str> = path.split('.').collect();
             parts.pop();
+            let at_method = !parts.is_empty();
             for p in parts {
                 match v {
-                    Value::Dict(d) => match d.get(&Value::str(p)) {
-                        Some(x) => v = x,
-                        None => return (word_start, Vec::new()),
-                    },
-                    _ => return (word_start, Vec::new()),
+                    Value::Dict(d) if d.contains_key(&Value::str(p)) => {
+                        v = &d[&Value::str(p)];
+                    }
+                    // Not a key of the data: a method of what is there.
+                    _ => return (word_start, starts(&mut self.methods.iter().cloned())),
                 }
             }
-            let keys = match v {
+            let mut names: Vec<String> = match v {
                 Value::Dict(d) => d
                     .keys()
                     .filter_map(|k| k.as_str().map(str::to_string))
                     .collect(),
                 _ => Vec::new(),
             };
-            return (word_start, starts(&mut keys.into_iter()));
+            if at_method {
+                names.extend(self.methods.iter().cloned());
+            }
+            return (word_start, starts(&mut names.into_iter()));
         }
         if token.contains('.') {
             return (word_start, starts(&mut self.methods.iter().cloned()));
@@ -418,6 +422,8 @@ mod tests {
         let (start, w) = h.candidates("$.people.a", 10);
         assert_eq!((start, w), (9, vec!["alice".to_string()]));
         let (_, w) = h.candidates("'a'.toUp", 8);
+        assert_eq!(w, ["toUpper"]);
+        let (_, w) = h.candidates("$.people.alice.toUp", 19);
         assert_eq!(w, ["toUpper"]);
         let (start, w) = h.candidates("1 + rege", 8);
         assert_eq!(start, 4);

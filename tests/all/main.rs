@@ -21,6 +21,7 @@ mod lsp;
 mod murano;
 mod murano_threads;
 mod muranoclient;
+mod repl;
 mod replay;
 mod schemas_all;
 mod serve;
