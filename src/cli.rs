@@ -190,6 +190,17 @@ enum Cmd {
         /// run replays exactly; default: from the clock.
         #[arg(long, value_name = "N")]
         seed: Option<u64>,
+        /// Print each statement as it starts and each method call as it is
+        /// entered and left, on stderr: `FILE:LINE:COL [thread N @ CLOCK s]
+        /// ...` (the green thread and the virtual clock).
+        #[arg(long)]
+        trace: bool,
+        /// Write the same events as JSON Lines to FILE: `file`, `line`,
+        /// `col`, `thread`, `clock`, `event` (`statement`, `enter`, `exit`,
+        /// `raise`), `class`, `method`, and `text`, `args`, `result` or
+        /// `error`.
+        #[arg(long, value_name = "FILE")]
+        trace_json: Option<std::path::PathBuf>,
         #[command(flatten)]
         limits: ExecLimits,
     },
@@ -383,6 +394,8 @@ fn run(cli: Cli) -> i32 {
             quiet,
             log_level,
             seed,
+            trace,
+            trace_json,
             limits,
         } => crate::run::run(crate::run::RunArgs {
             packages,
@@ -401,6 +414,8 @@ fn run(cli: Cli) -> i32 {
             quiet,
             log_level,
             messages: cli.message_format,
+            trace,
+            trace_json,
         }),
         Cmd::Test {
             args,

@@ -21,6 +21,7 @@ pub mod run;
 pub mod schema;
 pub mod serve;
 pub mod test_cmd;
+pub mod trace;
 pub mod ui;
 pub mod validate;
 pub mod warnings;

@@ -45,6 +45,10 @@ pub struct RunArgs {
     pub log_level: crate::args::LogLevel,
     /// How errors are printed.
     pub messages: crate::diag::MessageFormat,
+    /// Print each statement and call on stderr as it runs.
+    pub trace: bool,
+    /// Write the same events as JSON Lines here.
+    pub trace_json: Option<PathBuf>,
 }
 
 /// Writes `v` to `path` as indented JSON, or on one line when it nests
@@ -118,7 +122,26 @@ pub fn run(a: RunArgs) -> i32 {
             return exit::USAGE;
         }
     }
-    run_in(&session, &a, &model)
+    let trace = if a.trace || a.trace_json.is_some() {
+        match crate::trace::Trace::new(a.trace, a.trace_json.as_deref()) {
+            Ok(t) => {
+                let t = std::sync::Arc::new(t);
+                session.executor().set_tracer(t.clone());
+                Some(t)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::USAGE;
+            }
+        }
+    } else {
+        None
+    };
+    let status = run_in(&session, &a, &model);
+    if let Some(t) = trace {
+        t.flush();
+    }
+    status
 }
 
 fn run_in(session: &Session, a: &RunArgs, data: &Value) -> i32 {

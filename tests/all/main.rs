@@ -29,4 +29,5 @@ mod serve_load;
 mod serve_murano;
 mod spec_cli;
 mod spec_versions;
+mod trace;
 mod yaql;

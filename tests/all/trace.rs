@@ -1,0 +1,135 @@
+//! `muranopl run --trace-json`: the events of a `Parallel` of three
+//! branches sleeping on the virtual clock, read back, show the
+//! deterministic interleaving, and the file matches
+//! `tests/golden/trace_parallel.jsonl` (regenerate with `TRACE_BLESS=1`).
+
+use serde_json::Value as J;
+
+use crate::common;
+
+fn trace(dir: &std::path::Path) -> (Vec<J>, String, std::process::Output) {
+    let out_file = dir.join("trace.jsonl");
+    let o = common::muranopl(&[
+        "run",
+        "tests/trace/parallel",
+        "--model",
+        "tests/trace/model.json",
+        "--seed",
+        "1",
+        "--quiet",
+        "--trace-json",
+        out_file.to_str().unwrap(),
+    ]);
+    let text = std::fs::read_to_string(&out_file).unwrap();
+    let events = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    (events, text, o)
+}
+
+#[test]
+fn a_parallel_runs_its_branches_in_a_traced_deterministic_interleaving() {
+    let dir = std::env::temp_dir().join(format!("muranopl-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (events, text, o) = trace(&dir);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    assert_eq!(common::stdout(&o).trim(), "\"done\"");
+    for e in &events {
+        for key in ["file", "line", "col", "thread", "clock", "event"] {
+            assert!(e.get(key).is_some_and(|v| !v.is_null()), "{key} in {e}");
+        }
+    }
+    // The three branches enter `work` on threads 1, 2, 3 at time 0, and
+    // leave it in the order of their sleeps: b (1 s), a (2 s), c (3 s).
+    let calls: Vec<(u64, f64, &str)> = events
+        .iter()
+        .filter(|e| e["method"] == "work" && e["event"] != "statement")
+        .map(|e| {
+            (
+                e["thread"].as_u64().unwrap(),
+                e["clock"].as_f64().unwrap(),
+                e["event"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (1, 0.0, "enter"),
+            (2, 0.0, "enter"),
+            (3, 0.0, "enter"),
+            (2, 1.0, "exit"),
+            (1, 2.0, "exit"),
+            (3, 3.0, "exit"),
+        ]
+    );
+    let results: Vec<&str> = (events.iter())
+        .filter(|e| e["event"] == "exit")
+        .filter_map(|e| e["result"].as_str())
+        .collect();
+    assert_eq!(results, ["b1", "a2", "c3", "done"]);
+    // A block statement shows its source line.
+    assert!(events.iter().any(|e| e["text"] == "Parallel:"), "{text}");
+    // Run again: the same events, byte for byte.
+    let (_, again, _) = trace(&dir);
+    assert_eq!(text, again, "the trace replays");
+    let golden = common::root().join("tests/golden/trace_parallel.jsonl");
+    if std::env::var_os("TRACE_BLESS").is_some() {
+        std::fs::write(&golden, &text).unwrap();
+    }
+    let want = std::fs::read_to_string(&golden).expect("the golden trace (TRACE_BLESS=1 makes it)");
+    assert_eq!(text, want, "update with TRACE_BLESS=1");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn trace_prints_lines_on_stderr_and_a_raise_names_the_exception() {
+    let o = common::muranopl(&[
+        "run",
+        "tests/trace/parallel",
+        "--model",
+        "tests/trace/model.json",
+        "--method",
+        "explode",
+        "--trace",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = common::stderr(&o);
+    assert!(
+        err.contains(
+            "[thread 0 @ 0.000s] !! com.example.Traced::explode raises MuranoPlException: it broke"
+        ),
+        "{err}"
+    );
+    let o = common::muranopl(&[
+        "run",
+        "tests/trace/parallel",
+        "--model",
+        "tests/trace/model.json",
+        "--seed",
+        "1",
+        "--trace",
+    ]);
+    let err = common::stderr(&o);
+    assert!(
+        err.contains(
+            "trace: tests/trace/parallel/Classes/Traced.yaml:13:13 [thread 2 @ 0.000s] $b.work(1)"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("<- com.example.Worker::work = \"b1\""),
+        "{err}"
+    );
+    let bad = common::muranopl(&[
+        "run",
+        "tests/trace/parallel",
+        "--model",
+        "tests/trace/model.json",
+        "--trace-json",
+        "/no/such/dir/t.jsonl",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(common::stderr(&bad).contains("/no/such/dir/t.jsonl"));
+}
