@@ -529,3 +529,88 @@ fn diagnostics_follow_an_edit_of_the_largest_fixture_class_quickly() {
     assert!(median < Duration::from_millis(200), "median {median:?}");
     c.stop();
 }
+
+/// The same session through Neovim's built-in LSP client, headless
+/// (`tests/lsp/nvim_session.lua`); skipped when `nvim` is absent.
+#[test]
+fn the_session_works_in_neovim_headless() {
+    let Some(apps) = apps() else { return };
+    if Command::new("nvim").arg("--version").output().is_err() {
+        common::skip("nvim is absent: no Neovim session (apt-get install neovim)");
+        return;
+    }
+    let file = apps.join("Docker-Redis/Classes/DockerRedis.yaml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let call = "$._environment.reporter.report($this, 'Installing Redis')";
+    let (typo_line, _) = find(&text, call, 0);
+    let typo_text = text
+        .lines()
+        .nth(typo_line)
+        .unwrap()
+        .replace(".report(", ".reportt(");
+    let (hover_line, hover_col) = find(&text, ".format($.name)", 2);
+    let (def_line, def_col) = find(&text, "interfaces:DockerApplication", 14);
+    let (comp_line, comp_col) = find(&text, "If: $.publish", 6);
+    let out = std::env::temp_dir().join(format!("muranopl-nvim-{}.json", std::process::id()));
+    let script = common::root().join("tests/lsp/nvim_session.lua");
+    let mut child = Command::new("nvim")
+        .args(["--headless", "--clean", "-n", "-c"])
+        .arg(format!("luafile {}", script.display()))
+        .env("MURANOPL", env!("CARGO_BIN_EXE_muranopl"))
+        .env("APPS", &apps)
+        .env("FILE", &file)
+        .env("OUT", &out)
+        .env("TYPO_LINE", typo_line.to_string())
+        .env("TYPO_TEXT", &typo_text)
+        .env("HOVER_LINE", hover_line.to_string())
+        .env("HOVER_COL", hover_col.to_string())
+        .env("DEF_LINE", def_line.to_string())
+        .env("DEF_COL", def_col.to_string())
+        .env("COMP_LINE", comp_line.to_string())
+        .env("COMP_COL", comp_col.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run nvim");
+    let deadline = Instant::now() + TIMEOUT;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("nvim did not finish in time");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let got: J = common::read_json(&out);
+    let _ = std::fs::remove_file(&out);
+    assert!(got.get("error").is_none(), "{got}");
+    assert_eq!(got["clean"], 0, "{got}");
+    let d = &got["diagnostic"];
+    assert_eq!(d["code"], "unknown-method", "{got}");
+    let col = typo_text.find("$._environment").unwrap();
+    assert_eq!(
+        (d["lnum"].as_u64(), d["col"].as_u64()),
+        (Some(typo_line as u64), Some(col as u64))
+    );
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("did you mean `report`?"),
+        "{got}"
+    );
+    let hover = got["hover"].as_str().unwrap_or("");
+    assert!(
+        hover.contains("format(") && hover.contains("Matches yaql"),
+        "{got}"
+    );
+    let target = apps.join("DockerInterfacesLibrary/Classes/DockerApplication.yaml");
+    assert_eq!(got["definition"], uri(&target), "{got}");
+    let labels: Vec<&str> = (got["completion"].as_array().unwrap().iter())
+        .filter_map(|l| l.as_str())
+        .collect();
+    assert!(
+        labels.contains(&"publish") && labels.contains(&"getContainer"),
+        "{got}"
+    );
+}
