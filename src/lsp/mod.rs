@@ -14,6 +14,7 @@ mod analysis;
 mod complete;
 mod docs;
 mod navigate;
+mod refs;
 mod text;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -51,6 +52,8 @@ fn capabilities() -> ServerCapabilities {
         hover_provider: Some(HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
         document_symbol_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        rename_provider: Some(OneOf::Left(true)),
         completion_provider: Some(CompletionOptions {
             trigger_characters: Some(vec![".".into(), "$".into(), ":".into()]),
             ..CompletionOptions::default()
@@ -297,7 +300,8 @@ impl Server {
 
     fn request(&mut self, req: Request) -> Response {
         use lsp_types::request::{
-            Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, Request as _,
+            Completion, DocumentSymbolRequest, GotoDefinition, HoverRequest, References, Rename,
+            Request as _,
         };
         let id = req.id.clone();
         let out = match req.method.as_str() {
@@ -305,6 +309,8 @@ impl Server {
             GotoDefinition::METHOD => self.definition(req.params),
             Completion::METHOD => self.completion(req.params),
             DocumentSymbolRequest::METHOD => self.symbols(req.params),
+            References::METHOD => self.references(req.params),
+            Rename::METHOD => self.rename(req.params),
             m => {
                 return Response::new_err(
                     id,
@@ -406,6 +412,80 @@ impl Server {
         let at = text::offset(here.text, &starts, p.text_document_position.position);
         let items = complete::complete(&here, at);
         serde_json::to_value(lsp_types::CompletionResponse::Array(items)).map_err(|e| e.to_string())
+    }
+
+    /// The text of `file`: the editor's when it is open.
+    fn read(&self, file: &Path) -> Option<String> {
+        match text::path_uri(file).and_then(|u| self.docs.get(&u)) {
+            Some(d) => Some(d.text.clone()),
+            None => std::fs::read_to_string(file).ok(),
+        }
+    }
+
+    fn occurrences(
+        &self,
+        p: &lsp_types::TextDocumentPositionParams,
+    ) -> Result<Vec<refs::Occurrence>, String> {
+        let (here, _) = self.here(&p.text_document.uri)?;
+        let at = text::offset(here.text, &text::line_starts(here.text), p.position);
+        Ok(refs::references(&here, at, &|f| self.read(f)))
+    }
+
+    fn references(&self, params: serde_json::Value) -> Result<serde_json::Value, String> {
+        let p: lsp_types::ReferenceParams =
+            serde_json::from_value(params).map_err(|e| e.to_string())?;
+        let found = self.occurrences(&p.text_document_position)?;
+        let locations: Vec<Location> = found
+            .iter()
+            .filter_map(|o| {
+                let uri = text::path_uri(&o.file)?;
+                let range = text::range(&o.text, &text::line_starts(&o.text), o.span.clone());
+                Some(Location::new(uri, range))
+            })
+            .collect();
+        serde_json::to_value(locations).map_err(|e| e.to_string())
+    }
+
+    fn rename(&self, params: serde_json::Value) -> Result<serde_json::Value, String> {
+        let p: lsp_types::RenameParams =
+            serde_json::from_value(params).map_err(|e| e.to_string())?;
+        let new = p.new_name.trim();
+        let valid = new
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && new.chars().all(|c| c.is_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!("`{new}` is not a property or method name"));
+        }
+        let tdp = &p.text_document_position;
+        let (here, _) = self.here(&tdp.text_document.uri)?;
+        let at = text::offset(here.text, &text::line_starts(here.text), tdp.position);
+        match refs::name_at(&here, at) {
+            Some((_, true)) => {}
+            Some((name, false)) => {
+                return Err(format!(
+                    "only properties and methods are renamed (`{name}` is a class)"
+                ))
+            }
+            None => return Err("no property or method here".into()),
+        }
+        let mut changes: HashMap<Uri, Vec<lsp_types::TextEdit>> = HashMap::new();
+        for o in self.occurrences(tdp)? {
+            let Some(uri) = text::path_uri(&o.file) else {
+                continue;
+            };
+            let range = text::range(&o.text, &text::line_starts(&o.text), o.span.clone());
+            changes
+                .entry(uri)
+                .or_default()
+                .push(lsp_types::TextEdit::new(range, new.to_string()));
+        }
+        let edit = lsp_types::WorkspaceEdit {
+            changes: Some(changes),
+            ..lsp_types::WorkspaceEdit::default()
+        };
+        serde_json::to_value(edit).map_err(|e| e.to_string())
     }
 
     fn symbols(&self, params: serde_json::Value) -> Result<serde_json::Value, String> {

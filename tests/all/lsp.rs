@@ -614,3 +614,73 @@ fn the_session_works_in_neovim_headless() {
         "{got}"
     );
 }
+
+#[test]
+fn references_and_rename_of_a_property_cover_its_declaration_and_uses() {
+    let Some(apps) = apps() else { return };
+    let file = apps.join("Docker-Redis/Classes/DockerRedis.yaml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut c = Client::start(&["-L", apps.to_str().unwrap()], None);
+    c.open(&file, &text);
+    c.diagnostics(&uri(&file), 1);
+    // The declaration, then each `$.publish` (the name 2 bytes in).
+    let mut want: Vec<(usize, usize)> = vec![find(&text, "  publish:", 2)];
+    for (at, _) in text.match_indices("$.publish") {
+        let line = text[..at].matches('\n').count();
+        let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1);
+        want.push((line, col + 2));
+    }
+    want.sort();
+    assert!(want.len() >= 3, "{want:?}");
+    let (l, ch) = find(&text, "If: $.publish", 6);
+    let refs = c.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri(&file)}, "position": {"line": l, "character": ch},
+               "context": {"includeDeclaration": true}}),
+    );
+    let mut got: Vec<(usize, usize)> = (refs.as_array().unwrap().iter())
+        .map(|r| {
+            assert_eq!(r["uri"], uri(&file));
+            let s = &r["range"]["start"];
+            assert_eq!(
+                r["range"]["end"]["character"].as_u64().unwrap() - s["character"].as_u64().unwrap(),
+                "publish".len() as u64
+            );
+            (
+                s["line"].as_u64().unwrap() as usize,
+                s["character"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(got, want);
+
+    let edit = c.request(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": uri(&file)}, "position": {"line": l, "character": ch},
+               "newName": "exposed"}),
+    );
+    let edits = edit["changes"][uri(&file)].as_array().unwrap();
+    assert_eq!(edits.len(), want.len(), "{edit}");
+    assert!(edits.iter().all(|e| e["newText"] == "exposed"));
+
+    // A class is not renamed; a bad name is refused.
+    c.next_id += 1;
+    let (l, ch) = find(&text, "interfaces:DockerApplication", 14);
+    let id = c.next_id;
+    c.send(
+        json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/rename",
+                  "params": {"textDocument": {"uri": uri(&file)},
+                             "position": {"line": l, "character": ch}, "newName": "X"}}),
+    );
+    let deadline = Instant::now() + TIMEOUT;
+    let answer = loop {
+        let m = c.recv(deadline);
+        if m["id"] == id {
+            break m;
+        }
+    };
+    let msg = answer["error"]["message"].as_str().unwrap_or("");
+    assert!(msg.contains("only properties and methods"), "{answer}");
+    c.stop();
+}
