@@ -446,6 +446,9 @@ impl Server {
         serde_json::to_value(locations).map_err(|e| e.to_string())
     }
 
+    // `WorkspaceEdit::changes` is lsp-types' map by `Uri`, whose cell
+    // caches a parse and takes no part in its hash or equality.
+    #[allow(clippy::mutable_key_type)]
     fn rename(&self, params: serde_json::Value) -> Result<serde_json::Value, String> {
         let p: lsp_types::RenameParams =
             serde_json::from_value(params).map_err(|e| e.to_string())?;
