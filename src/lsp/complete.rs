@@ -31,6 +31,21 @@ pub fn complete(here: &Here<'_>, at: usize) -> Vec<CompletionItem> {
         .filter(|(_, s)| s.end == at)
         .map_or(at, |(_, s)| s.start);
     let before = &t[..start];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let lead = before[line_start..].trim_start();
+    if let Some(keys) = file_keys(here.file, &before[line_start..]) {
+        return keys
+            .iter()
+            .map(|k| {
+                let mut i = item(k, CompletionItemKind::PROPERTY, String::new());
+                i.insert_text = Some(format!("{k}: "));
+                i
+            })
+            .collect();
+    }
+    if in_contract(t, start) && before.ends_with('.') {
+        return contract_functions(here);
+    }
     if before.ends_with("$.") || before.ends_with("$this.") {
         return members(here, at);
     }
@@ -48,8 +63,6 @@ pub fn complete(here: &Here<'_>, at: usize) -> Vec<CompletionItem> {
     }
     let mut out = functions(here, false);
     out.extend(classes(here, at));
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let lead = before[line_start..].trim_start();
     if lead.is_empty() || lead == "-" || lead == "- " {
         out.extend(docs::KEYWORDS.iter().map(|(k, d)| {
             let mut i = item(k, CompletionItemKind::KEYWORD, String::new());
@@ -59,6 +72,90 @@ pub fn complete(here: &Here<'_>, at: usize) -> Vec<CompletionItem> {
         }));
     }
     out
+}
+
+/// The top-level keys of a manifest (`manifest.yaml`) or a UI
+/// definition (a file under `UI/`), when `line` (the text before the
+/// cursor on its line) is at the start of a top-level key.
+fn file_keys(file: &std::path::Path, line: &str) -> Option<&'static [&'static str]> {
+    const MANIFEST: &[&str] = &[
+        "Format",
+        "Type",
+        "FullName",
+        "Name",
+        "Version",
+        "Description",
+        "Author",
+        "Supplier",
+        "Tags",
+        "Classes",
+        "Require",
+        "UI",
+        "Logo",
+        "Meta",
+    ];
+    const UI: &[&str] = &["Version", "Application", "Forms", "Templates"];
+    if !line.chars().all(|c| c.is_alphanumeric()) {
+        return None;
+    }
+    let name = file.file_name()?.to_str()?;
+    if name == "manifest.yaml" {
+        return Some(MANIFEST);
+    }
+    let in_ui = file.parent()?.file_name().is_some_and(|d| d == "UI");
+    (in_ui && (name.ends_with(".yaml") || name.ends_with(".yml"))).then_some(UI)
+}
+
+/// True when byte `at` is in the value of a `Contract:` key (on its line
+/// or in the lines nested under it).
+fn in_contract(text: &str, at: usize) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    if text[line_start..at].contains("Contract:") {
+        return true;
+    }
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let mut min = indent(&text[line_start..at]);
+    for line in text[..line_start].lines().rev().take(200) {
+        if line.trim().is_empty() || line.trim_start().starts_with('#') {
+            continue;
+        }
+        let i = indent(line);
+        if i < min {
+            if line.contains("Contract:") {
+                return true;
+            }
+            min = i;
+            if i == 0 {
+                break;
+            }
+        }
+    }
+    false
+}
+
+/// The contract functions (`string`, `int`, `class`, `notNull`, ...).
+fn contract_functions(here: &Here<'_>) -> Vec<CompletionItem> {
+    let Some(ex) = here.ex else {
+        return Vec::new();
+    };
+    let contracts = ex.catalog().contract_registry(false);
+    let plain = ex.catalog().registry(false);
+    // The names contracts add overloads to (`int` is a function too).
+    let count =
+        |r: &runtime::registry::Registry, n: &str| r.get(n).map_or(0, |s| s.overloads.len());
+    let mut names: Vec<&str> = (contracts.names())
+        .filter(|n| docs::callable(n) && count(&contracts, n) > count(&plain, n))
+        .collect();
+    names.sort_unstable();
+    names
+        .into_iter()
+        .map(|n| {
+            let sig = contracts
+                .get(n)
+                .and_then(|s| s.overloads.first().map(|o| docs::signature(o)));
+            item(n, CompletionItemKind::FUNCTION, sig.unwrap_or_default())
+        })
+        .collect()
 }
 
 /// The properties and methods of the class around `at` and its parents.
@@ -225,4 +322,29 @@ pub fn symbols(here: &Here<'_>) -> Vec<DocumentSymbol> {
         out.push(cls);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contracts_are_found_on_their_line_and_under_it() {
+        let t = "Properties:\n  a:\n    Contract: $.string()\n  b:\n    Contract:\n      x: $.int()\n    Usage: In\nMethods:\n  m:\n    Body:\n      - $.a\n";
+        let at = |s: &str| t.find(s).unwrap() + s.len();
+        assert!(in_contract(t, at("Contract: $.")));
+        assert!(in_contract(t, at("x: $.")));
+        assert!(!in_contract(t, at("Usage: ")));
+        assert!(!in_contract(t, at("- $.")));
+    }
+
+    #[test]
+    fn manifests_and_ui_files_complete_their_keys() {
+        let m = std::path::Path::new("/p/manifest.yaml");
+        assert!(file_keys(m, "Fu").unwrap().contains(&"FullName"));
+        assert!(file_keys(m, "  Fu").is_none());
+        let ui = std::path::Path::new("/p/UI/ui.yaml");
+        assert!(file_keys(ui, "").unwrap().contains(&"Forms"));
+        assert!(file_keys(std::path::Path::new("/p/Classes/C.yaml"), "").is_none());
+    }
 }

@@ -300,6 +300,20 @@ fn an_lsp_session_reports_a_mistyped_method_and_navigates_the_fixtures() {
         "{labels:?}"
     );
 
+    // In a contract, `$.` offers the contract functions.
+    let (l, ch) = find(&edited, "Contract: $.bool()", 12);
+    let items = c.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": uri(&file)}, "position": {"line": l, "character": ch}}),
+    );
+    let labels: BTreeSet<&str> = (items.as_array().unwrap().iter())
+        .filter_map(|i| i["label"].as_str())
+        .collect();
+    for want in ["bool", "string", "int", "notNull", "class", "check"] {
+        assert!(labels.contains(want), "{want} in {labels:?}");
+    }
+    assert!(!labels.contains("publish"), "no properties in a contract");
+
     // The outline.
     let symbols = c.request(
         "textDocument/documentSymbol",
