@@ -250,7 +250,8 @@ enum Cmd {
     /// Each line is an expression evaluated with `$` bound to `--data`;
     /// unclosed brackets or quotes continue it on the next line. Tab
     /// completes functions, methods after `.` and the keys of `$` after
-    /// `$.`. `:help` lists the commands.
+    /// `$.`. With `-p PACKAGE --model FILE`, MuranoPL expressions with `$`
+    /// the model's root object (`$.deploy()`). `:help` lists the commands.
     Repl(crate::repl::ReplArgs),
     /// Print a shell completion script.
     ///

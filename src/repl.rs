@@ -2,7 +2,9 @@
 //! history, completion of functions, methods and the keys of `$`,
 //! multi-line input (a line with unclosed brackets or quotes goes on),
 //! and the commands `:type`, `:disasm`, `:time`, `:data`, `:help`,
-//! `:quit`.
+//! `:quit`. With `-p PACKAGE --model FILE`, MuranoPL expressions over
+//! the model's objects: method calls, properties, `new()`, with log
+//! lines and reports as they happen.
 
 use std::borrow::Cow;
 use std::io::IsTerminal;
@@ -36,6 +38,77 @@ pub struct ReplArgs {
     /// Keep no history file.
     #[arg(long, conflicts_with = "history")]
     no_history: bool,
+    /// A MuranoPL package (directory or .zip): expressions are MuranoPL's
+    /// (`new()`, method calls, `ns:Name` types), `$` the root object of
+    /// `--model`; repeatable.
+    #[arg(short = 'p', long = "package", value_name = "PACKAGE")]
+    packages: Vec<PathBuf>,
+    /// A directory whose subfolders or .zip files are packages (searched
+    /// to satisfy `Require`); repeatable.
+    #[arg(short = 'L', long = "library")]
+    libs: Vec<PathBuf>,
+    /// The object model (JSON) loaded with `-p`: `$` is its root object,
+    /// whose methods the expressions call (`$.deploy()`), with log lines
+    /// and reports shown as they happen.
+    #[arg(long, value_name = "FILE", requires = "packages")]
+    model: Option<PathBuf>,
+}
+
+/// A loaded package and model: MuranoPL expressions over its objects.
+struct Loaded {
+    session: muranopl::Session,
+    root: Value,
+}
+
+impl Loaded {
+    fn load(a: &ReplArgs) -> Result<Loaded, String> {
+        let model = match &a.model {
+            Some(p) => {
+                let max = Some(crate::records::DEFAULT_MAX_RECORD);
+                let t = crate::records::read_model(p, max)
+                    .map_err(|e| format!("{}: {e}", p.display()))?;
+                Some(json::from_tagged_str(&t).map_err(|e| format!("{}: {e}", p.display()))?)
+            }
+            None => None,
+        };
+        let formats = muranopl::session::load_formats_for(&a.packages, &a.libs, model.as_ref())?;
+        let catalogue = muranopl::Catalogue::from_formats(formats, false, Vec::new(), None)?;
+        crate::warnings::print(&catalogue);
+        let session = catalogue.session();
+        let ex = session.executor();
+        ex.on_log(
+            crate::args::LogLevel::Info
+                .sink(true)
+                .ok_or("no log sink")?,
+        );
+        session
+            .cloud()
+            .on_report(|r| eprintln!("{}", crate::run::report_line(r)));
+        let root = match &model {
+            Some(m) => {
+                let r =
+                    sim::deploy::load(ex, m, "repl-env").map_err(|e| e.message().to_string())?;
+                Value::Object(r)
+            }
+            None => Value::Null,
+        };
+        Ok(Loaded { session, root })
+    }
+
+    fn compile(&self, src: &str) -> Result<muranopl::Program, muranopl::Error> {
+        let reg = self.session.executor().catalog().registry(false);
+        let opts = muranopl::CompileOptions {
+            legacy: false,
+            murano: true,
+        };
+        muranopl::compile(src, &reg, opts)
+    }
+
+    fn eval(&self, prog: &muranopl::Program) -> Result<Value, muranopl::Error> {
+        let env = self.session.executor().env(false);
+        let v = prog.eval(env, self.root.clone())?;
+        stdlib::finalize(env, v)
+    }
 }
 
 const HELP: &str = "\
@@ -47,7 +120,10 @@ An expression with unclosed brackets or quotes goes on over the next lines.
   :data FILE     bind `$` to the JSON in FILE
   :help          this text
   :quit          leave (or Ctrl-D)
-Tab completes functions, methods (after `.`) and the keys of `$` (after `$.`).";
+Tab completes functions, methods (after `.`) and the keys of `$` (after `$.`).
+With -p PACKAGE --model FILE, `$` is the model's root object: `$.deploy()`
+calls a method (log lines and reports show as they happen), `$.name` reads
+a property, `new('full.ClassName', prop => value)` makes an object.";
 
 /// What completion knows: the library's names and the data.
 struct ReplHelper {
@@ -215,6 +291,8 @@ struct Repl {
     engine: Engine,
     data: Value,
     color: bool,
+    /// With `-p`: the package and model expressions run over.
+    loaded: Option<Loaded>,
 }
 
 impl Repl {
@@ -227,7 +305,11 @@ impl Repl {
     }
 
     fn compile(&self, src: &str) -> Option<muranopl::Program> {
-        match self.engine.compile(src) {
+        let compiled = match &self.loaded {
+            Some(l) => l.compile(src),
+            None => self.engine.compile(src),
+        };
+        match compiled {
             Ok(p) => Some(p),
             Err(e) => {
                 self.error(&e, src);
@@ -236,9 +318,16 @@ impl Repl {
         }
     }
 
+    fn run(&self, prog: &muranopl::Program) -> Result<Value, muranopl::Error> {
+        match &self.loaded {
+            Some(l) => l.eval(prog),
+            None => self.engine.eval(prog, self.data.clone()),
+        }
+    }
+
     fn eval(&self, src: &str) -> Option<Value> {
         let prog = self.compile(src)?;
-        match self.engine.eval(&prog, self.data.clone()) {
+        match self.run(&prog) {
             Ok(v) => Some(v),
             Err(e) => {
                 self.error(&e, src);
@@ -268,7 +357,7 @@ impl Repl {
                 if let Some(p) = self.compile(rest) {
                     let ir = p.ir();
                     println!("static: {:?}", ir.ty(ir.root));
-                    if let Ok(v) = self.engine.eval(&p, self.data.clone()) {
+                    if let Ok(v) = self.run(&p) {
                         println!("value: {}", v.type_name());
                     }
                 }
@@ -284,7 +373,7 @@ impl Repl {
                 if let Some(p) = self.compile(rest) {
                     let compiled = t.elapsed();
                     let t = Instant::now();
-                    match self.engine.eval(&p, self.data.clone()) {
+                    match self.run(&p) {
                         Ok(v) => {
                             let evaluated = t.elapsed();
                             println!("{}", json::to_tagged_string(&v));
@@ -297,6 +386,9 @@ impl Repl {
                         Err(e) => self.error(&e, rest),
                     }
                 }
+            }
+            "data" if self.loaded.is_some() => {
+                eprintln!("error: with -p, `$` is the model's root object (:data needs no -p)")
             }
             "data" => match read_data(rest) {
                 Ok(v) => {
@@ -339,7 +431,23 @@ pub fn run(a: ReplArgs, jit: compiler::jit::Mode) -> i32 {
         legacy: a.legacy,
         ..Options::default()
     });
+    let loaded = if a.packages.is_empty() {
+        None
+    } else {
+        match Loaded::load(&a) {
+            Ok(l) => Some(l),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::USAGE;
+            }
+        }
+    };
+    let data = match &loaded {
+        Some(l) => l.root.clone(),
+        None => data,
+    };
     let mut repl = Repl {
+        loaded,
         engine,
         data: data.clone(),
         color: std::io::stderr().is_terminal()

@@ -232,7 +232,7 @@ fn run_in(session: &Session, a: &RunArgs, data: &Value) -> i32 {
 }
 
 /// A status report as one line: `[level] entity: text`.
-fn report_line(r: &Value) -> String {
+pub(crate) fn report_line(r: &Value) -> String {
     let field = |k: &str| match r {
         Value::Dict(d) => d
             .get(&Value::str(k.to_string()))

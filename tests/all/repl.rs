@@ -117,3 +117,45 @@ fn the_repl_reads_a_pipe_too() {
     assert!(stderr.contains("unknown command :nope"), "{stderr}");
     let _ = std::fs::remove_dir_all(data.parent().unwrap());
 }
+
+#[test]
+fn the_repl_calls_methods_of_a_loaded_model_on_a_terminal() {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_muranopl"));
+    cmd.args([
+        "repl",
+        "--no-history",
+        "-p",
+        "tests/trace/parallel",
+        "--model",
+        "tests/trace/model.json",
+    ])
+    .current_dir(common::root())
+    .env("TERM", "xterm")
+    .env("NO_COLOR", "1");
+    let mut p = match Session::spawn(cmd) {
+        Ok(p) => p,
+        Err(e) => {
+            common::skip(&format!("no pseudo-terminal: {e}"));
+            return;
+        }
+    };
+    p.set_expect_timeout(Some(Duration::from_secs(20)));
+    p.expect("yaql> ").unwrap();
+    // A method of the model's root object, its green threads included.
+    p.send_line("$.deploy()").unwrap();
+    p.expect("\"done\"").unwrap();
+    p.expect("yaql> ").unwrap();
+    // MuranoPL's own functions.
+    p.send_line("new('com.example.Worker', name => z).work(2)")
+        .unwrap();
+    p.expect("\"z2\"").unwrap();
+    p.expect("yaql> ").unwrap();
+    // An exception a method throws, with its caret.
+    p.send_line("$.explode()").unwrap();
+    p.expect("it broke").unwrap();
+    p.expect("1 | $.explode()").unwrap();
+    p.expect("^^^").unwrap();
+    p.expect("yaql> ").unwrap();
+    p.send_line(":quit").unwrap();
+    p.expect(Eof).unwrap();
+}
