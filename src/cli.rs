@@ -142,6 +142,14 @@ enum Cmd {
         /// printed on stderr as it is logged (`off`: none).
         #[arg(long, value_enum, env = "MURANOPL_LOG_LEVEL", default_value_t)]
         log_level: crate::args::LogLevel,
+        /// Print each statement as it starts and each method call as it is
+        /// entered and left, on stderr (as `run --trace` does).
+        #[arg(long)]
+        trace: bool,
+        /// Write the same events as JSON Lines to FILE (as `run
+        /// --trace-json` does).
+        #[arg(long, value_name = "FILE")]
+        trace_json: Option<std::path::PathBuf>,
         #[command(flatten)]
         limits: ExecLimits,
     },
@@ -424,12 +432,14 @@ fn run(cli: Cli) -> i32 {
             libs,
             seed,
             log_level,
+            trace,
+            trace_json,
             limits,
         } => test(
             args,
             package,
             &libs,
-            (seed, log_level),
+            (seed, log_level, (trace, trace_json.as_deref())),
             limits,
             jit,
             &cli.class_configs,
@@ -495,7 +505,7 @@ fn test(
     mut args: Vec<String>,
     package: Option<std::path::PathBuf>,
     libs: &[std::path::PathBuf],
-    (seed, log_level): (u64, crate::args::LogLevel),
+    (seed, log_level, trace): (u64, crate::args::LogLevel, (bool, Option<&std::path::Path>)),
     limits: ExecLimits,
     jit: JitMode,
     class_configs: &Option<std::path::PathBuf>,
@@ -520,6 +530,7 @@ fn test(
         limits,
         messages,
         log_level,
+        trace,
     })
 }
 

@@ -133,3 +133,40 @@ fn trace_prints_lines_on_stderr_and_a_raise_names_the_exception() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(common::stderr(&bad).contains("/no/such/dir/t.jsonl"));
 }
+
+#[test]
+fn test_traces_each_test_method_as_it_runs() {
+    let out =
+        std::env::temp_dir().join(format!("muranopl-test-trace-{}.jsonl", std::process::id()));
+    let o = common::muranopl(&[
+        "test",
+        "examples/hello-app",
+        "com.example.HelloTest.testTrue",
+        "--trace-json",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stdout(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let entered: Vec<String> = text
+        .lines()
+        .map(|l| serde_json::from_str::<J>(l).unwrap())
+        .filter(|e| e["event"] == "enter")
+        .map(|e| {
+            format!(
+                "{}::{}",
+                e["class"].as_str().unwrap(),
+                e["method"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        entered,
+        [
+            "io.murano.test.TestFixture::setUp",
+            "com.example.HelloTest::testTrue",
+            "io.murano.test.TestFixture::assertTrue",
+            "io.murano.test.TestFixture::tearDown",
+        ]
+    );
+}
