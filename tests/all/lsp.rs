@@ -698,3 +698,63 @@ fn references_and_rename_of_a_property_cover_its_declaration_and_uses() {
     assert!(msg.contains("only properties and methods"), "{answer}");
     c.stop();
 }
+
+#[test]
+fn broken_yaml_and_a_broken_manifest_are_diagnostics_not_failures() {
+    let dir = std::env::temp_dir().join(format!("muranopl-lsp-bad-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    let manifest = dir.join("manifest.yaml");
+    let manifest_text =
+        "Format: 1.4\nType: Library\nFullName: ex.Bad\nClasses:\n  ex.Bad: Bad.yaml\n";
+    std::fs::write(&manifest, manifest_text).unwrap();
+    let class = dir.join("Classes/Bad.yaml");
+    let good = "Name: ex.Bad\nMethods:\n  m:\n    Body:\n      - Return: 1\n";
+    std::fs::write(&class, good).unwrap();
+    let mut c = Client::start(&[], None);
+    c.open(&class, good);
+    assert_eq!(c.diagnostics(&uri(&class), 1), Vec::<J>::new());
+    // An unclosed flow sequence: the YAML error, as an error, at its line.
+    c.change(
+        &class,
+        2,
+        "Name: ex.Bad\nMethods:\n  m:\n    Body:\n      - $x: [1, 2\n",
+    );
+    let d = c.diagnostics(&uri(&class), 2);
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["severity"], 1);
+    assert_eq!(d[0]["code"], "CompileError");
+    assert_eq!(d[0]["range"]["start"]["line"], 5);
+    // Hover and completion still answer (from the last check that
+    // compiled), and a request for a file that is not open is an error.
+    let h = c.at("textDocument/hover", &class, 4, 10);
+    assert!(h.is_null() || h.is_object(), "{h}");
+    c.next_id += 1;
+    let id = c.next_id;
+    c.send(
+        json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover",
+                  "params": {"textDocument": {"uri": "file:///nowhere/x.yaml"},
+                             "position": {"line": 0, "character": 0}}}),
+    );
+    let deadline = Instant::now() + TIMEOUT;
+    let answer = loop {
+        let m = c.recv(deadline);
+        if m["id"] == id {
+            break m;
+        }
+    };
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is not open"),
+        "{answer}"
+    );
+    // A manifest that does not parse: the package's load error, on the
+    // manifest.
+    c.open(&manifest, "Format: [\n");
+    let d = c.diagnostics(&uri(&manifest), 1);
+    assert!(!d.is_empty(), "{d:?}");
+    assert_eq!(d[0]["code"], "PackageLoadError");
+    c.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+}
