@@ -209,6 +209,13 @@ enum Cmd {
         /// `error`.
         #[arg(long, value_name = "FILE")]
         trace_json: Option<std::path::PathBuf>,
+        /// Stop before each run of the statement at FILE:LINE (FILE: the
+        /// end of the class file's path) and read expressions from stdin,
+        /// evaluated in its frame (`$this`, the method's variables);
+        /// `:vars` lists them, an empty line or `:c` goes on, `:q` stops
+        /// breaking; repeatable.
+        #[arg(long = "break", value_name = "FILE:LINE")]
+        breaks: Vec<String>,
         #[command(flatten)]
         limits: ExecLimits,
     },
@@ -405,6 +412,7 @@ fn run(cli: Cli) -> i32 {
             seed,
             trace,
             trace_json,
+            breaks,
             limits,
         } => crate::run::run(crate::run::RunArgs {
             packages,
@@ -425,6 +433,7 @@ fn run(cli: Cli) -> i32 {
             messages: cli.message_format,
             trace,
             trace_json,
+            breaks,
         }),
         Cmd::Test {
             args,

@@ -49,6 +49,9 @@ pub struct RunArgs {
     pub trace: bool,
     /// Write the same events as JSON Lines here.
     pub trace_json: Option<PathBuf>,
+    /// Stop at these statements (`FILE:LINE`) and read expressions from
+    /// stdin evaluated in their frame.
+    pub breaks: Vec<String>,
 }
 
 /// Writes `v` to `path` as indented JSON, or on one line when it nests
@@ -122,9 +125,23 @@ pub fn run(a: RunArgs) -> i32 {
             return exit::USAGE;
         }
     }
-    let trace = if a.trace || a.trace_json.is_some() {
+    let breaks = match a
+        .breaks
+        .iter()
+        .map(|b| crate::trace::parse_break(b))
+        .collect()
+    {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let trace = if a.trace || a.trace_json.is_some() || !a.breaks.is_empty() {
+        let registry = session.executor().catalog().registry(false);
         match crate::trace::Trace::new(a.trace, a.trace_json.as_deref()) {
             Ok(t) => {
+                let t = t.with_breaks(breaks, registry);
                 let t = std::sync::Arc::new(t);
                 session.executor().set_tracer(t.clone());
                 Some(t)

@@ -21,6 +21,26 @@ pub struct Trace {
     /// statements (which the engine names `block construct`, as murano's
     /// stack traces do).
     lines: Mutex<HashMap<String, Vec<String>>>,
+    /// `--break FILE:LINE`: where to stop, and the registry expressions
+    /// typed there compile with.
+    breaks: Vec<(String, u32)>,
+    registry: Option<std::sync::Arc<runtime::registry::Registry>>,
+    /// False once `:quit` (or the end of the input) said to stop no more.
+    breaking: std::sync::atomic::AtomicBool,
+}
+
+/// `FILE:LINE` of `--break`.
+pub fn parse_break(s: &str) -> Result<(String, u32), String> {
+    let (file, line) = s
+        .rsplit_once(':')
+        .ok_or_else(|| format!("--break {s}: expected FILE:LINE"))?;
+    let line = line
+        .parse::<u32>()
+        .map_err(|_| format!("--break {s}: `{line}` is not a line number"))?;
+    if file.is_empty() {
+        return Err(format!("--break {s}: expected FILE:LINE"));
+    }
+    Ok((file.to_string(), line))
 }
 
 /// The engine's text of a block statement (`If`, `For`, `Parallel`, ...).
@@ -40,7 +60,88 @@ impl Trace {
             stderr,
             json,
             lines: Mutex::new(HashMap::new()),
+            breaks: Vec::new(),
+            registry: None,
+            breaking: std::sync::atomic::AtomicBool::new(true),
         })
+    }
+
+    /// Stops at the statements of `breaks` (file suffix, line) to read
+    /// expressions from stdin, compiled with `registry` and evaluated in
+    /// the statement's frame.
+    pub fn with_breaks(
+        mut self,
+        breaks: Vec<(String, u32)>,
+        registry: std::sync::Arc<runtime::registry::Registry>,
+    ) -> Trace {
+        self.breaks = breaks;
+        self.registry = Some(registry);
+        self
+    }
+
+    /// True when `e` is a statement at a breakpoint.
+    fn stops_at(&self, e: &TraceEvent<'_>) -> bool {
+        use std::sync::atomic::Ordering;
+        let Some(at) = e.at.filter(|_| e.kind == TraceKind::Statement) else {
+            return false;
+        };
+        self.breaking.load(Ordering::Relaxed)
+            && (self.breaks.iter()).any(|(f, l)| *l == at.line && at.file.ends_with(f.as_str()))
+    }
+
+    /// A breakpoint: reads lines from stdin until an empty one, `:c` or
+    /// `:q`; each other line is an expression evaluated in the frame
+    /// (`:vars` lists its variables). Everything goes to stderr.
+    fn pause(&self, e: &TraceEvent<'_>) {
+        use std::io::BufRead;
+        use std::sync::atomic::Ordering;
+        let (Some((frame, env)), Some(registry)) = (e.frame, &self.registry) else {
+            return;
+        };
+        eprintln!(
+            "break: {} (empty line or :c goes on, :q stops breaking, :vars)",
+            event_line(e, self.text(e).as_deref())
+        );
+        let stdin = std::io::stdin();
+        loop {
+            eprint!("break> ");
+            let mut line = String::new();
+            if stdin.lock().read_line(&mut line).unwrap_or(0) == 0 {
+                self.breaking.store(false, Ordering::Relaxed);
+                return;
+            }
+            let src = line.trim();
+            match src {
+                "" | ":c" | ":continue" => return,
+                ":q" | ":quit" => {
+                    self.breaking.store(false, Ordering::Relaxed);
+                    return;
+                }
+                ":vars" => {
+                    for (k, v) in &frame.vars {
+                        eprintln!("${k} = {}", runtime::json::to_tagged_string(v));
+                    }
+                }
+                _ => {
+                    let opts = compiler::CompileOptions {
+                        legacy: false,
+                        murano: true,
+                    };
+                    let r = compiler::compile(src, registry, opts)
+                        .and_then(|p| p.eval_in(env, frame))
+                        .and_then(|v| stdlib::finalize(env, v));
+                    match r {
+                        Ok(v) => eprintln!("{}", runtime::json::to_tagged_string(&v)),
+                        Err(err) => {
+                            eprint!(
+                                "{}",
+                                lint::diag::Diagnostic::from_error(&err, Some(src)).render(false)
+                            )
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Writes what is buffered.
@@ -139,7 +240,17 @@ pub fn event_line(e: &TraceEvent<'_>, text: Option<&str>) -> String {
 }
 
 impl Tracer for Trace {
+    fn wants_frame(&self) -> bool {
+        !self.breaks.is_empty()
+    }
+
     fn event(&self, e: &TraceEvent<'_>) {
+        if self.stops_at(e) {
+            self.pause(e);
+        }
+        if !self.stderr && self.json.is_none() {
+            return;
+        }
         let text = self.text(e);
         if self.stderr {
             eprintln!("trace: {}", event_line(e, text.as_deref()));

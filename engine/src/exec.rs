@@ -490,6 +490,7 @@ fn run_method_inner(
             text: None,
             value,
             error,
+            frame: None,
         })
     };
     event(TraceKind::Enter, Some(&args), None);
@@ -532,6 +533,7 @@ impl vm::stmt::Host for Activation<'_> {
     fn statement(&mut self, code: &Code, pc: u32) {
         if let Some(t) = self.ex.tracer() {
             let pc = pc as usize;
+            let ctx = t.wants_frame().then(|| self.ctx());
             t.event(&TraceEvent {
                 kind: TraceKind::Statement,
                 at: code.pos.get(pc),
@@ -542,6 +544,7 @@ impl vm::stmt::Host for Activation<'_> {
                 text: code.texts.get(pc).map(|t| &**t),
                 value: None,
                 error: None,
+                frame: ctx.as_ref().map(|f| (f, self.env)),
             });
         }
     }

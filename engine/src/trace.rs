@@ -4,7 +4,10 @@
 //! and the virtual clock. Without one an execution pays a test of a
 //! field per statement and per call.
 
-use runtime::{Error, Location, Value};
+use std::sync::Arc;
+
+use runtime::ctx::Frame;
+use runtime::{Env, Error, Location, Value};
 
 /// What happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,10 +54,19 @@ pub struct TraceEvent<'a> {
     pub value: Option<&'a Value>,
     /// The exception (raise).
     pub error: Option<&'a Error>,
+    /// A statement's frame (`$this`, the method's variables) and the
+    /// environment to evaluate in, when the tracer wants them
+    /// ([`Tracer::wants_frame`]): what a breakpoint inspects.
+    pub frame: Option<(&'a Arc<Frame>, &'a Env)>,
 }
 
 /// Hears the events of an execution.
 pub trait Tracer: Send + Sync {
     /// One event.
     fn event(&self, e: &TraceEvent<'_>);
+    /// True when statement events should carry their frame (which costs
+    /// building it).
+    fn wants_frame(&self) -> bool {
+        false
+    }
 }

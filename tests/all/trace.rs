@@ -170,3 +170,53 @@ fn test_traces_each_test_method_as_it_runs() {
         ]
     );
 }
+
+#[test]
+fn break_stops_at_a_statement_with_its_frames_variables_in_scope() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
+        .args([
+            "run",
+            "tests/trace/parallel",
+            "--model",
+            "tests/trace/model.json",
+            "--seed",
+            "1",
+            "--quiet",
+            "--break",
+            "Traced.yaml:37",
+        ])
+        .current_dir(common::root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // At the first stop (thread 1, worker a): its argument, the loop
+    // variable, a property through `$this`, an error with its caret; then
+    // on, and at the second stop (thread 2) no more stops.
+    let input = "$n\n$i\n$this.name\n$n +\n\n:vars\n:q\n";
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(common::stdout(&o).trim(), "\"done\"");
+    let err = common::stderr(&o);
+    // (A stop's line follows the prompt the empty line answered.)
+    let stops: Vec<&str> = err.split("break: ").skip(1).collect();
+    assert_eq!(stops.len(), 2, "{err}");
+    assert!(
+        stops[0].contains("Traced.yaml:37:13 [thread 1 @ 0.000s] sleep(1)"),
+        "{err}"
+    );
+    assert!(stops[1].contains("[thread 2 @ 0.000s]"), "{err}");
+    let answers: Vec<&str> = err.split("break> ").skip(1).map(str::trim_end).collect();
+    assert_eq!(&answers[..3], ["2", "0", "\"a\""], "{err}");
+    assert!(answers[3].contains("error[YaqlGrammarException]") && answers[3].contains('^'));
+    assert!(err.contains("$n = 1\n$i = 0"), "{err}");
+}
