@@ -142,6 +142,14 @@ enum Cmd {
         /// printed on stderr as it is logged (`off`: none).
         #[arg(long, value_enum, env = "MURANOPL_LOG_LEVEL", default_value_t)]
         log_level: crate::args::LogLevel,
+        /// Print each statement as it starts and each method call as it is
+        /// entered and left, on stderr (as `run --trace` does).
+        #[arg(long)]
+        trace: bool,
+        /// Write the same events as JSON Lines to FILE (as `run
+        /// --trace-json` does).
+        #[arg(long, value_name = "FILE")]
+        trace_json: Option<std::path::PathBuf>,
         #[command(flatten)]
         limits: ExecLimits,
     },
@@ -190,6 +198,24 @@ enum Cmd {
         /// run replays exactly; default: from the clock.
         #[arg(long, value_name = "N")]
         seed: Option<u64>,
+        /// Print each statement as it starts and each method call as it is
+        /// entered and left, on stderr: `FILE:LINE:COL [thread N @ CLOCK s]
+        /// ...` (the green thread and the virtual clock).
+        #[arg(long)]
+        trace: bool,
+        /// Write the same events as JSON Lines to FILE: `file`, `line`,
+        /// `col`, `thread`, `clock`, `event` (`statement`, `enter`, `exit`,
+        /// `raise`), `class`, `method`, and `text`, `args`, `result` or
+        /// `error`.
+        #[arg(long, value_name = "FILE")]
+        trace_json: Option<std::path::PathBuf>,
+        /// Stop before each run of the statement at FILE:LINE (FILE: the
+        /// end of the class file's path) and read expressions from stdin,
+        /// evaluated in its frame (`$this`, the method's variables);
+        /// `:vars` lists them, an empty line or `:c` goes on, `:q` stops
+        /// breaking; repeatable.
+        #[arg(long = "break", value_name = "FILE:LINE")]
+        breaks: Vec<String>,
         #[command(flatten)]
         limits: ExecLimits,
     },
@@ -216,6 +242,32 @@ enum Cmd {
         #[command(flatten)]
         server: ServeArgs,
     },
+    /// Serve the Language Server Protocol on stdin/stdout, for editors.
+    ///
+    /// Diagnostics as `package check` finds them (with the editor's unsaved
+    /// text), hover, go to definition, completion and document symbols in
+    /// MuranoPL class files, manifests and `.yaql` files. A file's package
+    /// is the folder above it holding `manifest.yaml`; its requirements
+    /// are found on `-L`, the workspace folders and the folder holding the
+    /// package. Editor set-up: docs/editors.md.
+    Lsp {
+        /// A directory whose subfolders or .zip files are packages
+        /// (searched to satisfy `Require`); repeatable.
+        #[arg(short = 'L', long = "library")]
+        libs: Vec<std::path::PathBuf>,
+        /// Accepted for clients that pass it: stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
+    },
+    /// Evaluate YAQL interactively against JSON data (history, completion,
+    /// `:type`, `:disasm`, `:time`).
+    ///
+    /// Each line is an expression evaluated with `$` bound to `--data`;
+    /// unclosed brackets or quotes continue it on the next line. Tab
+    /// completes functions, methods after `.` and the keys of `$` after
+    /// `$.`. With `-p PACKAGE --model FILE`, MuranoPL expressions with `$`
+    /// the model's root object (`$.deploy()`). `:help` lists the commands.
+    Repl(crate::repl::ReplArgs),
     /// Print a shell completion script.
     ///
     /// `muranopl completions bash > /etc/bash_completion.d/muranopl`.
@@ -358,6 +410,9 @@ fn run(cli: Cli) -> i32 {
             quiet,
             log_level,
             seed,
+            trace,
+            trace_json,
+            breaks,
             limits,
         } => crate::run::run(crate::run::RunArgs {
             packages,
@@ -376,6 +431,9 @@ fn run(cli: Cli) -> i32 {
             quiet,
             log_level,
             messages: cli.message_format,
+            trace,
+            trace_json,
+            breaks,
         }),
         Cmd::Test {
             args,
@@ -383,12 +441,14 @@ fn run(cli: Cli) -> i32 {
             libs,
             seed,
             log_level,
+            trace,
+            trace_json,
             limits,
         } => test(
             args,
             package,
             &libs,
-            (seed, log_level),
+            (seed, log_level, (trace, trace_json.as_deref())),
             limits,
             jit,
             &cli.class_configs,
@@ -414,6 +474,8 @@ fn run(cli: Cli) -> i32 {
             cli.class_configs.as_deref(),
         ),
         Cmd::Batch { args } => batch(&args),
+        Cmd::Lsp { libs, stdio: _ } => crate::lsp::run(libs, jit),
+        Cmd::Repl(args) => crate::repl::run(args, jit),
         Cmd::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
@@ -452,7 +514,7 @@ fn test(
     mut args: Vec<String>,
     package: Option<std::path::PathBuf>,
     libs: &[std::path::PathBuf],
-    (seed, log_level): (u64, crate::args::LogLevel),
+    (seed, log_level, trace): (u64, crate::args::LogLevel, (bool, Option<&std::path::Path>)),
     limits: ExecLimits,
     jit: JitMode,
     class_configs: &Option<std::path::PathBuf>,
@@ -477,6 +539,7 @@ fn test(
         limits,
         messages,
         log_level,
+        trace,
     })
 }
 

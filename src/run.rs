@@ -45,6 +45,13 @@ pub struct RunArgs {
     pub log_level: crate::args::LogLevel,
     /// How errors are printed.
     pub messages: crate::diag::MessageFormat,
+    /// Print each statement and call on stderr as it runs.
+    pub trace: bool,
+    /// Write the same events as JSON Lines here.
+    pub trace_json: Option<PathBuf>,
+    /// Stop at these statements (`FILE:LINE`) and read expressions from
+    /// stdin evaluated in their frame.
+    pub breaks: Vec<String>,
 }
 
 /// Writes `v` to `path` as indented JSON, or on one line when it nests
@@ -118,7 +125,40 @@ pub fn run(a: RunArgs) -> i32 {
             return exit::USAGE;
         }
     }
-    run_in(&session, &a, &model)
+    let breaks = match a
+        .breaks
+        .iter()
+        .map(|b| crate::trace::parse_break(b))
+        .collect()
+    {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::USAGE;
+        }
+    };
+    let trace = if a.trace || a.trace_json.is_some() || !a.breaks.is_empty() {
+        let registry = session.executor().catalog().registry(false);
+        match crate::trace::Trace::new(a.trace, a.trace_json.as_deref()) {
+            Ok(t) => {
+                let t = t.with_breaks(breaks, registry);
+                let t = std::sync::Arc::new(t);
+                session.executor().set_tracer(t.clone());
+                Some(t)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::USAGE;
+            }
+        }
+    } else {
+        None
+    };
+    let status = run_in(&session, &a, &model);
+    if let Some(t) = trace {
+        t.flush();
+    }
+    status
 }
 
 fn run_in(session: &Session, a: &RunArgs, data: &Value) -> i32 {
@@ -209,7 +249,7 @@ fn run_in(session: &Session, a: &RunArgs, data: &Value) -> i32 {
 }
 
 /// A status report as one line: `[level] entity: text`.
-fn report_line(r: &Value) -> String {
+pub(crate) fn report_line(r: &Value) -> String {
     let field = |k: &str| match r {
         Value::Dict(d) => d
             .get(&Value::str(k.to_string()))

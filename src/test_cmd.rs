@@ -30,6 +30,9 @@ pub struct TestRun<'a> {
     pub messages: crate::diag::MessageFormat,
     /// The least severe log line printed on stderr.
     pub log_level: crate::args::LogLevel,
+    /// Print each statement and call on stderr, and/or write them as JSON
+    /// Lines to a file (see [`crate::trace`]).
+    pub trace: (bool, Option<&'a Path>),
 }
 
 /// Runs `muranopl test`; returns the exit status.
@@ -43,6 +46,7 @@ pub fn run(r: TestRun<'_>) -> i32 {
         limits,
         messages,
         log_level,
+        trace,
     } = r;
     let mut suite = match Suite::load(package, libs, class_configs) {
         Ok(s) => {
@@ -57,6 +61,35 @@ pub fn run(r: TestRun<'_>) -> i32 {
     if let Some(sink) = log_level.sink(false) {
         suite.on_log(sink);
     }
+    let tracer = match trace {
+        (false, None) => None,
+        (stderr, json) => match crate::trace::Trace::new(stderr, json) {
+            Ok(t) => {
+                let t = std::sync::Arc::new(t);
+                suite.on_trace(t.clone());
+                Some(t)
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 2;
+            }
+        },
+    };
+    let status = run_plan(&suite, selectors, limits, messages);
+    if let Some(t) = tracer {
+        t.flush();
+    }
+    status
+}
+
+/// Runs the tests `selectors` pick and prints their outcomes; the exit
+/// status.
+fn run_plan(
+    suite: &Suite,
+    selectors: &[String],
+    limits: Limits,
+    messages: crate::diag::MessageFormat,
+) -> i32 {
     let plan = match suite.plan(selectors) {
         Ok(p) => p,
         Err(e @ PlanError::NoMatch(_)) => {

@@ -26,6 +26,7 @@ use crate::code::eval_operand;
 pub use crate::code::{Body, CTemplate};
 use crate::executor::Executor;
 pub use crate::executor::{Scope, MURANO_EXCEPTION};
+use crate::trace::{TraceEvent, TraceKind};
 
 // ---- execution -----------------------------------------------------------
 
@@ -457,9 +458,52 @@ fn run_method_inner(
         vars: Vars::Own(vars),
         frame: None,
     };
+    let Some(tracer) = ex.tracer() else {
+        return match vm::stmt::run(&mut act, method.body.code()) {
+            Ok(v) => Ok(v.unwrap_or(Value::Null)),
+            Err(e) => Err(e.leave_method(class.name.clone(), method.name.clone())),
+        };
+    };
+    let pos = &method.decl.pos;
+    let at = runtime::Location {
+        file: pos.file.clone(),
+        line: pos.line,
+        col: pos.col,
+    };
+    let args = match &act.vars {
+        Vars::Own(vars) => {
+            let d: Dict = (vars.iter())
+                .map(|(k, v)| (Value::str(&**k), v.clone()))
+                .collect();
+            Value::Dict(Arc::new(d))
+        }
+        _ => Value::Null,
+    };
+    let event = |kind, value: Option<&Value>, error: Option<&Error>| {
+        tracer.event(&TraceEvent {
+            kind,
+            at: Some(&at),
+            thread: vm::coro::current_id(),
+            clock: ex.scheduler().now(),
+            class: &class.name,
+            method: &method.name,
+            text: None,
+            value,
+            error,
+            frame: None,
+        })
+    };
+    event(TraceKind::Enter, Some(&args), None);
     match vm::stmt::run(&mut act, method.body.code()) {
-        Ok(v) => Ok(v.unwrap_or(Value::Null)),
-        Err(e) => Err(e.leave_method(class.name.clone(), method.name.clone())),
+        Ok(v) => {
+            let v = v.unwrap_or(Value::Null);
+            event(TraceKind::Exit, Some(&v), None);
+            Ok(v)
+        }
+        Err(e) => {
+            event(TraceKind::Raise, None, Some(&e));
+            Err(e.leave_method(class.name.clone(), method.name.clone()))
+        }
     }
 }
 
@@ -479,6 +523,30 @@ impl vm::stmt::Host for Activation<'_> {
         // A statement is a unit of work of the enclosing time budget (a
         // `runtime::budget` scope the caller opened, if any).
         runtime::budget::tick()
+    }
+
+    #[inline]
+    fn tracing(&self) -> bool {
+        self.ex.tracer().is_some()
+    }
+
+    fn statement(&mut self, code: &Code, pc: u32) {
+        if let Some(t) = self.ex.tracer() {
+            let pc = pc as usize;
+            let ctx = t.wants_frame().then(|| self.ctx());
+            t.event(&TraceEvent {
+                kind: TraceKind::Statement,
+                at: code.pos.get(pc),
+                thread: vm::coro::current_id(),
+                clock: self.ex.scheduler().now(),
+                class: &self.class.name,
+                method: &self.method,
+                text: code.texts.get(pc).map(|t| &**t),
+                value: None,
+                error: None,
+                frame: ctx.as_ref().map(|f| (f, self.env)),
+            });
+        }
     }
 
     #[inline]

@@ -49,6 +49,7 @@ pub mod reflection;
 pub mod serialize;
 pub mod stream;
 pub mod testing;
+pub mod trace;
 pub mod version;
 
 pub use catalog::{Catalog, CompileContract, Natives};

@@ -18,6 +18,9 @@ pub struct Suite {
     catalogue: Catalogue,
     /// Sees the tests' log lines as they are recorded.
     log_sink: Option<engine::LogSink>,
+    /// Hears every statement and call of the tests (see
+    /// [`engine::trace`]).
+    tracer: Option<Arc<dyn engine::trace::Tracer>>,
 }
 
 impl Suite {
@@ -39,6 +42,7 @@ impl Suite {
             root,
             catalogue,
             log_sink: None,
+            tracer: None,
         })
     }
 
@@ -46,6 +50,11 @@ impl Suite {
     /// are recorded: (level, logger name, text).
     pub fn on_log(&mut self, f: engine::LogSink) {
         self.log_sink = Some(f);
+    }
+
+    /// Gives `t` every statement and call of the tests as they run.
+    pub fn on_trace(&mut self, t: Arc<dyn engine::trace::Tracer>) {
+        self.tracer = Some(t);
     }
 
     /// The package and its requirements, compiled.
@@ -59,6 +68,9 @@ impl Suite {
         let session = self.catalogue.session();
         if let Some(f) = &self.log_sink {
             session.executor().on_log(f.clone());
+        }
+        if let Some(t) = &self.tracer {
+            session.executor().set_tracer(t.clone());
         }
         session
     }

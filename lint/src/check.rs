@@ -39,6 +39,16 @@ pub fn check_package(
     let root: Arc<dyn PackageFormat> = FormatRegistry::builtin()
         .load(path)
         .map_err(|e| e.message().to_string())?;
+    check_loaded(root, libs, jit)
+}
+
+/// [`check_package`] of a package already loaded (from an editor's
+/// unsaved files, say: see [`package::Source::Edited`]).
+pub fn check_loaded(
+    root: Arc<dyn PackageFormat>,
+    libs: &[PathBuf],
+    jit: compiler::jit::Mode,
+) -> Result<CheckReport, String> {
     let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
     let mut report = CheckReport {
         name: root.full_name().to_string(),
@@ -178,6 +188,12 @@ pub struct Checked {
     /// The bytes of the paths the diagnostics name, where their text lost
     /// them (names that are not UTF-8).
     pub paths: crate::RawPaths,
+    /// For each diagnostic, its byte range in its file where known (the
+    /// lint findings'), for editors that underline it.
+    pub spans: Vec<Option<std::ops::Range<usize>>>,
+    /// The texts of the files the lints read, by the name diagnostics
+    /// give them.
+    pub texts: std::collections::HashMap<String, String>,
 }
 
 /// How many names the suggestions for a package's errors compare, at most
@@ -190,8 +206,25 @@ pub fn check_and_lint(
     libs: &[PathBuf],
     opts: &CheckOptions,
 ) -> Result<Checked, String> {
-    use crate::diag::Diagnostic;
     let r = check_package(path, libs, opts.jit)?;
+    Ok(lint_checked(r, path, opts))
+}
+
+/// [`check_and_lint`] of a package already loaded (see [`check_loaded`]);
+/// `path` is where it is.
+pub fn check_and_lint_loaded(
+    root: Arc<dyn PackageFormat>,
+    path: &Path,
+    libs: &[PathBuf],
+    opts: &CheckOptions,
+) -> Result<Checked, String> {
+    let r = check_loaded(root, libs, opts.jit)?;
+    Ok(lint_checked(r, path, opts))
+}
+
+/// Lints a checked package and collects the diagnostics.
+fn lint_checked(r: CheckReport, path: &Path, opts: &CheckOptions) -> Checked {
+    use crate::diag::Diagnostic;
     // A suggestion compares the name with every class or method of the
     // catalogue: suggestions for so many errors that together they
     // compare some million names.
@@ -227,6 +260,8 @@ pub fn check_and_lint(
     }
     let mut counts = Vec::new();
     let mut paths = crate::RawPaths::of(path);
+    let mut spans = vec![None; diags.diagnostics.len()];
+    let mut texts = Default::default();
     if let Some((root, ex)) = &r.compiled {
         let input = crate::Input {
             root: &**root,
@@ -238,12 +273,16 @@ pub fn check_and_lint(
         counts = lints.counts();
         paths.files = lints.raw_files.clone();
         diags.push_findings(&lints.findings, &lints.texts);
+        spans.extend(lints.findings.iter().map(|f| Some(f.span.clone())));
+        texts = lints.texts;
     }
-    Ok(Checked {
+    Checked {
         report: r,
         diagnostics: diags.diagnostics,
         rendered: diags.rendered,
         counts,
         paths,
-    })
+        spans,
+        texts,
+    }
 }

@@ -113,7 +113,9 @@ fn unlisted_files(input: &Input<'_>, out: &mut Vec<Finding>, raw: &mut HashMap<S
         let file = base.source.display(&format!("Classes/{f}"));
         // A name that is not UTF-8 is listed with U+FFFD for its bad
         // bytes: find its own.
-        if let (true, Source::Dir(dir)) = (f.contains('\u{fffd}'), &base.source) {
+        if let (true, Source::Dir(dir) | Source::Edited { dir, .. }) =
+            (f.contains('\u{fffd}'), &base.source)
+        {
             let classes = dir.join("Classes");
             let names = raw_names.get_or_insert_with(|| names_not_utf8(&classes));
             if let Some(p) = names.get(&f) {

@@ -94,7 +94,12 @@ impl FormatRegistry {
 
     /// Loads a package from a directory or .zip.
     pub fn load(&self, path: &Path) -> Result<Arc<dyn PackageFormat>> {
-        let source = Source::open(path)?;
+        self.load_source(Source::open(path)?)
+    }
+
+    /// Loads a package from its files (see [`Source`]): a package folder
+    /// with an editor's unsaved files ([`Source::Edited`]), for example.
+    pub fn load_source(&self, source: Source) -> Result<Arc<dyn PackageFormat>> {
         let mfile = source.display("manifest.yaml");
         let Some(text) = source.read_text("manifest.yaml")? else {
             return Err(load_error(format!(

@@ -39,6 +39,15 @@ pub enum Source {
         /// The open archive.
         zip: std::sync::Mutex<zip::ZipArchive<std::fs::File>>,
     },
+    /// A package folder some of whose files an editor holds changed and
+    /// unsaved: those are read from memory, the rest from the folder.
+    /// Named in messages as [`Source::Dir`] names them.
+    Edited {
+        /// The package folder.
+        dir: PathBuf,
+        /// The edited files' texts by relative path (`/`-separated).
+        files: BTreeMap<String, Vec<u8>>,
+    },
 }
 
 impl Source {
@@ -146,14 +155,17 @@ impl Source {
     /// The directory or archive.
     pub fn location(&self) -> &Path {
         match self {
-            Source::Dir(p) | Source::Zip { path: p, .. } | Source::Archive { path: p, .. } => p,
+            Source::Dir(p)
+            | Source::Edited { dir: p, .. }
+            | Source::Zip { path: p, .. }
+            | Source::Archive { path: p, .. } => p,
         }
     }
 
     /// How to name a file of the package in messages.
     pub fn display(&self, rel: &str) -> String {
         match self {
-            Source::Dir(p) => p.join(rel).display().to_string(),
+            Source::Dir(p) | Source::Edited { dir: p, .. } => p.join(rel).display().to_string(),
             Source::Zip { path, .. } | Source::Archive { path, .. } => {
                 format!("{}!/{rel}", path.display())
             }
@@ -202,6 +214,10 @@ impl Source {
                     .map_err(|e| load_error(format!("{}: {e}", f.display())))
             }
             Source::Zip { files, .. } => Ok(files.get(rel).cloned()),
+            Source::Edited { dir, files } => match files.get(rel) {
+                Some(b) => Ok(Some(b.clone())),
+                None => Source::Dir(dir.clone()).read(rel),
+            },
             Source::Archive { path, entries, zip } => match entries.get(rel) {
                 Some(&i) => Self::read_entry(path, zip, i, rel).map(Some),
                 None => Ok(None),
@@ -227,6 +243,9 @@ impl Source {
                 f.is_file() && Self::inside(p, &f).is_ok()
             }
             Source::Zip { files, .. } => files.contains_key(rel),
+            Source::Edited { dir, files } => {
+                files.contains_key(rel) || Source::Dir(dir.clone()).exists(rel)
+            }
             Source::Archive { entries, .. } => entries.contains_key(rel),
         }
     }
@@ -274,6 +293,13 @@ impl Source {
                 out
             }
             Source::Zip { files, .. } => under(files.keys(), dir),
+            Source::Edited { dir: pkg, files } => {
+                let mut out = Source::Dir(pkg.clone()).list(dir);
+                out.extend(under(files.keys(), dir));
+                out.sort();
+                out.dedup();
+                out
+            }
             Source::Archive { entries, .. } => under(entries.keys(), dir),
         }
     }

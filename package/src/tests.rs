@@ -1020,3 +1020,44 @@ fn zip_entries_are_read_on_demand_within_limits() {
     assert!(e.message().contains("larger than"), "{}", e.message());
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// An editor's unsaved files stand in for the saved ones, and the
+/// package's files keep the names a folder gives them.
+#[test]
+fn an_edited_source_reads_unsaved_files_first() {
+    let dir = std::env::temp_dir().join(format!("muranopl-edited-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("Classes")).unwrap();
+    std::fs::write(
+        dir.join("manifest.yaml"),
+        "Format: 1.4\nType: Library\nFullName: ex.Edited\nClasses:\n  ex.A: A.yaml\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("Classes/A.yaml"), "Name: ex.A\n").unwrap();
+    let mut files = BTreeMap::new();
+    files.insert(
+        "Classes/A.yaml".to_string(),
+        b"Name: ex.A\n# edited\n".to_vec(),
+    );
+    files.insert("Classes/New.yaml".to_string(), b"Name: ex.New\n".to_vec());
+    let s = Source::Edited {
+        dir: dir.clone(),
+        files,
+    };
+    let text = s.read_text("Classes/A.yaml").unwrap().unwrap();
+    assert!(text.ends_with("# edited\n"));
+    assert!(s
+        .read_text("manifest.yaml")
+        .unwrap()
+        .unwrap()
+        .contains("ex.Edited"));
+    assert_eq!(s.list("Classes"), ["A.yaml", "New.yaml"]);
+    assert!(s.exists("Classes/New.yaml") && !s.exists("Classes/Gone.yaml"));
+    assert_eq!(
+        s.display("Classes/A.yaml"),
+        dir.join("Classes/A.yaml").display().to_string()
+    );
+    let p = FormatRegistry::builtin().load_source(s).unwrap();
+    assert_eq!(p.full_name(), "ex.Edited");
+    assert!(p.get_class("ex.A").unwrap().text.contains("# edited"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

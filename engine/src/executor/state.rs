@@ -129,6 +129,9 @@ pub struct Executor {
     /// The green-thread scheduler of `Parallel` and `pselect`: its virtual
     /// clock and thread ids belong to this execution alone.
     pub(crate) sched: vm::coro::Scheduler,
+    /// What watches the execution run, once installed (see
+    /// [`crate::trace`]).
+    pub(crate) tracer: OnceLock<std::sync::Arc<dyn crate::trace::Tracer>>,
 }
 
 // ---- what the layers above do for the executor ----------------------------
@@ -235,6 +238,7 @@ impl Executor {
             rng: runtime::rand::Rng::new(None),
             names: std::sync::atomic::AtomicU64::new(1),
             sched: vm::coro::Scheduler::new(),
+            tracer: OnceLock::new(),
         });
         let _ = ex.me.set(Arc::downgrade(&ex));
         // The environments refer back to the executor without owning it:
@@ -245,6 +249,18 @@ impl Executor {
             Env::with_host_back(ex.catalog.registry(true), options(true, jit), me),
         ]);
         ex
+    }
+
+    /// Installs what hears each statement and call of the execution
+    /// (once; false when one is installed already).
+    pub fn set_tracer(&self, tracer: Arc<dyn crate::trace::Tracer>) -> bool {
+        self.tracer.set(tracer).is_ok()
+    }
+
+    /// The installed tracer.
+    #[inline]
+    pub fn tracer(&self) -> Option<&Arc<dyn crate::trace::Tracer>> {
+        self.tracer.get()
     }
 
     /// Makes `class()` contracts find the objects of `index` by id

@@ -25,6 +25,21 @@ pub trait Host {
     /// budgets (steps, time); an error stops the run at that statement.
     fn tick(&mut self) -> Result<()>;
 
+    /// True when the host watches statements start ([`Host::statement`]);
+    /// by default it does not, and the interpreter asks nothing more.
+    #[inline]
+    fn tracing(&self) -> bool {
+        false
+    }
+
+    /// A statement of `code` starts at instruction `pc` (the first
+    /// instruction of a statement, or a jump back to one), when
+    /// [`Host::tracing`].
+    #[inline]
+    fn statement(&mut self, code: &Code<Self::Program>, pc: u32) {
+        let _ = (code, pc);
+    }
+
     /// The value of a template operand of `code` (lazy results
     /// materialised).
     fn eval(&mut self, code: &Code<Self::Program>, o: &Operand) -> Result<Value>;
@@ -75,6 +90,9 @@ pub fn run<H: Host>(host: &mut H, code: &Code<H::Program>) -> Result<Option<Valu
         if let Err(e) = host.tick() {
             return Err(leaving(e, code, pc));
         }
+        if host.tracing() && starts_statement(code, pc) {
+            host.statement(code, pc);
+        }
         match st.step(host, code, pc, op) {
             Ok(Flow::Next) => pc += 1,
             Ok(Flow::Goto(t)) => pc = t,
@@ -103,6 +121,13 @@ pub fn run<H: Host>(host: &mut H, code: &Code<H::Program>) -> Result<Option<Valu
             }
         }
     }
+}
+
+/// True when instruction `pc` is the first of its statement's: the first
+/// of the code, or one whose position differs from the one before it.
+fn starts_statement<P>(code: &Code<P>, pc: u32) -> bool {
+    let pc = pc as usize;
+    pc == 0 || code.pos.get(pc) != code.pos.get(pc - 1)
 }
 
 /// Records that `e` left the statement of instruction `pc`: the
