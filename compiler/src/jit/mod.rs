@@ -548,6 +548,9 @@ pub trait Objects {
 /// the call ends, since the scalars the code holds borrow from them.
 struct Probe<'a> {
     objects: Option<&'a dyn Objects>,
+    // Boxed on purpose: the scalars given to the code point into each
+    // value, which must stay put when the vector grows.
+    #[allow(clippy::vec_box)]
     kept: std::cell::RefCell<Vec<Box<Value>>>,
 }
 
