@@ -27,6 +27,7 @@ pub mod tier;
 use std::collections::{HashMap, HashSet};
 
 pub use finding::{line_starts, Finding, Input, Lint};
+pub use refs::MANIFEST_KEYS;
 pub use report::{
     for_terminal, lean, render_sarif, text_for_terminal, uri_of, Collected, LintFormat, RawPaths,
 };

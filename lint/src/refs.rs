@@ -55,7 +55,7 @@ pub(super) fn lint_references(
 }
 
 /// The manifest keys murano reads.
-const MANIFEST_KEYS: &[&str] = &[
+pub const MANIFEST_KEYS: &[&str] = &[
     "Format",
     "Type",
     "FullName",

@@ -78,29 +78,13 @@ pub fn complete(here: &Here<'_>, at: usize) -> Vec<CompletionItem> {
 /// definition (a file under `UI/`), when `line` (the text before the
 /// cursor on its line) is at the start of a top-level key.
 fn file_keys(file: &std::path::Path, line: &str) -> Option<&'static [&'static str]> {
-    const MANIFEST: &[&str] = &[
-        "Format",
-        "Type",
-        "FullName",
-        "Name",
-        "Version",
-        "Description",
-        "Author",
-        "Supplier",
-        "Tags",
-        "Classes",
-        "Require",
-        "UI",
-        "Logo",
-        "Meta",
-    ];
     const UI: &[&str] = &["Version", "Application", "Forms", "Templates"];
     if !line.chars().all(|c| c.is_alphanumeric()) {
         return None;
     }
     let name = file.file_name()?.to_str()?;
     if name == "manifest.yaml" {
-        return Some(MANIFEST);
+        return Some(lint::MANIFEST_KEYS);
     }
     let in_ui = file.parent()?.file_name().is_some_and(|d| d == "UI");
     (in_ui && (name.ends_with(".yaml") || name.ends_with(".yml"))).then_some(UI)
