@@ -12,7 +12,7 @@ use super::common::*;
 fn a_missing_file_and_a_bad_argument_are_2_for_every_command() {
     let nope = "no-such-file.json";
     let pkg = "examples/no-such-package";
-    let commands: [&[&str]; 14] = [
+    let commands: [&[&str]; 17] = [
         &["yaql", "$", nope],
         &["validate", "-p", "examples/validate", nope],
         &["validate", "-p", pkg, "examples/people.json"],
@@ -26,6 +26,9 @@ fn a_missing_file_and_a_bad_argument_are_2_for_every_command() {
         &["schema", "com.example.Hello", "-p", pkg],
         &["action", "com.example.Hello", "shout", "-p", pkg],
         &["run", "examples/hello-app", "--model", nope],
+        &["run", "examples/hello-app", "--model", nope, "--trace"],
+        &["repl", "--data", nope],
+        &["repl", "-p", pkg],
         &["serve", pkg, "--addr", "127.0.0.1:0"],
     ];
     for args in commands {
@@ -47,6 +50,9 @@ fn a_missing_file_and_a_bad_argument_are_2_for_every_command() {
         let o = muranopl(&bad);
         assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
     }
+    // `lsp` reads the files its client names, not its arguments'.
+    let o = muranopl(&["lsp", "--no-such-flag"]);
+    assert_eq!(o.status.code(), Some(2), "lsp: {}", stderr(&o));
 }
 
 /// What the input says is 1: a model that violates its contracts, and an
