@@ -31,7 +31,9 @@
 //! call (per-run state stays the engine's: the code is frozen and
 //! shared).
 
+mod borrowed;
 mod codegen;
+pub use borrowed::Borrowed;
 
 use std::sync::Arc;
 
