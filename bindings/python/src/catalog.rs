@@ -15,6 +15,69 @@ use runtime::{json as tj, Value};
 
 use crate::convert::{to_py, Failure, ToValue};
 use crate::errors;
+use crate::plan::PyPlan;
+
+/// Ok when every property contract of `class` needs no more than the
+/// value (it can be checked apart from a model); else the property's name.
+fn value_only(class: &Arc<engine::Class>) -> Result<(), String> {
+    for (_, prop) in class.init_order() {
+        let reach = prop
+            .contract
+            .get::<engine::contracts::Contract>()
+            .map(|c| c.reach());
+        if reach.is_some_and(|r| r != engine::contracts::Reach::Value) {
+            return Err(prop.name.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// How many objects make a batch worth compiling a class's contracts for
+/// now (as the JIT's automatic mode would after as many uses).
+fn jit_hot() -> usize {
+    runtime::JitMode::HOT as usize
+}
+
+/// `(property, message)` of each violation of an object checked in place.
+type Found = runtime::Result<Vec<(String, String)>>;
+
+/// Checks `values` as objects of `class`, on every core, in order, each
+/// without the properties its keys name (shown to pass, left null).
+fn check_objects(
+    catalog: Arc<engine::Catalog>,
+    class: Arc<engine::Class>,
+    values: Vec<(Value, Vec<Value>)>,
+) -> Vec<Found> {
+    let found = values
+        .par_chunks(values.len().div_ceil(rayon::current_num_threads()).max(1))
+        .flat_map_iter(|chunk| {
+            let ex = engine::Executor::with_catalog(catalog.clone());
+            let class = class.clone();
+            chunk
+                .iter()
+                .map(move |(v, skip)| match v {
+                    Value::Dict(d) => {
+                        let skip: Vec<&Value> = skip.iter().collect();
+                        let found = engine::model::check_properties_except(&ex, &class, d, &skip);
+                        found.map(|found| {
+                            found
+                                .into_iter()
+                                .map(|(p, e)| (p.to_string(), e.message().to_string()))
+                                .collect()
+                        })
+                    }
+                    other => Ok(vec![(
+                        String::new(),
+                        format!("an object must be a dict, not {}", other.type_name()),
+                    )]),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // The values go on every core too.
+    values.into_par_iter().for_each(drop);
+    found
+}
 
 /// Packages and their compiled classes, shared by every call.
 #[pyclass(frozen, module = "muranopl._native")]
@@ -119,71 +182,60 @@ impl Catalog {
     /// violation. For classes whose property contracts need only the
     /// values (no `$this`, no other object): the objects are checked in
     /// place, not loaded into a model. An object that is not a dict is
-    /// reported as such.
+    /// reported as such. Objects the compiled contracts show to be valid
+    /// are read in place, under the GIL, and not converted at all.
     fn validate_objects(
         &self,
         py: Python<'_>,
         class_name: &str,
         objects: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyList>> {
-        let mut cv = ToValue::new(py, Arc::new(Failure::default()));
-        let values = objects
-            .try_iter()?
-            .map(|o| cv.value(&o?))
-            .collect::<PyResult<Vec<_>>>()?;
         let catalog = self.inner.catalog().clone();
+        let class = catalog.class(class_name).ok();
+        let plan = class
+            .as_ref()
+            .filter(|c| value_only(c).is_ok())
+            .and_then(|c| {
+                let ex = engine::Executor::with_catalog(catalog.clone());
+                let many = objects.len().map_or(true, |n| n >= jit_hot());
+                engine::contracts::ObjectPlan::of(&ex, c, many)
+            })
+            .map(|p| PyPlan::new(py, p));
+        // Each object: valid as the plan shows, or converted for the
+        // checker (in order: the first that cannot be converted raises),
+        // without the values of the properties the plan shows to pass.
+        let mut cv = ToValue::new(py, Arc::new(Failure::default()));
+        let mut slots: Vec<bool> = Vec::new();
+        let mut values = Vec::new();
+        for o in objects.try_iter()? {
+            let o = o?;
+            let passing = plan.as_ref().and_then(|p| Some((p, p.passing(&o, 0)?)));
+            match passing {
+                Some((_, p)) if p.all => {}
+                Some((plan, p)) => values.push(plan.partial(&mut cv, &o, &p)?),
+                None => values.push((cv.value(&o)?, Vec::new())),
+            }
+            slots.push(passing.is_some_and(|(_, p)| p.all));
+        }
         let class = catalog
             .class(class_name)
             .map_err(|e| errors::to_py(py, &e, None))?;
-        // Only contracts that need no more than the value can be checked
-        // apart from a model.
-        for (_, prop) in class.init_order() {
-            let reach = prop
-                .contract
-                .get::<engine::contracts::Contract>()
-                .map(|c| c.reach());
-            if reach.is_some_and(|r| r != engine::contracts::Reach::Value) {
-                return Err(PyValueError::new_err(format!(
-                    "{class_name}.{}: its contract needs more than the value \
-                     (other objects or the execution); validate models instead",
-                    prop.name
-                )));
-            }
-        }
-        type Found = runtime::Result<Vec<(String, String)>>;
-        let checked: Vec<Found> = py.detach(move || {
-            let found = values
-                .par_chunks(values.len().div_ceil(rayon::current_num_threads()).max(1))
-                .flat_map_iter(|chunk| {
-                    let ex = engine::Executor::with_catalog(catalog.clone());
-                    let class = class.clone();
-                    chunk
-                        .iter()
-                        .map(move |v| match v {
-                            Value::Dict(d) => {
-                                engine::model::check_properties(&ex, &class, d).map(|found| {
-                                    found
-                                        .into_iter()
-                                        .map(|(p, e)| (p.to_string(), e.message().to_string()))
-                                        .collect()
-                                })
-                            }
-                            other => Ok(vec![(
-                                String::new(),
-                                format!("an object must be a dict, not {}", other.type_name()),
-                            )]),
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            // The values go on every core too.
-            values.into_par_iter().for_each(drop);
-            found
-        });
+        value_only(&class).map_err(|p| {
+            PyValueError::new_err(format!(
+                "{class_name}.{p}: its contract needs more than the value \
+                 (other objects or the execution); validate models instead"
+            ))
+        })?;
+        let checked = py.detach(move || check_objects(catalog, class, values));
+        let mut checked = checked.into_iter();
         let out = PyList::empty(py);
-        for c in checked {
-            let found = c.map_err(|e| errors::to_py(py, &e, None))?;
-            out.append(found)?;
+        for fast in slots {
+            if fast {
+                out.append(PyList::empty(py))?;
+                continue;
+            }
+            let found = checked.next().expect("one result per object converted");
+            out.append(found.map_err(|e| errors::to_py(py, &e, None))?)?;
         }
         Ok(out.unbind())
     }

@@ -19,6 +19,7 @@ mod catalog;
 mod convert;
 mod errors;
 mod funcs;
+mod plan;
 mod yaql;
 
 use pyo3::prelude::*;

@@ -192,6 +192,61 @@ impl ObjectPlan {
     pub fn holds<V: View>(&self, record: &V, len: usize, other: usize) -> bool {
         entries_hold(&self.props, record, len.checked_sub(other))
     }
+
+    /// What the plan shows of each property of `record` (see
+    /// [`ObjectPlan::holds`]): a record of which only some properties
+    /// pass can be checked with those skipped
+    /// ([`crate::model::check_properties_except`]), their values unread.
+    pub fn passing<V: View>(&self, record: &V, len: usize, other: usize) -> Passing {
+        let mut bits = 0u64;
+        let mut found = 0;
+        let mut all = true;
+        for (i, e) in self.props.iter().enumerate() {
+            let ok = match record.field(e.slot) {
+                Some(Some(v)) => {
+                    found += 1;
+                    e.plan.holds(&v)
+                }
+                Some(None) => e.absent,
+                None => false,
+            };
+            all &= ok;
+            if ok && i < 64 {
+                bits |= 1 << i;
+            }
+        }
+        Passing {
+            all: all && len.checked_sub(other) == Some(found),
+            bits,
+        }
+    }
+
+    /// True when `key` names a property `passing` shows to pass.
+    pub fn passed(&self, passing: &Passing, key: &str) -> bool {
+        self.props
+            .iter()
+            .take(64)
+            .enumerate()
+            .any(|(i, e)| passing.bits & (1 << i) != 0 && *self.keys[e.slot] == *key)
+    }
+
+    /// The keys of the properties `passing` shows to pass.
+    pub fn passed_keys(&self, passing: &Passing) -> Vec<Value> {
+        (self.props.iter().take(64).enumerate())
+            .filter(|(i, _)| passing.bits & (1 << i) != 0)
+            .map(|(_, e)| Value::str(&*self.keys[e.slot]))
+            .collect()
+    }
+}
+
+/// What a plan shows of a record's properties ([`ObjectPlan::passing`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Passing {
+    /// The record has no violation.
+    pub all: bool,
+    /// Bit `i`: property `i` (of the first 64, in initialization order)
+    /// meets its contract.
+    bits: u64,
 }
 
 /// True when every entry holds on dict `d` and `d` has no other key than
