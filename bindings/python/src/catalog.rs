@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use muranopl::report::Violation;
 use muranopl::{Catalogue, Limits, Suite};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -15,11 +16,12 @@ use runtime::{json as tj, Value};
 
 use crate::convert::{to_py, Failure, ToValue};
 use crate::errors;
+use crate::many;
 use crate::plan::PyPlan;
 
 /// Ok when every property contract of `class` needs no more than the
 /// value (it can be checked apart from a model); else the property's name.
-fn value_only(class: &Arc<engine::Class>) -> Result<(), String> {
+pub(crate) fn value_only(class: &Arc<engine::Class>) -> Result<(), String> {
     for (_, prop) in class.init_order() {
         let reach = prop
             .contract
@@ -77,6 +79,16 @@ fn check_objects(
     // The values go on every core too.
     values.into_par_iter().for_each(drop);
     found
+}
+
+/// Where a model's violations come from in `validate_many`.
+enum Slot {
+    /// None: the plan shows it valid.
+    Valid,
+    /// The quick check of its object (by index).
+    Quick(usize),
+    /// The full validation (by index).
+    Full(usize),
 }
 
 /// Packages and their compiled classes, shared by every call.
@@ -148,25 +160,87 @@ impl Catalog {
 
     /// The violations of each model, on every core, in order. A model
     /// that cannot be loaded raises, or with `return_exceptions` takes its
-    /// place as the exception.
-    #[pyo3(signature = (models, return_exceptions = false))]
+    /// place as the exception. With `violation`, each violation is
+    /// `violation(path, property, message, position)`, else that tuple.
+    /// A model of one object of a class checked in place (see
+    /// `validate_objects`) is: what its class's compiled contracts show
+    /// valid is not converted at all.
+    #[pyo3(signature = (models, return_exceptions = false, violation = None))]
     fn validate_many(
         &self,
         py: Python<'_>,
         models: &Bound<'_, PyAny>,
         return_exceptions: bool,
+        violation: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyList>> {
-        let values = models
-            .try_iter()?
-            .map(|m| model_value(py, &m?))
-            .collect::<PyResult<Vec<_>>>()?;
+        let many = models.len().map_or(true, |n| n >= jit_hot());
+        let mut quick = many::Models::new(py, &self.inner, many);
+        let mut cv = ToValue::new(py, Arc::new(Failure::default()));
+        let mut slots = Vec::new();
+        let mut full = Vec::new();
+        let mut checks = Vec::new();
+        let mut objects = Vec::new();
+        for m in models.try_iter()? {
+            let m = m?;
+            slots.push(match quick.quick(&mut cv, &m)? {
+                many::Quick::Valid => Slot::Valid,
+                many::Quick::Check(class, v, skip) => {
+                    checks.push((class, v, skip));
+                    objects.push(m);
+                    Slot::Quick(checks.len() - 1)
+                }
+                many::Quick::Full => {
+                    full.push(model_value(py, &m)?);
+                    Slot::Full(full.len() - 1)
+                }
+            });
+        }
         let inner = self.inner.clone();
-        let checked: Vec<Checked> =
-            py.detach(|| values.par_iter().map(|m| check(&inner, m)).collect());
+        let (mut full_found, quick_found) = py.detach(|| {
+            let catalog = inner.catalog();
+            let full_found: Vec<Checked> = full.par_iter().map(|m| check(&inner, m)).collect();
+            let quick_found: Vec<Option<Vec<Violation>>> = checks
+                .par_chunks(checks.len().div_ceil(rayon::current_num_threads()).max(1))
+                .flat_map_iter(|chunk| {
+                    let ex = engine::Executor::with_catalog(catalog.clone());
+                    (chunk.iter())
+                        .map(move |(class, v, skip)| many::check(&ex, class, v, skip))
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            (full_found, quick_found)
+        });
         let out = PyList::empty(py);
-        for c in checked {
-            match c {
-                Ok(v) => out.append(v)?,
+        let made = |v: (String, String, String, Option<String>)| -> PyResult<Py<PyAny>> {
+            Ok(match violation {
+                Some(f) => f.call1(v)?.unbind(),
+                None => v.into_pyobject(py)?.into_any().unbind(),
+            })
+        };
+        for slot in slots {
+            let found: Checked = match slot {
+                Slot::Valid => Ok(Vec::new()),
+                Slot::Full(i) => std::mem::replace(&mut full_found[i], Ok(Vec::new())),
+                Slot::Quick(i) => match &quick_found[i] {
+                    Some(v) => Ok((v.iter().cloned())
+                        .map(|v| (v.path, v.property, v.message, v.position))
+                        .collect()),
+                    // The check stopped on an error: the full way says.
+                    None => {
+                        let m = model_value(py, &objects[i])?;
+                        let inner = self.inner.clone();
+                        py.detach(|| check(&inner, &m))
+                    }
+                },
+            };
+            match found {
+                Ok(v) => {
+                    let list = PyList::empty(py);
+                    for x in v {
+                        list.append(made(x)?)?;
+                    }
+                    out.append(list)?
+                }
                 Err(e) if return_exceptions => {
                     out.append(errors::to_py(py, &e, None).into_value(py))?
                 }

@@ -19,6 +19,7 @@ mod catalog;
 mod convert;
 mod errors;
 mod funcs;
+mod many;
 mod plan;
 mod yaql;
 

@@ -19,8 +19,10 @@ use pyo3::types::{PyDict, PyList, PyString};
 extern "C" {
     // In the stable ABI from 3.10 only, but exported by every CPython 3
     // (the abi3-py39 bindings do not declare it).
-    fn PyUnicode_AsUTF8AndSize(unicode: *mut ffi::PyObject, size: *mut ffi::Py_ssize_t)
-        -> *const c_char;
+    fn PyUnicode_AsUTF8AndSize(
+        unicode: *mut ffi::PyObject,
+        size: *mut ffi::Py_ssize_t,
+    ) -> *const c_char;
 }
 
 /// A plan with its keys as Python strings (interned once per call).
@@ -31,7 +33,11 @@ pub struct PyPlan<'py> {
 
 impl<'py> PyPlan<'py> {
     pub fn new(py: Python<'py>, plan: ObjectPlan) -> PyPlan<'py> {
-        let keys = plan.keys().iter().map(|k| PyString::intern(py, k)).collect();
+        let keys = plan
+            .keys()
+            .iter()
+            .map(|k| PyString::intern(py, k))
+            .collect();
         PyPlan { plan, keys }
     }
 
@@ -131,7 +137,9 @@ impl View for PyView<'_, '_> {
         }
         if t == float {
             // SAFETY: `o` is an exact float, under the GIL.
-            return Some(Borrowed::Float(unsafe { ffi::PyFloat_AsDouble(o.as_ptr()) }));
+            return Some(Borrowed::Float(unsafe {
+                ffi::PyFloat_AsDouble(o.as_ptr())
+            }));
         }
         if t == dict {
             return Some(Borrowed::Dict(o.cast::<PyDict>().ok()?.len()));

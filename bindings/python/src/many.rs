@@ -1,0 +1,160 @@
+//! `validate_many`'s quick way for the simplest object models: one object
+//! (a dict with a `?: {id, type}` header and its properties, nothing
+//! else) of a class whose property contracts need only the values and
+//! that runs no code when loaded. Such a model's violations are its
+//! object's property violations ([`engine::model::check_properties`]) at
+//! `$.Objects`, sorted as validation sorts them; a model whose properties
+//! the class's plan shows to pass has none and is not converted at all.
+//! Any other model (JSON text, a model with `Objects`, nested object
+//! definitions, other header keys) is validated the full way.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use muranopl::report::{sorted_violations, Violation};
+use muranopl::Catalogue;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use runtime::Value;
+
+use crate::convert::ToValue;
+use crate::plan::PyPlan;
+
+/// What the quick way makes of one model.
+pub enum Quick {
+    /// Valid, as the plan shows.
+    Valid,
+    /// Its object's class, its properties converted (those the plan
+    /// passes left null) and the keys of those, for the checker.
+    Check(Arc<engine::Class>, Value, Vec<Value>),
+    /// The full way.
+    Full,
+}
+
+/// The plans of the classes models name, made as they are met.
+pub struct Models<'py> {
+    py: Python<'py>,
+    catalog: Arc<engine::Catalog>,
+    ex: Arc<engine::Executor>,
+    plans: HashMap<String, Option<(Arc<engine::Class>, PyPlan<'py>)>>,
+    compile: bool,
+}
+
+impl<'py> Models<'py> {
+    pub fn new(py: Python<'py>, catalogue: &Catalogue, compile: bool) -> Models<'py> {
+        let catalog = catalogue.catalog().clone();
+        Models {
+            py,
+            ex: engine::Executor::with_catalog(catalog.clone()),
+            catalog,
+            plans: HashMap::new(),
+            compile,
+        }
+    }
+
+    /// The quick way with model `m`, converting with `cv` what the checker
+    /// needs.
+    pub fn quick(&mut self, cv: &mut ToValue<'py>, m: &Bound<'py, PyAny>) -> PyResult<Quick> {
+        let Some(t) = simple_type(m) else {
+            return Ok(Quick::Full);
+        };
+        if !self.plans.contains_key(&t) {
+            let plan = self.plan(&t);
+            self.plans.insert(t.clone(), plan);
+        }
+        let Some((class, plan)) = &self.plans[&t] else {
+            return Ok(Quick::Full);
+        };
+        let Some(passing) = plan.passing(m, 1) else {
+            return Ok(Quick::Full);
+        };
+        if passing.all {
+            return Ok(Quick::Valid);
+        }
+        let (v, skip) = plan.partial(cv, m, &passing)?;
+        // A definition nested in a property is an object of the model.
+        if defines_objects(&v) {
+            return Ok(Quick::Full);
+        }
+        Ok(Quick::Check(class.clone(), v, skip))
+    }
+
+    /// The plan of class `t` when a model of one object of it is checked
+    /// as its properties are: a class named plainly, whose contracts need
+    /// only the values, with no `.init` or `.destroy` anywhere.
+    fn plan(&self, t: &str) -> Option<(Arc<engine::Class>, PyPlan<'py>)> {
+        if t.contains(['/', '@']) {
+            return None;
+        }
+        let class = self.catalog.class(t).ok()?;
+        crate::catalog::value_only(&class).ok()?;
+        if class.find_method(".init").is_some() || class.find_method(".destroy").is_some() {
+            return None;
+        }
+        let plan = engine::contracts::ObjectPlan::of(&self.ex, &class, self.compile)?;
+        Some((class, PyPlan::new(self.py, plan)))
+    }
+}
+
+/// The class name of a model that is one object definition: an exact
+/// dict with no `Objects`, whose `?` is an exact dict of exactly `id` and
+/// `type`, both strings.
+fn simple_type(m: &Bound<'_, PyAny>) -> Option<String> {
+    let d = m.cast_exact::<PyDict>().ok()?;
+    let py = m.py();
+    if d.contains(pyo3::intern!(py, "Objects")).ok()? {
+        return None;
+    }
+    let h = d.get_item(pyo3::intern!(py, "?")).ok()??;
+    let h = h.cast_exact::<PyDict>().ok()?;
+    if h.len() != 2 {
+        return None;
+    }
+    let id = h.get_item(pyo3::intern!(py, "id")).ok()??;
+    let t = h.get_item(pyo3::intern!(py, "type")).ok()??;
+    if !id.is_exact_instance_of::<PyString>() {
+        return None;
+    }
+    t.cast_exact::<PyString>()
+        .ok()?
+        .to_cow()
+        .ok()
+        .map(|t| t.into_owned())
+}
+
+/// True when a dict with a `?` key is anywhere in `v` but at its top.
+fn defines_objects(v: &Value) -> bool {
+    fn nested(v: &Value) -> bool {
+        match v {
+            Value::Dict(d) => d.contains_key(&Value::str("?")) || d.values().any(nested),
+            Value::List(l) => l.iter().any(nested),
+            _ => false,
+        }
+    }
+    match v {
+        Value::Dict(d) => d.iter().any(|(k, x)| k.as_str() != Some("?") && nested(x)),
+        _ => true,
+    }
+}
+
+/// The violations of a model checked the quick way: its object's
+/// property violations at `$.Objects`, sorted as validation sorts them;
+/// `None` when the check stopped on an error (the full way then says).
+pub fn check(
+    ex: &engine::Executor,
+    class: &Arc<engine::Class>,
+    v: &Value,
+    skip: &[Value],
+) -> Option<Vec<Violation>> {
+    let Value::Dict(d) = v else {
+        return None;
+    };
+    let skip: Vec<&Value> = skip.iter().collect();
+    let found = engine::model::check_properties_except(ex, class, d, &skip).ok()?;
+    Some(sorted_violations(
+        found
+            .into_iter()
+            .map(|(p, e)| ("$.Objects".to_string(), p.to_string(), e))
+            .collect(),
+    ))
+}
