@@ -6,7 +6,6 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use muranopl::report::Violation;
 use muranopl::{Catalogue, Limits, Suite};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -18,6 +17,7 @@ use crate::convert::{to_py, Failure, ToValue};
 use crate::errors;
 use crate::many;
 use crate::plan::PyPlan;
+use crate::pool::Pool;
 
 /// Ok when every property contract of `class` needs no more than the
 /// value (it can be checked apart from a model); else the property's name.
@@ -43,6 +43,30 @@ fn jit_hot() -> usize {
 /// `(property, message)` of each violation of an object checked in place.
 type Found = runtime::Result<Vec<(String, String)>>;
 
+/// Checks `v` as an object of `class`, without the properties `skip`
+/// names (shown to pass, left null).
+fn check_object(
+    ex: &engine::Executor,
+    class: &Arc<engine::Class>,
+    v: &Value,
+    skip: &[Value],
+) -> Found {
+    match v {
+        Value::Dict(d) => {
+            let skip: Vec<&Value> = skip.iter().collect();
+            let found = engine::model::check_properties_except(ex, class, d, &skip)?;
+            Ok(found
+                .into_iter()
+                .map(|(p, e)| (p.to_string(), e.message().to_string()))
+                .collect())
+        }
+        other => Ok(vec![(
+            String::new(),
+            format!("an object must be a dict, not {}", other.type_name()),
+        )]),
+    }
+}
+
 /// Checks `values` as objects of `class`, on every core, in order, each
 /// without the properties its keys name (shown to pass, left null).
 fn check_objects(
@@ -50,45 +74,28 @@ fn check_objects(
     class: Arc<engine::Class>,
     values: Vec<(Value, Vec<Value>)>,
 ) -> Vec<Found> {
-    let found = values
-        .par_chunks(values.len().div_ceil(rayon::current_num_threads()).max(1))
-        .flat_map_iter(|chunk| {
+    // Each core takes its share of the values, and drops it.
+    let size = values.len().div_ceil(rayon::current_num_threads()).max(1);
+    let mut shares = Vec::new();
+    let mut values = values.into_iter();
+    loop {
+        let share: Vec<_> = values.by_ref().take(size).collect();
+        if share.is_empty() {
+            break;
+        }
+        shares.push(share);
+    }
+    shares
+        .into_par_iter()
+        .flat_map_iter(|share| {
             let ex = engine::Executor::with_catalog(catalog.clone());
             let class = class.clone();
-            chunk
-                .iter()
-                .map(move |(v, skip)| match v {
-                    Value::Dict(d) => {
-                        let skip: Vec<&Value> = skip.iter().collect();
-                        let found = engine::model::check_properties_except(&ex, &class, d, &skip);
-                        found.map(|found| {
-                            found
-                                .into_iter()
-                                .map(|(p, e)| (p.to_string(), e.message().to_string()))
-                                .collect()
-                        })
-                    }
-                    other => Ok(vec![(
-                        String::new(),
-                        format!("an object must be a dict, not {}", other.type_name()),
-                    )]),
-                })
+            share
+                .into_iter()
+                .map(move |(v, skip)| check_object(&ex, &class, &v, &skip))
                 .collect::<Vec<_>>()
         })
-        .collect();
-    // The values go on every core too.
-    values.into_par_iter().for_each(drop);
-    found
-}
-
-/// Where a model's violations come from in `validate_many`.
-enum Slot {
-    /// None: the plan shows it valid.
-    Valid,
-    /// The quick check of its object (by index).
-    Quick(usize),
-    /// The full validation (by index).
-    Full(usize),
+        .collect()
 }
 
 /// Packages and their compiled classes, shared by every call.
@@ -97,11 +104,44 @@ pub struct Catalog {
     inner: Arc<Catalogue>,
 }
 
+impl Catalog {
+    /// `validate_objects` without a plan: every object converted, then
+    /// checked on every core.
+    fn validate_objects_converted(
+        &self,
+        py: Python<'_>,
+        class_name: &str,
+        objects: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyList>> {
+        let mut cv = ToValue::new(py, Arc::new(Failure::default()));
+        let values = objects
+            .try_iter()?
+            .map(|o| Ok((cv.value(&o?)?, Vec::new())))
+            .collect::<PyResult<Vec<_>>>()?;
+        let catalog = self.inner.catalog().clone();
+        let class = catalog
+            .class(class_name)
+            .map_err(|e| errors::to_py(py, &e, None))?;
+        value_only(&class).map_err(|p| {
+            PyValueError::new_err(format!(
+                "{class_name}.{p}: its contract needs more than the value \
+                 (other objects or the execution); validate models instead"
+            ))
+        })?;
+        let checked = py.detach(move || check_objects(catalog, class, values));
+        let out = PyList::empty(py);
+        for found in checked {
+            out.append(found.map_err(|e| errors::to_py(py, &e, None))?)?;
+        }
+        Ok(out.unbind())
+    }
+}
+
 /// `(path, property, message, position)` of each violation, or the load
 /// error that stopped validation.
-type Checked = Result<Vec<(String, String, String, Option<String>)>, runtime::Error>;
+pub(crate) type Checked = Result<Vec<(String, String, String, Option<String>)>, runtime::Error>;
 
-fn check(catalog: &Catalogue, model: &Value) -> Checked {
+pub(crate) fn check(catalog: &Catalogue, model: &Value) -> Checked {
     let found = catalog.check(model, Limits::UNLIMITED)?;
     Ok(found
         .violations
@@ -176,68 +216,52 @@ impl Catalog {
         let many = models.len().map_or(true, |n| n >= jit_hot());
         let mut quick = many::Models::new(py, &self.inner, many);
         let mut cv = ToValue::new(py, Arc::new(Failure::default()));
-        let mut slots = Vec::new();
-        let mut full = Vec::new();
-        let mut checks = Vec::new();
-        let mut objects = Vec::new();
+        // What the plan cannot pass is checked on the pool while the next
+        // models are read: `None` when a quick check stopped on an error.
+        let (inner, catalog) = (self.inner.clone(), self.inner.catalog().clone());
+        let mut pool = Pool::new(move |batch: Vec<(usize, many::Job)>| {
+            let ex = engine::Executor::with_catalog(catalog.clone());
+            (batch.into_iter())
+                .map(|(i, job)| (i, job.run(&inner, &ex)))
+                .collect()
+        });
+        let mut models_in = Vec::new();
         for m in models.try_iter()? {
             let m = m?;
-            slots.push(match quick.quick(&mut cv, &m)? {
-                many::Quick::Valid => Slot::Valid,
+            let i = models_in.len();
+            match quick.quick(&mut cv, &m)? {
+                many::Quick::Valid => {}
                 many::Quick::Check(class, v, skip) => {
-                    checks.push((class, v, skip));
-                    objects.push(m);
-                    Slot::Quick(checks.len() - 1)
+                    pool.push(i, many::Job::Quick(class, v, skip))
                 }
-                many::Quick::Full => {
-                    full.push(model_value(py, &m)?);
-                    Slot::Full(full.len() - 1)
-                }
-            });
+                many::Quick::Full => pool.push(i, many::Job::Full(model_value(py, &m)?)),
+            }
+            models_in.push(m);
         }
-        let inner = self.inner.clone();
-        let (mut full_found, quick_found) = py.detach(|| {
-            let catalog = inner.catalog();
-            let full_found: Vec<Checked> = full.par_iter().map(|m| check(&inner, m)).collect();
-            let quick_found: Vec<Option<Vec<Violation>>> = checks
-                .par_chunks(checks.len().div_ceil(rayon::current_num_threads()).max(1))
-                .flat_map_iter(|chunk| {
-                    let ex = engine::Executor::with_catalog(catalog.clone());
-                    (chunk.iter())
-                        .map(move |(class, v, skip)| many::check(&ex, class, v, skip))
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            (full_found, quick_found)
-        });
+        let mut found: Vec<Option<Option<Checked>>> = (0..models_in.len()).map(|_| None).collect();
+        for (i, f) in pool.finish(py) {
+            found[i] = Some(f);
+        }
         let out = PyList::empty(py);
-        let made = |v: (String, String, String, Option<String>)| -> PyResult<Py<PyAny>> {
-            Ok(match violation {
-                Some(f) => f.call1(v)?.unbind(),
-                None => v.into_pyobject(py)?.into_any().unbind(),
-            })
-        };
-        for slot in slots {
-            let found: Checked = match slot {
-                Slot::Valid => Ok(Vec::new()),
-                Slot::Full(i) => std::mem::replace(&mut full_found[i], Ok(Vec::new())),
-                Slot::Quick(i) => match &quick_found[i] {
-                    Some(v) => Ok((v.iter().cloned())
-                        .map(|v| (v.path, v.property, v.message, v.position))
-                        .collect()),
-                    // The check stopped on an error: the full way says.
-                    None => {
-                        let m = model_value(py, &objects[i])?;
-                        let inner = self.inner.clone();
-                        py.detach(|| check(&inner, &m))
-                    }
-                },
+        for (m, f) in models_in.iter().zip(found) {
+            let found: Checked = match f {
+                None => Ok(Vec::new()),
+                Some(Some(c)) => c,
+                // A quick check stopped on an error: the full way says.
+                Some(None) => {
+                    let m = model_value(py, m)?;
+                    let inner = self.inner.clone();
+                    py.detach(|| check(&inner, &m))
+                }
             };
             match found {
                 Ok(v) => {
                     let list = PyList::empty(py);
                     for x in v {
-                        list.append(made(x)?)?;
+                        list.append(match violation {
+                            Some(f) => f.call1(x)?,
+                            None => x.into_pyobject(py)?.into_any(),
+                        })?;
                     }
                     out.append(list)?
                 }
@@ -275,41 +299,40 @@ impl Catalog {
                 engine::contracts::ObjectPlan::of(&ex, c, many)
             })
             .map(|p| PyPlan::new(py, p));
+        let (Some(class), Some(plan)) = (class, plan) else {
+            return self.validate_objects_converted(py, class_name, objects);
+        };
         // Each object: valid as the plan shows, or converted for the
         // checker (in order: the first that cannot be converted raises),
-        // without the values of the properties the plan shows to pass.
+        // without the values of the properties the plan shows to pass,
+        // and checked on the pool while the next objects are read.
+        let mut pool = Pool::new(move |batch: Vec<(usize, (Value, Vec<Value>))>| {
+            let ex = engine::Executor::with_catalog(catalog.clone());
+            (batch.into_iter())
+                .map(|(i, (v, skip))| (i, check_object(&ex, &class, &v, &skip)))
+                .collect()
+        });
         let mut cv = ToValue::new(py, Arc::new(Failure::default()));
-        let mut slots: Vec<bool> = Vec::new();
-        let mut values = Vec::new();
+        let mut n = 0;
         for o in objects.try_iter()? {
             let o = o?;
-            let passing = plan.as_ref().and_then(|p| Some((p, p.passing(&o, 0)?)));
-            match passing {
-                Some((_, p)) if p.all => {}
-                Some((plan, p)) => values.push(plan.partial(&mut cv, &o, &p)?),
-                None => values.push((cv.value(&o)?, Vec::new())),
+            match plan.passing(&o, 0) {
+                Some(p) if p.all => {}
+                Some(p) => pool.push(n, plan.partial(&mut cv, &o, &p)?),
+                None => pool.push(n, (cv.value(&o)?, Vec::new())),
             }
-            slots.push(passing.is_some_and(|(_, p)| p.all));
+            n += 1;
         }
-        let class = catalog
-            .class(class_name)
-            .map_err(|e| errors::to_py(py, &e, None))?;
-        value_only(&class).map_err(|p| {
-            PyValueError::new_err(format!(
-                "{class_name}.{p}: its contract needs more than the value \
-                 (other objects or the execution); validate models instead"
-            ))
-        })?;
-        let checked = py.detach(move || check_objects(catalog, class, values));
-        let mut checked = checked.into_iter();
+        let mut found: Vec<Option<Found>> = (0..n).map(|_| None).collect();
+        for (i, f) in pool.finish(py) {
+            found[i] = Some(f);
+        }
         let out = PyList::empty(py);
-        for fast in slots {
-            if fast {
-                out.append(PyList::empty(py))?;
-                continue;
+        for f in found {
+            match f {
+                None => out.append(PyList::empty(py))?,
+                Some(f) => out.append(f.map_err(|e| errors::to_py(py, &e, None))?)?,
             }
-            let found = checked.next().expect("one result per object converted");
-            out.append(found.map_err(|e| errors::to_py(py, &e, None))?)?;
         }
         Ok(out.unbind())
     }

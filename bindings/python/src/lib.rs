@@ -21,6 +21,7 @@ mod errors;
 mod funcs;
 mod many;
 mod plan;
+mod pool;
 mod yaql;
 
 use pyo3::prelude::*;

@@ -8,7 +8,6 @@
 //! Any other model (JSON text, a model with `Objects`, nested object
 //! definitions, other header keys) is validated the full way.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use muranopl::report::{sorted_violations, Violation};
@@ -17,6 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use runtime::Value;
 
+use crate::catalog::Checked;
 use crate::convert::ToValue;
 use crate::plan::PyPlan;
 
@@ -36,7 +36,8 @@ pub struct Models<'py> {
     py: Python<'py>,
     catalog: Arc<engine::Catalog>,
     ex: Arc<engine::Executor>,
-    plans: HashMap<String, Option<(Arc<engine::Class>, PyPlan<'py>)>>,
+    /// By class name as models give it (few: looked up in order).
+    plans: Vec<(String, Option<(Arc<engine::Class>, PyPlan<'py>)>)>,
     compile: bool,
 }
 
@@ -47,7 +48,7 @@ impl<'py> Models<'py> {
             py,
             ex: engine::Executor::with_catalog(catalog.clone()),
             catalog,
-            plans: HashMap::new(),
+            plans: Vec::new(),
             compile,
         }
     }
@@ -58,11 +59,18 @@ impl<'py> Models<'py> {
         let Some(t) = simple_type(m) else {
             return Ok(Quick::Full);
         };
-        if !self.plans.contains_key(&t) {
-            let plan = self.plan(&t);
-            self.plans.insert(t.clone(), plan);
-        }
-        let Some((class, plan)) = &self.plans[&t] else {
+        let Some(t) = crate::plan::utf8(&t) else {
+            return Ok(Quick::Full);
+        };
+        let k = match self.plans.iter().position(|(n, _)| n == t) {
+            Some(k) => k,
+            None => {
+                let plan = self.plan(t);
+                self.plans.push((t.to_string(), plan));
+                self.plans.len() - 1
+            }
+        };
+        let Some((class, plan)) = &self.plans[k].1 else {
             return Ok(Quick::Full);
         };
         let Some(passing) = plan.passing(m, 1) else {
@@ -99,7 +107,7 @@ impl<'py> Models<'py> {
 /// The class name of a model that is one object definition: an exact
 /// dict with no `Objects`, whose `?` is an exact dict of exactly `id` and
 /// `type`, both strings.
-fn simple_type(m: &Bound<'_, PyAny>) -> Option<String> {
+fn simple_type<'py>(m: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
     let d = m.cast_exact::<PyDict>().ok()?;
     let py = m.py();
     if d.contains(pyo3::intern!(py, "Objects")).ok()? {
@@ -112,14 +120,7 @@ fn simple_type(m: &Bound<'_, PyAny>) -> Option<String> {
     }
     let id = h.get_item(pyo3::intern!(py, "id")).ok()??;
     let t = h.get_item(pyo3::intern!(py, "type")).ok()??;
-    if !id.is_exact_instance_of::<PyString>() {
-        return None;
-    }
-    t.cast_exact::<PyString>()
-        .ok()?
-        .to_cow()
-        .ok()
-        .map(|t| t.into_owned())
+    (id.is_exact_instance_of::<PyString>() && t.is_exact_instance_of::<PyString>()).then_some(t)
 }
 
 /// True when a dict with a `?` key is anywhere in `v` but at its top.
@@ -134,6 +135,28 @@ fn defines_objects(v: &Value) -> bool {
     match v {
         Value::Dict(d) => d.iter().any(|(k, x)| k.as_str() != Some("?") && nested(x)),
         _ => true,
+    }
+}
+
+/// A model the plan cannot pass, for the pool.
+pub enum Job {
+    /// Its object's properties, by [`check`].
+    Quick(Arc<engine::Class>, Value, Vec<Value>),
+    /// The whole model, validated.
+    Full(Value),
+}
+
+impl Job {
+    /// The model's violations as `validate_many` gives them; `None` when
+    /// a quick check stopped on an error (the full way then says).
+    pub fn run(&self, catalogue: &Catalogue, ex: &engine::Executor) -> Option<Checked> {
+        match self {
+            Job::Quick(class, v, skip) => Some(Ok(check(ex, class, v, skip)?
+                .into_iter()
+                .map(|v| (v.path, v.property, v.message, v.position))
+                .collect())),
+            Job::Full(m) => Some(crate::catalog::check(catalogue, m)),
+        }
     }
 }
 

@@ -8,13 +8,14 @@
 
 use std::os::raw::c_char;
 
-use engine::contracts::{Borrowed, ObjectPlan, Passing, View};
+use engine::contracts::{scalar, Borrowed, ObjectPlan, Passing, View};
+use muranopl::jit::Native;
 use runtime::value::{Dict, Value};
 
 use crate::convert::ToValue;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyString};
 
 extern "C" {
     // In the stable ABI from 3.10 only, but exported by every CPython 3
@@ -45,10 +46,7 @@ impl<'py> PyPlan<'py> {
     /// keys are no properties); `None` for anything else.
     pub fn passing(&self, record: &Bound<'py, PyAny>, other: usize) -> Option<Passing> {
         let d = record.cast_exact::<PyDict>().ok()?;
-        let view = PyView {
-            o: record.clone(),
-            keys: &self.keys,
-        };
+        let view = PyView::top(record, &self.keys);
         Some(self.plan.passing(&view, d.len(), other))
     }
 
@@ -64,36 +62,76 @@ impl<'py> PyPlan<'py> {
         let d = record.cast_exact::<PyDict>()?;
         let mut out = Dict::with_capacity_and_hasher(d.len(), Default::default());
         for (k, v) in d.iter() {
-            let skipped = k.is_exact_instance_of::<PyString>()
-                && utf8(&k).is_some_and(|key| self.plan.passed(passing, key));
-            let v = if skipped { Value::Null } else { cv.value(&v)? };
-            out.insert(cv.value(&k)?, v);
+            let prop = (k.is_exact_instance_of::<PyString>())
+                .then(|| utf8(&k).and_then(|key| self.plan.property(passing, key)))
+                .flatten();
+            let (k, v) = match prop {
+                Some((key, true)) => (key.clone(), Value::Null),
+                Some((key, false)) => (key.clone(), cv.value(&v)?),
+                None => (cv.value(&k)?, cv.value(&v)?),
+            };
+            out.insert(k, v);
         }
         Ok((Value::dict(out), self.plan.passed_keys(passing)))
     }
 }
 
-/// A Python value the plan reads.
+/// A Python value the plan reads: a borrowed pointer, valid while the
+/// container it was read from is, which the walk holds strongly (only a
+/// lookup in a dict can run Python code, a key's `__eq__`: every dict and
+/// list on the way down is held by its view, so none is freed under it).
 struct PyView<'a, 'py> {
-    o: Bound<'py, PyAny>,
+    py: Python<'py>,
+    o: *mut ffi::PyObject,
+    /// The object itself, when it is a container.
+    _hold: Option<Bound<'py, PyAny>>,
     keys: &'a [Bound<'py, PyString>],
 }
 
-impl<'py> PyView<'_, 'py> {
-    fn with(&self, o: Bound<'py, PyAny>) -> Self {
-        PyView { o, keys: self.keys }
+impl<'a, 'py> PyView<'a, 'py> {
+    fn top(record: &Bound<'py, PyAny>, keys: &'a [Bound<'py, PyString>]) -> Self {
+        PyView {
+            py: record.py(),
+            o: record.as_ptr(),
+            _hold: None,
+            keys,
+        }
+    }
+
+    /// The view of `o`, borrowed from this one's object (non-null).
+    fn child(&self, o: *mut ffi::PyObject) -> Self {
+        // SAFETY: `o` is a live object this view's container holds, under
+        // the GIL.
+        let t = unsafe { ffi::Py_TYPE(o) };
+        let container = t == &raw mut ffi::PyDict_Type || t == &raw mut ffi::PyList_Type;
+        PyView {
+            py: self.py,
+            o,
+            // SAFETY: as above; the new reference keeps it alive.
+            _hold: container.then(|| unsafe { Bound::from_borrowed_ptr(self.py, o) }),
+            keys: self.keys,
+        }
     }
 }
 
 /// A string's UTF-8 text where CPython keeps it (no copy for an ASCII
-/// string); `None` when it has none (lone surrogates).
-fn utf8<'a>(s: &'a Bound<'_, PyAny>) -> Option<&'a str> {
+/// string); `None` when it has none (lone surrogates) or is no `str`.
+pub fn utf8<'a>(s: &'a Bound<'_, PyAny>) -> Option<&'a str> {
+    // SAFETY: `s` is live, under the GIL, for as long as `'a`
+    // (`PyUnicode_AsUTF8AndSize` refuses anything but a `str`).
+    unsafe { utf8_of(s.as_ptr()) }
+}
+
+/// [`utf8`] of a raw pointer.
+///
+/// # Safety
+/// `s` is a live object for `'a`, under the GIL.
+unsafe fn utf8_of<'a>(s: *mut ffi::PyObject) -> Option<&'a str> {
     let mut len: ffi::Py_ssize_t = 0;
-    // SAFETY: `s` is an exact `str` held by the caller, under the GIL; the
-    // text CPython returns is cached in the object and lives as long as
-    // it, which the borrow of `s` bounds.
+    // SAFETY: per the contract; the text CPython returns is cached in the
+    // object and lives as long as it.
     unsafe {
-        let p = PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut len);
+        let p = PyUnicode_AsUTF8AndSize(s, &mut len);
         if p.is_null() {
             ffi::PyErr_Clear();
             return None;
@@ -104,62 +142,124 @@ fn utf8<'a>(s: &'a Bound<'_, PyAny>) -> Option<&'a str> {
     }
 }
 
-impl View for PyView<'_, '_> {
-    fn read(&self) -> Option<Borrowed<'_>> {
-        let o = &self.o;
-        if o.is_none() {
+/// The scalar a chain reads of `o`, as [`ToValue`] would convert it; a
+/// container is its length, anything but the exact built-in types is
+/// [`Borrowed::Other`]; `None` for a string without UTF-8 text.
+///
+/// # Safety
+/// `o` is a live object for `'a`, under the GIL.
+unsafe fn read<'a>(o: *mut ffi::PyObject) -> Option<Borrowed<'a>> {
+    // SAFETY: per the contract; each call below is made on an object of
+    // the exact type it takes, and runs no Python code.
+    unsafe {
+        if o == ffi::Py_None() {
             return Some(Borrowed::Null);
         }
-        let t = o.get_type_ptr();
-        let (long, float, string, boolean, dict, list) = (
-            &raw mut ffi::PyLong_Type,
-            &raw mut ffi::PyFloat_Type,
-            &raw mut ffi::PyUnicode_Type,
-            &raw mut ffi::PyBool_Type,
-            &raw mut ffi::PyDict_Type,
-            &raw mut ffi::PyList_Type,
-        );
-        if t == string {
-            return utf8(o).map(Borrowed::Str);
+        let t = ffi::Py_TYPE(o);
+        if t == &raw mut ffi::PyUnicode_Type {
+            return utf8_of(o).map(Borrowed::Str);
         }
-        if t == long {
+        if t == &raw mut ffi::PyLong_Type {
             let mut overflow = 0;
-            // SAFETY: `o` is an exact int, under the GIL.
-            let i = unsafe { ffi::PyLong_AsLongLongAndOverflow(o.as_ptr(), &mut overflow) };
+            let i = ffi::PyLong_AsLongLongAndOverflow(o, &mut overflow);
             return Some(if overflow != 0 {
                 Borrowed::BigInt
             } else {
                 Borrowed::Int(i)
             });
         }
-        if t == boolean {
-            return Some(Borrowed::Bool(o.is_truthy().ok()?));
+        if t == &raw mut ffi::PyBool_Type {
+            return Some(Borrowed::Bool(o == ffi::Py_True()));
         }
-        if t == float {
-            // SAFETY: `o` is an exact float, under the GIL.
-            return Some(Borrowed::Float(unsafe {
-                ffi::PyFloat_AsDouble(o.as_ptr())
-            }));
+        if t == &raw mut ffi::PyFloat_Type {
+            return Some(Borrowed::Float(ffi::PyFloat_AsDouble(o)));
         }
-        if t == dict {
-            return Some(Borrowed::Dict(o.cast::<PyDict>().ok()?.len()));
+        if t == &raw mut ffi::PyDict_Type {
+            return Some(Borrowed::Dict(usize::try_from(ffi::PyDict_Size(o)).ok()?));
         }
-        if t == list {
-            return Some(Borrowed::List(o.cast::<PyList>().ok()?.len()));
+        if t == &raw mut ffi::PyList_Type {
+            return Some(Borrowed::List(usize::try_from(ffi::PyList_Size(o)).ok()?));
         }
-        Some(Borrowed::Other)
+    }
+    Some(Borrowed::Other)
+}
+
+impl View for PyView<'_, '_> {
+    fn read(&self) -> Option<Borrowed<'_>> {
+        // SAFETY: `o` is live while this view is (see `PyView`), under the
+        // GIL.
+        unsafe { read(self.o) }
+    }
+
+    fn items_pass(&self, n: usize, chain: &Native) -> bool {
+        const BATCH: usize = 16;
+        let mut buf = [Borrowed::Null; BATCH];
+        let mut i = 0;
+        while i < n {
+            let k = (n - i).min(BATCH);
+            for (j, b) in buf[..k].iter_mut().enumerate() {
+                // SAFETY: `o` is a list this view holds, under the GIL;
+                // `PyList_GetItem` checks the index, and the item it
+                // returns is borrowed from the list, which no Python code
+                // runs to change while the batch is read and checked.
+                let x = unsafe {
+                    if ffi::Py_TYPE(self.o) != &raw mut ffi::PyList_Type {
+                        return false;
+                    }
+                    let p = ffi::PyList_GetItem(self.o, (i + j) as ffi::Py_ssize_t);
+                    if p.is_null() {
+                        ffi::PyErr_Clear();
+                        return false;
+                    }
+                    read(p)
+                };
+                match x {
+                    Some(x) if scalar(x) => *b = x,
+                    _ => return false,
+                }
+            }
+            if chain.first_failing_borrowed(&buf[..k]) != k {
+                return false;
+            }
+            i += k;
+        }
+        true
     }
 
     fn field(&self, slot: usize) -> Option<Option<Self>> {
-        let d = self.o.cast_exact::<PyDict>().ok()?;
-        match d.get_item(&self.keys[slot]) {
-            Ok(v) => Some(v.map(|v| self.with(v))),
-            Err(_) => None,
+        // SAFETY: `o` is live (held by this view when it is a dict), under
+        // the GIL; the lookup is made only in an exact dict, with a key
+        // the plan holds; the value returned is borrowed from the dict.
+        unsafe {
+            if ffi::Py_TYPE(self.o) != &raw mut ffi::PyDict_Type {
+                return None;
+            }
+            let v = ffi::PyDict_GetItemWithError(self.o, self.keys[slot].as_ptr());
+            if v.is_null() {
+                if !ffi::PyErr_Occurred().is_null() {
+                    ffi::PyErr_Clear();
+                    return None;
+                }
+                return Some(None);
+            }
+            Some(Some(self.child(v)))
         }
     }
 
     fn item(&self, i: usize) -> Option<Self> {
-        let l = self.o.cast_exact::<PyList>().ok()?;
-        l.get_item(i).ok().map(|v| self.with(v))
+        // SAFETY: `o` is live (held by this view when it is a list), under
+        // the GIL; `PyList_GetItem` checks the index and returns an item
+        // borrowed from the list.
+        unsafe {
+            if ffi::Py_TYPE(self.o) != &raw mut ffi::PyList_Type {
+                return None;
+            }
+            let v = ffi::PyList_GetItem(self.o, ffi::Py_ssize_t::try_from(i).ok()?);
+            if v.is_null() {
+                ffi::PyErr_Clear();
+                return None;
+            }
+            Some(self.child(v))
+        }
     }
 }

@@ -43,7 +43,7 @@ pub use check::TierCoverage;
 use check::{At, Check};
 pub use compiler::jit::Borrowed;
 pub use methods::register;
-pub use plan::{ObjectPlan, Passing, ValueView, View};
+pub use plan::{scalar, ObjectPlan, Passing, ValueView, View};
 
 /// A compiled contract: the checker built from the contract's IR
 /// ([`compiler::murano::ir::lower_contract`]).

@@ -34,6 +34,22 @@ pub trait View: Sized {
     fn field(&self, slot: usize) -> Option<Option<Self>>;
     /// Of a list: item `i`.
     fn item(&self, i: usize) -> Option<Self>;
+    /// Of a list of `n` items: true when `chain` passes every one (a
+    /// caller may read them in batches).
+    fn items_pass(&self, n: usize, chain: &Native) -> bool {
+        (0..n).all(|i| {
+            self.item(i).is_some_and(|x| {
+                x.read()
+                    .is_some_and(|b| scalar(b) && chain.passes_borrowed(b))
+            })
+        })
+    }
+}
+
+/// True for a value a chain reads as a scalar (what it passes is then
+/// all there is to it).
+pub fn scalar(b: Borrowed<'_>) -> bool {
+    !matches!(b, Borrowed::List(_) | Borrowed::Dict(_) | Borrowed::Other)
 }
 
 /// What a plan does with one value.
@@ -70,6 +86,8 @@ struct Entry {
 pub struct ObjectPlan {
     keys: Vec<Arc<str>>,
     props: Vec<Entry>,
+    /// The properties' keys as the class holds them (interned).
+    names: Vec<Value>,
 }
 
 /// What building a plan shares: the executor (for the catalogue's JIT
@@ -150,6 +168,7 @@ impl ObjectPlan {
             keys: Vec::new(),
         };
         let mut props: Vec<Entry> = Vec::new();
+        let mut names = Vec::new();
         for (cls, p) in class.init_order() {
             if !cls.package.configs.is_empty() || p.usage == PropertyUsage::Config {
                 return None;
@@ -174,10 +193,12 @@ impl ObjectPlan {
                 b.plan(&contract.check)
             };
             props.push(Entry { slot, plan, absent });
+            names.push(p.key.clone());
         }
         Some(ObjectPlan {
             keys: b.keys,
             props,
+            names,
         })
     }
 
@@ -221,20 +242,18 @@ impl ObjectPlan {
         }
     }
 
-    /// True when `key` names a property `passing` shows to pass.
-    pub fn passed(&self, passing: &Passing, key: &str) -> bool {
-        self.props
-            .iter()
-            .take(64)
-            .enumerate()
-            .any(|(i, e)| passing.bits & (1 << i) != 0 && *self.keys[e.slot] == *key)
+    /// Of a property named `key`: its key as the class holds it, and
+    /// whether `passing` shows it to pass.
+    pub fn property(&self, passing: &Passing, key: &str) -> Option<(&Value, bool)> {
+        let i = (self.props.iter()).position(|e| *self.keys[e.slot] == *key)?;
+        Some((&self.names[i], i < 64 && passing.bits & (1 << i) != 0))
     }
 
     /// The keys of the properties `passing` shows to pass.
     pub fn passed_keys(&self, passing: &Passing) -> Vec<Value> {
-        (self.props.iter().take(64).enumerate())
+        (self.names.iter().take(64).enumerate())
             .filter(|(i, _)| passing.bits & (1 << i) != 0)
-            .map(|(_, e)| Value::str(&*self.keys[e.slot]))
+            .map(|(_, k)| k.clone())
             .collect()
     }
 }
@@ -285,7 +304,10 @@ impl Plan {
             (Plan::List { min, max, .. }, Borrowed::Null) => length_error(0, *min, *max).is_none(),
             (Plan::List { item, min, max }, Borrowed::List(n)) => {
                 length_error(n, *min, *max).is_none()
-                    && (0..n).all(|i| v.item(i).is_some_and(|x| item.holds(&x)))
+                    && match &**item {
+                        Plan::Chain(chain) => v.items_pass(n, chain),
+                        item => (0..n).all(|i| v.item(i).is_some_and(|x| item.holds(&x))),
+                    }
             }
             (Plan::Dict(entries), Borrowed::Null) => entries.iter().all(|e| e.absent),
             (Plan::Dict(entries), Borrowed::Dict(n)) => entries_hold(entries, v, Some(n)),
