@@ -2,6 +2,7 @@
 //! goes on reading records: what a walk under the GIL cannot pass is sent
 //! in batches as it is met, so the checking overlaps the reading.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use pyo3::prelude::*;
@@ -17,8 +18,7 @@ type Done<R> = std::thread::Result<Vec<(usize, R)>>;
 type Batch<J> = Vec<(usize, J)>;
 
 /// Jobs of type `J` run on worker threads into results of type `R`, by
-/// index. The workers are the cores but the caller's (at least one): the
-/// caller keeps a core to read on.
+/// index, on as few workers as keep up with the caller.
 pub struct Pool<J, R> {
     run: Arc<dyn Fn(Batch<J>) -> Vec<(usize, R)> + Send + Sync>,
     batch: Batch<J>,
@@ -28,6 +28,8 @@ pub struct Pool<J, R> {
     rx: mpsc::Receiver<Done<R>>,
     workers: Vec<std::thread::JoinHandle<()>>,
     sent: usize,
+    /// Batches the workers have finished.
+    done: Arc<AtomicUsize>,
 }
 
 impl<J: Send + 'static, R: Send + 'static> Pool<J, R> {
@@ -44,6 +46,7 @@ impl<J: Send + 'static, R: Send + 'static> Pool<J, R> {
             rx,
             workers: Vec::new(),
             sent: 0,
+            done: Arc::default(),
         }
     }
 
@@ -59,10 +62,11 @@ impl<J: Send + 'static, R: Send + 'static> Pool<J, R> {
         if self.batch.is_empty() {
             return;
         }
-        let want = std::thread::available_parallelism()
-            .map_or(1, |n| n.get().saturating_sub(1))
-            .max(1);
-        if self.workers.len() < want.min(self.sent + 1) {
+        // One worker, the caller keeping a core to read on; up to one per
+        // core when the batches queue up faster than they are checked.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let behind = self.sent - self.done.load(Ordering::Relaxed);
+        if self.workers.is_empty() || (behind > 2 && self.workers.len() < cores) {
             self.spawn();
         }
         let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
@@ -77,6 +81,7 @@ impl<J: Send + 'static, R: Send + 'static> Pool<J, R> {
     /// the caller (a panic included, raised again by `finish`).
     fn spawn(&mut self) {
         let (run, queue, tx) = (self.run.clone(), self.queue.clone(), self.tx.clone());
+        let finished = self.done.clone();
         let worker = std::thread::Builder::new()
             .name("muranopl-check".into())
             .stack_size(8 << 20)
@@ -84,6 +89,7 @@ impl<J: Send + 'static, R: Send + 'static> Pool<J, R> {
                 let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
                 let Ok(batch) = next else { return };
                 let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(batch)));
+                finished.fetch_add(1, Ordering::Relaxed);
                 // The receiver is gone only when the caller stopped early.
                 if tx.send(done).is_err() {
                     return;
