@@ -1,9 +1,9 @@
-//! Checks that run on worker threads while the caller, under the GIL,
+//! Checks that run on the thread pool while the caller, under the GIL,
 //! goes on reading records: what a walk under the GIL cannot pass is sent
 //! in batches as it is met, so the checking overlaps the reading.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::mpsc;
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 
@@ -14,39 +14,25 @@ const BATCH: usize = 32;
 /// raised.
 type Done<R> = std::thread::Result<Vec<(usize, R)>>;
 
-/// A batch of jobs, with their indices.
-type Batch<J> = Vec<(usize, J)>;
-
-/// Jobs of type `J` run on worker threads into results of type `R`, by
-/// index, on as few workers as keep up with the caller.
+/// Jobs of type `J` run on the pool into results of type `R`, by index.
 pub struct Pool<J, R> {
-    run: Arc<dyn Fn(Batch<J>) -> Vec<(usize, R)> + Send + Sync>,
-    batch: Batch<J>,
-    jobs: Option<mpsc::Sender<Batch<J>>>,
-    queue: Arc<Mutex<mpsc::Receiver<Batch<J>>>>,
+    run: Arc<dyn Fn(Vec<(usize, J)>) -> Vec<(usize, R)> + Send + Sync>,
+    batch: Vec<(usize, J)>,
     tx: mpsc::Sender<Done<R>>,
     rx: mpsc::Receiver<Done<R>>,
-    workers: Vec<std::thread::JoinHandle<()>>,
     sent: usize,
-    /// Batches the workers have finished.
-    done: Arc<AtomicUsize>,
 }
 
 impl<J: Send + 'static, R: Send + 'static> Pool<J, R> {
     /// A pool whose batches `run` turns into results.
-    pub fn new(run: impl Fn(Batch<J>) -> Vec<(usize, R)> + Send + Sync + 'static) -> Self {
+    pub fn new(run: impl Fn(Vec<(usize, J)>) -> Vec<(usize, R)> + Send + Sync + 'static) -> Self {
         let (tx, rx) = mpsc::channel();
-        let (jobs, queue) = mpsc::channel();
         Pool {
             run: Arc::new(run),
             batch: Vec::with_capacity(BATCH),
-            jobs: Some(jobs),
-            queue: Arc::new(Mutex::new(queue)),
             tx,
             rx,
-            workers: Vec::new(),
             sent: 0,
-            done: Arc::default(),
         }
     }
 
@@ -62,67 +48,23 @@ impl<J: Send + 'static, R: Send + 'static> Pool<J, R> {
         if self.batch.is_empty() {
             return;
         }
-        // One worker, the caller keeping a core to read on; up to one per
-        // core when the batches queue up faster than they are checked.
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let behind = self.sent - self.done.load(Ordering::Relaxed);
-        if self.workers.is_empty() || (behind > 2 && self.workers.len() < cores) {
-            self.spawn();
-        }
         let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        let (run, tx) = (self.run.clone(), self.tx.clone());
         self.sent += 1;
-        if let Some(jobs) = &self.jobs {
-            // The workers hold the queue until it is closed.
-            let _ = jobs.send(batch);
-        }
-    }
-
-    /// A worker: batches from the queue until it is closed, results to
-    /// the caller (a panic included, raised again by `finish`).
-    fn spawn(&mut self) {
-        let (run, queue, tx) = (self.run.clone(), self.queue.clone(), self.tx.clone());
-        let finished = self.done.clone();
-        let worker = std::thread::Builder::new()
-            .name("muranopl-check".into())
-            .stack_size(8 << 20)
-            .spawn(move || loop {
-                let next = queue.lock().unwrap_or_else(|p| p.into_inner()).recv();
-                let Ok(batch) = next else { return };
-                let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(batch)));
-                finished.fetch_add(1, Ordering::Relaxed);
-                // The receiver is gone only when the caller stopped early.
-                if tx.send(done).is_err() {
-                    return;
-                }
-            });
-        // With no thread to be had, the caller runs the batches.
-        if let Ok(w) = worker {
-            self.workers.push(w);
-        }
+        rayon::spawn(move || {
+            let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(batch)));
+            // The receiver is gone only when the caller stopped on an error.
+            let _ = tx.send(done);
+        });
     }
 
     /// Every result, by index, waited for without the GIL; a job's panic
     /// is raised again here.
     pub fn finish(mut self, py: Python<'_>) -> Vec<(usize, R)> {
         self.flush();
-        drop(self.jobs.take());
+        let (rx, sent) = (self.rx, self.sent);
+        let batches: Vec<Done<R>> = py.detach(move || rx.iter().take(sent).collect());
         let mut out = Vec::new();
-        if self.workers.is_empty() {
-            // No worker could be made: what was queued is run here.
-            let queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-            while let Ok(batch) = queue.try_recv() {
-                out.extend((self.run)(batch));
-            }
-            return out;
-        }
-        let (rx, sent, workers) = (self.rx, self.sent, self.workers);
-        let batches: Vec<Done<R>> = py.detach(move || {
-            let got = rx.iter().take(sent).collect();
-            for w in workers {
-                let _ = w.join();
-            }
-            got
-        });
         for b in batches {
             match b {
                 Ok(b) => out.extend(b),
