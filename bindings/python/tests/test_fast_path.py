@@ -23,6 +23,7 @@ Classes:
   fast.Port: Port.yaml
   fast.Mixed: Mixed.yaml
   fast.Init: Init.yaml
+  fast.Tag: Tag.yaml
 """
 PORT = """Namespaces: {=: fast}
 Name: Port
@@ -60,6 +61,14 @@ Properties:
   free:
     Contract: {$.string(): $.int()}
 """
+# A meta-class: no object of it can be loaded.
+TAG = """Namespaces: {=: fast}
+Name: Tag
+Usage: Meta
+Properties:
+  x:
+    Contract: $.notNull().check(isInteger($))
+"""
 INIT = """Namespaces: {=: fast}
 Name: Init
 Properties:
@@ -80,6 +89,7 @@ def cat(tmp_path_factory):
     (pkg / 'Classes' / 'Port.yaml').write_text(PORT)
     (pkg / 'Classes' / 'Mixed.yaml').write_text(MIXED)
     (pkg / 'Classes' / 'Init.yaml').write_text(INIT)
+    (pkg / 'Classes' / 'Tag.yaml').write_text(TAG)
     return muranopl.Catalog.load([pkg])
 
 
@@ -301,6 +311,8 @@ def test_models_in_one_batch_answer_as_validate(cat):
     {'?': {'type': 'fast.Port'}, **GOOD},
     {'?': {'id': 1, 'type': 'fast.Port'}, **GOOD},
     model({'size': '4', 'tag': 'bad'}, type_='fast.Mixed'),
+    model({'x': 1}, type_='fast.Tag'),
+    model({'x': 'y'}, type_='fast.Tag'),
 ])
 def test_models_the_quick_way_does_not_take(cat, m):
     try:
