@@ -16,6 +16,7 @@ use runtime::{json as tj, Value};
 use crate::convert::{to_py, Failure, ToValue};
 use crate::errors;
 use crate::many;
+use crate::memo::{self, Memo};
 use crate::plan::PyPlan;
 use crate::pool::Pool;
 
@@ -226,24 +227,45 @@ impl Catalog {
                 .collect()
         });
         let mut models_in = Vec::new();
+        let mut memo = Memo::default();
+        let mut first_of = Vec::new();
         for m in models.try_iter()? {
             let m = m?;
             let i = models_in.len();
+            let mut first = None;
             match quick.quick(&mut cv, &m)? {
                 many::Quick::Valid => {}
-                many::Quick::Check(class, v, skip) => {
-                    pool.push(i, many::Job::Quick(class, v, skip))
+                many::Quick::Check(class, v, skip, pure) => {
+                    let kind = Arc::as_ptr(&class) as usize;
+                    first = pure.then(|| memo.seen(kind, &v, &skip, i)).flatten();
+                    if first.is_none() {
+                        pool.push(i, many::Job::Quick(class, v, skip))
+                    }
                 }
                 many::Quick::Full => pool.push(i, many::Job::Full(model_value(py, &m)?)),
             }
             models_in.push(m);
+            first_of.push(first);
         }
         let mut found: Vec<Option<Option<Checked>>> = (0..models_in.len()).map(|_| None).collect();
         for (i, f) in pool.finish(py) {
             found[i] = Some(f);
         }
         let out = PyList::empty(py);
-        for (m, f) in models_in.iter().zip(found) {
+        let mut checked_quick = vec![false; models_in.len()];
+        for (i, (m, mut f)) in models_in.iter().zip(found).enumerate() {
+            if let Some(first) = first_of[i] {
+                // The same as an earlier model: a list of its own with the
+                // earlier one's (immutable) violations; when that one's
+                // quick check did not answer, the full way for this one.
+                if checked_quick[first] {
+                    let earlier = out.get_item(first)?;
+                    out.append(PyList::new(py, earlier.cast::<PyList>()?.iter())?)?;
+                    continue;
+                }
+                f = Some(None);
+            }
+            checked_quick[i] = matches!(f, Some(Some(Ok(_))));
             let found: Checked = match f {
                 None => Ok(Vec::new()),
                 Some(Some(c)) => c,
@@ -302,6 +324,7 @@ impl Catalog {
         let (Some(class), Some(plan)) = (class, plan) else {
             return self.validate_objects_converted(py, class_name, objects);
         };
+        let pure = memo::pure(&class);
         // Each object: valid as the plan shows, or converted for the
         // checker (in order: the first that cannot be converted raises),
         // without the values of the properties the plan shows to pass,
@@ -313,13 +336,21 @@ impl Catalog {
                 .collect()
         });
         let mut cv = ToValue::new(py, Arc::new(Failure::default()));
+        let mut memo = pure.then(Memo::default);
+        let mut same = Vec::new();
         let mut n = 0;
         for o in objects.try_iter()? {
             let o = o?;
-            match plan.passing(&o, 0) {
-                Some(p) if p.all => {}
-                Some(p) => pool.push(n, plan.partial(&mut cv, &o, &p)?),
-                None => pool.push(n, (cv.value(&o)?, Vec::new())),
+            let job = match plan.passing(&o, 0) {
+                Some(p) if p.all => None,
+                Some(p) => Some(plan.partial(&mut cv, &o, &p)?),
+                None => Some((cv.value(&o)?, Vec::new())),
+            };
+            if let Some((v, skip)) = job {
+                match memo.as_mut().and_then(|m| m.seen(0, &v, &skip, n)) {
+                    Some(first) => same.push((n, first)),
+                    None => pool.push(n, (v, skip)),
+                }
             }
             n += 1;
         }
@@ -327,11 +358,22 @@ impl Catalog {
         for (i, f) in pool.finish(py) {
             found[i] = Some(f);
         }
+        // A record the same as an earlier one gets a list of its own with
+        // the earlier one's violations (immutable tuples) in it.
+        let mut first_of: Vec<Option<usize>> = vec![None; n];
+        for (i, first) in same {
+            first_of[i] = Some(first);
+        }
         let out = PyList::empty(py);
-        for f in found {
-            match f {
-                None => out.append(PyList::empty(py))?,
-                Some(f) => out.append(f.map_err(|e| errors::to_py(py, &e, None))?)?,
+        for (i, f) in found.into_iter().enumerate() {
+            match (f, first_of[i]) {
+                (_, Some(first)) => {
+                    let earlier = out.get_item(first)?;
+                    let earlier = earlier.cast::<PyList>()?;
+                    out.append(PyList::new(py, earlier.iter())?)?
+                }
+                (None, None) => out.append(PyList::empty(py))?,
+                (Some(f), None) => out.append(f.map_err(|e| errors::to_py(py, &e, None))?)?,
             }
         }
         Ok(out.unbind())

@@ -20,6 +20,7 @@ mod convert;
 mod errors;
 mod funcs;
 mod many;
+mod memo;
 mod plan;
 mod pool;
 mod yaql;

@@ -25,11 +25,15 @@ pub enum Quick {
     /// Valid, as the plan shows.
     Valid,
     /// Its object's class, its properties converted (those the plan
-    /// passes left null) and the keys of those, for the checker.
-    Check(Arc<engine::Class>, Value, Vec<Value>),
+    /// passes left null) and the keys of those, for the checker; and
+    /// whether the class's contracts are pure ([`crate::memo::pure`]).
+    Check(Arc<engine::Class>, Value, Vec<Value>, bool),
     /// The full way.
     Full,
 }
+
+/// A class, its plan, and whether its contracts are pure.
+type Planned<'py> = (Arc<engine::Class>, PyPlan<'py>, bool);
 
 /// The plans of the classes models name, made as they are met.
 pub struct Models<'py> {
@@ -37,7 +41,7 @@ pub struct Models<'py> {
     catalog: Arc<engine::Catalog>,
     ex: Arc<engine::Executor>,
     /// By class name as models give it (few: looked up in order).
-    plans: Vec<(String, Option<(Arc<engine::Class>, PyPlan<'py>)>)>,
+    plans: Vec<(String, Option<Planned<'py>>)>,
     compile: bool,
 }
 
@@ -70,7 +74,7 @@ impl<'py> Models<'py> {
                 self.plans.len() - 1
             }
         };
-        let Some((class, plan)) = &self.plans[k].1 else {
+        let Some((class, plan, pure)) = &self.plans[k].1 else {
             return Ok(Quick::Full);
         };
         let Some(passing) = plan.passing(m, 1) else {
@@ -84,13 +88,13 @@ impl<'py> Models<'py> {
         if defines_objects(&v) {
             return Ok(Quick::Full);
         }
-        Ok(Quick::Check(class.clone(), v, skip))
+        Ok(Quick::Check(class.clone(), v, skip, *pure))
     }
 
     /// The plan of class `t` when a model of one object of it is checked
     /// as its properties are: a class named plainly, whose contracts need
     /// only the values, with no `.init` or `.destroy` anywhere.
-    fn plan(&self, t: &str) -> Option<(Arc<engine::Class>, PyPlan<'py>)> {
+    fn plan(&self, t: &str) -> Option<Planned<'py>> {
         if t.contains(['/', '@']) {
             return None;
         }
@@ -100,7 +104,8 @@ impl<'py> Models<'py> {
             return None;
         }
         let plan = engine::contracts::ObjectPlan::of(&self.ex, &class, self.compile)?;
-        Some((class, PyPlan::new(self.py, plan)))
+        let pure = crate::memo::pure(&class);
+        Some((class, PyPlan::new(self.py, plan), pure))
     }
 }
 

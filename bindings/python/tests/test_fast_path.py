@@ -332,3 +332,41 @@ def test_an_unknown_class_raises_in_order(cat):
                             return_exceptions=True)
     assert got[0] == [] and isinstance(got[1], muranopl.MuranoPLError)
     assert [v.property for v in got[2]] == ['port']
+
+
+def repeats():
+    """Records that differ only where the plan passes them, or only in
+    the type of a wrong value (which the answer must keep apart)."""
+    out = []
+    for i in range(40):
+        out.append(dict(GOOD, port='80', name='n%d' % i))   # same wrong port
+        out.append(dict(GOOD, port=80.0, ports=[i % 7 + 1]))
+        out.append(dict(GOOD, port=True))
+        out.append(dict(GOOD, port=1 if i % 2 else 0))
+        out.append(dict(GOOD, settings={'timeout': -1, 'label': 'l%d' % (i % 3)}))
+        out.append(dict(GOOD, ports=[i % 5 + 1, 0]))
+        out.append(dict(GOOD, note=[i % 2], port=0))
+    return out
+
+
+def test_repeated_wrong_values_answer_each_as_alone(cat):
+    records = repeats()
+    got = cat.validate_objects('fast.Port', records)
+    alone = [cat.validate_objects('fast.Port', [r])[0] for r in records]
+    assert got == alone
+    assert got[0] != got[1] != got[2]
+    # Each answer is a list of its own.
+    got[0].append('x')
+    assert got[7] == alone[7]
+
+
+def test_repeated_wrong_models_answer_each_as_validate(cat):
+    ms = [model(r, i) for i, r in enumerate(repeats())]
+    got = cat.validate_many(ms)
+    assert got == [cat.validate(m) for m in ms]
+    got[0].append('x')
+    assert got[7] == cat.validate(ms[7])
+    # Models of a class whose quick check is not taken, repeated.
+    mixed = [model({'size': '4', 'tag': 'bad'}, i, 'fast.Mixed')
+             for i in range(70)]
+    assert cat.validate_many(mixed) == [cat.validate(m) for m in mixed]

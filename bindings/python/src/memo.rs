@@ -1,0 +1,125 @@
+//! Within one call, a record the plan cannot pass that is the same as an
+//! earlier one (the same values, of the same types, where the plan did
+//! not pass them; the same properties passed) gets that record's answer
+//! instead of a check of its own: batches repeat their few wrong values.
+//! Only for classes whose contracts call nothing but pure functions, so
+//! that the same values always make the same answer.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use runtime::Value;
+
+/// The names a contract may call for its answers to be kept: the
+/// coercions and checks, the type tests, list building and operators.
+const PURE: &[&str] = &[
+    "notNull",
+    "check",
+    "int",
+    "string",
+    "bool",
+    "isInteger",
+    "isNumber",
+    "isString",
+    "isBoolean",
+    "isList",
+    "isDict",
+    "list",
+    "len",
+];
+
+/// True when every property contract of `class` calls only [`PURE`]
+/// names and operators (`#...`).
+pub fn pure(class: &Arc<engine::Class>) -> bool {
+    class.init_order().all(|(_, p)| {
+        p.contract
+            .get::<engine::contracts::Contract>()
+            .is_some_and(|c| {
+                c.names()
+                    .iter()
+                    .all(|n| n.starts_with('#') || PURE.contains(&&**n))
+            })
+    })
+}
+
+/// A record compared strictly (with its kind and the keys skipped): the
+/// same kind of value (`true` is not `1`, `1` is not
+/// `1.0`), floats by their bits; kinds other than the JSON-like ones are
+/// never equal (no answer is shared for them).
+struct Strict(usize, Value, Vec<Value>);
+
+fn strict_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::BigInt(x), Value::BigInt(y)) => x == y,
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| strict_eq(p, q))
+        }
+        (Value::Dict(x), Value::Dict(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|((k, v), (l, w))| strict_eq(k, l) && strict_eq(v, w))
+        }
+        _ => false,
+    }
+}
+
+fn strict_hash<H: Hasher>(v: &Value, h: &mut H) {
+    std::mem::discriminant(v).hash(h);
+    match v {
+        Value::List(l) => l.iter().for_each(|x| strict_hash(x, h)),
+        Value::Dict(d) => d.iter().for_each(|(k, x)| {
+            strict_hash(k, h);
+            strict_hash(x, h)
+        }),
+        Value::Float(f) => f.to_bits().hash(h),
+        other => other.hash(h),
+    }
+}
+
+impl PartialEq for Strict {
+    fn eq(&self, o: &Strict) -> bool {
+        self.0 == o.0
+            && strict_eq(&self.1, &o.1)
+            && self.2.len() == o.2.len()
+            && self.2.iter().zip(&o.2).all(|(a, b)| strict_eq(a, b))
+    }
+}
+
+impl Eq for Strict {}
+
+impl Hash for Strict {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.0.hash(h);
+        strict_hash(&self.1, h);
+        self.2.iter().for_each(|x| strict_hash(x, h));
+    }
+}
+
+/// The records met so far, by their index.
+#[derive(Default)]
+pub struct Memo {
+    seen: HashMap<Strict, usize, rustc_hash::FxBuildHasher>,
+}
+
+impl Memo {
+    /// The index of an earlier record the same as `(v, skip)` (and of the
+    /// same `kind`: its class); else `None`, and this one (record `i`) is
+    /// kept.
+    pub fn seen(&mut self, kind: usize, v: &Value, skip: &[Value], i: usize) -> Option<usize> {
+        let key = Strict(kind, v.clone(), skip.to_vec());
+        match self.seen.get(&key) {
+            Some(&first) => Some(first),
+            None => {
+                self.seen.insert(key, i);
+                None
+            }
+        }
+    }
+}
