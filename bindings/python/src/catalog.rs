@@ -343,7 +343,7 @@ impl Catalog {
             let o = o?;
             let job = match plan.passing(&o, 0) {
                 Some(p) if p.all => None,
-                Some(p) => Some(plan.partial(&mut cv, &o, &p)?),
+                Some(p) => Some(plan.partial(&mut cv, &o, &p, false)?),
                 None => Some((cv.value(&o)?, Vec::new())),
             };
             if let Some((v, skip)) = job {

@@ -83,7 +83,7 @@ impl<'py> Models<'py> {
         if passing.all {
             return Ok(Quick::Valid);
         }
-        let (v, skip) = plan.partial(cv, m, &passing)?;
+        let (v, skip) = plan.partial(cv, m, &passing, true)?;
         // A definition nested in a property is an object of the model.
         if defines_objects(&v) {
             return Ok(Quick::Full);
@@ -128,7 +128,8 @@ fn simple_type<'py>(m: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
     (id.is_exact_instance_of::<PyString>() && t.is_exact_instance_of::<PyString>()).then_some(t)
 }
 
-/// True when a dict with a `?` key is anywhere in `v` but at its top.
+/// True when a dict with a `?` key is anywhere in `v`, the properties of
+/// a model's object (its header left out).
 fn defines_objects(v: &Value) -> bool {
     fn nested(v: &Value) -> bool {
         match v {

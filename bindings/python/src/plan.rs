@@ -52,19 +52,26 @@ impl<'py> PyPlan<'py> {
 
     /// `record` converted for the checker, the values of the properties
     /// `passing` shows to pass left null (unread), and their keys (for the
-    /// checker to skip).
+    /// checker to skip); without its `?` header when `header` (a model's
+    /// object, whose header the caller has read).
     pub fn partial(
         &self,
         cv: &mut ToValue<'py>,
         record: &Bound<'py, PyAny>,
         passing: &Passing,
+        header: bool,
     ) -> PyResult<(Value, Vec<Value>)> {
         let d = record.cast_exact::<PyDict>()?;
         let mut out = Dict::with_capacity_and_hasher(d.len(), Default::default());
         for (k, v) in d.iter() {
-            let prop = (k.is_exact_instance_of::<PyString>())
-                .then(|| utf8(&k).and_then(|key| self.plan.property(passing, key)))
+            let key = k
+                .is_exact_instance_of::<PyString>()
+                .then(|| utf8(&k))
                 .flatten();
+            if header && key == Some("?") {
+                continue;
+            }
+            let prop = key.and_then(|key| self.plan.property(passing, key));
             let (k, v) = match prop {
                 Some((key, true)) => (key.clone(), Value::Null),
                 Some((key, false)) => (key.clone(), cv.value(&v)?),
