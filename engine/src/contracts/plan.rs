@@ -88,6 +88,8 @@ pub struct ObjectPlan {
     props: Vec<Entry>,
     /// The properties' keys as the class holds them (interned).
     names: Vec<Value>,
+    /// Whether each property has a default.
+    defaults: Vec<bool>,
 }
 
 /// What building a plan shares: the executor (for the catalogue's JIT
@@ -169,6 +171,7 @@ impl ObjectPlan {
         };
         let mut props: Vec<Entry> = Vec::new();
         let mut names = Vec::new();
+        let mut defaults = Vec::new();
         for (cls, p) in class.init_order() {
             if !cls.package.configs.is_empty() || p.usage == PropertyUsage::Config {
                 return None;
@@ -194,11 +197,13 @@ impl ObjectPlan {
             };
             props.push(Entry { slot, plan, absent });
             names.push(p.key.clone());
+            defaults.push(p.default.is_some() || p.has_default);
         }
         Some(ObjectPlan {
             keys: b.keys,
             props,
             names,
+            defaults,
         })
     }
 
@@ -236,8 +241,10 @@ impl ObjectPlan {
                 bits |= 1 << i;
             }
         }
+        let only = len.checked_sub(other) == Some(found);
         Passing {
-            all: all && len.checked_sub(other) == Some(found),
+            all: all && only,
+            only,
             bits,
         }
     }
@@ -247,6 +254,22 @@ impl ObjectPlan {
     pub fn property(&self, passing: &Passing, key: &str) -> Option<(&Value, bool)> {
         let i = (self.props.iter()).position(|e| *self.keys[e.slot] == *key)?;
         Some((&self.names[i], i < 64 && passing.bits & (1 << i) != 0))
+    }
+
+    /// Each property, in initialization order: its slot in
+    /// [`ObjectPlan::keys`], its key as the class holds it, whether
+    /// `passing` shows it to pass, and whether it has a default (so that
+    /// a record checked without its value must still give the key).
+    pub fn properties<'a>(
+        &'a self,
+        passing: &'a Passing,
+    ) -> impl Iterator<Item = (usize, &'a Value, bool, bool)> + 'a {
+        (self.props.iter().zip(&self.names).zip(&self.defaults))
+            .enumerate()
+            .map(|(i, ((e, name), d))| {
+                let ok = i < 64 && passing.bits & (1 << i) != 0;
+                (e.slot, name, ok, *d)
+            })
     }
 
     /// The keys of the properties `passing` shows to pass.
@@ -263,6 +286,9 @@ impl ObjectPlan {
 pub struct Passing {
     /// The record has no violation.
     pub all: bool,
+    /// The record has no other keys than properties (and the `other`
+    /// ones), as far as the plan could read.
+    pub only: bool,
     /// Bit `i`: property `i` (of the first 64, in initialization order)
     /// meets its contract.
     bits: u64,
