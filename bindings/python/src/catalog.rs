@@ -235,9 +235,9 @@ impl Catalog {
             let mut first = None;
             match quick.quick(&mut cv, &m)? {
                 many::Quick::Valid => {}
-                many::Quick::Check(class, v, skip, pure) => {
+                many::Quick::Check(class, v, skip, passed, pure) => {
                     let kind = Arc::as_ptr(&class) as usize;
-                    first = pure.then(|| memo.seen(kind, &v, &skip, i)).flatten();
+                    first = pure.then(|| memo.seen(kind, passed, &v, i)).flatten();
                     if first.is_none() {
                         pool.push(i, many::Job::Quick(class, v, skip))
                     }
@@ -343,13 +343,14 @@ impl Catalog {
             let o = o?;
             let job = match plan.passing(&o, 0) {
                 Some(p) if p.all => None,
-                Some(p) => Some(plan.partial(&mut cv, &o, &p, false)?),
-                None => Some((cv.value(&o)?, Vec::new())),
+                Some(p) => Some((plan.partial(&mut cv, &o, &p, false)?, Some(p))),
+                None => Some((cv.value(&o)?, None)),
             };
-            if let Some((v, skip)) = job {
-                match memo.as_mut().and_then(|m| m.seen(0, &v, &skip, n)) {
+            if let Some((v, p)) = job {
+                let passed = p.map_or(0, |p| p.bits());
+                match memo.as_mut().and_then(|m| m.seen(0, passed, &v, n)) {
                     Some(first) => same.push((n, first)),
-                    None => pool.push(n, (v, skip)),
+                    None => pool.push(n, (v, p.map(|p| plan.skip(&p)).unwrap_or_default())),
                 }
             }
             n += 1;

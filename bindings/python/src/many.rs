@@ -26,8 +26,9 @@ pub enum Quick {
     Valid,
     /// Its object's class, its properties converted (those the plan
     /// passes left null) and the keys of those, for the checker; and
-    /// whether the class's contracts are pure ([`crate::memo::pure`]).
-    Check(Arc<engine::Class>, Value, Vec<Value>, bool),
+    /// the properties passed, by bit; and whether the class's contracts
+    /// are pure ([`crate::memo::pure`]).
+    Check(Arc<engine::Class>, Value, Vec<Value>, u64, bool),
     /// The full way.
     Full,
 }
@@ -83,12 +84,13 @@ impl<'py> Models<'py> {
         if passing.all {
             return Ok(Quick::Valid);
         }
-        let (v, skip) = plan.partial(cv, m, &passing, true)?;
+        let v = plan.partial(cv, m, &passing, true)?;
         // A definition nested in a property is an object of the model.
         if defines_objects(&v) {
             return Ok(Quick::Full);
         }
-        Ok(Quick::Check(class.clone(), v, skip, *pure))
+        let skip = plan.skip(&passing);
+        Ok(Quick::Check(class.clone(), v, skip, passing.bits(), *pure))
     }
 
     /// The plan of class `t` when a model of one object of it is checked

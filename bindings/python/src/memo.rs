@@ -43,11 +43,11 @@ pub fn pure(class: &Arc<engine::Class>) -> bool {
     })
 }
 
-/// A record compared strictly (with its kind and the keys skipped): the
-/// same kind of value (`true` is not `1`, `1` is not
+/// A record compared strictly (with its kind and the properties passed):
+/// the same kind of value (`true` is not `1`, `1` is not
 /// `1.0`), floats by their bits; kinds other than the JSON-like ones are
 /// never equal (no answer is shared for them).
-struct Strict(usize, Value, Vec<Value>);
+struct Strict(usize, u64, Value);
 
 fn strict_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -85,10 +85,7 @@ fn strict_hash<H: Hasher>(v: &Value, h: &mut H) {
 
 impl PartialEq for Strict {
     fn eq(&self, o: &Strict) -> bool {
-        self.0 == o.0
-            && strict_eq(&self.1, &o.1)
-            && self.2.len() == o.2.len()
-            && self.2.iter().zip(&o.2).all(|(a, b)| strict_eq(a, b))
+        self.0 == o.0 && self.1 == o.1 && strict_eq(&self.2, &o.2)
     }
 }
 
@@ -97,8 +94,8 @@ impl Eq for Strict {}
 impl Hash for Strict {
     fn hash<H: Hasher>(&self, h: &mut H) {
         self.0.hash(h);
-        strict_hash(&self.1, h);
-        self.2.iter().for_each(|x| strict_hash(x, h));
+        self.1.hash(h);
+        strict_hash(&self.2, h);
     }
 }
 
@@ -109,11 +106,11 @@ pub struct Memo {
 }
 
 impl Memo {
-    /// The index of an earlier record the same as `(v, skip)` (and of the
-    /// same `kind`: its class); else `None`, and this one (record `i`) is
-    /// kept.
-    pub fn seen(&mut self, kind: usize, v: &Value, skip: &[Value], i: usize) -> Option<usize> {
-        let key = Strict(kind, v.clone(), skip.to_vec());
+    /// The index of an earlier record the same as `v` with the same
+    /// properties passed (`passed`, by bit) and of the same `kind` (its
+    /// class); else `None`, and this one (record `i`) is kept.
+    pub fn seen(&mut self, kind: usize, passed: u64, v: &Value, i: usize) -> Option<usize> {
+        let key = Strict(kind, passed, v.clone());
         match self.seen.get(&key) {
             Some(&first) => Some(first),
             None => {

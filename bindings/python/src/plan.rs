@@ -51,16 +51,16 @@ impl<'py> PyPlan<'py> {
     }
 
     /// `record` converted for the checker, the values of the properties
-    /// `passing` shows to pass left null (unread), and their keys (for the
-    /// checker to skip); without its `?` header when `header` (a model's
-    /// object, whose header the caller has read).
+    /// `passing` shows to pass left null or out (unread: the checker skips
+    /// them, [`PyPlan::skip`]); without its `?` header when `header` (a
+    /// model's object, whose header the caller has read).
     pub fn partial(
         &self,
         cv: &mut ToValue<'py>,
         record: &Bound<'py, PyAny>,
         passing: &Passing,
         header: bool,
-    ) -> PyResult<(Value, Vec<Value>)> {
+    ) -> PyResult<Value> {
         let d = record.cast_exact::<PyDict>()?;
         let mut out = Dict::with_capacity_and_hasher(d.len(), Default::default());
         let failing = (self.plan.properties(passing)).filter(|p| !p.2).count();
@@ -77,7 +77,7 @@ impl<'py> PyPlan<'py> {
                     out.insert(name.clone(), cv.value(&v)?);
                 }
             }
-            return Ok((Value::dict(out), self.plan.passed_keys(passing)));
+            return Ok(Value::dict(out));
         }
         for (k, v) in d.iter() {
             let key = k
@@ -95,7 +95,13 @@ impl<'py> PyPlan<'py> {
             };
             out.insert(k, v);
         }
-        Ok((Value::dict(out), self.plan.passed_keys(passing)))
+        Ok(Value::dict(out))
+    }
+
+    /// The keys of the properties `passing` shows to pass, for the
+    /// checker to skip.
+    pub fn skip(&self, passing: &Passing) -> Vec<Value> {
+        self.plan.passed_keys(passing)
     }
 }
 

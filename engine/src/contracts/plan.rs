@@ -294,6 +294,13 @@ pub struct Passing {
     bits: u64,
 }
 
+impl Passing {
+    /// Bit `i`: property `i` passes (of the first 64).
+    pub fn bits(&self) -> u64 {
+        self.bits
+    }
+}
+
 /// True when every entry holds on dict `d` and `d` has no other key than
 /// the entries' (its length `len`; `None`: it has more than it may).
 fn entries_hold<V: View>(entries: &[Entry], d: &V, len: Option<usize>) -> bool {
