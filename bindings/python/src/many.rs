@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use muranopl::report::{sorted_violations, Violation};
 use muranopl::Catalogue;
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString};
 use runtime::Value;
@@ -115,19 +116,45 @@ impl<'py> Models<'py> {
 /// dict with no `Objects`, whose `?` is an exact dict of exactly `id` and
 /// `type`, both strings.
 fn simple_type<'py>(m: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
-    let d = m.cast_exact::<PyDict>().ok()?;
     let py = m.py();
-    if d.contains(pyo3::intern!(py, "Objects")).ok()? {
+    let d = m.cast_exact::<PyDict>().ok()?;
+    // Lookups with string keys in exact dicts, values borrowed: only the
+    // type is kept (a new reference).
+    // `Err` when the lookup failed (a key's `__eq__` raised).
+    let get = |d: &Bound<'py, PyDict>, k: &Bound<'py, PyString>| {
+        // SAFETY: `d` is an exact dict held by the caller, under the GIL;
+        // the value returned is borrowed from it, used before the next
+        // lookup in it.
+        unsafe {
+            let v = ffi::PyDict_GetItemWithError(d.as_ptr(), k.as_ptr());
+            if !v.is_null() {
+                return Ok(Some(v));
+            }
+            if ffi::PyErr_Occurred().is_null() {
+                return Ok(None);
+            }
+            ffi::PyErr_Clear();
+            Err(())
+        }
+    };
+    if get(d, pyo3::intern!(py, "Objects")).ok()?.is_some() {
         return None;
     }
-    let h = d.get_item(pyo3::intern!(py, "?")).ok()??;
+    let h = get(d, pyo3::intern!(py, "?")).ok()??;
+    // SAFETY: `h` is live (held by `d`), under the GIL.
+    let h = unsafe { Bound::from_borrowed_ptr(py, h) };
     let h = h.cast_exact::<PyDict>().ok()?;
     if h.len() != 2 {
         return None;
     }
-    let id = h.get_item(pyo3::intern!(py, "id")).ok()??;
-    let t = h.get_item(pyo3::intern!(py, "type")).ok()??;
-    (id.is_exact_instance_of::<PyString>() && t.is_exact_instance_of::<PyString>()).then_some(t)
+    let is_str = |p: *mut ffi::PyObject| {
+        // SAFETY: `p` is live (held by `h`), under the GIL.
+        unsafe { ffi::Py_TYPE(p) == &raw mut ffi::PyUnicode_Type }
+    };
+    let id = get(h, pyo3::intern!(py, "id")).ok()??;
+    let t = get(h, pyo3::intern!(py, "type")).ok()??;
+    // SAFETY: `t` is live (held by `h`), under the GIL.
+    (is_str(id) && is_str(t)).then(|| unsafe { Bound::from_borrowed_ptr(py, t) })
 }
 
 /// True when a dict with a `?` key is anywhere in `v`, the properties of
