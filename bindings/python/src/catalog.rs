@@ -20,6 +20,16 @@ use crate::memo::{self, Memo};
 use crate::plan::PyPlan;
 use crate::pool::Pool;
 
+/// The items of `it`: a list's read by index, anything else's iterated.
+fn items<'py>(
+    it: &Bound<'py, PyAny>,
+) -> PyResult<Box<dyn Iterator<Item = PyResult<Bound<'py, PyAny>>> + 'py>> {
+    Ok(match it.cast_exact::<PyList>() {
+        Ok(l) => Box::new(l.clone().into_iter().map(Ok)),
+        Err(_) => Box::new(it.try_iter()?),
+    })
+}
+
 /// Ok when every property contract of `class` needs no more than the
 /// value (it can be checked apart from a model); else the property's name.
 pub(crate) fn value_only(class: &Arc<engine::Class>) -> Result<(), String> {
@@ -229,7 +239,7 @@ impl Catalog {
         let mut models_in = Vec::new();
         let mut memo = Memo::default();
         let mut first_of = Vec::new();
-        for m in models.try_iter()? {
+        for m in items(models)? {
             let m = m?;
             let i = models_in.len();
             let mut first = None;
@@ -339,7 +349,7 @@ impl Catalog {
         let mut memo = pure.then(Memo::default);
         let mut same = Vec::new();
         let mut n = 0;
-        for o in objects.try_iter()? {
+        for o in items(objects)? {
             let o = o?;
             let job = match plan.passing(&o, 0) {
                 Some(p) if p.all => None,
@@ -365,19 +375,18 @@ impl Catalog {
         for (i, first) in same {
             first_of[i] = Some(first);
         }
-        let out = PyList::empty(py);
+        let mut out: Vec<Bound<'_, PyList>> = Vec::with_capacity(n);
         for (i, f) in found.into_iter().enumerate() {
-            match (f, first_of[i]) {
-                (_, Some(first)) => {
-                    let earlier = out.get_item(first)?;
-                    let earlier = earlier.cast::<PyList>()?;
-                    out.append(PyList::new(py, earlier.iter())?)?
+            out.push(match (f, first_of[i]) {
+                (_, Some(first)) => PyList::new(py, out[first].iter())?,
+                (None, None) => PyList::empty(py),
+                (Some(f), None) => {
+                    let f = f.map_err(|e| errors::to_py(py, &e, None))?;
+                    PyList::new(py, f)?
                 }
-                (None, None) => out.append(PyList::empty(py))?,
-                (Some(f), None) => out.append(f.map_err(|e| errors::to_py(py, &e, None))?)?,
-            }
+            });
         }
-        Ok(out.unbind())
+        Ok(PyList::new(py, out)?.unbind())
     }
 
     /// The JSON Schemas of a class and its model builders, or of the
