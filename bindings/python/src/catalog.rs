@@ -349,8 +349,12 @@ impl Catalog {
         let mut memo = pure.then(Memo::default);
         let mut same = Vec::new();
         let mut n = 0;
+        let mut plan = plan;
         for o in items(objects)? {
             let o = o?;
+            if n == 0 {
+                plan.adopt(&o);
+            }
             let job = match plan.passing(&o, 0) {
                 Some(p) if p.all => None,
                 Some(p) => Some((plan.partial(&mut cv, &o, &p, false)?, Some(p))),

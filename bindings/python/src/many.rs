@@ -43,7 +43,8 @@ pub struct Models<'py> {
     catalog: Arc<engine::Catalog>,
     ex: Arc<engine::Executor>,
     /// By class name as models give it (few: looked up in order).
-    plans: Vec<(String, Option<Planned<'py>>)>,
+    /// (and whether the plan has yet to adopt a model's keys).
+    plans: Vec<(String, Option<Planned<'py>>, bool)>,
     compile: bool,
 }
 
@@ -68,14 +69,20 @@ impl<'py> Models<'py> {
         let Some(t) = crate::plan::utf8(&t) else {
             return Ok(Quick::Full);
         };
-        let k = match self.plans.iter().position(|(n, _)| n == t) {
+        let k = match self.plans.iter().position(|(n, ..)| n == t) {
             Some(k) => k,
             None => {
                 let plan = self.plan(t);
-                self.plans.push((t.to_string(), plan));
+                self.plans.push((t.to_string(), plan, true));
                 self.plans.len() - 1
             }
         };
+        if self.plans[k].2 {
+            self.plans[k].2 = false;
+            if let Some((_, plan, _)) = &mut self.plans[k].1 {
+                plan.adopt(m);
+            }
+        }
         let Some((class, plan, pure)) = &self.plans[k].1 else {
             return Ok(Quick::Full);
         };

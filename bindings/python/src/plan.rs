@@ -42,6 +42,24 @@ impl<'py> PyPlan<'py> {
         PyPlan { plan, keys }
     }
 
+    /// Takes `record`'s own key objects for the plan's keys it has (equal
+    /// strings: the lookups find the same entries), so that lookups in
+    /// records sharing them (as `json.load` makes them) match by identity.
+    pub fn adopt(&mut self, record: &Bound<'py, PyAny>) {
+        let Ok(d) = record.cast_exact::<PyDict>() else {
+            return;
+        };
+        for k in d.keys() {
+            let Ok(k) = k.cast_exact::<PyString>() else {
+                continue;
+            };
+            let Some(text) = utf8(k) else { continue };
+            if let Some(slot) = self.plan.keys().iter().position(|x| **x == *text) {
+                self.keys[slot] = k.clone();
+            }
+        }
+    }
+
     /// What the plan shows of `record` (an exact dict, of which `other`
     /// keys are no properties); `None` for anything else.
     pub fn passing(&self, record: &Bound<'py, PyAny>, other: usize) -> Option<Passing> {
