@@ -1,7 +1,9 @@
 //! MuranoPL packages for Python: load once, then validate object models,
 //! generate form schemas, run models in the simulated cloud and run the
 //! packages' MuranoPL tests. The `muranopl.Catalog` class wraps this one
-//! and turns its tuples into named results.
+//! and turns its tuples into named results (`validate_many` makes them
+//! itself, given the class). `validate_objects` and `validate_many` read
+//! records in place with a class's contract plan ([`crate::plan`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
