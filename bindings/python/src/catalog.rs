@@ -349,6 +349,7 @@ impl Catalog {
         });
         let mut cv = ToValue::new(py, Arc::new(Failure::default()));
         let mut memo = pure.then(Memo::default);
+        let mut failed = pure.then(memo::Failed::default);
         let mut same = Vec::new();
         let mut n = 0;
         let mut plan = plan;
@@ -357,7 +358,19 @@ impl Catalog {
             if n == 0 {
                 plan.adopt(&o);
             }
-            let job = match plan.passing(&o, 0) {
+            let passing = plan.passing(&o, 0);
+            if let (Some(p), Some(f)) = (passing, failed.as_mut()) {
+                let first = (!p.all)
+                    .then(|| plan.failing_scalar(&o, &p))
+                    .flatten()
+                    .and_then(|(prop, v)| f.seen(p.bits(), prop, v, n));
+                if let Some(first) = first {
+                    same.push((n, first));
+                    n += 1;
+                    continue;
+                }
+            }
+            let job = match passing {
                 Some(p) if p.all => None,
                 Some(p) => Some((plan.partial(&mut cv, &o, &p, false)?, Some(p))),
                 None => Some((cv.value(&o)?, None)),

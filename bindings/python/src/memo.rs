@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
+use engine::contracts::Borrowed;
 use runtime::Value;
 
 /// The names a contract may call for its answers to be kept: the
@@ -118,5 +119,84 @@ impl Memo {
                 None
             }
         }
+    }
+}
+
+/// A scalar kept strictly (as [`Strict`] compares values).
+enum Scalar {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(u64),
+    Str(Box<str>),
+}
+
+impl Scalar {
+    fn of(b: Borrowed<'_>) -> Option<Scalar> {
+        Some(match b {
+            Borrowed::Null => Scalar::Null,
+            Borrowed::Bool(x) => Scalar::Bool(x),
+            Borrowed::Int(x) => Scalar::Int(x),
+            Borrowed::Float(x) => Scalar::Float(x.to_bits()),
+            Borrowed::Str(x) => Scalar::Str(x.into()),
+            _ => return None,
+        })
+    }
+
+    fn is(&self, b: Borrowed<'_>) -> bool {
+        match (self, b) {
+            (Scalar::Null, Borrowed::Null) => true,
+            (Scalar::Bool(x), Borrowed::Bool(y)) => *x == y,
+            (Scalar::Int(x), Borrowed::Int(y)) => *x == y,
+            (Scalar::Float(x), Borrowed::Float(y)) => *x == y.to_bits(),
+            (Scalar::Str(x), Borrowed::Str(y)) => **x == *y,
+            _ => false,
+        }
+    }
+}
+
+/// Records met so far that failed on one property's scalar value (or
+/// its absence), by the properties passed, that property and the value:
+/// a record the same in these has the same answer (see
+/// [`crate::plan::PyPlan::failing_scalar`]). Few kinds are kept, in order.
+#[derive(Default)]
+pub struct Failed {
+    seen: Vec<(u64, usize, Option<Scalar>, usize)>,
+}
+
+impl Failed {
+    /// Kinds kept at most.
+    const MAX: usize = 64;
+
+    /// The index of an earlier record failing the same way as record `i`
+    /// (properties `passed`, property `prop` failing on `value`); else
+    /// `None`, and this one is kept.
+    pub fn seen(
+        &mut self,
+        passed: u64,
+        prop: usize,
+        value: Option<Borrowed<'_>>,
+        i: usize,
+    ) -> Option<usize> {
+        let same = |(p, q, v, _): &&(u64, usize, Option<Scalar>, usize)| {
+            *p == passed
+                && *q == prop
+                && match (v, value) {
+                    (None, None) => true,
+                    (Some(v), Some(b)) => v.is(b),
+                    _ => false,
+                }
+        };
+        if let Some(&(.., first)) = self.seen.iter().find(same) {
+            return Some(first);
+        }
+        if self.seen.len() < Failed::MAX {
+            let value = match value {
+                None => None,
+                Some(b) => Some(Scalar::of(b)?),
+            };
+            self.seen.push((passed, prop, value, i));
+        }
+        None
     }
 }

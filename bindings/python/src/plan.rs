@@ -60,6 +60,56 @@ impl<'py> PyPlan<'py> {
         }
     }
 
+    /// Of a record of properties only (`passing.only`) of which one fails,
+    /// in a class with no defaults: that property (by index) and its
+    /// value as a scalar read in place (`None`: not given), which with the
+    /// properties passed is all its answer depends on; `None` for any
+    /// other record, or a value that is no plain scalar.
+    pub fn failing_scalar<'a>(
+        &self,
+        record: &'a Bound<'py, PyAny>,
+        passing: &Passing,
+    ) -> Option<(usize, Option<Borrowed<'a>>)> {
+        if !passing.only {
+            return None;
+        }
+        let mut failing = None;
+        for (i, (slot, _, ok, default)) in self.plan.properties(passing).enumerate() {
+            if default {
+                return None;
+            }
+            if !ok {
+                if failing.is_some() {
+                    return None;
+                }
+                failing = Some((i, slot));
+            }
+        }
+        let (i, slot) = failing?;
+        let d = record.cast_exact::<PyDict>().ok()?;
+        // SAFETY: `d` is an exact dict the caller holds, under the GIL;
+        // the value is borrowed from it and read (no Python code runs)
+        // into a scalar that lives as long as `record` holds it.
+        unsafe {
+            let v = ffi::PyDict_GetItemWithError(d.as_ptr(), self.keys[slot].as_ptr());
+            if v.is_null() {
+                if !ffi::PyErr_Occurred().is_null() {
+                    ffi::PyErr_Clear();
+                    return None;
+                }
+                return Some((i, None));
+            }
+            match read(v)? {
+                b @ (Borrowed::Null
+                | Borrowed::Bool(_)
+                | Borrowed::Int(_)
+                | Borrowed::Float(_)
+                | Borrowed::Str(_)) => Some((i, Some(b))),
+                _ => None,
+            }
+        }
+    }
+
     /// What the plan shows of `record` (an exact dict, of which `other`
     /// keys are no properties); `None` for anything else.
     pub fn passing(&self, record: &Bound<'py, PyAny>, other: usize) -> Option<Passing> {

@@ -346,6 +346,10 @@ def repeats():
         out.append(dict(GOOD, settings={'timeout': -1, 'label': 'l%d' % (i % 3)}))
         out.append(dict(GOOD, ports=[i % 5 + 1, 0]))
         out.append(dict(GOOD, note=[i % 2], port=0))
+        # Not given, and given as null: apart.
+        out.append({k: v for k, v in GOOD.items() if k != 'name'})
+        out.append(dict(GOOD, name=None))
+        out.append(dict(GOOD, scope='x%d' % (i % 2)))
     return out
 
 
