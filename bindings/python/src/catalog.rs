@@ -245,8 +245,9 @@ impl Catalog {
             let m = m?;
             let i = models_in.len();
             let mut first = None;
-            match quick.quick(&mut cv, &m)? {
+            match quick.quick(&mut cv, &m, i)? {
                 many::Quick::Valid => {}
+                many::Quick::Same(earlier) => first = Some(earlier),
                 many::Quick::Check(class, v, skip, passed, pure) => {
                     let kind = Arc::as_ptr(&class) as usize;
                     first = pure.then(|| memo.seen(kind, passed, &v, i)).flatten();
@@ -363,7 +364,7 @@ impl Catalog {
                 let first = (!p.all)
                     .then(|| plan.failing_scalar(&o, &p))
                     .flatten()
-                    .and_then(|(prop, v)| f.seen(p.bits(), prop, v, n));
+                    .and_then(|(prop, v)| f.seen(0, p.bits(), prop, v, n));
                 if let Some(first) = first {
                     same.push((n, first));
                     n += 1;

@@ -30,6 +30,8 @@ pub enum Quick {
     /// the properties passed, by bit; and whether the class's contracts
     /// are pure ([`crate::memo::pure`]).
     Check(Arc<engine::Class>, Value, Vec<Value>, u64, bool),
+    /// The same answer as model `i` (failing on the same scalar value).
+    Same(usize),
     /// The full way.
     Full,
 }
@@ -45,6 +47,8 @@ pub struct Models<'py> {
     /// By class name as models give it (few: looked up in order).
     /// (and whether the plan has yet to adopt a model's keys).
     plans: Vec<(String, Option<Planned<'py>>, bool)>,
+    /// Models that failed on one scalar value, so far.
+    failed: crate::memo::Failed,
     compile: bool,
 }
 
@@ -56,13 +60,20 @@ impl<'py> Models<'py> {
             ex: engine::Executor::with_catalog(catalog.clone()),
             catalog,
             plans: Vec::new(),
+            failed: Default::default(),
             compile,
         }
     }
 
     /// The quick way with model `m`, converting with `cv` what the checker
     /// needs.
-    pub fn quick(&mut self, cv: &mut ToValue<'py>, m: &Bound<'py, PyAny>) -> PyResult<Quick> {
+    /// `i` is the model's index.
+    pub fn quick(
+        &mut self,
+        cv: &mut ToValue<'py>,
+        m: &Bound<'py, PyAny>,
+        i: usize,
+    ) -> PyResult<Quick> {
         let Some(t) = simple_type(m) else {
             return Ok(Quick::Full);
         };
@@ -91,6 +102,14 @@ impl<'py> Models<'py> {
         };
         if passing.all {
             return Ok(Quick::Valid);
+        }
+        if *pure {
+            let kind = Arc::as_ptr(class) as usize;
+            let same = (plan.failing_scalar(m, &passing))
+                .and_then(|(prop, v)| self.failed.seen(kind, passing.bits(), prop, v, i));
+            if let Some(first) = same {
+                return Ok(Quick::Same(first));
+            }
         }
         let v = plan.partial(cv, m, &passing, true)?;
         // A definition nested in a property is an object of the model.

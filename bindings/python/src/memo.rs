@@ -161,25 +161,27 @@ impl Scalar {
 /// [`crate::plan::PyPlan::failing_scalar`]). Few kinds are kept, in order.
 #[derive(Default)]
 pub struct Failed {
-    seen: Vec<(u64, usize, Option<Scalar>, usize)>,
+    seen: Vec<(usize, u64, usize, Option<Scalar>, usize)>,
 }
 
 impl Failed {
     /// Kinds kept at most.
     const MAX: usize = 64;
 
-    /// The index of an earlier record failing the same way as record `i`
-    /// (properties `passed`, property `prop` failing on `value`); else
-    /// `None`, and this one is kept.
+    /// The index of an earlier record of the same `kind` (its class)
+    /// failing the same way as record `i` (properties `passed`, property
+    /// `prop` failing on `value`); else `None`, and this one is kept.
     pub fn seen(
         &mut self,
+        kind: usize,
         passed: u64,
         prop: usize,
         value: Option<Borrowed<'_>>,
         i: usize,
     ) -> Option<usize> {
-        let same = |(p, q, v, _): &&(u64, usize, Option<Scalar>, usize)| {
-            *p == passed
+        let same = |(k, p, q, v, _): &&(usize, u64, usize, Option<Scalar>, usize)| {
+            *k == kind
+                && *p == passed
                 && *q == prop
                 && match (v, value) {
                     (None, None) => true,
@@ -195,7 +197,7 @@ impl Failed {
                 None => None,
                 Some(b) => Some(Scalar::of(b)?),
             };
-            self.seen.push((passed, prop, value, i));
+            self.seen.push((kind, passed, prop, value, i));
         }
         None
     }
