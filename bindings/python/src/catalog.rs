@@ -1,7 +1,9 @@
 //! MuranoPL packages for Python: load once, then validate object models,
 //! generate form schemas, run models in the simulated cloud and run the
 //! packages' MuranoPL tests. The `muranopl.Catalog` class wraps this one
-//! and turns its tuples into named results.
+//! and turns its tuples into named results (`validate_many` makes them
+//! itself, given the class). `validate_objects` and `validate_many` read
+//! records in place with a class's contract plan ([`crate::plan`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,6 +17,99 @@ use runtime::{json as tj, Value};
 
 use crate::convert::{to_py, Failure, ToValue};
 use crate::errors;
+use crate::many;
+use crate::memo::{self, Memo};
+use crate::plan::PyPlan;
+use crate::pool::Pool;
+
+/// The items of `it`: a list's read by index, anything else's iterated.
+fn items<'py>(
+    it: &Bound<'py, PyAny>,
+) -> PyResult<Box<dyn Iterator<Item = PyResult<Bound<'py, PyAny>>> + 'py>> {
+    Ok(match it.cast_exact::<PyList>() {
+        Ok(l) => Box::new(l.clone().into_iter().map(Ok)),
+        Err(_) => Box::new(it.try_iter()?),
+    })
+}
+
+/// Ok when every property contract of `class` needs no more than the
+/// value (it can be checked apart from a model); else the property's name.
+pub(crate) fn value_only(class: &Arc<engine::Class>) -> Result<(), String> {
+    for (_, prop) in class.init_order() {
+        let reach = prop
+            .contract
+            .get::<engine::contracts::Contract>()
+            .map(|c| c.reach());
+        if reach.is_some_and(|r| r != engine::contracts::Reach::Value) {
+            return Err(prop.name.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// How many objects make a batch worth compiling a class's contracts for
+/// now (as the JIT's automatic mode would after as many uses).
+fn jit_hot() -> usize {
+    runtime::JitMode::HOT as usize
+}
+
+/// `(property, message)` of each violation of an object checked in place.
+type Found = runtime::Result<Vec<(String, String)>>;
+
+/// Checks `v` as an object of `class`, without the properties `skip`
+/// names (shown to pass, left null).
+fn check_object(
+    ex: &engine::Executor,
+    class: &Arc<engine::Class>,
+    v: &Value,
+    skip: &[Value],
+) -> Found {
+    match v {
+        Value::Dict(d) => {
+            let skip: Vec<&Value> = skip.iter().collect();
+            let found = engine::model::check_properties_except(ex, class, d, &skip)?;
+            Ok(found
+                .into_iter()
+                .map(|(p, e)| (p.to_string(), e.message().to_string()))
+                .collect())
+        }
+        other => Ok(vec![(
+            String::new(),
+            format!("an object must be a dict, not {}", other.type_name()),
+        )]),
+    }
+}
+
+/// Checks `values` as objects of `class`, on every core, in order, each
+/// without the properties its keys name (shown to pass, left null).
+fn check_objects(
+    catalog: Arc<engine::Catalog>,
+    class: Arc<engine::Class>,
+    values: Vec<(Value, Vec<Value>)>,
+) -> Vec<Found> {
+    // Each core takes its share of the values, and drops it.
+    let size = values.len().div_ceil(rayon::current_num_threads()).max(1);
+    let mut shares = Vec::new();
+    let mut values = values.into_iter();
+    loop {
+        let share: Vec<_> = values.by_ref().take(size).collect();
+        if share.is_empty() {
+            break;
+        }
+        shares.push(share);
+    }
+    shares
+        .into_par_iter()
+        .flat_map_iter(|share| {
+            let ex = engine::Executor::with_catalog(catalog.clone());
+            let class = class.clone();
+            share
+                .into_iter()
+                .map(move |(v, skip)| check_object(&ex, &class, &v, &skip))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
 
 /// Packages and their compiled classes, shared by every call.
 #[pyclass(frozen, module = "muranopl._native")]
@@ -22,11 +117,44 @@ pub struct Catalog {
     inner: Arc<Catalogue>,
 }
 
+impl Catalog {
+    /// `validate_objects` without a plan: every object converted, then
+    /// checked on every core.
+    fn validate_objects_converted(
+        &self,
+        py: Python<'_>,
+        class_name: &str,
+        objects: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyList>> {
+        let mut cv = ToValue::new(py, Arc::new(Failure::default()));
+        let values = objects
+            .try_iter()?
+            .map(|o| Ok((cv.value(&o?)?, Vec::new())))
+            .collect::<PyResult<Vec<_>>>()?;
+        let catalog = self.inner.catalog().clone();
+        let class = catalog
+            .class(class_name)
+            .map_err(|e| errors::to_py(py, &e, None))?;
+        value_only(&class).map_err(|p| {
+            PyValueError::new_err(format!(
+                "{class_name}.{p}: its contract needs more than the value \
+                 (other objects or the execution); validate models instead"
+            ))
+        })?;
+        let checked = py.detach(move || check_objects(catalog, class, values));
+        let out = PyList::empty(py);
+        for found in checked {
+            out.append(found.map_err(|e| errors::to_py(py, &e, None))?)?;
+        }
+        Ok(out.unbind())
+    }
+}
+
 /// `(path, property, message, position)` of each violation, or the load
 /// error that stopped validation.
-type Checked = Result<Vec<(String, String, String, Option<String>)>, runtime::Error>;
+pub(crate) type Checked = Result<Vec<(String, String, String, Option<String>)>, runtime::Error>;
 
-fn check(catalog: &Catalogue, model: &Value) -> Checked {
+pub(crate) fn check(catalog: &Catalogue, model: &Value) -> Checked {
     let found = catalog.check(model, Limits::UNLIMITED)?;
     Ok(found
         .violations
@@ -85,25 +213,93 @@ impl Catalog {
 
     /// The violations of each model, on every core, in order. A model
     /// that cannot be loaded raises, or with `return_exceptions` takes its
-    /// place as the exception.
-    #[pyo3(signature = (models, return_exceptions = false))]
+    /// place as the exception. With `violation`, each violation is
+    /// `violation(path, property, message, position)`, else that tuple.
+    /// A model of one object of a class checked in place (see
+    /// `validate_objects`) is: what its class's compiled contracts show
+    /// valid is not converted at all.
+    #[pyo3(signature = (models, return_exceptions = false, violation = None))]
     fn validate_many(
         &self,
         py: Python<'_>,
         models: &Bound<'_, PyAny>,
         return_exceptions: bool,
+        violation: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyList>> {
-        let values = models
-            .try_iter()?
-            .map(|m| model_value(py, &m?))
-            .collect::<PyResult<Vec<_>>>()?;
-        let inner = self.inner.clone();
-        let checked: Vec<Checked> =
-            py.detach(|| values.par_iter().map(|m| check(&inner, m)).collect());
+        let many = models.len().map_or(true, |n| n >= jit_hot());
+        let mut quick = many::Models::new(py, &self.inner, many);
+        let mut cv = ToValue::new(py, Arc::new(Failure::default()));
+        // What the plan cannot pass is checked on the pool while the next
+        // models are read: `None` when a quick check stopped on an error.
+        let (inner, catalog) = (self.inner.clone(), self.inner.catalog().clone());
+        let mut pool = Pool::new(move |batch: Vec<(usize, many::Job)>| {
+            let ex = engine::Executor::with_catalog(catalog.clone());
+            (batch.into_iter())
+                .map(|(i, job)| (i, job.run(&inner, &ex)))
+                .collect()
+        });
+        let mut models_in = Vec::new();
+        let mut memo = Memo::default();
+        let mut first_of = Vec::new();
+        for m in items(models)? {
+            let m = m?;
+            let i = models_in.len();
+            let mut first = None;
+            match quick.quick(&mut cv, &m, i)? {
+                many::Quick::Valid => {}
+                many::Quick::Same(earlier) => first = Some(earlier),
+                many::Quick::Check(class, v, skip, passed, pure) => {
+                    let kind = Arc::as_ptr(&class) as usize;
+                    first = pure.then(|| memo.seen(kind, passed, &v, i)).flatten();
+                    if first.is_none() {
+                        pool.push(i, many::Job::Quick(class, v, skip))
+                    }
+                }
+                many::Quick::Full => pool.push(i, many::Job::Full(model_value(py, &m)?)),
+            }
+            models_in.push(m);
+            first_of.push(first);
+        }
+        let mut found: Vec<Option<Option<Checked>>> = (0..models_in.len()).map(|_| None).collect();
+        for (i, f) in pool.finish(py) {
+            found[i] = Some(f);
+        }
         let out = PyList::empty(py);
-        for c in checked {
-            match c {
-                Ok(v) => out.append(v)?,
+        let mut checked_quick = vec![false; models_in.len()];
+        for (i, (m, mut f)) in models_in.iter().zip(found).enumerate() {
+            if let Some(first) = first_of[i] {
+                // The same as an earlier model: a list of its own with the
+                // earlier one's (immutable) violations; when that one's
+                // quick check did not answer, the full way for this one.
+                if checked_quick[first] {
+                    let earlier = out.get_item(first)?;
+                    out.append(PyList::new(py, earlier.cast::<PyList>()?.iter())?)?;
+                    continue;
+                }
+                f = Some(None);
+            }
+            checked_quick[i] = matches!(f, Some(Some(Ok(_))));
+            let found: Checked = match f {
+                None => Ok(Vec::new()),
+                Some(Some(c)) => c,
+                // A quick check stopped on an error: the full way says.
+                Some(None) => {
+                    let m = model_value(py, m)?;
+                    let inner = self.inner.clone();
+                    py.detach(|| check(&inner, &m))
+                }
+            };
+            match found {
+                Ok(v) => {
+                    let list = PyList::empty(py);
+                    for x in v {
+                        list.append(match violation {
+                            Some(f) => f.call1(x)?,
+                            None => x.into_pyobject(py)?.into_any(),
+                        })?;
+                    }
+                    out.append(list)?
+                }
                 Err(e) if return_exceptions => {
                     out.append(errors::to_py(py, &e, None).into_value(py))?
                 }
@@ -119,73 +315,98 @@ impl Catalog {
     /// violation. For classes whose property contracts need only the
     /// values (no `$this`, no other object): the objects are checked in
     /// place, not loaded into a model. An object that is not a dict is
-    /// reported as such.
+    /// reported as such. Objects the compiled contracts show to be valid
+    /// are read in place, under the GIL, and not converted at all.
     fn validate_objects(
         &self,
         py: Python<'_>,
         class_name: &str,
         objects: &Bound<'_, PyAny>,
     ) -> PyResult<Py<PyList>> {
-        let mut cv = ToValue::new(py, Arc::new(Failure::default()));
-        let values = objects
-            .try_iter()?
-            .map(|o| cv.value(&o?))
-            .collect::<PyResult<Vec<_>>>()?;
         let catalog = self.inner.catalog().clone();
-        let class = catalog
-            .class(class_name)
-            .map_err(|e| errors::to_py(py, &e, None))?;
-        // Only contracts that need no more than the value can be checked
-        // apart from a model.
-        for (_, prop) in class.init_order() {
-            let reach = prop
-                .contract
-                .get::<engine::contracts::Contract>()
-                .map(|c| c.reach());
-            if reach.is_some_and(|r| r != engine::contracts::Reach::Value) {
-                return Err(PyValueError::new_err(format!(
-                    "{class_name}.{}: its contract needs more than the value \
-                     (other objects or the execution); validate models instead",
-                    prop.name
-                )));
-            }
-        }
-        type Found = runtime::Result<Vec<(String, String)>>;
-        let checked: Vec<Found> = py.detach(move || {
-            let found = values
-                .par_chunks(values.len().div_ceil(rayon::current_num_threads()).max(1))
-                .flat_map_iter(|chunk| {
-                    let ex = engine::Executor::with_catalog(catalog.clone());
-                    let class = class.clone();
-                    chunk
-                        .iter()
-                        .map(move |v| match v {
-                            Value::Dict(d) => {
-                                engine::model::check_properties(&ex, &class, d).map(|found| {
-                                    found
-                                        .into_iter()
-                                        .map(|(p, e)| (p.to_string(), e.message().to_string()))
-                                        .collect()
-                                })
-                            }
-                            other => Ok(vec![(
-                                String::new(),
-                                format!("an object must be a dict, not {}", other.type_name()),
-                            )]),
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            // The values go on every core too.
-            values.into_par_iter().for_each(drop);
-            found
+        let class = catalog.class(class_name).ok();
+        let plan = class
+            .as_ref()
+            .filter(|c| value_only(c).is_ok())
+            .and_then(|c| {
+                let ex = engine::Executor::with_catalog(catalog.clone());
+                let many = objects.len().map_or(true, |n| n >= jit_hot());
+                engine::contracts::ObjectPlan::of(&ex, c, many)
+            })
+            .map(|p| PyPlan::new(py, p));
+        let (Some(class), Some(plan)) = (class, plan) else {
+            return self.validate_objects_converted(py, class_name, objects);
+        };
+        let pure = memo::pure(&class);
+        // Each object: valid as the plan shows, or converted for the
+        // checker (in order: the first that cannot be converted raises),
+        // without the values of the properties the plan shows to pass,
+        // and checked on the pool while the next objects are read.
+        let mut pool = Pool::new(move |batch: Vec<(usize, (Value, Vec<Value>))>| {
+            let ex = engine::Executor::with_catalog(catalog.clone());
+            (batch.into_iter())
+                .map(|(i, (v, skip))| (i, check_object(&ex, &class, &v, &skip)))
+                .collect()
         });
-        let out = PyList::empty(py);
-        for c in checked {
-            let found = c.map_err(|e| errors::to_py(py, &e, None))?;
-            out.append(found)?;
+        let mut cv = ToValue::new(py, Arc::new(Failure::default()));
+        let mut memo = pure.then(Memo::default);
+        let mut failed = pure.then(memo::Failed::default);
+        let mut same = Vec::new();
+        let mut n = 0;
+        let mut plan = plan;
+        for o in items(objects)? {
+            let o = o?;
+            if n == 0 {
+                plan.adopt(&o);
+            }
+            let passing = plan.passing(&o, 0);
+            if let (Some(p), Some(f)) = (passing, failed.as_mut()) {
+                let first = (!p.all)
+                    .then(|| plan.failing_scalar(&o, &p))
+                    .flatten()
+                    .and_then(|(prop, v)| f.seen(0, p.bits(), prop, v, n));
+                if let Some(first) = first {
+                    same.push((n, first));
+                    n += 1;
+                    continue;
+                }
+            }
+            let job = match passing {
+                Some(p) if p.all => None,
+                Some(p) => Some((plan.partial(&mut cv, &o, &p, false)?, Some(p))),
+                None => Some((cv.value(&o)?, None)),
+            };
+            if let Some((v, p)) = job {
+                let passed = p.map_or(0, |p| p.bits());
+                match memo.as_mut().and_then(|m| m.seen(0, passed, &v, n)) {
+                    Some(first) => same.push((n, first)),
+                    None => pool.push(n, (v, p.map(|p| plan.skip(&p)).unwrap_or_default())),
+                }
+            }
+            n += 1;
         }
-        Ok(out.unbind())
+        let mut found: Vec<Option<Found>> = (0..n).map(|_| None).collect();
+        for (i, f) in pool.finish(py) {
+            found[i] = Some(f);
+        }
+        // A record the same as an earlier one gets a list of its own with
+        // the earlier one's violations (immutable tuples) in it.
+        let mut first_of: Vec<Option<usize>> = vec![None; n];
+        for (i, first) in same {
+            first_of[i] = Some(first);
+        }
+        let mut out: Vec<Bound<'_, PyList>> = Vec::with_capacity(n);
+        for (i, f) in found.into_iter().enumerate() {
+            out.push(match (f, first_of[i]) {
+                (_, Some(first)) => PyList::new(py, out[first].iter())?,
+                (None, None) => PyList::empty(py),
+                (Some(f), None) => {
+                    let f = f.map_err(|e| errors::to_py(py, &e, None))?;
+                    PyList::new(py, f)?
+                }
+            });
+        }
+        Ok(PyList::new(py, out)?.unbind())
     }
 
     /// The JSON Schemas of a class and its model builders, or of the

@@ -19,6 +19,10 @@ mod catalog;
 mod convert;
 mod errors;
 mod funcs;
+mod many;
+mod memo;
+mod plan;
+mod pool;
 mod yaql;
 
 use pyo3::prelude::*;

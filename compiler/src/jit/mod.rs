@@ -31,8 +31,10 @@
 //! call (per-run state stays the engine's: the code is frozen and
 //! shared).
 
+mod borrowed;
 mod codegen;
 mod strings;
+pub use borrowed::Borrowed;
 
 use std::sync::Arc;
 

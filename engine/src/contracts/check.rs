@@ -611,7 +611,7 @@ impl Check {
 
 /// True when the value or an extension method could intercept a chain's
 /// methods: the whole chain then runs as YAQL.
-fn intercepted(ex: &Executor, steps: &[Step], v: &Value) -> bool {
+pub(super) fn intercepted(ex: &Executor, steps: &[Step], v: &Value) -> bool {
     matches!(v, Value::Object(_) | Value::Type(_))
         || steps
             .iter()

@@ -19,6 +19,9 @@
 
 mod check;
 mod methods;
+mod plan;
+#[cfg(test)]
+mod plan_tests;
 mod reach;
 #[cfg(test)]
 mod tests;
@@ -38,7 +41,9 @@ use runtime::{Env, Error, Result, Value};
 use crate::executor::Executor;
 pub use check::TierCoverage;
 use check::{At, Check};
+pub use compiler::jit::Borrowed;
 pub use methods::register;
+pub use plan::{scalar, ObjectPlan, Passing, ValueView, View};
 
 /// A compiled contract: the checker built from the contract's IR
 /// ([`compiler::murano::ir::lower_contract`]).

@@ -110,8 +110,7 @@ class Catalog:
 
     def validate_many(self, models, return_exceptions=False):
         """``validate`` of each model, on every core, in order."""
-        return [r if isinstance(r, BaseException) else [Violation(*v) for v in r]
-                for r in self._native.validate_many(models, return_exceptions)]
+        return self._native.validate_many(models, return_exceptions, Violation)
 
     def validate_objects(self, class_name, objects):
         """The contract violations of each of ``objects`` (dicts of

@@ -1,0 +1,244 @@
+//! `validate_many`'s quick way for the simplest object models: one object
+//! (a dict with a `?: {id, type}` header and its properties, nothing
+//! else) of a class whose property contracts need only the values and
+//! that runs no code when loaded. Such a model's violations are its
+//! object's property violations ([`engine::model::check_properties`]) at
+//! `$.Objects`, sorted as validation sorts them; a model whose properties
+//! the class's plan shows to pass has none and is not converted at all.
+//! Any other model (JSON text, a model with `Objects`, nested object
+//! definitions, other header keys) is validated the full way.
+
+use std::sync::Arc;
+
+use muranopl::report::{sorted_violations, Violation};
+use muranopl::Catalogue;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use runtime::Value;
+
+use crate::catalog::Checked;
+use crate::convert::ToValue;
+use crate::plan::PyPlan;
+
+/// What the quick way makes of one model.
+pub enum Quick {
+    /// Valid, as the plan shows.
+    Valid,
+    /// Its object's class, its properties converted (those the plan
+    /// passes left null) and the keys of those, for the checker; and
+    /// the properties passed, by bit; and whether the class's contracts
+    /// are pure ([`crate::memo::pure`]).
+    Check(Arc<engine::Class>, Value, Vec<Value>, u64, bool),
+    /// The same answer as model `i` (failing on the same scalar value).
+    Same(usize),
+    /// The full way.
+    Full,
+}
+
+/// A class, its plan, and whether its contracts are pure.
+type Planned<'py> = (Arc<engine::Class>, PyPlan<'py>, bool);
+
+/// The plans of the classes models name, made as they are met.
+pub struct Models<'py> {
+    py: Python<'py>,
+    catalog: Arc<engine::Catalog>,
+    ex: Arc<engine::Executor>,
+    /// By class name as models give it (few: looked up in order).
+    /// (and whether the plan has yet to adopt a model's keys).
+    plans: Vec<(String, Option<Planned<'py>>, bool)>,
+    /// Models that failed on one scalar value, so far.
+    failed: crate::memo::Failed,
+    compile: bool,
+}
+
+impl<'py> Models<'py> {
+    pub fn new(py: Python<'py>, catalogue: &Catalogue, compile: bool) -> Models<'py> {
+        let catalog = catalogue.catalog().clone();
+        Models {
+            py,
+            ex: engine::Executor::with_catalog(catalog.clone()),
+            catalog,
+            plans: Vec::new(),
+            failed: Default::default(),
+            compile,
+        }
+    }
+
+    /// The quick way with model `m`, converting with `cv` what the checker
+    /// needs.
+    /// `i` is the model's index.
+    pub fn quick(
+        &mut self,
+        cv: &mut ToValue<'py>,
+        m: &Bound<'py, PyAny>,
+        i: usize,
+    ) -> PyResult<Quick> {
+        let Some(t) = simple_type(m) else {
+            return Ok(Quick::Full);
+        };
+        let Some(t) = crate::plan::utf8(&t) else {
+            return Ok(Quick::Full);
+        };
+        let k = match self.plans.iter().position(|(n, ..)| n == t) {
+            Some(k) => k,
+            None => {
+                let plan = self.plan(t);
+                self.plans.push((t.to_string(), plan, true));
+                self.plans.len() - 1
+            }
+        };
+        if self.plans[k].2 {
+            self.plans[k].2 = false;
+            if let Some((_, plan, _)) = &mut self.plans[k].1 {
+                plan.adopt(m);
+            }
+        }
+        let Some((class, plan, pure)) = &self.plans[k].1 else {
+            return Ok(Quick::Full);
+        };
+        let Some(passing) = plan.passing(m, 1) else {
+            return Ok(Quick::Full);
+        };
+        if passing.all {
+            return Ok(Quick::Valid);
+        }
+        if *pure {
+            let kind = Arc::as_ptr(class) as usize;
+            let same = (plan.failing_scalar(m, &passing))
+                .and_then(|(prop, v)| self.failed.seen(kind, passing.bits(), prop, v, i));
+            if let Some(first) = same {
+                return Ok(Quick::Same(first));
+            }
+        }
+        let v = plan.partial(cv, m, &passing, true)?;
+        // A definition nested in a property is an object of the model.
+        if defines_objects(&v) {
+            return Ok(Quick::Full);
+        }
+        let skip = plan.skip(&passing);
+        Ok(Quick::Check(class.clone(), v, skip, passing.bits(), *pure))
+    }
+
+    /// The plan of class `t` when a model of one object of it is checked
+    /// as its properties are: a class named plainly, whose contracts need
+    /// only the values, with no `.init` or `.destroy` anywhere.
+    fn plan(&self, t: &str) -> Option<Planned<'py>> {
+        if t.contains(['/', '@']) {
+            return None;
+        }
+        let class = self.catalog.class(t).ok()?;
+        crate::catalog::value_only(&class).ok()?;
+        if class.find_method(".init").is_some() || class.find_method(".destroy").is_some() {
+            return None;
+        }
+        let plan = engine::contracts::ObjectPlan::of(&self.ex, &class, self.compile)?;
+        let pure = crate::memo::pure(&class);
+        Some((class, PyPlan::new(self.py, plan), pure))
+    }
+}
+
+/// The class name of a model that is one object definition: an exact
+/// dict with no `Objects`, whose `?` is an exact dict of exactly `id` and
+/// `type`, both strings.
+fn simple_type<'py>(m: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+    let py = m.py();
+    let d = m.cast_exact::<PyDict>().ok()?;
+    // Lookups with string keys in exact dicts, values borrowed: only the
+    // type is kept (a new reference).
+    // `Err` when the lookup failed (a key's `__eq__` raised).
+    let get = |d: &Bound<'py, PyDict>, k: &Bound<'py, PyString>| {
+        // SAFETY: `d` is an exact dict held by the caller, under the GIL;
+        // the value returned is borrowed from it, used before the next
+        // lookup in it.
+        unsafe {
+            let v = ffi::PyDict_GetItemWithError(d.as_ptr(), k.as_ptr());
+            if !v.is_null() {
+                return Ok(Some(v));
+            }
+            if ffi::PyErr_Occurred().is_null() {
+                return Ok(None);
+            }
+            ffi::PyErr_Clear();
+            Err(())
+        }
+    };
+    if get(d, pyo3::intern!(py, "Objects")).ok()?.is_some() {
+        return None;
+    }
+    let h = get(d, pyo3::intern!(py, "?")).ok()??;
+    // SAFETY: `h` is live (held by `d`), under the GIL.
+    let h = unsafe { Bound::from_borrowed_ptr(py, h) };
+    let h = h.cast_exact::<PyDict>().ok()?;
+    if h.len() != 2 {
+        return None;
+    }
+    let is_str = |p: *mut ffi::PyObject| {
+        // SAFETY: `p` is live (held by `h`), under the GIL.
+        unsafe { ffi::Py_TYPE(p) == &raw mut ffi::PyUnicode_Type }
+    };
+    let id = get(h, pyo3::intern!(py, "id")).ok()??;
+    let t = get(h, pyo3::intern!(py, "type")).ok()??;
+    // SAFETY: `t` is live (held by `h`), under the GIL.
+    (is_str(id) && is_str(t)).then(|| unsafe { Bound::from_borrowed_ptr(py, t) })
+}
+
+/// True when a dict with a `?` key is anywhere in `v`, the properties of
+/// a model's object (its header left out).
+fn defines_objects(v: &Value) -> bool {
+    fn nested(v: &Value) -> bool {
+        match v {
+            Value::Dict(d) => d.contains_key(&Value::str("?")) || d.values().any(nested),
+            Value::List(l) => l.iter().any(nested),
+            _ => false,
+        }
+    }
+    match v {
+        Value::Dict(d) => d.iter().any(|(k, x)| k.as_str() != Some("?") && nested(x)),
+        _ => true,
+    }
+}
+
+/// A model the plan cannot pass, for the pool.
+pub enum Job {
+    /// Its object's properties, by [`check`].
+    Quick(Arc<engine::Class>, Value, Vec<Value>),
+    /// The whole model, validated.
+    Full(Value),
+}
+
+impl Job {
+    /// The model's violations as `validate_many` gives them; `None` when
+    /// a quick check stopped on an error (the full way then says).
+    pub fn run(&self, catalogue: &Catalogue, ex: &engine::Executor) -> Option<Checked> {
+        match self {
+            Job::Quick(class, v, skip) => Some(Ok(check(ex, class, v, skip)?
+                .into_iter()
+                .map(|v| (v.path, v.property, v.message, v.position))
+                .collect())),
+            Job::Full(m) => Some(crate::catalog::check(catalogue, m)),
+        }
+    }
+}
+
+/// The violations of a model checked the quick way: its object's
+/// property violations at `$.Objects`, sorted as validation sorts them;
+/// `None` when the check stopped on an error (the full way then says).
+pub fn check(
+    ex: &engine::Executor,
+    class: &Arc<engine::Class>,
+    v: &Value,
+    skip: &[Value],
+) -> Option<Vec<Violation>> {
+    let Value::Dict(d) = v else {
+        return None;
+    };
+    let skip: Vec<&Value> = skip.iter().collect();
+    let found = engine::model::check_properties_except(ex, class, d, &skip).ok()?;
+    Some(sorted_violations(
+        found
+            .into_iter()
+            .map(|(p, e)| ("$.Objects".to_string(), p.to_string(), e))
+            .collect(),
+    ))
+}

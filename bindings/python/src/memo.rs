@@ -1,0 +1,204 @@
+//! Within one call, a record the plan cannot pass that is the same as an
+//! earlier one (the same values, of the same types, where the plan did
+//! not pass them; the same properties passed) gets that record's answer
+//! instead of a check of its own: batches repeat their few wrong values.
+//! Only for classes whose contracts call nothing but pure functions, so
+//! that the same values always make the same answer.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use engine::contracts::Borrowed;
+use runtime::Value;
+
+/// The names a contract may call for its answers to be kept: the
+/// coercions and checks, the type tests, list building and operators.
+const PURE: &[&str] = &[
+    "notNull",
+    "check",
+    "int",
+    "string",
+    "bool",
+    "isInteger",
+    "isNumber",
+    "isString",
+    "isBoolean",
+    "isList",
+    "isDict",
+    "list",
+    "len",
+];
+
+/// True when every property contract of `class` calls only [`PURE`]
+/// names and operators (`#...`).
+pub fn pure(class: &Arc<engine::Class>) -> bool {
+    class.init_order().all(|(_, p)| {
+        p.contract
+            .get::<engine::contracts::Contract>()
+            .is_some_and(|c| {
+                c.names()
+                    .iter()
+                    .all(|n| n.starts_with('#') || PURE.contains(&&**n))
+            })
+    })
+}
+
+/// A record compared strictly (with its kind and the properties passed):
+/// the same kind of value (`true` is not `1`, `1` is not
+/// `1.0`), floats by their bits; kinds other than the JSON-like ones are
+/// never equal (no answer is shared for them).
+struct Strict(usize, u64, Value);
+
+fn strict_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::BigInt(x), Value::BigInt(y)) => x == y,
+        (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| strict_eq(p, q))
+        }
+        (Value::Dict(x), Value::Dict(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|((k, v), (l, w))| strict_eq(k, l) && strict_eq(v, w))
+        }
+        _ => false,
+    }
+}
+
+fn strict_hash<H: Hasher>(v: &Value, h: &mut H) {
+    std::mem::discriminant(v).hash(h);
+    match v {
+        Value::List(l) => l.iter().for_each(|x| strict_hash(x, h)),
+        Value::Dict(d) => d.iter().for_each(|(k, x)| {
+            strict_hash(k, h);
+            strict_hash(x, h)
+        }),
+        Value::Float(f) => f.to_bits().hash(h),
+        other => other.hash(h),
+    }
+}
+
+impl PartialEq for Strict {
+    fn eq(&self, o: &Strict) -> bool {
+        self.0 == o.0 && self.1 == o.1 && strict_eq(&self.2, &o.2)
+    }
+}
+
+impl Eq for Strict {}
+
+impl Hash for Strict {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.0.hash(h);
+        self.1.hash(h);
+        strict_hash(&self.2, h);
+    }
+}
+
+/// The records met so far, by their index.
+#[derive(Default)]
+pub struct Memo {
+    seen: HashMap<Strict, usize, rustc_hash::FxBuildHasher>,
+}
+
+impl Memo {
+    /// The index of an earlier record the same as `v` with the same
+    /// properties passed (`passed`, by bit) and of the same `kind` (its
+    /// class); else `None`, and this one (record `i`) is kept.
+    pub fn seen(&mut self, kind: usize, passed: u64, v: &Value, i: usize) -> Option<usize> {
+        let key = Strict(kind, passed, v.clone());
+        match self.seen.get(&key) {
+            Some(&first) => Some(first),
+            None => {
+                self.seen.insert(key, i);
+                None
+            }
+        }
+    }
+}
+
+/// A scalar kept strictly (as [`Strict`] compares values).
+enum Scalar {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(u64),
+    Str(Box<str>),
+}
+
+impl Scalar {
+    fn of(b: Borrowed<'_>) -> Option<Scalar> {
+        Some(match b {
+            Borrowed::Null => Scalar::Null,
+            Borrowed::Bool(x) => Scalar::Bool(x),
+            Borrowed::Int(x) => Scalar::Int(x),
+            Borrowed::Float(x) => Scalar::Float(x.to_bits()),
+            Borrowed::Str(x) => Scalar::Str(x.into()),
+            _ => return None,
+        })
+    }
+
+    fn is(&self, b: Borrowed<'_>) -> bool {
+        match (self, b) {
+            (Scalar::Null, Borrowed::Null) => true,
+            (Scalar::Bool(x), Borrowed::Bool(y)) => *x == y,
+            (Scalar::Int(x), Borrowed::Int(y)) => *x == y,
+            (Scalar::Float(x), Borrowed::Float(y)) => *x == y.to_bits(),
+            (Scalar::Str(x), Borrowed::Str(y)) => **x == *y,
+            _ => false,
+        }
+    }
+}
+
+/// Records met so far that failed on one property's scalar value (or
+/// its absence), by the properties passed, that property and the value:
+/// a record the same in these has the same answer (see
+/// [`crate::plan::PyPlan::failing_scalar`]). Few kinds are kept, in order.
+#[derive(Default)]
+pub struct Failed {
+    seen: Vec<(usize, u64, usize, Option<Scalar>, usize)>,
+}
+
+impl Failed {
+    /// Kinds kept at most.
+    const MAX: usize = 64;
+
+    /// The index of an earlier record of the same `kind` (its class)
+    /// failing the same way as record `i` (properties `passed`, property
+    /// `prop` failing on `value`); else `None`, and this one is kept.
+    pub fn seen(
+        &mut self,
+        kind: usize,
+        passed: u64,
+        prop: usize,
+        value: Option<Borrowed<'_>>,
+        i: usize,
+    ) -> Option<usize> {
+        let same = |(k, p, q, v, _): &&(usize, u64, usize, Option<Scalar>, usize)| {
+            *k == kind
+                && *p == passed
+                && *q == prop
+                && match (v, value) {
+                    (None, None) => true,
+                    (Some(v), Some(b)) => v.is(b),
+                    _ => false,
+                }
+        };
+        if let Some(&(.., first)) = self.seen.iter().find(same) {
+            return Some(first);
+        }
+        if self.seen.len() < Failed::MAX {
+            let value = match value {
+                None => None,
+                Some(b) => Some(Scalar::of(b)?),
+            };
+            self.seen.push((kind, passed, prop, value, i));
+        }
+        None
+    }
+}

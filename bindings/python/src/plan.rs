@@ -1,0 +1,362 @@
+//! Python records read in place for a class's contract plan
+//! ([`engine::contracts::ObjectPlan`]): dict lookups with the plan's keys
+//! as Python strings, ints, floats and strings read where they are. Only
+//! the exact built-in types are read (a subclass, a tuple, any other
+//! object is "ask": the record is converted and checked the full way), so
+//! a record the plan passes is one [`crate::convert::ToValue`] converts
+//! without error into values the checker finds no violation in.
+
+use std::os::raw::c_char;
+
+use engine::contracts::{scalar, Borrowed, ObjectPlan, Passing, View};
+use muranopl::jit::Native;
+use runtime::value::{Dict, Value};
+
+use crate::convert::ToValue;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+
+extern "C" {
+    // In the stable ABI from 3.10 only, but exported by every CPython 3
+    // (the abi3-py39 bindings do not declare it).
+    fn PyUnicode_AsUTF8AndSize(
+        unicode: *mut ffi::PyObject,
+        size: *mut ffi::Py_ssize_t,
+    ) -> *const c_char;
+}
+
+/// A plan with its keys as Python strings (interned once per call).
+pub struct PyPlan<'py> {
+    plan: ObjectPlan,
+    keys: Vec<Bound<'py, PyString>>,
+}
+
+impl<'py> PyPlan<'py> {
+    pub fn new(py: Python<'py>, plan: ObjectPlan) -> PyPlan<'py> {
+        let keys = plan
+            .keys()
+            .iter()
+            .map(|k| PyString::intern(py, k))
+            .collect();
+        PyPlan { plan, keys }
+    }
+
+    /// Takes `record`'s own key objects for the plan's keys it has (equal
+    /// strings: the lookups find the same entries), so that lookups in
+    /// records sharing them (as `json.load` makes them) match by identity.
+    pub fn adopt(&mut self, record: &Bound<'py, PyAny>) {
+        let Ok(d) = record.cast_exact::<PyDict>() else {
+            return;
+        };
+        for k in d.keys() {
+            let Ok(k) = k.cast_exact::<PyString>() else {
+                continue;
+            };
+            let Some(text) = utf8(k) else { continue };
+            if let Some(slot) = self.plan.keys().iter().position(|x| **x == *text) {
+                self.keys[slot] = k.clone();
+            }
+        }
+    }
+
+    /// Of a record of properties only (`passing.only`) of which one fails,
+    /// in a class with no defaults: that property (by index) and its
+    /// value as a scalar read in place (`None`: not given), which with the
+    /// properties passed is all its answer depends on; `None` for any
+    /// other record, or a value that is no plain scalar.
+    pub fn failing_scalar<'a>(
+        &self,
+        record: &'a Bound<'py, PyAny>,
+        passing: &Passing,
+    ) -> Option<(usize, Option<Borrowed<'a>>)> {
+        if !passing.only {
+            return None;
+        }
+        let mut failing = None;
+        for (i, (slot, _, ok, default)) in self.plan.properties(passing).enumerate() {
+            if default {
+                return None;
+            }
+            if !ok {
+                if failing.is_some() {
+                    return None;
+                }
+                failing = Some((i, slot));
+            }
+        }
+        let (i, slot) = failing?;
+        let d = record.cast_exact::<PyDict>().ok()?;
+        // SAFETY: `d` is an exact dict the caller holds, under the GIL;
+        // the value is borrowed from it and read (no Python code runs)
+        // into a scalar that lives as long as `record` holds it.
+        unsafe {
+            let v = ffi::PyDict_GetItemWithError(d.as_ptr(), self.keys[slot].as_ptr());
+            if v.is_null() {
+                if !ffi::PyErr_Occurred().is_null() {
+                    ffi::PyErr_Clear();
+                    return None;
+                }
+                return Some((i, None));
+            }
+            match read(v)? {
+                b @ (Borrowed::Null
+                | Borrowed::Bool(_)
+                | Borrowed::Int(_)
+                | Borrowed::Float(_)
+                | Borrowed::Str(_)) => Some((i, Some(b))),
+                _ => None,
+            }
+        }
+    }
+
+    /// What the plan shows of `record` (an exact dict, of which `other`
+    /// keys are no properties); `None` for anything else.
+    pub fn passing(&self, record: &Bound<'py, PyAny>, other: usize) -> Option<Passing> {
+        let d = record.cast_exact::<PyDict>().ok()?;
+        let view = PyView::top(record, &self.keys);
+        Some(self.plan.passing(&view, d.len(), other))
+    }
+
+    /// `record` converted for the checker, the values of the properties
+    /// `passing` shows to pass left null or out (unread: the checker skips
+    /// them, [`PyPlan::skip`]); without its `?` header when `header` (a
+    /// model's object, whose header the caller has read).
+    pub fn partial(
+        &self,
+        cv: &mut ToValue<'py>,
+        record: &Bound<'py, PyAny>,
+        passing: &Passing,
+        header: bool,
+    ) -> PyResult<Value> {
+        let d = record.cast_exact::<PyDict>()?;
+        let mut out = Dict::with_capacity_and_hasher(d.len(), Default::default());
+        let failing = (self.plan.properties(passing)).filter(|p| !p.2).count();
+        if passing.only && failing <= 1 {
+            // Only properties: the one that failed (if given) is all the
+            // checker needs, with the keys of those passed that have a
+            // default (their values unread).
+            for (slot, name, ok, default) in self.plan.properties(passing) {
+                if ok {
+                    if default && d.contains(&self.keys[slot])? {
+                        out.insert(name.clone(), Value::Null);
+                    }
+                } else if let Some(v) = d.get_item(&self.keys[slot])? {
+                    out.insert(name.clone(), cv.value(&v)?);
+                }
+            }
+            return Ok(Value::dict(out));
+        }
+        for (k, v) in d.iter() {
+            let key = k
+                .is_exact_instance_of::<PyString>()
+                .then(|| utf8(&k))
+                .flatten();
+            if header && key == Some("?") {
+                continue;
+            }
+            let prop = key.and_then(|key| self.plan.property(passing, key));
+            let (k, v) = match prop {
+                Some((key, true)) => (key.clone(), Value::Null),
+                Some((key, false)) => (key.clone(), cv.value(&v)?),
+                None => (cv.value(&k)?, cv.value(&v)?),
+            };
+            out.insert(k, v);
+        }
+        Ok(Value::dict(out))
+    }
+
+    /// The keys of the properties `passing` shows to pass, for the
+    /// checker to skip.
+    pub fn skip(&self, passing: &Passing) -> Vec<Value> {
+        self.plan.passed_keys(passing)
+    }
+}
+
+/// A Python value the plan reads: a borrowed pointer, valid while the
+/// container it was read from is, which the walk holds strongly (only a
+/// lookup in a dict can run Python code, a key's `__eq__`: every dict and
+/// list on the way down is held by its view, so none is freed under it).
+struct PyView<'a, 'py> {
+    py: Python<'py>,
+    o: *mut ffi::PyObject,
+    /// The object itself, when it is a container.
+    _hold: Option<Bound<'py, PyAny>>,
+    keys: &'a [Bound<'py, PyString>],
+}
+
+impl<'a, 'py> PyView<'a, 'py> {
+    fn top(record: &Bound<'py, PyAny>, keys: &'a [Bound<'py, PyString>]) -> Self {
+        PyView {
+            py: record.py(),
+            o: record.as_ptr(),
+            _hold: None,
+            keys,
+        }
+    }
+
+    /// The view of `o`, borrowed from this one's object (non-null).
+    fn child(&self, o: *mut ffi::PyObject) -> Self {
+        // SAFETY: `o` is a live object this view's container holds, under
+        // the GIL.
+        let t = unsafe { ffi::Py_TYPE(o) };
+        let container = t == &raw mut ffi::PyDict_Type || t == &raw mut ffi::PyList_Type;
+        PyView {
+            py: self.py,
+            o,
+            // SAFETY: as above; the new reference keeps it alive.
+            _hold: container.then(|| unsafe { Bound::from_borrowed_ptr(self.py, o) }),
+            keys: self.keys,
+        }
+    }
+}
+
+/// A string's UTF-8 text where CPython keeps it (no copy for an ASCII
+/// string); `None` when it has none (lone surrogates) or is no `str`.
+pub fn utf8<'a>(s: &'a Bound<'_, PyAny>) -> Option<&'a str> {
+    // SAFETY: `s` is live, under the GIL, for as long as `'a`
+    // (`PyUnicode_AsUTF8AndSize` refuses anything but a `str`).
+    unsafe { utf8_of(s.as_ptr()) }
+}
+
+/// [`utf8`] of a raw pointer.
+///
+/// # Safety
+/// `s` is a live object for `'a`, under the GIL.
+unsafe fn utf8_of<'a>(s: *mut ffi::PyObject) -> Option<&'a str> {
+    let mut len: ffi::Py_ssize_t = 0;
+    // SAFETY: per the contract; the text CPython returns is cached in the
+    // object and lives as long as it.
+    unsafe {
+        let p = PyUnicode_AsUTF8AndSize(s, &mut len);
+        if p.is_null() {
+            ffi::PyErr_Clear();
+            return None;
+        }
+        let bytes = std::slice::from_raw_parts(p.cast::<u8>(), usize::try_from(len).ok()?);
+        // CPython's UTF-8 of a str is valid UTF-8.
+        Some(std::str::from_utf8_unchecked(bytes))
+    }
+}
+
+/// The scalar a chain reads of `o`, as [`ToValue`] would convert it; a
+/// container is its length, anything but the exact built-in types is
+/// [`Borrowed::Other`]; `None` for a string without UTF-8 text.
+///
+/// # Safety
+/// `o` is a live object for `'a`, under the GIL.
+unsafe fn read<'a>(o: *mut ffi::PyObject) -> Option<Borrowed<'a>> {
+    // SAFETY: per the contract; each call below is made on an object of
+    // the exact type it takes, and runs no Python code.
+    unsafe {
+        if o == ffi::Py_None() {
+            return Some(Borrowed::Null);
+        }
+        let t = ffi::Py_TYPE(o);
+        if t == &raw mut ffi::PyUnicode_Type {
+            return utf8_of(o).map(Borrowed::Str);
+        }
+        if t == &raw mut ffi::PyLong_Type {
+            let mut overflow = 0;
+            let i = ffi::PyLong_AsLongLongAndOverflow(o, &mut overflow);
+            return Some(if overflow != 0 {
+                Borrowed::BigInt
+            } else {
+                Borrowed::Int(i)
+            });
+        }
+        if t == &raw mut ffi::PyBool_Type {
+            return Some(Borrowed::Bool(o == ffi::Py_True()));
+        }
+        if t == &raw mut ffi::PyFloat_Type {
+            return Some(Borrowed::Float(ffi::PyFloat_AsDouble(o)));
+        }
+        if t == &raw mut ffi::PyDict_Type {
+            return Some(Borrowed::Dict(usize::try_from(ffi::PyDict_Size(o)).ok()?));
+        }
+        if t == &raw mut ffi::PyList_Type {
+            return Some(Borrowed::List(usize::try_from(ffi::PyList_Size(o)).ok()?));
+        }
+    }
+    Some(Borrowed::Other)
+}
+
+impl View for PyView<'_, '_> {
+    fn read(&self) -> Option<Borrowed<'_>> {
+        // SAFETY: `o` is live while this view is (see `PyView`), under the
+        // GIL.
+        unsafe { read(self.o) }
+    }
+
+    fn items_pass(&self, n: usize, chain: &Native) -> bool {
+        const BATCH: usize = 16;
+        let mut buf = [Borrowed::Null; BATCH];
+        let mut i = 0;
+        while i < n {
+            let k = (n - i).min(BATCH);
+            for (j, b) in buf[..k].iter_mut().enumerate() {
+                // SAFETY: `o` is a list this view holds, under the GIL;
+                // `PyList_GetItem` checks the index, and the item it
+                // returns is borrowed from the list, which no Python code
+                // runs to change while the batch is read and checked.
+                let x = unsafe {
+                    if ffi::Py_TYPE(self.o) != &raw mut ffi::PyList_Type {
+                        return false;
+                    }
+                    let p = ffi::PyList_GetItem(self.o, (i + j) as ffi::Py_ssize_t);
+                    if p.is_null() {
+                        ffi::PyErr_Clear();
+                        return false;
+                    }
+                    read(p)
+                };
+                match x {
+                    Some(x) if scalar(x) => *b = x,
+                    _ => return false,
+                }
+            }
+            if chain.first_failing_borrowed(&buf[..k]) != k {
+                return false;
+            }
+            i += k;
+        }
+        true
+    }
+
+    fn field(&self, slot: usize) -> Option<Option<Self>> {
+        // SAFETY: `o` is live (held by this view when it is a dict), under
+        // the GIL; the lookup is made only in an exact dict, with a key
+        // the plan holds; the value returned is borrowed from the dict.
+        unsafe {
+            if ffi::Py_TYPE(self.o) != &raw mut ffi::PyDict_Type {
+                return None;
+            }
+            let v = ffi::PyDict_GetItemWithError(self.o, self.keys[slot].as_ptr());
+            if v.is_null() {
+                if !ffi::PyErr_Occurred().is_null() {
+                    ffi::PyErr_Clear();
+                    return None;
+                }
+                return Some(None);
+            }
+            Some(Some(self.child(v)))
+        }
+    }
+
+    fn item(&self, i: usize) -> Option<Self> {
+        // SAFETY: `o` is live (held by this view when it is a list), under
+        // the GIL; `PyList_GetItem` checks the index and returns an item
+        // borrowed from the list.
+        unsafe {
+            if ffi::Py_TYPE(self.o) != &raw mut ffi::PyList_Type {
+                return None;
+            }
+            let v = ffi::PyList_GetItem(self.o, ffi::Py_ssize_t::try_from(i).ok()?);
+            if v.is_null() {
+                ffi::PyErr_Clear();
+                return None;
+            }
+            Some(self.child(v))
+        }
+    }
+}

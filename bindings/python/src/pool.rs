@@ -1,0 +1,76 @@
+//! Checks that run on the thread pool while the caller, under the GIL,
+//! goes on reading records: what a walk under the GIL cannot pass is sent
+//! in batches as it is met, so the checking overlaps the reading.
+
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+
+/// How many jobs go to the pool at once.
+const BATCH: usize = 32;
+
+/// What a batch of jobs becomes: results by index, or the panic a job
+/// raised.
+type Done<R> = std::thread::Result<Vec<(usize, R)>>;
+
+/// Jobs of type `J` run on the pool into results of type `R`, by index.
+pub struct Pool<J, R> {
+    run: Arc<dyn Fn(Vec<(usize, J)>) -> Vec<(usize, R)> + Send + Sync>,
+    batch: Vec<(usize, J)>,
+    tx: mpsc::Sender<Done<R>>,
+    rx: mpsc::Receiver<Done<R>>,
+    sent: usize,
+}
+
+impl<J: Send + 'static, R: Send + 'static> Pool<J, R> {
+    /// A pool whose batches `run` turns into results.
+    pub fn new(run: impl Fn(Vec<(usize, J)>) -> Vec<(usize, R)> + Send + Sync + 'static) -> Self {
+        let (tx, rx) = mpsc::channel();
+        Pool {
+            run: Arc::new(run),
+            batch: Vec::with_capacity(BATCH),
+            tx,
+            rx,
+            sent: 0,
+        }
+    }
+
+    /// Job `i`.
+    pub fn push(&mut self, i: usize, job: J) {
+        self.batch.push((i, job));
+        if self.batch.len() >= BATCH {
+            self.flush();
+        }
+    }
+
+    fn flush(&mut self) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        let (run, tx) = (self.run.clone(), self.tx.clone());
+        self.sent += 1;
+        rayon::spawn(move || {
+            let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(batch)));
+            // The receiver is gone only when the caller stopped on an error.
+            let _ = tx.send(done);
+        });
+    }
+
+    /// Every result, by index, waited for without the GIL; a job's panic
+    /// is raised again here.
+    pub fn finish(mut self, py: Python<'_>) -> Vec<(usize, R)> {
+        self.flush();
+        let (rx, sent) = (self.rx, self.sent);
+        let batches: Vec<Done<R>> = py.detach(move || rx.iter().take(sent).collect());
+        let mut out = Vec::new();
+        for b in batches {
+            match b {
+                Ok(b) => out.extend(b),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,376 @@
+"""The in-place path of ``validate_objects`` and ``validate_many``: records
+the class's compiled contracts show valid are read where they are, the
+rest is converted and checked. Whatever path a record takes, the answer is
+the full checker's: the same violations, messages and positions.
+
+The full checker's answer is had by a dict subclass (read by the plan as
+"ask": converted and checked the full way) for ``validate_objects``, and
+by ``validate`` (one model, always loaded) for ``validate_many``."""
+
+import json
+import re
+
+import pytest
+
+import muranopl
+
+MANIFEST = """Format: 1.4
+Type: Library
+FullName: fast.path
+Name: fast path
+Version: 1.0.0
+Classes:
+  fast.Port: Port.yaml
+  fast.Mixed: Mixed.yaml
+  fast.Init: Init.yaml
+  fast.Tag: Tag.yaml
+"""
+PORT = """Namespaces: {=: fast}
+Name: Port
+Properties:
+  port:
+    Contract: $.notNull().check(isInteger($) and $ > 0 and $ < 65536)
+  scope:
+    Contract: $.notNull().check($ in list(public, cloud, host, internal))
+  name:
+    Contract: $.notNull().check(isString($))
+  ratio:
+    Contract: $.check($ = null or (isNumber($) and $ >= 0))
+  settings:
+    Contract:
+      timeout: $.notNull().check(isInteger($) and $ >= 0)
+      label: $.check($ = null or isString($))
+  ports:
+    Contract: [$.notNull().check(isInteger($) and $ > 0 and $ < 65536), 1, 8]
+  note:
+    Contract: $
+"""
+# A default, a runtime property, a check with a message, a key contract:
+# what the plan leaves to the checker.
+MIXED = """Namespaces: {=: fast}
+Name: Mixed
+Properties:
+  size:
+    Contract: $.int()
+    Default: 3
+  seen:
+    Contract: $.int()
+    Usage: Runtime
+  tag:
+    Contract: $.string().check($ != bad, 'no bad tags')
+  free:
+    Contract: {$.string(): $.int()}
+"""
+# A meta-class: no object of it can be loaded.
+TAG = """Namespaces: {=: fast}
+Name: Tag
+Usage: Meta
+Properties:
+  x:
+    Contract: $.notNull().check(isInteger($))
+"""
+INIT = """Namespaces: {=: fast}
+Name: Init
+Properties:
+  port:
+    Contract: $.notNull().check(isInteger($) and $ > 0)
+Methods:
+  .init:
+    Body:
+      - $.port: 0
+"""
+
+
+@pytest.fixture(scope='module')
+def cat(tmp_path_factory):
+    pkg = tmp_path_factory.mktemp('fast')
+    (pkg / 'Classes').mkdir()
+    (pkg / 'manifest.yaml').write_text(MANIFEST)
+    (pkg / 'Classes' / 'Port.yaml').write_text(PORT)
+    (pkg / 'Classes' / 'Mixed.yaml').write_text(MIXED)
+    (pkg / 'Classes' / 'Init.yaml').write_text(INIT)
+    (pkg / 'Classes' / 'Tag.yaml').write_text(TAG)
+    return muranopl.Catalog.load([pkg])
+
+
+class Slow(dict):
+    """A dict the plan does not read: converted and checked in full."""
+
+
+class Int(int):
+    pass
+
+
+class Str(str):
+    pass
+
+
+GOOD = {'port': 80, 'scope': 'public', 'name': 'web', 'ratio': 0.5,
+        'settings': {'timeout': 5, 'label': 'x'}, 'ports': [80, 443],
+        'note': 'n'}
+
+
+def variants():
+    """(what, record): valid, invalid and undecidable records."""
+    def w(**kw):
+        return dict(GOOD, **kw)
+
+    def without(*keys):
+        return {k: v for k, v in GOOD.items() if k not in keys}
+    return [
+        ('valid', GOOD),
+        ('valid, optional keys missing', without('ratio', 'note')),
+        ('valid, nulls', w(ratio=None, note=None,
+                           settings={'timeout': 0, 'label': None})),
+        ('valid, 8 ports', w(ports=list(range(1, 9)))),
+        ('valid, int ratio', w(ratio=2)),
+        ('valid, negative zero ratio', w(ratio=-0.0)),
+        ('string for int', w(port='80')),
+        ('True for int', w(port=True)),
+        ('False for int', w(port=False)),
+        ('True in ports', w(ports=[80, True])),
+        ('big int', w(port=2 ** 70)),
+        ('big negative int', w(port=-2 ** 64)),
+        ('largest i64', w(port=2 ** 63 - 1)),
+        ('float for int', w(port=80.0)),
+        ('nan ratio', w(ratio=float('nan'))),
+        ('negative ratio', w(ratio=-1.5)),
+        ('zero port', w(port=0)),
+        ('missing required key', without('name')),
+        ('missing dict', without('settings')),
+        ('extra key', w(extra=1)),
+        ('extra key, unconvertible value', w(extra={1, 2})),
+        ('unknown scope', w(scope='nowhere')),
+        ('non-ASCII name', w(name='wébsérvér ☃')),
+        ('non-ASCII scope', w(scope='públic')),
+        ('lone surrogate name', w(name='\ud800')),
+        ('int subclass', w(port=Int(80))),
+        ('str subclass', w(name=Str('web'))),
+        ('dict subclass settings', w(settings=Slow(timeout=5))),
+        ('nested: timeout negative', w(settings={'timeout': -1})),
+        ('nested: timeout missing', w(settings={'label': 'x'})),
+        ('nested: label an int', w(settings={'timeout': 1, 'label': 2})),
+        ('nested: extra key', w(settings={'timeout': 1, 'more': 2})),
+        ('nested: settings not a dict', w(settings='none')),
+        ('nested: settings a list', w(settings=[1])),
+        ('nested: settings null', w(settings=None)),
+        ('nested: object header', w(settings={'timeout': 1,
+                                              '?': {'id': 'x', 'type': 'fast.Port'}})),
+        ('list: empty', w(ports=[])),
+        ('list: too long', w(ports=list(range(1, 10)))),
+        ('list: a string item', w(ports=[80, '443'])),
+        ('list: a null item', w(ports=[80, None])),
+        ('list: a dict item', w(ports=[80, {'a': 1}])),
+        ('list: a scalar', w(ports=80)),
+        ('list: a tuple', w(ports=(80, 443))),
+        ('list: null', w(ports=None)),
+        ('list: 40 items', w(ports=[1] * 40)),
+        ('any: a list', w(note=[1, 2])),
+        ('any: a dict', w(note={'a': 1})),
+        ('any: a set', w(note={1})),
+        ('several violations', w(port='x', name=None, ports=[])),
+    ]
+
+
+IDS = [what for what, _ in variants()]
+
+
+MUST_FAIL = {
+    'string for int', 'True for int', 'False for int', 'True in ports',
+    'big int', 'big negative int', 'float for int', 'negative ratio',
+    'zero port', 'missing required key', 'missing dict', 'unknown scope',
+    'nested: timeout negative', 'nested: timeout missing',
+    'nested: label an int', 'nested: settings not a dict',
+    'nested: settings null', 'list: empty', 'list: too long',
+    'list: a string item', 'list: a null item', 'list: a dict item',
+    'several violations'}
+
+
+@pytest.mark.parametrize('what', IDS)
+def test_objects_answer_as_the_full_checker(cat, what):
+    record = dict(variants())[what]
+    try:
+        want = cat.validate_objects('fast.Port', [Slow(record)])
+    except Exception as e:
+        with pytest.raises(type(e)):
+            cat.validate_objects('fast.Port', [record] * 70)
+        return
+    # One object (the chains as the JIT mode has them) and a batch
+    # (compiled now).
+    assert cat.validate_objects('fast.Port', [record]) == want
+    assert cat.validate_objects('fast.Port', [record] * 70) == want * 70
+    if what.startswith('valid'):
+        assert want == [[]]
+    if what in MUST_FAIL:
+        assert want != [[]]
+
+
+def test_objects_in_one_batch_answer_as_one_by_one(cat):
+    records = [r for w, r in variants() if w != 'lone surrogate name'] * 30
+    got = cat.validate_objects('fast.Port', records)
+    assert got == cat.validate_objects('fast.Port', [Slow(r) for r in records])
+    n = len(IDS) - 1
+    assert got[:n] == [cat.validate_objects('fast.Port', [r])[0]
+                       for r in records[:n]]
+    # Results are fresh lists, not shared.
+    got[0].append('x')
+    assert got[n] == []
+
+
+def test_non_dict_objects_are_reported(cat):
+    got = cat.validate_objects('fast.Port', [GOOD, 7, None, [GOOD], 'x'])
+    assert got[0] == []
+    assert [m for [(_, m)] in got[1:]] == [
+        'an object must be a dict, not int',
+        'an object must be a dict, not NoneType',
+        'an object must be a dict, not tuple',  # as the engine names a list
+        'an object must be a dict, not str']
+
+
+def test_objects_from_a_generator(cat):
+    records = [r for w, r in variants() if w != 'lone surrogate name']
+    assert (cat.validate_objects('fast.Port', (r for r in records))
+            == cat.validate_objects('fast.Port', records))
+
+
+def test_an_unconvertible_value_raises_as_before(cat):
+    class Odd:
+        pass
+    bad = dict(GOOD, extra=Odd())
+    with pytest.raises(TypeError):
+        cat.validate_objects('fast.Port', [GOOD] * 100 + [bad])
+    with pytest.raises(TypeError):
+        cat.validate_objects('fast.Port', [GOOD, dict(GOOD, port=Odd())])
+
+
+@pytest.mark.parametrize('record', [
+    {'size': 1, 'tag': 'ab', 'free': {'a': 1}},
+    {'tag': 'ab'},
+    {'size': 1, 'seen': 2},
+    {'size': '4', 'tag': 'bad', 'free': {'a': 'x'}},
+    {'free': {1: 2}},
+])
+def test_what_the_plan_leaves_to_the_checker(cat, record):
+    got = cat.validate_objects('fast.Mixed', [record] * 70)
+    assert got == cat.validate_objects('fast.Mixed', [Slow(record)] * 70)
+
+
+def model(record, i=0, type_='fast.Port'):
+    return dict(record, **{'?': {'id': 'o%d' % i, 'type': type_}})
+
+
+def as_tuples(found):
+    return [(v.path, v.property, v.message, v.position) for v in found]
+
+
+@pytest.mark.parametrize('what', IDS)
+def test_models_answer_as_validate(cat, what):
+    record = dict(variants())[what]
+    m = model(record)
+    try:
+        want = cat.validate(m)
+    except Exception as e:
+        with pytest.raises(type(e)):
+            cat.validate_many([m] * 70)
+        return
+    [got] = cat.validate_many([m])
+    assert got == want, what
+    assert cat.validate_many([m] * 70) == [want] * 70
+    assert all(isinstance(v, muranopl.Violation) for v in got)
+    if what.startswith('valid'):
+        assert got == []
+
+
+def test_models_in_one_batch_answer_as_validate(cat):
+    ms = [model(r, i) for i, (w, r) in enumerate(variants())
+          if w != 'lone surrogate name']
+    ms = ms * 20
+    # Ids repeat across models: each model is validated on its own.
+    got = cat.validate_many(ms, return_exceptions=True)
+    for m, g in zip(ms, got):
+        try:
+            want = cat.validate(m)
+        except muranopl.MuranoPLError as e:
+            assert isinstance(g, muranopl.MuranoPLError) and str(g) == str(e)
+            continue
+        assert g == want
+    assert [as_tuples(g) for g in got] == [
+        list(t) for t in cat._native.validate_many(ms, True)]
+
+
+@pytest.mark.parametrize('m', [
+    # Other header keys, a wrapper, JSON text, a version in the type, a
+    # class that runs code when loaded, an unknown class, no id.
+    dict(model(GOOD), **{'?': {'id': 'a', 'type': 'fast.Port', 'name': 'n'}}),
+    {'Objects': model(GOOD)},
+    json.dumps(model(GOOD)),
+    json.dumps(model(dict(GOOD, port=0))),
+    model(GOOD, type_='fast.Port/1.0.0@fast.path'),
+    {'?': {'id': 'i', 'type': 'fast.Init'}, 'port': 80},
+    {'?': {'id': 'i', 'type': 'fast.Init'}, 'port': 0},
+    {'?': {'type': 'fast.Port'}, **GOOD},
+    {'?': {'id': 1, 'type': 'fast.Port'}, **GOOD},
+    model({'size': '4', 'tag': 'bad'}, type_='fast.Mixed'),
+    model({'x': 1}, type_='fast.Tag'),
+    model({'x': 'y'}, type_='fast.Tag'),
+])
+def test_models_the_quick_way_does_not_take(cat, m):
+    try:
+        want = cat.validate(m)
+    except Exception as e:
+        with pytest.raises(type(e), match=re.escape(str(e))):
+            cat.validate_many([m] * 70)
+        return
+    assert cat.validate_many([m] * 70) == [want] * 70
+
+
+def test_an_unknown_class_raises_in_order(cat):
+    bad = model(GOOD, type_='fast.Nothing')
+    with pytest.raises(muranopl.MuranoPLError):
+        cat.validate_many([model(GOOD)] * 100 + [bad])
+    got = cat.validate_many([model(GOOD), bad, model(dict(GOOD, port=0))],
+                            return_exceptions=True)
+    assert got[0] == [] and isinstance(got[1], muranopl.MuranoPLError)
+    assert [v.property for v in got[2]] == ['port']
+
+
+def repeats():
+    """Records that differ only where the plan passes them, or only in
+    the type of a wrong value (which the answer must keep apart)."""
+    out = []
+    for i in range(40):
+        out.append(dict(GOOD, port='80', name='n%d' % i))   # same wrong port
+        out.append(dict(GOOD, port=80.0, ports=[i % 7 + 1]))
+        out.append(dict(GOOD, port=True))
+        out.append(dict(GOOD, port=1 if i % 2 else 0))
+        out.append(dict(GOOD, settings={'timeout': -1, 'label': 'l%d' % (i % 3)}))
+        out.append(dict(GOOD, ports=[i % 5 + 1, 0]))
+        out.append(dict(GOOD, note=[i % 2], port=0))
+        # Not given, and given as null: apart.
+        out.append({k: v for k, v in GOOD.items() if k != 'name'})
+        out.append(dict(GOOD, name=None))
+        out.append(dict(GOOD, scope='x%d' % (i % 2)))
+    return out
+
+
+def test_repeated_wrong_values_answer_each_as_alone(cat):
+    records = repeats()
+    got = cat.validate_objects('fast.Port', records)
+    alone = [cat.validate_objects('fast.Port', [r])[0] for r in records]
+    assert got == alone
+    assert got[0] != got[1] != got[2]
+    # Each answer is a list of its own.
+    got[0].append('x')
+    assert got[7] == alone[7]
+
+
+def test_repeated_wrong_models_answer_each_as_validate(cat):
+    ms = [model(r, i) for i, r in enumerate(repeats())]
+    got = cat.validate_many(ms)
+    assert got == [cat.validate(m) for m in ms]
+    got[0].append('x')
+    assert got[7] == cat.validate(ms[7])
+    # Models of a class whose quick check is not taken, repeated.
+    mixed = [model({'size': '4', 'tag': 'bad'}, i, 'fast.Mixed')
+             for i in range(70)]
+    assert cat.validate_many(mixed) == [cat.validate(m) for m in mixed]

@@ -1,0 +1,169 @@
+//! A plan passes exactly records the checker finds no violation in, and
+//! leaves the rest (violations, coercions, what it cannot read) to it.
+
+use std::sync::Arc;
+
+use super::plan::{ObjectPlan, ValueView};
+use crate::catalog::Catalog;
+use crate::executor::Executor;
+use crate::package::Package;
+use runtime::Value;
+
+const PORT: &str = "Namespaces: {=: t}
+Name: Port
+Properties:
+  port:
+    Contract: $.notNull().check(isInteger($) and $ > 0 and $ < 65536)
+  scope:
+    Contract: $.notNull().check($ in list(public, cloud, host, internal))
+  name:
+    Contract: $.notNull().check(isString($))
+  settings:
+    Contract:
+      timeout: $.notNull().check(isInteger($) and $ >= 0)
+      label: $.check(isString($))
+  ports:
+    Contract: [$.notNull().check(isInteger($) and $ > 0 and $ < 65536), 1, 8]
+  note:
+    Contract: $
+";
+const MIXED: &str = "Namespaces: {=: t}
+Name: Mixed
+Properties:
+  size: {Contract: $.int(), Default: 3}
+  seen: {Contract: $.int(), Usage: Runtime}
+  tag:
+    Contract: $.string().check($ != bad, 'no bad tags')
+  free: {Contract: {$.string(): $.int()}}
+";
+
+fn executor() -> Arc<Executor> {
+    let files = vec![
+        ("Port.yaml".to_string(), PORT.to_string()),
+        ("Mixed.yaml".to_string(), MIXED.to_string()),
+    ];
+    Executor::with_catalog(Catalog::new(vec![Package::new(
+        "t", "1.0.0", "1.4", &files,
+    )
+    .unwrap()]))
+}
+
+fn record(json: &str) -> Value {
+    runtime::json::from_tagged_str(json).unwrap()
+}
+
+/// The plan's verdict on `json`, and whether the checker finds it valid.
+fn both(ex: &Executor, class: &str, json: &str) -> (bool, bool) {
+    let class = ex.class(class).unwrap();
+    let plan = ObjectPlan::of(ex, &class, true).unwrap();
+    let v = record(json);
+    let Value::Dict(d) = &v else { panic!("{json}") };
+    let holds = plan.holds(&ValueView::new(&v, &plan), d.len(), 0);
+    let found = crate::model::check_properties(ex, &class, d).unwrap();
+    (holds, found.is_empty())
+}
+
+const VALID: &str = r#"{"port": 80, "scope": "public", "name": "a",
+    "settings": {"timeout": 0, "label": "x"}, "ports": [1, 65535], "note": 3}"#;
+
+#[test]
+fn valid_records_pass_without_the_checker() {
+    let ex = executor();
+    for json in [
+        VALID,
+        r#"{"port": 1, "scope": "internal", "name": "", "settings": {"timeout": 5, "label": "l"}, "ports": [8]}"#,
+        r#"{"port": 1, "scope": "host", "name": "b", "settings": {"timeout": 5, "label": "m"},
+            "ports": [1, 2, 3, 4, 5, 6, 7, 8], "note": null}"#,
+    ] {
+        assert_eq!(both(&ex, "t.Port", json), (true, true), "{json}");
+    }
+}
+
+#[test]
+fn what_the_plan_does_not_pass_goes_to_the_checker() {
+    let ex = executor();
+    let invalid = [
+        r#"{"port": "80", "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1]}"#,
+        r#"{"port": true, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1]}"#,
+        r#"{"port": 80.0, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1]}"#,
+        r#"{"port": 36893488147419103228, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1]}"#,
+        r#"{"port": 0, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1]}"#,
+        r#"{"scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1]}"#,
+        r#"{"port": 80, "scope": "nowhere", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1]}"#,
+        r#"{"port": 80, "scope": "public", "name": 7, "settings": {"timeout": 0, "label": "l"}, "ports": [1]}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": -1, "label": "l"}, "ports": [1]}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"label": "l"}, "ports": [1]}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 1, "label": 2}, "ports": [1]}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": 5, "ports": [1]}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": []}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1, 2, 3, 4, 5, 6, 7, 8, 9]}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1, "2"]}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1, null]}"#,
+    ];
+    for json in invalid {
+        assert_eq!(both(&ex, "t.Port", json), (false, false), "{json}");
+        assert_same_with_passing_skipped(&ex, json);
+    }
+    // Valid, but not shown by the plan: the checker says (extra keys, a
+    // container where any value passes, a scalar for a list).
+    for json in [
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": 1}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1], "x": 1}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l", "y": 1}, "ports": [1]}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1], "note": [1]}"#,
+    ] {
+        assert_eq!(both(&ex, "t.Port", json), (false, true), "{json}");
+    }
+}
+
+#[test]
+fn defaults_runtime_properties_and_expressions_are_the_checkers() {
+    let ex = executor();
+    // `size` has a default, `seen` is a runtime property, `tag` has a
+    // message, `free` has a key contract: the plan passes none of them.
+    for (json, valid) in [
+        (r#"{"size": 1, "tag": "ab", "free": {}}"#, true),
+        (r#"{"tag": "ab"}"#, true),
+        (r#"{"size": 1, "seen": 2}"#, true),
+        (r#"{"size": 1, "tag": "bad"}"#, false),
+    ] {
+        assert_eq!(both(&ex, "t.Mixed", json), (false, valid), "{json}");
+    }
+    // With only values the plan reads (`size` given, no `tag`/`free`
+    // contract needing more than null), it passes.
+    let class = ex.class("t.Mixed").unwrap();
+    let plan = ObjectPlan::of(&ex, &class, true).unwrap();
+    assert_eq!(&*plan.keys()[0], "size");
+}
+
+/// The violations of `json` are the same when the properties the plan
+/// passes are skipped, their values unread (left null).
+fn assert_same_with_passing_skipped(ex: &Executor, json: &str) {
+    let class = ex.class("t.Port").unwrap();
+    let plan = ObjectPlan::of(ex, &class, true).unwrap();
+    let v = record(json);
+    let Value::Dict(d) = &v else { panic!("{json}") };
+    let passing = plan.passing(&ValueView::new(&v, &plan), d.len(), 0);
+    assert!(!passing.all, "{json}");
+    let mut partial = d.as_ref().clone();
+    for (k, x) in partial.iter_mut() {
+        if plan
+            .property(&passing, k.as_str().unwrap())
+            .is_some_and(|(_, ok)| ok)
+        {
+            *x = Value::Null;
+        }
+    }
+    let skip = plan.passed_keys(&passing);
+    assert!(!skip.is_empty(), "{json}");
+    let skip: Vec<&Value> = skip.iter().collect();
+    let messages = |found: Vec<(Arc<str>, runtime::Error)>| -> Vec<(String, String)> {
+        found
+            .into_iter()
+            .map(|(p, e)| (p.to_string(), e.message().to_string()))
+            .collect()
+    };
+    let full = crate::model::check_properties(ex, &class, d).unwrap();
+    let skipped = crate::model::check_properties_except(ex, &class, &partial, &skip).unwrap();
+    assert_eq!(messages(full), messages(skipped), "{json}");
+}
