@@ -394,7 +394,9 @@ impl Value {
 
     fn touch_shallow(&self) -> usize {
         match self {
-            Value::Str(s) => s.len(),
+            // The bytes too: a check compares them next, and reading them
+            // here overlaps their miss with the other values'.
+            Value::Str(s) => s.as_bytes().first().map_or(0, |b| *b as usize),
             Value::List(l) => l.len(),
             Value::Dict(d) => d.len(),
             _ => 0,
