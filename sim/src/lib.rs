@@ -233,8 +233,12 @@ impl SimCloud {
     pub fn state(&self) -> Value {
         self.with(|c| {
             let stacks = stacks_value(&c.stacks);
+            // In the order they were handed out (the map's own order
+            // changes from process to process).
+            let mut handed: Vec<(&String, &u32)> = c.addresses.iter().collect();
+            handed.sort_by_key(|(_, i)| **i);
             let mut addresses = Dict::default();
-            for (k, i) in &c.addresses {
+            for (k, i) in handed {
                 addresses.insert(s(k), Value::Int(*i as i64));
             }
             let by_kind = |m: &BTreeMap<String, Dict>| {
