@@ -230,10 +230,53 @@ fn py_rsplit(s: &str, sep: Option<&str>, maxsplit: i64) -> Result<Vec<Value>> {
 
 /// Python `str.replace(old, new, count)` (negative count = all).
 fn py_replace(s: &str, old: &str, new: &str, count: i64) -> String {
-    if count < 0 {
-        s.replace(old, new)
-    } else {
-        s.replacen(old, new, count as usize)
+    if old.is_empty() {
+        return if count < 0 {
+            s.replace(old, new)
+        } else {
+            s.replacen(old, new, count as usize)
+        };
+    }
+    let limit = usize::try_from(count).unwrap_or(usize::MAX);
+    if let &[c] = old.as_bytes() {
+        return replace_byte(s, c, new, limit);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    // Non-overlapping, left to right, as Python's `str.replace`; a match
+    // of a non-empty UTF-8 pattern starts and ends on character
+    // boundaries.
+    for at in memchr::memmem::find_iter(s.as_bytes(), old.as_bytes()).take(limit) {
+        out.push_str(&s[last..at]);
+        out.push_str(new);
+        last = at + old.len();
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+/// [`py_replace`] of a one-byte (ASCII) pattern: a byte loop, which stays
+/// fast however dense the matches (a search call per match does not).
+fn replace_byte(s: &str, c: u8, new: &str, limit: usize) -> String {
+    let mut out = Vec::with_capacity(s.len());
+    let mut n = 0;
+    for &b in s.as_bytes() {
+        if b == c && n < limit {
+            out.extend_from_slice(new.as_bytes());
+            n += 1;
+        } else {
+            out.push(b);
+        }
+    }
+    // An ASCII byte replaced by UTF-8 text leaves UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// How many non-overlapping times non-empty `old` occurs in `s`.
+pub(crate) fn count_matches(s: &str, old: &str) -> usize {
+    match old.as_bytes() {
+        &[c] => s.bytes().filter(|&b| b == c).count(),
+        pattern => memchr::memmem::find_iter(s.as_bytes(), pattern).count(),
     }
 }
 
@@ -564,5 +607,45 @@ mod tests {
             "ValueError"
         );
         assert_eq!(eval("hex(1.5)", Value::Null).unwrap_err(), "TypeError");
+    }
+}
+
+#[cfg(test)]
+mod replace_tests {
+    use super::{count_matches, py_replace};
+
+    /// The search-based replace and count agree with std's (the oracle)
+    /// for one-byte, longer and non-ASCII patterns, every count.
+    #[test]
+    fn replace_and_count_agree_with_std() {
+        let texts = [
+            "",
+            "a",
+            "aaaa",
+            "abcabcab",
+            "héllo wörld héllo",
+            "xaXaxAx",
+            "ééé",
+        ];
+        let patterns = ["a", "ab", "aa", "é", "llo", "x", "zz"];
+        for s in texts {
+            for old in patterns {
+                assert_eq!(count_matches(s, old), s.matches(old).count(), "{s} {old}");
+                for new in ["", "Z", "ZZZ", "ü"] {
+                    assert_eq!(
+                        py_replace(s, old, new, -1),
+                        s.replace(old, new),
+                        "{s} {old} {new}"
+                    );
+                    for n in 0..4 {
+                        assert_eq!(
+                            py_replace(s, old, new, n),
+                            s.replacen(old, new, n as usize),
+                            "{s} {old} {new} {n}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -137,7 +137,7 @@ fn guard_replace(cx: &Cx, text: &str, old: &str, new: &str) -> Result<()> {
     let n = if old.is_empty() {
         text.chars().count() + 1
     } else {
-        text.matches(old).count()
+        super::count_matches(text, old)
     };
     guard_size(
         cx,
