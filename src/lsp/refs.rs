@@ -1,7 +1,8 @@
 //! Find references and rename, within the package of the document: each
 //! occurrence of the name in the package's class files whose meaning
 //! (see [`Here::target`]) is the same class, property or method as the
-//! one under the cursor, the declaration included.
+//! one under the cursor, the declaration included; a `$variable`'s
+//! occurrences in its method.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -72,6 +73,15 @@ pub fn references(
     let Some((target, span)) = here.target(at) else {
         return Vec::new();
     };
+    if let Target::Variable(name) = &target {
+        return (variable_spans(here, name, at).into_iter())
+            .map(|span| Occurrence {
+                file: here.file.to_path_buf(),
+                span,
+                text: here.text.to_string(),
+            })
+            .collect();
+    }
     let Some(want) = key(&target) else {
         return Vec::new();
     };
@@ -121,5 +131,41 @@ pub fn references(
             text: text.clone(),
         }));
     }
+    out
+}
+
+/// Where variable `name` occurs in the method around `at` (a variable is
+/// the method's own): each `$name`, a `For:`/`As:` binding of it and the
+/// argument of that name, by the span of the name.
+fn variable_spans(here: &Here<'_>, name: &str, at: usize) -> Vec<Range<usize>> {
+    let Some((c, i)) = here.method_at(at) else {
+        return Vec::new();
+    };
+    let m = &c.methods[i];
+    let from = (m.pos.offset as usize).min(here.text.len());
+    // The method ends where the next one in the file starts.
+    let to = (c.methods.iter())
+        .map(|m| m.pos.offset as usize)
+        .filter(|&o| o > from)
+        .min()
+        .unwrap_or(here.text.len())
+        .min(here.text.len());
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out: Vec<Range<usize>> = (m.arguments.iter())
+        .filter(|a| a.name == name)
+        .map(|a| a.pos.offset as usize..a.pos.offset as usize + name.len())
+        .collect();
+    for (k, _) in here.text[from..to].match_indices(name) {
+        let (start, end) = (from + k, from + k + name.len());
+        let before = &here.text[..start];
+        if here.text[end..].chars().next().is_some_and(ident) {
+            continue;
+        }
+        if before.ends_with('$') || before.ends_with("For: ") || before.ends_with("As: ") {
+            out.push(start..end);
+        }
+    }
+    out.sort_by_key(|r| r.start);
+    out.dedup_by_key(|r| r.start);
     out
 }

@@ -758,3 +758,42 @@ fn broken_yaml_and_a_broken_manifest_are_diagnostics_not_failures() {
     c.stop();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// References of a `$variable`: every `$scopes` of its method (assigned,
+/// read, the `In:` of a `For`).
+#[test]
+fn references_of_a_variable_are_its_method_s_occurrences() {
+    let Some(apps) = apps() else { return };
+    let file = apps.join("DockerInterfacesLibrary/Classes/DockerApplication.yaml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    let mut c = Client::start(&["-L", apps.to_str().unwrap()], None);
+    c.open(&file, &text);
+    c.diagnostics(&uri(&file), 1);
+    let mut want: Vec<(usize, usize)> = text
+        .match_indices("$scopes")
+        .map(|(at, _)| {
+            let line = text[..at].matches('\n').count();
+            (line, at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1)
+        })
+        .collect();
+    want.sort();
+    assert!(want.len() >= 5, "{want:?}");
+    let (l, ch) = find(&text, "In: $scopes", 5);
+    let refs = c.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri(&file)}, "position": {"line": l, "character": ch},
+               "context": {"includeDeclaration": true}}),
+    );
+    let mut got: Vec<(usize, usize)> = (refs.as_array().unwrap().iter())
+        .map(|r| {
+            let s = &r["range"]["start"];
+            (
+                s["line"].as_u64().unwrap() as usize,
+                s["character"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    got.sort();
+    assert_eq!(got, want);
+    c.stop();
+}
