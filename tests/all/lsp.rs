@@ -652,22 +652,7 @@ fn references_and_rename_of_a_property_cover_its_declaration_and_uses() {
         json!({"textDocument": {"uri": uri(&file)}, "position": {"line": l, "character": ch},
                "context": {"includeDeclaration": true}}),
     );
-    let mut got: Vec<(usize, usize)> = (refs.as_array().unwrap().iter())
-        .map(|r| {
-            assert_eq!(r["uri"], uri(&file));
-            let s = &r["range"]["start"];
-            assert_eq!(
-                r["range"]["end"]["character"].as_u64().unwrap() - s["character"].as_u64().unwrap(),
-                "publish".len() as u64
-            );
-            (
-                s["line"].as_u64().unwrap() as usize,
-                s["character"].as_u64().unwrap() as usize,
-            )
-        })
-        .collect();
-    got.sort();
-    assert_eq!(got, want);
+    assert_eq!(starts(&refs, &uri(&file), "publish".len()), want);
 
     let edit = c.request(
         "textDocument/rename",
@@ -784,9 +769,19 @@ fn references_of_a_variable_are_its_method_s_occurrences() {
         json!({"textDocument": {"uri": uri(&file)}, "position": {"line": l, "character": ch},
                "context": {"includeDeclaration": true}}),
     );
+    assert_eq!(starts(&refs, &uri(&file), "scopes".len()), want);
+    c.stop();
+}
+
+/// The sorted (line, character) starts of a references answer, each
+/// checked to be in `file` and `len` characters long.
+fn starts(refs: &J, file: &str, len: usize) -> Vec<(usize, usize)> {
     let mut got: Vec<(usize, usize)> = (refs.as_array().unwrap().iter())
         .map(|r| {
+            assert_eq!(r["uri"], file);
             let s = &r["range"]["start"];
+            let end = r["range"]["end"]["character"].as_u64().unwrap();
+            assert_eq!(end - s["character"].as_u64().unwrap(), len as u64, "{r}");
             (
                 s["line"].as_u64().unwrap() as usize,
                 s["character"].as_u64().unwrap() as usize,
@@ -794,6 +789,5 @@ fn references_of_a_variable_are_its_method_s_occurrences() {
         })
         .collect();
     got.sort();
-    assert_eq!(got, want);
-    c.stop();
+    got
 }
