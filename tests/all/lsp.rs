@@ -202,9 +202,24 @@ fn find(text: &str, needle: &str, shift: usize) -> (usize, usize) {
     let at = text
         .find(needle)
         .unwrap_or_else(|| panic!("{needle} in the text"));
-    let line = text[..at].matches('\n').count();
-    let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let (line, col) = line_col(text, at);
     (line, col + shift)
+}
+
+/// The line and column (in bytes: the fixtures' lines are ASCII) of byte
+/// `at` of `text`.
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let line = text[..at].matches('\n').count();
+    (line, at - text[..at].rfind('\n').map_or(0, |i| i + 1))
+}
+
+/// A `textDocument/references` request at `(line, character)` of `file`.
+fn references(c: &mut Client, file: &Path, (l, ch): (usize, usize)) -> J {
+    c.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri(file)}, "position": {"line": l, "character": ch},
+               "context": {"includeDeclaration": true}}),
+    )
 }
 
 #[test]
@@ -640,18 +655,13 @@ fn references_and_rename_of_a_property_cover_its_declaration_and_uses() {
     // The declaration, then each `$.publish` (the name 2 bytes in).
     let mut want: Vec<(usize, usize)> = vec![find(&text, "  publish:", 2)];
     for (at, _) in text.match_indices("$.publish") {
-        let line = text[..at].matches('\n').count();
-        let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let (line, col) = line_col(&text, at);
         want.push((line, col + 2));
     }
     want.sort();
     assert!(want.len() >= 3, "{want:?}");
     let (l, ch) = find(&text, "If: $.publish", 6);
-    let refs = c.request(
-        "textDocument/references",
-        json!({"textDocument": {"uri": uri(&file)}, "position": {"line": l, "character": ch},
-               "context": {"includeDeclaration": true}}),
-    );
+    let refs = references(&mut c, &file, (l, ch));
     assert_eq!(starts(&refs, &uri(&file), "publish".len()), want);
 
     let edit = c.request(
@@ -757,18 +767,13 @@ fn references_of_a_variable_are_its_method_s_occurrences() {
     let mut want: Vec<(usize, usize)> = text
         .match_indices("$scopes")
         .map(|(at, _)| {
-            let line = text[..at].matches('\n').count();
-            (line, at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1)
+            let (line, col) = line_col(&text, at);
+            (line, col + 1)
         })
         .collect();
     want.sort();
     assert!(want.len() >= 5, "{want:?}");
-    let (l, ch) = find(&text, "In: $scopes", 5);
-    let refs = c.request(
-        "textDocument/references",
-        json!({"textDocument": {"uri": uri(&file)}, "position": {"line": l, "character": ch},
-               "context": {"includeDeclaration": true}}),
-    );
+    let refs = references(&mut c, &file, find(&text, "In: $scopes", 5));
     assert_eq!(starts(&refs, &uri(&file), "scopes".len()), want);
     c.stop();
 }

@@ -154,7 +154,8 @@ pub fn py_lambda(f: Py<PyAny>, failure: Arc<Failure>) -> Value {
 // imported once per process and then only read. Safe to share: each is
 // set once (PyOnceLock, under the GIL) to a module attribute its module
 // never rebinds, holds no per-evaluation state, and no result depends on
-// which call imported it first.
+// which call imported it first (`MAPPING` is `collections.abc.Mapping`,
+// `OPAQUE` this package's wrapper class for values YAQL cannot look into).
 static DATETIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static TIMEDELTA: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static TO_DATETIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
