@@ -87,24 +87,12 @@ fn the_repl_evaluates_completes_and_shows_errors_on_a_terminal() {
 
 #[test]
 fn the_repl_reads_a_pipe_too() {
-    use std::io::Write;
-    use std::process::Stdio;
     let data = data_file("pipe");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
-        .args(["repl", "--no-history", "--data", data.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     let input = "$.people.len()\n:time $.city\n:disasm 1 + 2\n:data /no/such/file\n:nope\n";
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::muranopl_with_input(
+        &["repl", "--no-history", "--data", data.to_str().unwrap()],
+        input,
+    );
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);

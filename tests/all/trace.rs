@@ -173,10 +173,12 @@ fn test_traces_each_test_method_as_it_runs() {
 
 #[test]
 fn break_stops_at_a_statement_with_its_frames_variables_in_scope() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_muranopl"))
-        .args([
+    // At the first stop (thread 1, worker a): its argument, the loop
+    // variable, a property through `$this`, an error with its caret; then
+    // on, and at the second stop (thread 2) no more stops.
+    let input = "$n\n$i\n$this.name\n$n +\n\n:vars\n:q\n";
+    let o = common::muranopl_with_input(
+        &[
             "run",
             "tests/trace/parallel",
             "--model",
@@ -186,24 +188,9 @@ fn break_stops_at_a_statement_with_its_frames_variables_in_scope() {
             "--quiet",
             "--break",
             "Traced.yaml:37",
-        ])
-        .current_dir(common::root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // At the first stop (thread 1, worker a): its argument, the loop
-    // variable, a property through `$this`, an error with its caret; then
-    // on, and at the second stop (thread 2) no more stops.
-    let input = "$n\n$i\n$this.name\n$n +\n\n:vars\n:q\n";
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+        ],
+        input,
+    );
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(common::stdout(&o).trim(), "\"done\"");
     let err = common::stderr(&o);
