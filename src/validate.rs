@@ -186,9 +186,11 @@ fn print_phases(reports: &[Report]) {
             .map(|(name, t)| format!("{name} {:.3}s", t.as_secs_f64()))
             .collect();
         eprintln!(
-            "stats: {} streamed: {}",
+            "stats: {} streamed: {}; {} of {} objects read in place",
             safe(&r.file.display().to_string()),
-            phases.join(", ")
+            phases.join(", "),
+            r.in_place,
+            r.objects
         );
     }
 }
@@ -532,9 +534,10 @@ fn validate_large(catalog: &Arc<Catalog>, file: &Path, jobs: usize) -> (Report, 
     let outcome = engine::stream::validate(catalog, input, &opts, &progress);
     bar.finish_and_clear();
     match outcome {
-        engine::stream::Outcome::Done(v, phases) => {
+        engine::stream::Outcome::Done(v, stats) => {
             let mut rep = report_of(v);
-            rep.phases = phases;
+            rep.phases = stats.phases;
+            rep.in_place = stats.in_place;
             rep.file = file.to_path_buf();
             (rep, true)
         }

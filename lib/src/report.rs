@@ -20,6 +20,9 @@ pub struct Report {
     pub error: Option<String>,
     /// A streamed model's phases.
     pub phases: engine::stream::Phases,
+    /// Of a streamed model: objects read in place from their text
+    /// ([`engine::stream::Stats::in_place`]).
+    pub in_place: u64,
     /// The model could not be read or is not JSON (`error` says why).
     pub unreadable: bool,
     /// Of a streamed model, where the text of each violation's object is,
@@ -38,6 +41,7 @@ impl Report {
             violations: Vec::new(),
             error: Some(error),
             phases: Vec::new(),
+            in_place: 0,
             unreadable: true,
             places: Default::default(),
         }
@@ -201,6 +205,7 @@ pub fn report_of(v: model::Validation) -> Report {
         violations,
         error: v.error.map(|e| format!("{}: {}", e.kind(), e.message())),
         phases: Vec::new(),
+        in_place: 0,
         unreadable: false,
         places,
     }

@@ -21,6 +21,7 @@ const TAGS: [&str; 6] = [
 
 mod load;
 pub mod split;
+pub mod tape;
 
 /// The deepest nesting of arrays and objects tagged JSON text may have:
 /// serde_json's recursion limit, which bounds the stack both

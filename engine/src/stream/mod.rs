@@ -20,6 +20,7 @@
 //! and the caller validates the model with the ordinary load, which also
 //! reports malformed JSON and load errors in its own words.
 
+mod fast;
 mod reader;
 mod run;
 #[cfg(test)]
@@ -27,4 +28,4 @@ mod tests;
 mod worker;
 
 pub use reader::Progress;
-pub use run::{validate, Models, Options, Outcome, Phases};
+pub use run::{validate, Models, Options, Outcome, Phases, Stats};

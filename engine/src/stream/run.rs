@@ -40,13 +40,23 @@ impl Default for Options {
 /// The end of a stream.
 pub enum Outcome {
     /// The model was validated; how long each phase took.
-    Done(Validation, Phases),
+    Done(Validation, Stats),
     /// The model needs the ordinary load, for this reason.
     Fallback(String),
 }
 
 /// The phases of a stream and their wall times.
 pub type Phases = Vec<(&'static str, std::time::Duration)>;
+
+/// What a stream did.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    /// Its phases and their wall times.
+    pub phases: Phases,
+    /// Objects read in place from their text, no value built (the rest
+    /// were parsed into values and checked the full way).
+    pub in_place: u64,
+}
 
 /// Validates the object model read from `input` (JSON text: `{"Objects":
 /// ...}` or a bare object) against `catalog`, streaming (see the module
@@ -221,7 +231,8 @@ pub(crate) fn finish(
     }
     let v = validation(objects, violations);
     lap("checks after the pass", &mut phases);
-    Outcome::Done(v, phases)
+    let in_place = all.in_place;
+    Outcome::Done(v, Stats { phases, in_place })
 }
 
 /// The validation of `objects` objects with these violations, in the

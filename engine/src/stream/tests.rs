@@ -11,15 +11,18 @@ const SERVER: &str = "Namespaces: {=: t}\nName: Server\nProperties:\n  name: {Co
 const SPECIAL: &str = "Namespaces: {=: t}\nName: Special\nExtends: Server\nProperties:\n  extra: {Contract: $.int().check($ < 10)}\n";
 const PLAIN: &str = "Namespaces: {=: t}\nName: Plain\nProperties:\n  name: {Contract: $.string().notNull()}\n  port: {Contract: $.int().notNull().check($ > 0 and $ < 65536)}\n  tags: {Contract: [$.string().notNull()]}\n  any: {Contract: $}\n";
 const POOL: &str = "Namespaces: {=: t}\nName: Pool\nProperties:\n  members: {Contract: [$.class(Server), 3, 30]}\n  ports: {Contract: [$.int().check($ > 0), 2]}\n  first: {Contract: [$.string(), $.int()]}\n  note: {Contract: $.string().notNull()}\n";
+const FARM: &str = "Namespaces: {=: t}\nName: Farm\nProperties:\n  plains: {Contract: [$.class(Plain)]}\n  note: {Contract: $.string()}\n";
+const PLAIN_PLUS: &str = "Namespaces: {=: t}\nName: PlainPlus\nExtends: Plain\nProperties:\n  level: {Contract: $.int().check($ >= 0), Default: 1}\n  opts: {Contract: {debug: $.bool(), depth: $.int()}}\n";
 const INITS: &str =
     "Namespaces: {=: t}\nName: Inits\nMethods:\n  .init:\n    Body:\n      - $.x: 1\n";
 
 fn catalog() -> Arc<Catalog> {
-    let files: Vec<(String, String)> = [FLEET, SERVER, SPECIAL, INITS, PLAIN, POOL]
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (format!("C{i}.yaml"), t.to_string()))
-        .collect();
+    let files: Vec<(String, String)> =
+        [FLEET, SERVER, SPECIAL, INITS, PLAIN, POOL, FARM, PLAIN_PLUS]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (format!("C{i}.yaml"), t.to_string()))
+            .collect();
     Catalog::new(vec![Package::new("t", "1.0.0", "1.4", &files).unwrap()])
 }
 
@@ -361,4 +364,103 @@ fn what_streaming_cannot_decide_falls_back() {
         streamed(&catalog, &big, 1 << 20, 2),
         Outcome::Fallback(_)
     ));
+}
+
+/// Item `i` of a Farm: a Plain or PlainPlus definition in one of the forms
+/// text can take (most valid, read by the fast path; some in forms only
+/// the full path reads exactly; some with violations).
+fn farm_item(i: usize) -> String {
+    let id = format!("f{i}");
+    let plus = i % 3 == 2;
+    let ty = if plus { "t.PlainPlus" } else { "t.Plain" };
+    let header = match i % 17 {
+        5 => format!("{{\"type\": \"{ty}\", \"id\": \"{id}\"}}"),
+        9 => format!("{{\"id\": \"{id}\", \"type\": \"{ty}\", \"name\": \"x\"}}"),
+        _ => format!("{{\"id\": \"{id}\", \"type\": \"{ty}\"}}"),
+    };
+    let any = [
+        "\"text\"",
+        "123456789012345678901234567890",
+        "1.5e3",
+        "-0",
+        "\"a\\\"b\\u00e9\"",
+        "\"é ü\"",
+        "true",
+        "{\"k\": 1}",
+        "{\"k\": null}",
+        "[1, 2.5, \"x\"]",
+        "null",
+        "-9223372036854775808",
+    ][i % 12];
+    let port = match i % 13 {
+        4 => "\"http\"".to_string(),
+        7 => "70000".to_string(),
+        10 => "8.0".to_string(),
+        _ => (1 + i % 60000).to_string(),
+    };
+    let name = match i % 19 {
+        3 => "null",
+        8 => "\"a\", \"name\": null",
+        _ => "\"n\"",
+    };
+    let mut props =
+        format!("\"name\": {name},\n\t\"port\": {port}, \"tags\": [\"a\", \"b\"], \"any\": {any}");
+    if plus {
+        let level = if i % 23 == 11 { "-1" } else { "2" };
+        let opts = [
+            "{\"debug\": true, \"depth\": 3}",
+            "null",
+            "{\"debug\": \"yes\"}",
+        ][i % 3 / 2 + i % 5 / 4];
+        props += &format!(", \"level\": {level}, \"opts\": {opts}");
+    }
+    if i % 29 == 14 {
+        props += ", \"$x\": 1";
+    }
+    if i % 4 == 1 {
+        format!("{{{props}, \"?\": {header}}}")
+    } else {
+        format!("{{\"?\": {header}, {props}}}")
+    }
+}
+
+#[test]
+fn objects_read_in_place_give_what_the_ordinary_load_gives() {
+    let catalog = catalog();
+    let items: Vec<String> = (0..400).map(farm_item).collect();
+    let text = format!(
+        "{{\"Objects\": {{\"?\": {{\"id\": \"farm\", \"type\": \"t.Farm\"}}, \"plains\": [{}], \"note\": \"n\"}}}}",
+        items.join(", ")
+    );
+    let want = ordinary(&catalog, &text);
+    assert_eq!(want.0, 401);
+    assert!(want.1.len() > 60, "the model has violations: {:?}", want.1);
+    for chunk in [300, 5000] {
+        for jobs in [1, 3] {
+            match streamed(&catalog, &text, chunk, jobs) {
+                Outcome::Done(v, stats) => {
+                    assert_eq!((v.objects, lines(v)), want, "chunk {chunk}, jobs {jobs}");
+                    // Most items take the fast path; what only the full
+                    // path reads exactly, or fails, does not.
+                    assert!(
+                        (120..250).contains(&stats.in_place),
+                        "{} read in place",
+                        stats.in_place
+                    );
+                }
+                Outcome::Fallback(why) => panic!("chunk {chunk}: fell back: {why}"),
+            }
+        }
+    }
+    // Brackets that do not match inside one object: the splitter only
+    // counts them, the object's parser refuses the text.
+    let bad = text.replace(
+        "\"tags\": [\"a\", \"b\"], \"any\": true",
+        "\"tags\": [\"a\", \"b\"}, \"any\": true",
+    );
+    assert_ne!(bad, text);
+    match streamed(&catalog, &bad, 300, 2) {
+        Outcome::Fallback(why) => assert!(why.contains("bad JSON"), "{why}"),
+        Outcome::Done(..) => panic!("mismatched brackets streamed"),
+    }
 }

@@ -38,6 +38,8 @@ pub(crate) struct Found {
     /// checked once every object is known.
     pub(crate) deferred_items: Vec<Item<Value>>,
     pub(crate) bail: Option<String>,
+    /// Definitions read in place ([`super::fast`]).
+    pub(crate) in_place: u64,
 }
 
 /// A violation found in a stream.
@@ -69,6 +71,7 @@ impl Found {
         self.deferred_items.extend(o.deferred_items);
         self.deferred.extend(o.deferred);
         self.residuals.extend(o.residuals);
+        self.in_place += o.in_place;
     }
 }
 
@@ -151,6 +154,8 @@ pub(crate) struct Worker<'a> {
     /// The contexts list property items are checked in, by declaring
     /// class.
     pub(crate) frames: Vec<(Arc<Class>, Arc<runtime::ctx::Frame>)>,
+    /// The fast path's tape and classes.
+    pub(crate) fast: super::fast::Fast,
 }
 
 pub(crate) struct Keys {
@@ -219,6 +224,7 @@ impl<'a> Worker<'a> {
             last_def: None,
             parser: Default::default(),
             frames: Vec::new(),
+            fast: Default::default(),
         }
     }
 
@@ -228,6 +234,9 @@ impl<'a> Worker<'a> {
             step: &u.step,
         };
         let text = std::str::from_utf8(text).map_err(|e| format!("{}: {e}", base.render()))?;
+        if let Some(done) = self.fast_unit(text, u, ctx) {
+            return done;
+        }
         let v = self
             .parser
             .parse(text)
@@ -261,7 +270,7 @@ impl<'a> Worker<'a> {
     /// Item `i` of a streamed list property, `v` with its definitions
     /// replaced by their ids (`defined`: it is one, of this class): checked
     /// now, or kept for after the pass when its contract names objects.
-    fn item(
+    pub(super) fn item(
         &mut self,
         list: &Arc<ListProp>,
         i: usize,

@@ -270,6 +270,15 @@ impl<R: Read, F: FnMut(Piece<'_>) -> Result<(), String>> Splitter<R, F> {
         }
         match b {
             b'{' | b'[' => {
+                if self.stack.len() == self.spines {
+                    if let Some(end) = self.unit_end() {
+                        // A whole unit in the text at hand: its inside is
+                        // for its parser to check.
+                        self.start_value()?;
+                        let start = std::mem::replace(&mut self.at, end);
+                        return self.end_value(start, end);
+                    }
+                }
                 self.start_value()?;
                 if self.stack.len() >= self.max_depth {
                     return self.err("JSON nested too deeply");
@@ -419,6 +428,17 @@ impl<R: Read, F: FnMut(Piece<'_>) -> Result<(), String>> Splitter<R, F> {
         self.emit_unit(f.key, f.start, self.at)
     }
 
+    /// The end of the container opening at `at`, when the text read so
+    /// far holds it within the chunk size (so that it is a unit, never a
+    /// spine) and it nests no deeper than the limit allows; brackets are
+    /// only counted (a unit's parser checks the rest).
+    fn unit_end(&self) -> Option<u64> {
+        let i = self.idx(self.at);
+        let window = &self.buf[i..self.buf.len().min(i + self.chunk as usize + 1)];
+        let room = self.max_depth.checked_sub(self.stack.len())?;
+        container_end(window, room).map(|j| self.at + j as u64)
+    }
+
     /// Makes spines of the open containers that have grown past the chunk
     /// size, outermost first, reporting the children they already hold.
     fn promote(&mut self) -> Result<(), SplitError> {
@@ -492,6 +512,45 @@ fn first_control(bytes: &[u8]) -> Option<usize> {
     } else {
         None
     }
+}
+
+/// The end (past its closing bracket) of the container at the start of
+/// `bytes`, when `bytes` holds it and it nests at most `room` deep;
+/// brackets are only counted, strings skipped.
+fn container_end(bytes: &[u8], room: usize) -> Option<usize> {
+    // Strings are short in the models this reads (keys, names): a byte
+    // loop beats a search call per string.
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        match b {
+            b'"' => loop {
+                match *bytes.get(i)? {
+                    b'"' => {
+                        i += 1;
+                        break;
+                    }
+                    b'\\' => i += 2,
+                    _ => i += 1,
+                }
+            },
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > room {
+                    return None;
+                }
+            }
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The end of the string starting at `i` (past its closing quote).
