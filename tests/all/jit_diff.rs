@@ -282,3 +282,76 @@ fn object_conditions_answer_alike_compiled_and_interpreted() {
     ));
     assert!(own.starts_with("[\"seen\", \"a\"]"), "{own}");
 }
+
+/// `/` and `mod` (Python's floor division and modulo, on every sign) and
+/// `endsWith()` of a constant in contracts: a list longer than a batch of
+/// the compiled loop (16) failing in its second batch, a zero divisor
+/// (the interpreter's ZeroDivisionError) and values of other kinds.
+#[test]
+fn division_modulo_and_suffixes_answer_alike_compiled_and_interpreted() {
+    let j = "Namespaces: {=: ex}\nName: J\nProperties:\n  odd:\n    Contract: [$.int().check($ mod 2 != 0)]\n  \
+             ratio:\n    Contract: $.check($ / 4 >= -2)\n  step:\n    Contract: $.int().check(12 mod $ = 0)\n  \
+             host:\n    Contract: $.string().check($.endsWith('.example.com'))\n  \
+             code:\n    Contract: $.string().check(len($) >= 2 and len($) <= 4)\n\
+             Methods:\n  deploy:\n    Body:\n      - Return: [$.odd.len(), $.ratio, $.step, $.host, $.code]\n";
+    let d = Dir::new("divmod", &[("J", j)]);
+    let model = |odd: Json, ratio: Json, step: Json, host: Json| {
+        json!({"Objects": {"?": {"id": "j", "type": "ex.J"},
+            "odd": odd, "ratio": ratio, "step": step, "host": host, "code": "日本"}})
+    };
+    let odds: Vec<Json> = (0..40).map(|i| json!(2 * i - 39)).collect();
+    let ok = d.same(&model(
+        json!(odds),
+        json!(-8),
+        json!(-3),
+        json!("a.example.com"),
+    ));
+    assert!(
+        ok.starts_with("[40, -8, -3, \"a.example.com\", \"日本\"]"),
+        "{ok}"
+    );
+    // `len()` counts characters: 4 in 8 bytes passes, 5 does not.
+    let mut m = model(json!([1]), json!(1), json!(1), json!("x.example.com"));
+    m["Objects"]["code"] = json!("éééé");
+    assert!(d.same(&m).starts_with("[1, 1, 1"), "4 characters pass");
+    m["Objects"]["code"] = json!("abcdé");
+    assert!(
+        d.same(&m).contains("doesn't match predicate"),
+        "5 characters fail"
+    );
+    let mut even = odds.clone();
+    even[20] = json!(-4);
+    for (m, want) in [
+        (
+            model(json!(even), json!(0), json!(1), json!("x.example.com")),
+            "[20]: Value -4 doesn't match predicate",
+        ),
+        (
+            model(json!([1]), json!(-9), json!(1), json!("x.example.com")),
+            "Value -9 doesn't match predicate",
+        ),
+        (
+            model(json!([1]), json!(-8.5), json!(1), json!("x.example.com")),
+            "Value -8.5 doesn't match predicate",
+        ),
+        (
+            model(json!([1]), json!(1), json!(5), json!("x.example.com")),
+            "Value 5 doesn't match predicate",
+        ),
+        (
+            model(json!([1]), json!(1), json!(0), json!("x.example.com")),
+            "ZeroDivisionError",
+        ),
+        (
+            model(json!([1]), json!(1), json!(1), json!("example.com")),
+            "doesn't match predicate",
+        ),
+        (
+            model(json!(["x"]), json!(1), json!(1), json!("x.example.com")),
+            "violates int() contract",
+        ),
+    ] {
+        let got = d.same(&m);
+        assert!(got.contains(want), "{want}: {got}");
+    }
+}

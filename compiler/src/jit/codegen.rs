@@ -524,7 +524,7 @@ impl Gen<'_> {
                 self.quantifier(e, list, *body, &*c.name == "all")
             }
             Node::Call(c)
-                if &*c.name == "startsWith"
+                if matches!(&*c.name, "startsWith" | "endsWith")
                     && c.form == Form::Method
                     && self.fields.is_some()
                     && library(c)
@@ -567,9 +567,9 @@ impl Gen<'_> {
         }
     }
 
-    /// `recv.startsWith(prefix)` of a value read and one constant prefix:
-    /// a string's first bytes (anything but a string deopts: the
-    /// interpreter's error).
+    /// `recv.startsWith(prefix)` (or `endsWith(suffix)`) of a value read
+    /// and one constant: a string's first (last) bytes (anything but a
+    /// string deopts: the interpreter's error).
     fn starts_with(&mut self, e: &Expr, c: &crate::ir::Call) -> Result<Ssa, Unsupported> {
         let [recv, prefix] = e.list(c.pos) else {
             return Err(unsupported("startsWith() of other than one prefix"));
@@ -589,7 +589,12 @@ impl Gen<'_> {
             .icmp_imm_s(IntCC::Equal, it.tag, tag::STR as i64);
         self.continue_if(is_str);
         self.reads_strings = true;
-        Ok(self.str_bytes(it, p.as_bytes(), false))
+        let part = if &*c.name == "endsWith" {
+            Part::Suffix
+        } else {
+            Part::Prefix
+        };
+        Ok(self.str_bytes(it, p.as_bytes(), part))
     }
 
     /// The value of node `id`: `$`, a field of a value (`$.x`), a scalar
@@ -644,6 +649,11 @@ impl Gen<'_> {
                 self.continue_if(ok);
                 Ok(Val::Int(x))
             }
+            Node::Bin(op @ (BinOp::Div | BinOp::Mod), l, r, _, _) => {
+                let (l, r) = (self.value(e, *l)?, self.value(e, *r)?);
+                let (l, r) = (self.int(l)?, self.int(r)?);
+                Ok(Val::Int(self.int_div_mod(*op, l, r)))
+            }
             Node::Call(c) => Err(unsupported(&format!("function {}()", c.name))),
             _ => Err(unsupported("this kind of expression")),
         }
@@ -670,7 +680,13 @@ impl Gen<'_> {
                 let f = self.b.ins().f64const(*x);
                 Ok(Num { float, i, f })
             }
-            Node::Bin(op @ (BinOp::Add | BinOp::Sub | BinOp::Mul), l, r, _, _) => {
+            Node::Bin(
+                op @ (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod),
+                l,
+                r,
+                _,
+                _,
+            ) => {
                 let (a, b) = (self.num(e, *l)?, self.num(e, *r)?);
                 Ok(self.arith(*op, a, b))
             }
@@ -710,13 +726,18 @@ impl Gen<'_> {
         self.b.ins().brif(any_float, floats, &[], ints, &[]);
 
         self.b.switch_to_block(ints);
-        let (x, overflow) = match op {
-            BinOp::Add => self.b.ins().sadd_overflow(a.i, b.i),
-            BinOp::Sub => self.b.ins().ssub_overflow(a.i, b.i),
-            _ => self.b.ins().smul_overflow(a.i, b.i),
+        let x = if matches!(op, BinOp::Div | BinOp::Mod) {
+            self.int_div_mod(op, a.i, b.i)
+        } else {
+            let (x, overflow) = match op {
+                BinOp::Add => self.b.ins().sadd_overflow(a.i, b.i),
+                BinOp::Sub => self.b.ins().ssub_overflow(a.i, b.i),
+                _ => self.b.ins().smul_overflow(a.i, b.i),
+            };
+            let ok = self.b.ins().icmp_imm_s(IntCC::Equal, overflow, 0);
+            self.continue_if(ok);
+            x
         };
-        let ok = self.b.ins().icmp_imm_s(IntCC::Equal, overflow, 0);
-        self.continue_if(ok);
         let no = self.b.ins().iconst(types::I8, 0);
         let fz = self.b.ins().f64const(0.0);
         self.b.ins().jump(join, &[no.into(), x.into(), fz.into()]);
@@ -730,6 +751,19 @@ impl Gen<'_> {
         let y = match op {
             BinOp::Add => self.b.ins().fadd(fa, fb),
             BinOp::Sub => self.b.ins().fsub(fa, fb),
+            BinOp::Div => {
+                // A zero divisor is the interpreter's ZeroDivisionError.
+                let zero = self.b.ins().f64const(0.0);
+                let ok = self.b.ins().fcmp(FloatCC::NotEqual, fb, zero);
+                self.continue_if(ok);
+                self.b.ins().fdiv(fa, fb)
+            }
+            BinOp::Mod => {
+                // Python's float modulo is the interpreter's.
+                let no = self.b.ins().iconst(types::I8, 0);
+                self.continue_if(no);
+                fa
+            }
             _ => self.b.ins().fmul(fa, fb),
         };
         let yes = self.b.ins().iconst(types::I8, 1);
@@ -738,6 +772,77 @@ impl Gen<'_> {
 
         self.b.switch_to_block(join);
         Num { float, i, f }
+    }
+
+    /// The number of characters of the string in `it` (Python's `len()`:
+    /// code points), counting the bytes that start one; 0 for anything
+    /// else, whose `len` is its length.
+    fn str_chars(&mut self, it: Item) -> Ssa {
+        let is_str = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, it.tag, tag::STR as i64);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let bytes = self.b.ins().select(is_str, it.len, zero);
+        let head = self.b.create_block();
+        let step = self.b.create_block();
+        let exit = self.b.create_block();
+        let i = self.b.append_block_param(head, types::I64);
+        let n = self.b.append_block_param(head, types::I64);
+        let res = self.b.append_block_param(exit, types::I64);
+        self.b.ins().jump(head, &[zero.into(), zero.into()]);
+        self.b.switch_to_block(head);
+        let done = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, i, bytes);
+        self.b.ins().brif(done, exit, &[n.into()], step, &[]);
+        self.b.switch_to_block(step);
+        let at = self.b.ins().iadd(it.ptr, i);
+        let flags = MemFlagsData::new().with_notrap().with_readonly();
+        let byte = self.b.ins().load(types::I8, flags, at, 0);
+        // A continuation byte is 0b10xxxxxx.
+        let top = self.b.ins().band_imm_u(byte, 0xC0);
+        let starts = self.b.ins().icmp_imm_s(IntCC::NotEqual, top, 0x80);
+        let starts = self.b.ins().uextend(types::I64, starts);
+        let n2 = self.b.ins().iadd(n, starts);
+        let i2 = self.b.ins().iadd_imm_s(i, 1);
+        self.b.ins().jump(head, &[i2.into(), n2.into()]);
+        self.b.switch_to_block(exit);
+        res
+    }
+
+    /// Python's `a // b` (`/` of two integers) or `a % b` (`mod`): the
+    /// quotient rounded down, the remainder with the divisor's sign. A
+    /// zero divisor (the interpreter's ZeroDivisionError) and `MIN // -1`
+    /// (a big integer) deopt.
+    fn int_div_mod(&mut self, op: BinOp, a: Ssa, b: Ssa) -> Ssa {
+        let nonzero = self.b.ins().icmp_imm_s(IntCC::NotEqual, b, 0);
+        self.continue_if(nonzero);
+        let minus_one = self.b.ins().icmp_imm_s(IntCC::Equal, b, -1);
+        if op == BinOp::Div {
+            let min = self.b.ins().icmp_imm_s(IntCC::Equal, a, i64::MIN);
+            let overflow = self.b.ins().band(min, minus_one);
+            let ok = self.b.ins().icmp_imm_s(IntCC::Equal, overflow, 0);
+            self.continue_if(ok);
+        }
+        // `x % -1` is 0, and `MIN % -1` would trap: divide by 1 instead.
+        let one = self.b.ins().iconst(types::I64, 1);
+        let d = self.b.ins().select(minus_one, one, b);
+        let r = self.b.ins().srem(a, d);
+        // Rounded toward zero; a remainder whose sign differs from the
+        // divisor's moves one step down.
+        let r_nonzero = self.b.ins().icmp_imm_s(IntCC::NotEqual, r, 0);
+        let signs = self.b.ins().bxor(r, b);
+        let differ = self.b.ins().icmp_imm_s(IntCC::SignedLessThan, signs, 0);
+        let adjust = self.b.ins().band(r_nonzero, differ);
+        if op == BinOp::Mod {
+            let moved = self.b.ins().iadd(r, b);
+            return self.b.ins().select(adjust, moved, r);
+        }
+        let q = self.b.ins().sdiv(a, b);
+        let down = self.b.ins().iadd_imm_s(q, -1);
+        self.b.ins().select(adjust, down, q)
     }
 
     /// Writes number `n` to the scalar at `out` (its tag and bits).
@@ -788,9 +893,15 @@ impl Gen<'_> {
             }
             ("len", Form::Function, [arg]) => match self.value(e, *arg)? {
                 Val::Item(it) => {
-                    let ok = self.tag_in(it, &[tag::LIST, tag::DICT]);
+                    let ok = self.tag_in(it, &[tag::LIST, tag::DICT, tag::STR]);
                     self.continue_if(ok);
-                    Ok(Val::Int(it.len))
+                    self.reads_strings = true;
+                    let is_str = self
+                        .b
+                        .ins()
+                        .icmp_imm_s(IntCC::Equal, it.tag, tag::STR as i64);
+                    let chars = self.str_chars(it);
+                    Ok(Val::Int(self.b.ins().select(is_str, chars, it.len)))
                 }
                 _ => Err(unsupported("len() of anything but a value read")),
             },
@@ -1064,7 +1175,7 @@ impl Gen<'_> {
             }
             Arm::StrEq(s) => {
                 self.reads_strings = true;
-                self.str_bytes(it, s, true)
+                self.str_bytes(it, s, Part::Whole)
             }
         }
     }
@@ -1072,9 +1183,9 @@ impl Gen<'_> {
     /// The current string equals `s` (`whole`) or starts with it: the
     /// lengths, then the bytes, eight at a time, read inside the string
     /// only.
-    fn str_bytes(&mut self, it: Item, s: &[u8], whole: bool) -> Ssa {
+    fn str_bytes(&mut self, it: Item, s: &[u8], part: Part) -> Ssa {
         let Item { ptr, len, .. } = it;
-        let cc = if whole {
+        let cc = if part == Part::Whole {
             IntCC::Equal
         } else {
             IntCC::UnsignedGreaterThanOrEqual
@@ -1090,6 +1201,13 @@ impl Gen<'_> {
             .ins()
             .brif(same_len, bytes, &[], join, &[same_len.into()]);
         self.b.switch_to_block(bytes);
+        // A suffix's bytes start `s.len()` before the end.
+        let ptr = if part == Part::Suffix {
+            let at = self.b.ins().iadd(ptr, len);
+            self.b.ins().iadd_imm_s(at, -(s.len() as i64))
+        } else {
+            ptr
+        };
         let flags = MemFlagsData::new()
             .with_notrap()
             .with_readonly()
@@ -1119,6 +1237,14 @@ impl Gen<'_> {
         self.b.switch_to_block(join);
         res
     }
+}
+
+/// What part of a string [`Gen::str_bytes`] compares.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    Whole,
+    Prefix,
+    Suffix,
 }
 
 fn unsupported(what: &str) -> Unsupported {

@@ -116,13 +116,18 @@ pub fn lambda_tier(e: &Arc<Expr>, body: crate::ir::NodeId) -> Option<Arc<dyn vm:
             body,
             tier: Tier::<Predicate>::default(),
         })),
-        Node::Bin(crate::ir::BinOp::Add | crate::ir::BinOp::Sub | crate::ir::BinOp::Mul, ..) => {
-            Some(Arc::new(Lambda {
-                ir: e.clone(),
-                body,
-                tier: Tier::<Number>::default(),
-            }))
-        }
+        Node::Bin(
+            crate::ir::BinOp::Add
+            | crate::ir::BinOp::Sub
+            | crate::ir::BinOp::Mul
+            | crate::ir::BinOp::Div
+            | crate::ir::BinOp::Mod,
+            ..,
+        ) => Some(Arc::new(Lambda {
+            ir: e.clone(),
+            body,
+            tier: Tier::<Number>::default(),
+        })),
         _ => None,
     }
 }
@@ -838,12 +843,15 @@ impl Predicate {
 pub struct Number(Compiled);
 
 impl Number {
-    /// Compiles expression `e` (`+`, `-` or `*` at its root).
+    /// Compiles expression `e` (`+`, `-`, `*`, `/` or `mod` at its root).
     pub fn compile(e: &Expr) -> Result<Number, Unsupported> {
         use crate::ir::{BinOp, Node};
         if !matches!(
             e[e.root],
-            Node::Bin(BinOp::Add | BinOp::Sub | BinOp::Mul, ..)
+            Node::Bin(
+                BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Div | BinOp::Mod,
+                ..
+            )
         ) {
             return Err(Unsupported("the JIT compiles arithmetic only".into()));
         }
@@ -868,7 +876,7 @@ fn is_condition(e: &Expr, id: crate::ir::NodeId) -> bool {
         || match &e[id] {
             Node::And(..) | Node::Or(..) | Node::Not(_) => true,
             Node::Call(c) => {
-                matches!(&*c.name, "all" | "any" | "startsWith")
+                matches!(&*c.name, "all" | "any" | "startsWith" | "endsWith")
                     || codegen::TYPE_TESTS.iter().any(|(n, _)| **n == *c.name)
             }
             _ => false,

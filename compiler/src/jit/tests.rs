@@ -444,6 +444,7 @@ fn string_registry() -> Registry {
     r.method("toLower", vec![p("s", Ty::Str)], stub);
     r.function("str", vec![p("v", Ty::Any).nullable()], stub);
     r.method("startsWith", vec![p("s", Ty::Str), var("p", Ty::Str)], stub);
+    r.method("endsWith", vec![p("s", Ty::Str), var("p", Ty::Str)], stub);
     r
 }
 
@@ -529,4 +530,107 @@ fn starts_with_a_constant_compares_a_string_s_first_bytes() {
             .ir()
     )
     .is_err());
+}
+
+#[test]
+fn ends_with_a_constant_compares_a_string_s_last_bytes() {
+    let r = string_registry();
+    let compiled = |src: &str| {
+        Predicate::compile(compile(src, &r, CompileOptions::default()).unwrap().ir()).unwrap()
+    };
+    let p = compiled("$.endsWith('yz')");
+    assert_eq!(p.eval(&Value::str("xyz")), Some(true));
+    assert_eq!(p.eval(&Value::str("yz")), Some(true));
+    assert_eq!(p.eval(&Value::str("z")), Some(false));
+    assert_eq!(p.eval(&Value::str("yzx")), Some(false));
+    assert_eq!(p.eval(&Value::str("")), Some(false));
+    assert_eq!(p.eval(&Value::Null), None);
+    let long = compiled("$.endsWith('wörld, héllo')");
+    assert_eq!(long.eval(&Value::str("a wörld, héllo")), Some(true));
+    assert_eq!(long.eval(&Value::str("a world, héllo")), Some(false));
+    assert_eq!(compiled("$.endsWith('')").eval(&Value::str("")), Some(true));
+}
+
+#[test]
+fn division_and_modulo_follow_python_on_every_sign() {
+    let r = registry();
+    let program = |src: &str| compile(src, &r, CompileOptions::default()).unwrap();
+    let div = program("$.a / $.b");
+    let modulo = program("$.a mod $.b");
+    let (div, modulo) = (
+        Number::compile(div.ir()).unwrap(),
+        Number::compile(modulo.ir()).unwrap(),
+    );
+    let ints = [
+        0,
+        1,
+        2,
+        3,
+        7,
+        -1,
+        -2,
+        -3,
+        -7,
+        10,
+        i64::MAX,
+        i64::MIN,
+        i64::MIN + 1,
+    ];
+    let floats = [0.5, -2.5, 3.0, -0.0];
+    let mut values: Vec<Value> = ints.iter().map(|&i| Value::Int(i)).collect();
+    values.extend(floats.iter().map(|&f| Value::Float(f)));
+    for a in &values {
+        for b in &values {
+            let row = dict(&[("a", a.clone()), ("b", b.clone())]);
+            // Where the machine code answers, it answers as the library
+            // does; a zero divisor and `MIN / -1` are the interpreter's.
+            let want = runtime::num::div(a, b).ok();
+            match div.eval(&row) {
+                // Compared as written: an int is no float here.
+                Some(got) => assert_eq!(format!("{got:?}"), format!("{:?}", want.unwrap())),
+                None => assert!(
+                    want.is_none() || matches!(want, Some(Value::BigInt(_))),
+                    "{a:?} / {b:?} deopted"
+                ),
+            }
+            let want = runtime::num::modulo(a, b).ok();
+            match modulo.eval(&row) {
+                Some(got) => assert_eq!(format!("{got:?}"), format!("{:?}", want.unwrap())),
+                // Floats' modulo is the interpreter's.
+                None => assert!(
+                    want.is_none() || matches!(a, Value::Float(_)) || matches!(b, Value::Float(_)),
+                    "{a:?} mod {b:?} deopted"
+                ),
+            }
+        }
+    }
+    let row = |a: i64, b: i64| dict(&[("a", Value::Int(a)), ("b", Value::Int(b))]);
+    assert_eq!(div.eval(&row(-7, 2)), Some(Value::Int(-4)));
+    assert_eq!(modulo.eval(&row(-7, 3)), Some(Value::Int(2)));
+    assert_eq!(modulo.eval(&row(7, -3)), Some(Value::Int(-2)));
+    assert_eq!(modulo.eval(&row(i64::MIN, -1)), Some(Value::Int(0)));
+    assert_eq!(div.eval(&row(i64::MIN, -1)), None);
+    assert_eq!(div.eval(&row(1, 0)), None);
+    // In a condition, on integers.
+    let even = Predicate::compile(predicate("$ mod 2 = 0 and $ / 2 > 1").ir()).unwrap();
+    assert_eq!(even.eval(&Value::Int(6)), Some(true));
+    assert_eq!(even.eval(&Value::Int(2)), Some(false));
+    assert_eq!(even.eval(&Value::Int(-4)), Some(false));
+    assert_eq!(even.eval(&Value::Int(7)), Some(false));
+    assert_eq!(even.eval(&Value::Float(6.0)), None);
+}
+
+#[test]
+fn len_of_a_string_counts_its_characters() {
+    let p = Predicate::compile(predicate("len($) > 2").ir()).unwrap();
+    assert_eq!(p.eval(&Value::str("abc")), Some(true));
+    assert_eq!(p.eval(&Value::str("ab")), Some(false));
+    // Characters, not bytes: 2 characters in 4 bytes, 3 in 9.
+    assert_eq!(p.eval(&Value::str("éé")), Some(false));
+    assert_eq!(p.eval(&Value::str("日本語")), Some(true));
+    assert_eq!(p.eval(&Value::str("")), Some(false));
+    assert_eq!(p.eval(&Value::list(vec![Value::Null; 3])), Some(true));
+    assert_eq!(p.eval(&Value::Int(5)), None);
+    let q = Predicate::compile(predicate("len($) = 4").ir()).unwrap();
+    assert_eq!(q.eval(&Value::str("a😀bé")), Some(true));
 }
