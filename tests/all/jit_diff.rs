@@ -355,3 +355,43 @@ fn division_modulo_and_suffixes_answer_alike_compiled_and_interpreted() {
         assert!(got.contains(want), "{want}: {got}");
     }
 }
+
+/// `in` over a list read (a property, a variable): strings, numbers,
+/// booleans and nulls compared as the interpreter compares them, and
+/// what the code has no rule for (an integer against a float, a list
+/// item, a string searched) left to it.
+#[test]
+fn membership_in_lists_read_answers_alike_compiled_and_interpreted() {
+    let j = "Namespaces: {=: ex}\nName: J\nProperties:\n  known:\n    Contract: $\n  asked:\n    Contract: $\n\
+             Methods:\n  deploy:\n    Body:\n      - $out: []\n      - $known: $.known\n\
+             \x20     - For: x\n        In: $.asked\n        Do:\n\
+             \x20         - If: $x in $.known and $x in $known\n\
+             \x20           Then:\n              - $out: $out + [yes]\n\
+             \x20           Else:\n              - $out: $out + [no]\n\
+             \x20     - Return: $out\n";
+    let d = Dir::new("in", &[("J", j)]);
+    let model = |known: Json, asked: Json| json!({"Objects": {"?": {"id": "j", "type": "ex.J"}, "known": known, "asked": asked}});
+    let known: Vec<Json> = (0..30).map(|i| json!(format!("c{i}"))).collect();
+    let got = d.same(&model(
+        json!(known),
+        json!(["c3", "c29", "c30", "", "é", 1, null]),
+    ));
+    assert!(
+        got.starts_with("[\"yes\", \"yes\", \"no\", \"no\", \"no\", \"no\", \"no\"]"),
+        "{got}"
+    );
+    let mixed = json!(["é", 1, true, null, 2.5, "x"]);
+    let got = d.same(&model(
+        mixed.clone(),
+        json!(["é", 1, 0, null, 2.5, "X", false]),
+    ));
+    assert!(
+        got.starts_with("[\"yes\", \"yes\", \"no\", \"yes\", \"yes\", \"no\", \"no\"]"),
+        "{got}"
+    );
+    // The interpreter's: an integer against a float, containers, a string.
+    for asked in [json!([2]), json!([[1]]), json!([{"a": 1}])] {
+        d.same(&model(json!([1, 2.0, [1], {"a": 1}]), asked));
+    }
+    d.same(&model(json!("abc"), json!(["a", "d"])));
+}

@@ -1090,6 +1090,10 @@ impl Gen<'_> {
             Node::Call(c) if &*c.name == "list" && c.named.is_empty() && library(c) => {
                 e.list(c.pos)
             }
+            _ if self.fields.is_some() => match self.value(e, r)? {
+                Val::Item(list) => return Ok(self.member_of(it, list)),
+                _ => return Err(unsupported("`in` over a constant that is not a list")),
+            },
             _ => return Err(unsupported("`in` over anything but a list of constants")),
         };
         let consts = items
@@ -1114,6 +1118,155 @@ impl Gen<'_> {
         self.b.ins().jump(join, &[no.into()]);
         self.b.switch_to_block(join);
         Ok(res)
+    }
+
+    /// `needle in list` of two values read: whether an item of `list` (a
+    /// list, else deopt) equals `needle` ([`Gen::items_equal`]).
+    fn member_of(&mut self, needle: Item, list: Item) -> Ssa {
+        let is_list = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, list.tag, tag::LIST as i64);
+        self.continue_if(is_list);
+        self.reads_strings = true;
+        let f = self.fields.as_ref().expect("checked by the caller");
+        let (element, sig) = (f.element, f.element_sig);
+        let head = self.b.create_block();
+        let step = self.b.create_block();
+        let exit = self.b.create_block();
+        let i = self.b.append_block_param(head, types::I64);
+        let res = self.b.append_block_param(exit, types::I8);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        self.b.ins().jump(head, &[zero.into()]);
+        self.b.switch_to_block(head);
+        let done = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, i, list.len);
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b.ins().brif(done, exit, &[no.into()], step, &[]);
+        self.b.switch_to_block(step);
+        let out = self.scalar_slot();
+        let call = self
+            .b
+            .ins()
+            .call_indirect(sig, element, &[list.val, i, out]);
+        let got = self.b.inst_results(call)[0];
+        self.continue_if(got);
+        let x = load(&mut self.b, out);
+        let eq = self.items_equal(needle, x);
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        self.b
+            .ins()
+            .brif(eq, exit, &[eq.into()], head, &[next.into()]);
+        self.b.switch_to_block(exit);
+        res
+    }
+
+    /// `a = b` of two scalars read, with Python's rules: strings by their
+    /// bytes, `null` only to `null`, booleans and integers by value (`true
+    /// = 1`), floats to floats; values of different kinds are unequal. An
+    /// integer against a float, a big integer, a container or anything
+    /// else deopts.
+    fn items_equal(&mut self, a: Item, b: Item) -> Ssa {
+        let hard = |g: &mut Self, it: Item| {
+            let big = g.tag_in(it, &[tag::BIGINT]);
+            let other = g.b.ins().icmp_imm_u(
+                IntCC::UnsignedGreaterThanOrEqual,
+                it.tag,
+                tag::CONTAINER as i64,
+            );
+            g.b.ins().bor(big, other)
+        };
+        let (ha, hb) = (hard(self, a), hard(self, b));
+        let either = self.b.ins().bor(ha, hb);
+        let easy = self.b.ins().icmp_imm_s(IntCC::Equal, either, 0);
+        self.continue_if(easy);
+        // Integers and booleans compare by value; an integer or boolean
+        // against a float is the interpreter's.
+        let int_like = |g: &mut Self, it: Item| g.tag_in(it, &[tag::INT, tag::BOOL]);
+        let (ia, ib) = (int_like(self, a), int_like(self, b));
+        let (fa, fb) = (self.tag_in(a, &[tag::FLOAT]), self.tag_in(b, &[tag::FLOAT]));
+        let mixed1 = self.b.ins().band(ia, fb);
+        let mixed2 = self.b.ins().band(fa, ib);
+        let mixed = self.b.ins().bor(mixed1, mixed2);
+        let plain = self.b.ins().icmp_imm_s(IntCC::Equal, mixed, 0);
+        self.continue_if(plain);
+        let strings = self.b.create_block();
+        let scalars = self.b.create_block();
+        let join = self.b.create_block();
+        let res = self.b.append_block_param(join, types::I8);
+        let (sa, sb) = (self.tag_in(a, &[tag::STR]), self.tag_in(b, &[tag::STR]));
+        let both = self.b.ins().band(sa, sb);
+        self.b.ins().brif(both, strings, &[], scalars, &[]);
+
+        self.b.switch_to_block(strings);
+        let same = self.bytes_equal(a, b);
+        self.b.ins().jump(join, &[same.into()]);
+
+        self.b.switch_to_block(scalars);
+        let ints = self.b.ins().band(ia, ib);
+        let same_int = self.b.ins().icmp(IntCC::Equal, a.bits, b.bits);
+        let int_eq = self.b.ins().band(ints, same_int);
+        let floats = self.b.ins().band(fa, fb);
+        let (xa, xb) = (
+            self.b
+                .ins()
+                .bitcast(types::F64, MemFlagsData::new(), a.bits),
+            self.b
+                .ins()
+                .bitcast(types::F64, MemFlagsData::new(), b.bits),
+        );
+        // A NaN is the interpreter's (what it is equal to is its rule).
+        let unordered = self.b.ins().fcmp(FloatCC::Unordered, xa, xb);
+        let nan = self.b.ins().band(floats, unordered);
+        let no_nan = self.b.ins().icmp_imm_s(IntCC::Equal, nan, 0);
+        self.continue_if(no_nan);
+        let same_float = self.b.ins().fcmp(FloatCC::Equal, xa, xb);
+        let float_eq = self.b.ins().band(floats, same_float);
+        let (na, nb) = (self.tag_in(a, &[tag::NULL]), self.tag_in(b, &[tag::NULL]));
+        let nulls = self.b.ins().band(na, nb);
+        let eq = self.b.ins().bor(int_eq, float_eq);
+        let eq = self.b.ins().bor(eq, nulls);
+        self.b.ins().jump(join, &[eq.into()]);
+        self.b.switch_to_block(join);
+        res
+    }
+
+    /// Whether the strings in `a` and `b` have the same bytes.
+    fn bytes_equal(&mut self, a: Item, b: Item) -> Ssa {
+        let head = self.b.create_block();
+        let step = self.b.create_block();
+        let exit = self.b.create_block();
+        let i = self.b.append_block_param(head, types::I64);
+        let res = self.b.append_block_param(exit, types::I8);
+        let same_len = self.b.ins().icmp(IntCC::Equal, a.len, b.len);
+        let zero = self.b.ins().iconst(types::I64, 0);
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b
+            .ins()
+            .brif(same_len, head, &[zero.into()], exit, &[no.into()]);
+        self.b.switch_to_block(head);
+        let done = self
+            .b
+            .ins()
+            .icmp(IntCC::UnsignedGreaterThanOrEqual, i, a.len);
+        let yes = self.b.ins().iconst(types::I8, 1);
+        self.b.ins().brif(done, exit, &[yes.into()], step, &[]);
+        self.b.switch_to_block(step);
+        let flags = MemFlagsData::new().with_notrap().with_readonly();
+        let (pa, pb) = (self.b.ins().iadd(a.ptr, i), self.b.ins().iadd(b.ptr, i));
+        let (ca, cb) = (
+            self.b.ins().load(types::I8, flags, pa, 0),
+            self.b.ins().load(types::I8, flags, pb, 0),
+        );
+        let same = self.b.ins().icmp(IntCC::Equal, ca, cb);
+        let next = self.b.ins().iadd_imm_s(i, 1);
+        self.b
+            .ins()
+            .brif(same, head, &[next.into()], exit, &[no.into()]);
+        self.b.switch_to_block(exit);
+        res
     }
 
     /// `$ <op> c` with Python's rules for the value kinds it has arms for.

@@ -634,3 +634,44 @@ fn len_of_a_string_counts_its_characters() {
     let q = Predicate::compile(predicate("len($) = 4").ir()).unwrap();
     assert_eq!(q.eval(&Value::str("a😀bé")), Some(true));
 }
+
+#[test]
+fn in_over_a_list_read_compares_items_as_the_interpreter_does() {
+    let p = Predicate::compile(predicate("$.x in $.xs").ir()).unwrap();
+    let row = |x: Value, xs: Vec<Value>| dict(&[("x", x), ("xs", Value::list(xs))]);
+    let s = Value::str;
+    assert_eq!(p.eval(&row(s("b"), vec![s("a"), s("b")])), Some(true));
+    assert_eq!(p.eval(&row(s("b"), vec![s("a"), s("bb")])), Some(false));
+    assert_eq!(p.eval(&row(s("é"), vec![s("e"), s("é")])), Some(true));
+    assert_eq!(p.eval(&row(s(""), vec![s("a"), s("")])), Some(true));
+    assert_eq!(p.eval(&row(s("1"), vec![Value::Int(1)])), Some(false));
+    assert_eq!(
+        p.eval(&row(Value::Int(1), vec![Value::Bool(true)])),
+        Some(true)
+    );
+    assert_eq!(
+        p.eval(&row(Value::Int(2), vec![Value::Bool(true)])),
+        Some(false)
+    );
+    assert_eq!(
+        p.eval(&row(Value::Null, vec![Value::Int(0), Value::Null])),
+        Some(true)
+    );
+    assert_eq!(p.eval(&row(Value::Int(0), vec![Value::Null])), Some(false));
+    assert_eq!(
+        p.eval(&row(Value::Float(1.5), vec![Value::Float(1.5)])),
+        Some(true)
+    );
+    assert_eq!(p.eval(&row(s("a"), vec![])), Some(false));
+    // Long lists run through; what the code has no rule for deopts.
+    let many: Vec<Value> = (0..100).map(|i| Value::str(format!("k{i}"))).collect();
+    assert_eq!(p.eval(&row(s("k99"), many.clone())), Some(true));
+    assert_eq!(p.eval(&row(s("k100"), many)), Some(false));
+    assert_eq!(p.eval(&row(Value::Int(1), vec![Value::Float(1.0)])), None);
+    assert_eq!(
+        p.eval(&row(Value::Float(f64::NAN), vec![Value::Float(1.0)])),
+        None
+    );
+    assert_eq!(p.eval(&row(s("a"), vec![Value::list(vec![])])), None);
+    assert_eq!(p.eval(&dict(&[("x", s("a")), ("xs", s("abc"))])), None);
+}
