@@ -326,6 +326,37 @@ impl PartialEq for Broken {
 }
 
 impl ClassDecl {
+    /// A declaration that only names types: no parents, members or meta,
+    /// `namespaces` to resolve class names with and `import` to find
+    /// extension methods in. Code run in its class's scope sees class
+    /// names as code of a class declaring these would (a REPL's scope).
+    pub fn names_only(
+        name: String,
+        namespaces: Vec<(String, String)>,
+        import: Vec<String>,
+        pos: Pos,
+    ) -> Result<ClassDecl, Error> {
+        let resolver = NamespaceResolver::new(namespaces.clone())?;
+        Ok(ClassDecl {
+            name,
+            namespaces,
+            extends: Vec::new(),
+            extends_at: Vec::new(),
+            properties: Vec::new(),
+            methods: Vec::new(),
+            import,
+            meta: Vec::new(),
+            usage: ClassUsage::Class,
+            cardinality: Cardinality::One,
+            applies: MetaTarget::ALL.to_vec(),
+            inherited: false,
+            pos,
+            warnings: Vec::new(),
+            resolver,
+            broken: None,
+        })
+    }
+
     /// A class named `name` whose declaration fails with `error` when the
     /// class is built.
     fn broken(
