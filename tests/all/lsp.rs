@@ -852,7 +852,7 @@ fn extension_methods_navigate_to_their_declaration_and_back_across_packages() {
     // `$.name.shout()`: the imported extension method, not `Other.shout`.
     let (l, ch) = find(&app_text, "$.name.shout()", 8);
     let def = c.at("textDocument/definition", &app, l, ch);
-    assert_eq!(located(&def), [decl.clone()], "{def}");
+    assert_eq!(located(&def), std::slice::from_ref(&decl), "{def}");
     // Its references: the declaration in the library and both calls, not
     // the other class's method or its call.
     let mut want = vec![decl.clone(), calls[0].clone(), calls[1].clone()];
@@ -871,7 +871,7 @@ fn extension_methods_navigate_to_their_declaration_and_back_across_packages() {
     let (l, ch) = find(&other_text, "$.shout()", 2);
     let def = c.at("textDocument/definition", &other, l, ch);
     let own = file("Other.yaml", find(&other_text, "  shout:", 2));
-    assert_eq!(located(&def), [own.clone()], "{def}");
+    assert_eq!(located(&def), std::slice::from_ref(&own), "{def}");
     let refs = references(&mut c, &other, (l, ch));
     assert_eq!(located(&refs), [own, file("Other.yaml", (l, ch))], "{refs}");
     c.stop();
