@@ -859,6 +859,17 @@ fn extension_methods_navigate_to_their_declaration_and_back_across_packages() {
     want.sort();
     let refs = references(&mut c, &app, (l, ch));
     assert_eq!(located(&refs), want, "{refs}");
+    // Completion after `$greeting.` offers the extension method.
+    let (l, ch) = find(&app_text, "$greeting.shout()", 10);
+    let items = c.at("textDocument/completion", &app, l, ch);
+    let shout: Vec<&J> = (items.as_array().unwrap().iter())
+        .filter(|i| i["label"] == "shout")
+        .collect();
+    assert_eq!(shout.len(), 1, "{items}");
+    assert_eq!(
+        shout[0]["detail"],
+        "com.example.ext.Text::shout() (extension)"
+    );
     // From the declaration in the library (opened after the application
     // was checked): the application's calls too.
     c.open(&lib, &lib_text);
