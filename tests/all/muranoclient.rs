@@ -519,7 +519,10 @@ fn python_muranoclient_imports_deploys_and_calls_actions() {
 /// `muranoclient.client.Client('1', endpoint=..., token=...)`, run the
 /// whole flow (tests/serve/muranoclient_flows.py says which calls) on an
 /// environment of their own against one `serve --db FILE`, after the
-/// greeter and its library were imported once with `packages.create`.
+/// greeter and its library were imported once with `packages.create`:
+/// two applications added, deployed, an action of each called and its
+/// result read, three deployments with their reports, the environment
+/// deleted.
 /// Every flow must finish with the expected action result, reports and
 /// deployments, and no client may see an error (`database is locked`
 /// or any other).
@@ -584,7 +587,23 @@ fn twenty_python_muranoclient_threads_run_the_flow_at_once() {
             f["client"],
             f["error"].as_str().unwrap_or("")
         );
-        assert_eq!(f["steps"].as_array().unwrap().len(), 9, "{f}");
+        let steps: Vec<&str> = (f["steps"].as_array().unwrap().iter())
+            .filter_map(|s| s.as_str())
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                "environment-create",
+                "session-configure",
+                "services-post",
+                "session-deploy",
+                "deployed",
+                "actions",
+                "deployments",
+                "environment-delete"
+            ],
+            "{f}"
+        );
     }
     for text in [&ran.stdout, &ran.stderr] {
         assert!(!text.contains("database is locked"), "{}", ran.show());
@@ -602,6 +621,11 @@ fn twenty_python_muranoclient_threads_run_the_flow_at_once() {
     let count = |what: &str| seen.lines().filter(|l| l.contains(what)).count();
     assert_eq!(count("POST uri=/v1/environments "), 20, "{seen}");
     assert_eq!(count("/deploy version="), 20, "{seen}");
+    assert_eq!(count("/services/ version="), 40, "{seen}");
+    let action_calls = (seen.lines())
+        .filter(|l| l.contains("method=POST") && l.contains("/actions/"))
+        .count();
+    assert_eq!(action_calls, 40, "{seen}");
     assert_eq!(count("method=DELETE uri=/v1/environments/"), 20, "{seen}");
     assert!(!seen.contains("status=5"), "{seen}");
     assert!(!seen.contains("database is locked"), "{seen}");

@@ -8,12 +8,12 @@ It imports each PACKAGE_DIR once (in the order given, as `murano
 package-import` does with a requirement first), then starts CLIENTS
 threads, each with its own `muranoclient.client.Client('1', ...)`, that
 run the whole flow on an environment of their own: environment create,
-session configure, services.post of the greeter (with the session
-header), session deploy, environment get until it is no longer
-deploying, the `greet` action read from the service's `?._actions`
-(the client has no action list), actions.call, actions.get_result until
-there is one (404 until then, as murano answers), deployments list
-and each deployment's reports, environment delete, and the
+session configure, services.post of the greeter and of a counter (with
+the session header), session deploy, environment get until it is no
+longer deploying, each application's action (`greet`, `increment`) read
+from its `?._actions` (the client has no action list), actions.call,
+actions.get_result until there is one (404 until then, as murano
+answers), deployments list and each deployment's reports, environment delete, and the
 environment list until it is gone.
 
 It prints one JSON line per flow: {"client", "ok", "seconds", "steps",
@@ -70,40 +70,59 @@ def flow(url, token, i, steps):
     steps.append('environment-create')
     session = c.sessions.configure(env.id)
     steps.append('session-configure')
-    app = {
+    greeter = {
         '?': {'id': 'g%d' % i, 'type': 'com.example.Greeter'},
         'who': 'client %d' % i,
     }
-    added = c.services.post(env.id, path='/', data=app, session_id=session.id)
-    check(added.to_dict()['?']['id'] == 'g%d' % i, 'services.post: %r' % added)
+    # The counter (on the server's search path) spins a while as it
+    # deploys, so that deployments overlap.
+    counter = {
+        '?': {'id': 'c%d' % i, 'type': 'com.example.Counter'},
+        'start': i,
+        'spin': 5000,
+    }
+    for app in (greeter, counter):
+        added = c.services.post(env.id, path='/', data=app,
+                                session_id=session.id)
+        check(added.to_dict()['?']['id'] == app['?']['id'],
+              'services.post: %r' % added)
     steps.append('services-post')
     c.sessions.deploy(env.id, session.id)
     steps.append('session-deploy')
     shown = wait_for('deploy', lambda: c.environments.get(env.id),
                      lambda e: e.status not in ('deploying', 'pending'))
     check(shown.status == 'ready', 'status %r' % shown.status)
-    service = shown.services[0]
-    check(service['said'] == ['hello, client %d' % i], 'said %r' % service)
-    actions = service['?']['_actions']
-    greet = [k for k, a in actions.items() if a['name'] == 'greet']
-    check(len(greet) == 1, 'actions %r' % actions)
+    services = {s['?']['id']: s for s in shown.services}
+    check(services['g%d' % i]['said'] == ['hello, client %d' % i],
+          'said %r' % services)
+    check(services['c%d' % i]['count'] == i, 'count %r' % services)
     steps.append('deployed')
-    task = c.actions.call(env.id, greet[0], arguments={'who': 'thread %d' % i})
-    steps.append('action-call')
-    result = wait_for('action', lambda: task_result(c, env.id, task),
-                      lambda r: r is not None)
-    want = {'isException': False, 'result': 'hello, thread %d' % i}
-    check(result == want, 'result %r' % result)
-    steps.append('action-result')
+    for sid, name, args, want in [
+        ('g%d' % i, 'greet', {'who': 'thread %d' % i}, 'hello, thread %d' % i),
+        ('c%d' % i, 'increment', {'by': 2}, i + 2),
+    ]:
+        actions = services[sid]['?']['_actions']
+        found = [k for k, a in actions.items() if a['name'] == name]
+        check(len(found) == 1, 'actions %r' % actions)
+        task = c.actions.call(env.id, found[0], arguments=args)
+        result = wait_for('action', lambda: task_result(c, env.id, task),
+                          lambda r: r is not None)
+        check(result == {'isException': False, 'result': want},
+              'result %r' % result)
+        # The next action waits for this one's deployment to end.
+        wait_for('action end', lambda: c.environments.get(env.id).status,
+                 lambda status: status == 'ready')
+    steps.append('actions')
     deployments = wait_for(
         'deployments', lambda: c.deployments.list(env.id),
         lambda ds: all(d.state != 'running' for d in ds))
-    states = sorted(d.state for d in deployments)
-    check(states == ['success', 'success'], 'deployments %r' % states)
+    states = [d.state for d in deployments]
+    check(states == ['success'] * 3, 'deployments %r' % states)
     said = sorted(r.text for d in deployments
                   for r in c.deployments.reports(env.id, d.id)
-                  if r.text.startswith('hello, '))
-    want = ['hello, client %d' % i, 'hello, thread %d' % i]
+                  if r.text.startswith(('hello, ', 'counter at ')))
+    want = sorted(['hello, client %d' % i, 'hello, thread %d' % i,
+                   'counter at %d' % i, 'counter at %d' % (i + 2)])
     check(said == want, 'reports %r' % said)
     steps.append('deployments')
     c.environments.delete(env.id)
