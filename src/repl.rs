@@ -66,10 +66,12 @@ struct Loaded {
 
 /// The scope expressions typed with `-p` are evaluated in: the
 /// namespaces of the classes of the packages given (`roots`), as if one
-/// class of the first had declared them all. `=` is the current namespace
-/// most of their classes declare, the first declaration of any other
-/// prefix counts, and the classes and their `Import`s give extension
-/// methods. `None` when the packages have no classes.
+/// class of the first had declared them all. Each class's short name
+/// stands for it (the first class by full name of a short name shared),
+/// `=` is the current namespace most of their classes declare (for the
+/// other classes there), the first declaration of any other prefix
+/// counts, and the classes and their `Import`s give extension methods.
+/// `None` when the packages have no classes.
 fn names_scope(ex: &engine::Executor, roots: &[String]) -> Option<Arc<engine::Class>> {
     let mut packages = Vec::new();
     for r in roots {
@@ -78,11 +80,16 @@ fn names_scope(ex: &engine::Executor, roots: &[String]) -> Option<Arc<engine::Cl
     let mut currents: Vec<(String, usize)> = Vec::new();
     let mut namespaces: Vec<(String, String)> = Vec::new();
     let mut import: Vec<String> = Vec::new();
+    let mut short: Vec<(String, String)> = Vec::new();
     for p in &packages {
         let mut decls: Vec<_> = p.decls.values().collect();
         decls.sort_by(|a, b| a.name.cmp(&b.name));
         for d in decls {
             import.push(d.name.clone());
+            let name = d.name.rsplit('.').next().unwrap_or(&d.name);
+            if !short.iter().any(|(n, _)| n == name) {
+                short.push((name.to_string(), d.name.clone()));
+            }
             import.extend(d.import.iter().cloned());
             for (prefix, ns) in &d.namespaces {
                 if prefix == "=" {
@@ -113,7 +120,8 @@ fn names_scope(ex: &engine::Executor, roots: &[String]) -> Option<Arc<engine::Cl
         offset: 0,
     };
     let decl =
-        compiler::murano::ClassDecl::names_only("<repl>".into(), namespaces, import, pos).ok()?;
+        compiler::murano::ClassDecl::names_only("<repl>".into(), (namespaces, short), import, pos)
+            .ok()?;
     Some(engine::Class::names_only(decl, Arc::clone(first)))
 }
 

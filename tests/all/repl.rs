@@ -188,3 +188,34 @@ fn the_repl_resolves_class_names_as_the_packages_code_does() {
     );
     assert!(!stderr.contains("unknown command"), "{stderr}");
 }
+
+#[test]
+fn the_repl_knows_the_short_names_of_classes_in_other_namespaces() {
+    // tests/repl/names-app: Main and Part in com.example.names (the `=`
+    // most classes declare), Helper in com.example.other; Main declares
+    // the prefix `other`.
+    let out = common::muranopl_with_input(
+        &["repl", "--no-history", "-p", "tests/repl/names-app"],
+        "new(Helper).help(you)\n\
+         new(Part).label()\n\
+         type(new(Main))\n\
+         other:Helper\n\
+         new(Nothing)\n",
+    );
+    let (stdout, stderr) = (common::stdout(&out), common::stderr(&out));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "\"helping you\"",
+            "\"part\"",
+            r#"{"$type": "com.example.names.Main"}"#,
+            r#"{"$type": "com.example.other.Helper"}"#,
+        ],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(r#"Class "com.example.names.Nothing" is not found"#),
+        "{stderr}"
+    );
+}
