@@ -150,6 +150,12 @@ enum Cmd {
         /// --trace-json` does).
         #[arg(long, value_name = "FILE")]
         trace_json: Option<std::path::PathBuf>,
+        /// Stop before each run of the statement at FILE:LINE (FILE: the
+        /// end of the class file's path) in any test and read expressions
+        /// from stdin, evaluated in its frame (as `run --break` does);
+        /// repeatable.
+        #[arg(long = "break", value_name = "FILE:LINE")]
+        breaks: Vec<String>,
         #[command(flatten)]
         limits: ExecLimits,
     },
@@ -443,12 +449,21 @@ fn run(cli: Cli) -> i32 {
             log_level,
             trace,
             trace_json,
+            breaks,
             limits,
         } => test(
             args,
             package,
             &libs,
-            (seed, log_level, (trace, trace_json.as_deref())),
+            (
+                seed,
+                log_level,
+                crate::test_cmd::Tracing {
+                    stderr: trace,
+                    json: trace_json.as_deref(),
+                    breaks: &breaks,
+                },
+            ),
             limits,
             jit,
             &cli.class_configs,
@@ -514,7 +529,7 @@ fn test(
     mut args: Vec<String>,
     package: Option<std::path::PathBuf>,
     libs: &[std::path::PathBuf],
-    (seed, log_level, trace): (u64, crate::args::LogLevel, (bool, Option<&std::path::Path>)),
+    (seed, log_level, trace): (u64, crate::args::LogLevel, crate::test_cmd::Tracing<'_>),
     limits: ExecLimits,
     jit: JitMode,
     class_configs: &Option<std::path::PathBuf>,

@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use muranopl::{json, Engine, Options, Value};
@@ -58,6 +59,70 @@ pub struct ReplArgs {
 struct Loaded {
     session: muranopl::Session,
     root: Value,
+    /// Class names typed at the prompt resolve as in the packages' code:
+    /// `new(Greeter)`, `ns:Name`, `:Name` (see [`names_scope`]).
+    names: Option<Arc<engine::Class>>,
+}
+
+/// The scope expressions typed with `-p` are evaluated in: the
+/// namespaces of the classes of the packages given (`roots`), as if one
+/// class of the first had declared them all. Each class's short name
+/// stands for it (the first class by full name of a short name shared),
+/// `=` is the current namespace most of their classes declare (for the
+/// other classes there), the first declaration of any other prefix
+/// counts, and the classes and their `Import`s give extension methods.
+/// `None` when the packages have no classes.
+fn names_scope(ex: &engine::Executor, roots: &[String]) -> Option<Arc<engine::Class>> {
+    let mut packages = Vec::new();
+    for r in roots {
+        packages.extend(ex.packages().iter().filter(|p| *p.name == **r).take(1));
+    }
+    let mut currents: Vec<(String, usize)> = Vec::new();
+    let mut namespaces: Vec<(String, String)> = Vec::new();
+    let mut import: Vec<String> = Vec::new();
+    let mut short: Vec<(String, String)> = Vec::new();
+    for p in &packages {
+        let mut decls: Vec<_> = p.decls.values().collect();
+        decls.sort_by(|a, b| a.name.cmp(&b.name));
+        for d in decls {
+            import.push(d.name.clone());
+            let name = d.name.rsplit('.').next().unwrap_or(&d.name);
+            if !short.iter().any(|(n, _)| n == name) {
+                short.push((name.to_string(), d.name.clone()));
+            }
+            import.extend(d.import.iter().cloned());
+            for (prefix, ns) in &d.namespaces {
+                if prefix == "=" {
+                    match currents.iter_mut().find(|(n, _)| n == ns) {
+                        Some((_, count)) => *count += 1,
+                        None => currents.push((ns.clone(), 1)),
+                    }
+                } else if !namespaces.iter().any(|(p, _)| p == prefix) {
+                    namespaces.push((prefix.clone(), ns.clone()));
+                }
+            }
+        }
+    }
+    let first = packages.first()?;
+    // The most common `=`; the first of equals.
+    let current = (currents.iter()).fold(None::<&(String, usize)>, |best, c| match best {
+        Some(b) if b.1 >= c.1 => Some(b),
+        _ => Some(c),
+    });
+    if let Some((ns, _)) = current {
+        namespaces.insert(0, ("=".to_string(), ns.clone()));
+    }
+    import.dedup();
+    let pos = compiler::murano::Pos {
+        file: "<repl>".into(),
+        line: 1,
+        col: 1,
+        offset: 0,
+    };
+    let decl =
+        compiler::murano::ClassDecl::names_only("<repl>".into(), (namespaces, short), import, pos)
+            .ok()?;
+    Some(engine::Class::names_only(decl, Arc::clone(first)))
 }
 
 impl Loaded {
@@ -71,7 +136,11 @@ impl Loaded {
             }
             None => None,
         };
-        let formats = muranopl::session::load_formats_for(&a.packages, &a.libs, model.as_ref())?;
+        let (formats, roots) =
+            muranopl::session::load_formats_roots(&a.packages, &a.libs, model.as_ref())?;
+        let roots: Vec<String> = (formats[..roots].iter())
+            .map(|f| f.full_name().to_string())
+            .collect();
         let catalogue = muranopl::Catalogue::from_formats(formats, false, Vec::new(), None)?;
         crate::warnings::print(&catalogue);
         let session = catalogue.session();
@@ -92,7 +161,12 @@ impl Loaded {
             }
             None => Value::Null,
         };
-        Ok(Loaded { session, root })
+        let names = names_scope(ex, &roots);
+        Ok(Loaded {
+            session,
+            root,
+            names,
+        })
     }
 
     fn compile(&self, src: &str) -> Result<muranopl::Program, muranopl::Error> {
@@ -105,8 +179,12 @@ impl Loaded {
     }
 
     fn eval(&self, prog: &muranopl::Program) -> Result<Value, muranopl::Error> {
-        let env = self.session.executor().env(false);
-        let v = prog.eval(env, self.root.clone())?;
+        let ex = self.session.executor();
+        let env = ex.env(false);
+        let v = match &self.names {
+            Some(names) => prog.eval_in(env, &ex.names_ctx(names, self.root.clone()))?,
+            None => prog.eval(env, self.root.clone())?,
+        };
         stdlib::finalize(env, v)
     }
 }
@@ -123,7 +201,9 @@ An expression with unclosed brackets or quotes goes on over the next lines.
 Tab completes functions, methods (after `.`) and the keys of `$` (after `$.`).
 With -p PACKAGE --model FILE, `$` is the model's root object: `$.deploy()`
 calls a method (log lines and reports show as they happen), `$.name` reads
-a property, `new('full.ClassName', prop => value)` makes an object.";
+a property, `new('full.ClassName', prop => value)` makes an object. Class
+names resolve as in the package's code: `new(ShortName)`, `:ShortName`,
+`prefix:Name` with the namespaces its classes declare.";
 
 /// What completion knows: the library's names and the data.
 struct ReplHelper {
@@ -339,7 +419,10 @@ impl Repl {
     /// Runs one input (an expression or a command); false to leave.
     fn line(&mut self, input: &str, helper: Option<&mut ReplHelper>) -> bool {
         let input = input.trim();
-        let (cmd, rest) = match input.strip_prefix(':') {
+        // Commands are lower case: `:Name` is MuranoPL's type in the
+        // current namespace.
+        let type_name = input.chars().nth(1).is_some_and(|c| c.is_ascii_uppercase());
+        let (cmd, rest) = match input.strip_prefix(':').filter(|_| !type_name) {
             Some(c) => c.split_once(char::is_whitespace).unwrap_or((c, "")),
             None => ("", input),
         };

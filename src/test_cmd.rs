@@ -30,9 +30,19 @@ pub struct TestRun<'a> {
     pub messages: crate::diag::MessageFormat,
     /// The least severe log line printed on stderr.
     pub log_level: crate::args::LogLevel,
-    /// Print each statement and call on stderr, and/or write them as JSON
-    /// Lines to a file (see [`crate::trace`]).
-    pub trace: (bool, Option<&'a Path>),
+    /// The trace and the breakpoints.
+    pub trace: Tracing<'a>,
+}
+
+/// What `test` traces (see [`crate::trace`]).
+pub struct Tracing<'a> {
+    /// Print each statement and call on stderr.
+    pub stderr: bool,
+    /// Write them as JSON Lines to this file.
+    pub json: Option<&'a Path>,
+    /// `FILE:LINE` statements to stop at, reading expressions from stdin
+    /// (as `run --break`).
+    pub breaks: &'a [String],
 }
 
 /// Runs `muranopl test`; returns the exit status.
@@ -61,25 +71,42 @@ pub fn run(r: TestRun<'_>) -> i32 {
     if let Some(sink) = log_level.sink(false) {
         suite.on_log(sink);
     }
-    let tracer = match trace {
-        (false, None) => None,
-        (stderr, json) => match crate::trace::Trace::new(stderr, json) {
-            Ok(t) => {
-                let t = std::sync::Arc::new(t);
-                suite.on_trace(t.clone());
-                Some(t)
-            }
-            Err(e) => {
-                eprintln!("error: {e}");
-                return 2;
-            }
-        },
+    let tracer = match tracer(&suite, &trace) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
     };
+    if let Some(t) = &tracer {
+        suite.on_trace(t.clone());
+    }
     let status = run_plan(&suite, selectors, limits, messages);
     if let Some(t) = tracer {
         t.flush();
     }
     status
+}
+
+/// The tracer `trace` asks for (none when it asks for nothing), its
+/// breakpoints' expressions compiled against the suite's functions.
+fn tracer(
+    suite: &Suite,
+    trace: &Tracing<'_>,
+) -> Result<Option<std::sync::Arc<crate::trace::Trace>>, String> {
+    if !trace.stderr && trace.json.is_none() && trace.breaks.is_empty() {
+        return Ok(None);
+    }
+    let breaks = (trace.breaks.iter())
+        .map(|b| crate::trace::parse_break(b))
+        .collect::<Result<Vec<_>, _>>()?;
+    let t = crate::trace::Trace::new(trace.stderr, trace.json)?;
+    let t = if breaks.is_empty() {
+        t
+    } else {
+        t.with_breaks(breaks, suite.catalogue().catalog().registry(false))
+    };
+    Ok(Some(std::sync::Arc::new(t)))
 }
 
 /// Runs the tests `selectors` pick and prints their outcomes; the exit

@@ -142,6 +142,36 @@ pub struct Class {
 }
 
 impl Class {
+    /// A class of `package` that only names types (see
+    /// [`ClassDecl::names_only`]): no parents, properties or methods, its
+    /// key its name. Expressions evaluated in its scope (see
+    /// [`crate::Executor::names_ctx`]) resolve class names and find
+    /// extension methods as code of `package` declaring `decl`'s
+    /// namespaces and imports would.
+    pub fn names_only(decl: ClassDecl, package: Arc<Package>) -> Arc<Class> {
+        let name: Arc<str> = decl.name.as_str().into();
+        let type_ref = Arc::new(TypeRef {
+            name: name.clone(),
+            version: package.version.clone(),
+            package: package.name.clone(),
+        });
+        Arc::new(Class {
+            name: name.clone(),
+            key: name,
+            package,
+            decl: Arc::new(decl),
+            parents: Vec::new(),
+            ancestors: Vec::new(),
+            props: Vec::new(),
+            methods: HashMap::new(),
+            type_ref,
+            init_order: Vec::new(),
+            ambiguous: Vec::new(),
+            remap: Vec::new(),
+            conflicts: Vec::new(),
+        })
+    }
+
     /// The properties an object of this class initializes, with the class
     /// declaring each: base classes first, a property redeclared in a
     /// subclass once (by its most derived declaration), static properties

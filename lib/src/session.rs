@@ -349,7 +349,7 @@ pub fn load_formats_for(
 /// artifact's packages are what its roots require (resolved when it was
 /// packed, not again); they come before the search path's copies of the
 /// same `name/version` for the other paths' requirements.
-pub(crate) fn load_formats_roots(
+pub fn load_formats_roots(
     paths: &[PathBuf],
     libs: &[PathBuf],
     model: Option<&Value>,

@@ -39,17 +39,23 @@ pub fn check_package(
     let root: Arc<dyn PackageFormat> = FormatRegistry::builtin()
         .load(path)
         .map_err(|e| e.message().to_string())?;
-    check_loaded(root, libs, jit)
+    check_loaded(root, libs, &[], jit)
 }
 
 /// [`check_package`] of a package already loaded (from an editor's
-/// unsaved files, say: see [`package::Source::Edited`]).
+/// unsaved files, say: see [`package::Source::Edited`]); `edited` are
+/// packages of the search path loaded the same way, which stand in for
+/// the copies of the same name and version found there.
 pub fn check_loaded(
     root: Arc<dyn PackageFormat>,
     libs: &[PathBuf],
+    edited: &[Arc<dyn PackageFormat>],
     jit: compiler::jit::Mode,
 ) -> Result<CheckReport, String> {
-    let loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
+    let mut loader = PackageLoader::new(libs).map_err(|e| e.message().to_string())?;
+    for p in edited {
+        loader.replace(p.clone());
+    }
     let mut report = CheckReport {
         name: root.full_name().to_string(),
         ok: Vec::new(),
@@ -210,15 +216,16 @@ pub fn check_and_lint(
     Ok(lint_checked(r, path, opts))
 }
 
-/// [`check_and_lint`] of a package already loaded (see [`check_loaded`]);
-/// `path` is where it is.
+/// [`check_and_lint`] of a package already loaded (see [`check_loaded`],
+/// which `edited` is passed to); `path` is where it is.
 pub fn check_and_lint_loaded(
     root: Arc<dyn PackageFormat>,
     path: &Path,
     libs: &[PathBuf],
+    edited: &[Arc<dyn PackageFormat>],
     opts: &CheckOptions,
 ) -> Result<Checked, String> {
-    let r = check_loaded(root, libs, opts.jit)?;
+    let r = check_loaded(root, libs, edited, opts.jit)?;
     Ok(lint_checked(r, path, opts))
 }
 

@@ -133,6 +133,26 @@ impl PackageLoader {
         list.sort_by(|a, b| b.version.cmp(&a.version));
     }
 
+    /// Puts `package` (an editor's unsaved copy, say) in place of the
+    /// copies of the same name and version the search path holds; it
+    /// keeps their path.
+    pub fn replace(&mut self, package: Arc<dyn PackageFormat>) {
+        let name = package.full_name().to_string();
+        let version = package.version().clone();
+        let list = self.found.entry(name.clone()).or_default();
+        let path = match list.iter().position(|f| f.version == version) {
+            Some(i) => list.remove(i).path,
+            None => PathBuf::new(),
+        };
+        list.push(Found {
+            name,
+            version,
+            path,
+            package,
+        });
+        list.sort_by(|a, b| b.version.cmp(&a.version));
+    }
+
     /// Resolves the requirements of `root` (transitively). Returns the
     /// packages to load (not `root`, not the core library), in dependency
     /// discovery order. For each package it picks the fewest versions that

@@ -293,6 +293,31 @@ fn resolution() {
 }
 
 #[test]
+fn an_edited_copy_replaces_the_same_version_and_keeps_its_path() {
+    let mut l = loader(&[fake("lib", "1.0.0", &[]), fake("lib", "2.0.0", &[])]);
+    // The edited 2.0.0 now requires `extra`: resolution sees the edit.
+    l.add(PathBuf::from("extra"), fake("extra", "1.0.0", &[]));
+    let edited = fake("lib", "2.0.0", &[("extra", "1")]);
+    l.replace(edited.clone());
+    let found = &l.found["lib"];
+    let versions: Vec<String> = found.iter().map(|f| f.version.to_string()).collect();
+    assert_eq!(versions, ["2.0.0", "1.0.0"]);
+    assert!(Arc::ptr_eq(&found[0].package, &edited));
+    assert_eq!(found[0].path, PathBuf::from("lib"));
+    let root = fake("app", "1.0.0", &[("lib", "2")]);
+    assert_eq!(
+        names(&l.resolve(&root).unwrap()),
+        ["extra/1.0.0", "lib/2.0.0"]
+    );
+    // A version the search path lacks is added beside the others.
+    l.replace(fake("lib", "3.0.0", &[]));
+    let versions: Vec<String> = (l.found["lib"].iter())
+        .map(|f| f.version.to_string())
+        .collect();
+    assert_eq!(versions, ["3.0.0", "2.0.0", "1.0.0"]);
+}
+
+#[test]
 fn images() {
     assert!(check_image(b"\x89PNG\r\n\x1a\nxxxx").is_ok());
     assert!(check_image(b"GIF89a..").is_ok());

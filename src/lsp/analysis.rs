@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use engine::Executor;
 use lsp_types::{Diagnostic, DiagnosticSeverity, NumberOrString, Position, Range};
-use package::{FormatRegistry, Source};
+use package::{FormatRegistry, PackageFormat, Source};
 
 use super::text;
 
@@ -27,12 +27,30 @@ pub const SOURCE: &str = "muranopl";
 /// syntax error inside a string.
 pub const YAQL_SOURCE: &str = "muranopl yaql";
 
+/// The package in `dir` with `edited` (relative path to text) in place of
+/// those files, loaded; `None` when it does not load.
+pub fn load_edited(
+    dir: &Path,
+    edited: &BTreeMap<String, String>,
+) -> Option<Arc<dyn PackageFormat>> {
+    let files = (edited.iter())
+        .map(|(k, v)| (k.clone(), v.clone().into_bytes()))
+        .collect();
+    let source = Source::Edited {
+        dir: dir.to_path_buf(),
+        files,
+    };
+    FormatRegistry::builtin().load_source(source).ok()
+}
+
 /// Checks the package in `dir` with `edited` (relative path to text) in
-/// place of those files, its requirements found on `libs`.
+/// place of those files, its requirements found on `libs`, where the
+/// packages of `unsaved` (other packages with the editor's unsaved
+/// files) stand in for their saved copies.
 pub fn analyse(
     dir: &Path,
     edited: BTreeMap<String, String>,
-    libs: &[PathBuf],
+    (libs, unsaved): (&[PathBuf], &[Arc<dyn PackageFormat>]),
     jit: compiler::jit::Mode,
 ) -> Analysis {
     let files: BTreeMap<String, Vec<u8>> = (edited.iter())
@@ -56,7 +74,7 @@ pub fn analyse(
     let checked = FormatRegistry::builtin()
         .load_source(source)
         .map_err(|e| e.message().to_string())
-        .and_then(|root| lint::check::check_and_lint_loaded(root, dir, libs, &opts));
+        .and_then(|root| lint::check::check_and_lint_loaded(root, dir, libs, unsaved, &opts));
     let mut out = Analysis {
         executor: None,
         diagnostics: BTreeMap::new(),

@@ -1,6 +1,7 @@
 //! Completion (properties and methods after `$.`, YAQL methods after
-//! `.`, variables after `$`, functions, class names and block keywords
-//! elsewhere) and the outline of a class file (document symbols).
+//! `.`, extension methods in scope after either, variables after `$`,
+//! functions, class names and block keywords elsewhere) and the outline
+//! of a class file (document symbols).
 
 use std::collections::BTreeSet;
 
@@ -47,7 +48,9 @@ pub fn complete(here: &Here<'_>, at: usize) -> Vec<CompletionItem> {
         return contract_functions(here);
     }
     if before.ends_with("$.") || before.ends_with("$this.") {
-        return members(here, at);
+        let mut out = members(here, at);
+        out.extend(extensions(here, at));
+        return out;
     }
     if before.ends_with('$') {
         return variables(here, at);
@@ -59,6 +62,7 @@ pub fn complete(here: &Here<'_>, at: usize) -> Vec<CompletionItem> {
                 .into_iter()
                 .filter(|i| i.kind == Some(CompletionItemKind::METHOD)),
         );
+        out.extend(extensions(here, at));
         return out;
     }
     let mut out = functions(here, false);
@@ -162,6 +166,31 @@ fn members(here: &Here<'_>, at: usize) -> Vec<CompletionItem> {
             }
             let args: Vec<&str> = m.arguments.iter().map(|a| a.name.as_str()).collect();
             let detail = format!("{}::{}({})", d.name, m.name, args.join(", "));
+            out.push(item(&m.name, CompletionItemKind::METHOD, detail));
+        }
+    }
+    out
+}
+
+/// The extension methods (`Usage: Extension`) code of the class around
+/// `at` can call as methods: its own and those of the classes it
+/// imports; the detail shows the arguments after the receiver.
+fn extensions(here: &Here<'_>, at: usize) -> Vec<CompletionItem> {
+    let Some(class) = here.class_at(at) else {
+        return Vec::new();
+    };
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    let classes = std::iter::once(&class.name).chain(class.import.iter());
+    for d in classes.filter_map(|c| here.decl(c)) {
+        for m in &d.methods {
+            if m.usage != compiler::murano::MethodUsage::Extension || !seen.insert(m.name.clone()) {
+                continue;
+            }
+            let args: Vec<&str> = (m.arguments.iter().skip(1))
+                .map(|a| a.name.as_str())
+                .collect();
+            let detail = format!("{}::{}({}) (extension)", d.name, m.name, args.join(", "));
             out.push(item(&m.name, CompletionItemKind::METHOD, detail));
         }
     }

@@ -19,6 +19,7 @@ mod text;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types::{
@@ -237,6 +238,60 @@ impl Server {
         }
     }
 
+    /// The open documents of package `dir`: relative path to text.
+    fn edits_of(&self, dir: &Path) -> BTreeMap<String, String> {
+        (self.docs.values())
+            .filter_map(|d| {
+                let rel = d.path.as_ref()?.strip_prefix(dir).ok()?;
+                let rel = rel.to_str()?.replace('\\', "/");
+                Some((rel, d.text.clone()))
+            })
+            .collect()
+    }
+
+    /// The packages with open documents whose text is not the saved one,
+    /// loaded with those texts: packages that require them are checked
+    /// against the edits.
+    fn unsaved_packages(&self) -> Vec<(PathBuf, Arc<dyn package::PackageFormat>)> {
+        let dirs: BTreeSet<PathBuf> = (self.docs.values())
+            .filter_map(|d| text::package_dir(d.path.as_deref()?))
+            .collect();
+        let mut out = Vec::new();
+        if dirs.len() < 2 {
+            // A package's own edits are read by its check.
+            return out;
+        }
+        for dir in dirs {
+            let edits = self.edits_of(&dir);
+            let changed = (edits.iter())
+                .any(|(rel, t)| std::fs::read_to_string(dir.join(rel)).ok().as_ref() != Some(t));
+            if let Some(p) = changed
+                .then(|| analysis::load_edited(&dir, &edits))
+                .flatten()
+            {
+                out.push((dir, p));
+            }
+        }
+        out
+    }
+
+    /// `dirty` and the packages checked before that require one of them
+    /// (an edit of a library shows in the packages using it).
+    fn with_dependents(&self, mut dirty: BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
+        let name = |dir: &PathBuf| -> Option<String> {
+            let ex = self.analyses.get(dir)?.executor.as_ref()?;
+            Some(ex.packages().first()?.name.to_string())
+        };
+        let names: Vec<String> = dirty.iter().filter_map(name).collect();
+        for (dir, a) in &self.analyses {
+            let Some(ex) = &a.executor else { continue };
+            if (ex.packages().iter().skip(1)).any(|p| names.iter().any(|n| **n == *p.name)) {
+                dirty.insert(dir.clone());
+            }
+        }
+        dirty
+    }
+
     /// Re-checks what changed and publishes its diagnostics.
     fn flush(&mut self, c: &Connection) -> Result<(), String> {
         for uri in std::mem::take(&mut self.dirty_yaql) {
@@ -246,18 +301,19 @@ impl Server {
             };
             publish(c, uri, diagnostics, version)?;
         }
-        for dir in std::mem::take(&mut self.dirty) {
-            let edited: BTreeMap<String, String> = (self.docs.values())
-                .filter_map(|d| {
-                    let rel = d.path.as_ref()?.strip_prefix(&dir).ok()?;
-                    let rel = rel.to_str()?.replace('\\', "/");
-                    Some((rel, d.text.clone()))
-                })
-                .collect();
+        let dirty = std::mem::take(&mut self.dirty);
+        let dirty = self.with_dependents(dirty);
+        let unsaved = self.unsaved_packages();
+        for dir in dirty {
+            let edited = self.edits_of(&dir);
             let libs = self.search_path(&dir);
             let jit = self.jit;
+            let others: Vec<_> = (unsaved.iter())
+                .filter(|(d, _)| *d != dir)
+                .map(|(_, p)| p.clone())
+                .collect();
             let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                analysis::analyse(&dir, edited, &libs, jit)
+                analysis::analyse(&dir, edited, (&libs, &others), jit)
             }));
             let Ok(a) = checked else {
                 eprintln!("muranopl lsp: checking {} failed (a bug)", dir.display());
@@ -428,7 +484,10 @@ impl Server {
     ) -> Result<Vec<refs::Occurrence>, String> {
         let (here, _) = self.here(&p.text_document.uri)?;
         let at = text::offset(here.text, &text::line_starts(here.text), p.position);
-        Ok(refs::references(&here, at, &|f| self.read(f)))
+        let others: Vec<&Arc<engine::Executor>> = (self.analyses.values())
+            .filter_map(|a| a.executor.as_ref())
+            .collect();
+        Ok(refs::references(&here, at, &|f| self.read(f), &others))
     }
 
     fn references(&self, params: serde_json::Value) -> Result<serde_json::Value, String> {

@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
-use compiler::murano::{ClassDecl, Pos, Template, TemplateKind};
+use compiler::murano::{ClassDecl, MethodUsage, Pos, Template, TemplateKind};
 use engine::Executor;
 
 use super::docs;
@@ -39,13 +39,17 @@ pub struct Here<'a> {
 }
 
 impl Here<'_> {
-    /// The declarations of this file, in the order of their positions.
+    /// The declarations of this file, in the order of their positions: of
+    /// the package checked, or of a package it requires (a file of a
+    /// library looked at from a package using it).
     pub fn classes(&self) -> Vec<Arc<ClassDecl>> {
         let Some(ex) = self.ex else {
             return Vec::new();
         };
         let file = self.file.display().to_string();
-        let mut out: Vec<Arc<ClassDecl>> = (ex.packages().first().into_iter())
+        let mut out: Vec<Arc<ClassDecl>> = (ex.packages().iter())
+            .find(|p| p.decls.values().any(|d| *d.pos.file == *file))
+            .into_iter()
             .flat_map(|p| p.decls.values())
             .filter(|d| *d.pos.file == *file)
             .cloned()
@@ -94,16 +98,22 @@ impl Here<'_> {
         if before.ends_with('$') {
             return Some((Target::Variable(word.to_string()), span));
         }
+        // murano's lookup of `$x.name()`: a method of `$x`'s class, else an
+        // extension method of the current class or of those it imports.
+        let extension = || here.as_ref().and_then(|c| self.extension(c, word));
         if before.ends_with("$.") || before.ends_with("$this.") {
             if let Some(c) = &here {
-                if let Some(t) = self.member(&c.name, word, call) {
+                let own = self.member(&c.name, word, call);
+                if let Some(t) = own.or_else(|| extension().filter(|_| call)) {
                     return Some((t, span));
                 }
             }
         }
         if call && before.ends_with('.') {
-            let own = here.as_ref().and_then(|c| self.member(&c.name, word, true));
-            if let Some(t) = own.or_else(|| self.any_method(word)) {
+            // `$x`'s class is not known here: an extension method in
+            // scope, else the current class's method, else any class's.
+            let own = || here.as_ref().and_then(|c| self.member(&c.name, word, true));
+            if let Some(t) = extension().or_else(own).or_else(|| self.any_method(word)) {
                 return Some((t, span));
             }
         }
@@ -143,6 +153,23 @@ impl Here<'_> {
             (_, Some((d, i))) => Some(Target::Property(d, i)),
             _ => None,
         }
+    }
+
+    /// The extension methods (`Usage: Extension`) named `name` that code of
+    /// class `from` calls as methods: its own, then those of the classes
+    /// it imports, as the engine looks them up.
+    fn extension(&self, from: &ClassDecl, name: &str) -> Option<Target> {
+        let classes = std::iter::once(&from.name).chain(from.import.iter());
+        let found: Vec<(Arc<ClassDecl>, usize)> = classes
+            .filter_map(|c| self.decl(c))
+            .filter_map(|d| {
+                let i = (d.methods.iter())
+                    .position(|m| m.name == name && m.usage == MethodUsage::Extension)?;
+                Some((d, i))
+            })
+            .take(1)
+            .collect();
+        (!found.is_empty()).then_some(Target::Method(found))
     }
 
     /// Every class's method named `name`.

@@ -1,12 +1,17 @@
-//! Find references and rename, within the package of the document: each
-//! occurrence of the name in the package's class files whose meaning
-//! (see [`Here::target`]) is the same class, property or method as the
-//! one under the cursor, the declaration included; a `$variable`'s
-//! occurrences in its method.
+//! Find references and rename: each occurrence of the name in the class
+//! files of the document's package, of the files declaring the target
+//! (a library's) and of the other packages the server checked (those
+//! using a library), whose meaning (see [`Here::target`]) is the same
+//! class, property or method as the one under the cursor, the
+//! declaration included; a `$variable`'s occurrences in its method.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use compiler::murano::ClassDecl;
+use engine::Executor;
 
 use super::navigate::{Here, Target};
 use super::text;
@@ -69,6 +74,7 @@ pub fn references(
     here: &Here<'_>,
     at: usize,
     read: &dyn Fn(&Path) -> Option<String>,
+    others: &[&Arc<Executor>],
 ) -> Vec<Occurrence> {
     let Some((target, span)) = here.target(at) else {
         return Vec::new();
@@ -91,19 +97,15 @@ pub fn references(
     let Some(ex) = here.ex else {
         return Vec::new();
     };
-    let files: BTreeSet<PathBuf> = (ex.packages().first().into_iter())
-        .flat_map(|p| p.decls.values())
-        .map(|d| PathBuf::from(&*d.pos.file))
-        .collect();
     let mut out = Vec::new();
-    for file in files {
+    for (file, ex) in files_to_search(ex, &target, others) {
         let Some(text) = read(&file) else {
             continue;
         };
         let there = Here {
             text: &text,
             file: &file,
-            ex: here.ex,
+            ex: Some(ex),
         };
         let mut spans = Vec::new();
         for (i, _) in text.match_indices(word.as_str()) {
@@ -132,6 +134,47 @@ pub fn references(
         }));
     }
     out
+}
+
+/// The class files where occurrences of `target` are looked for, each
+/// with the executor whose catalogue reads it: those of the package
+/// checked by `ex`, the files declaring the target (a library's, for a
+/// method called from this package), and the files of the packages the
+/// other executors checked (`others`: packages that use a library see its
+/// classes and methods too). An occurrence counts only when it means the
+/// same class, property or method.
+fn files_to_search<'e>(
+    ex: &'e Arc<Executor>,
+    target: &Target,
+    others: &[&'e Arc<Executor>],
+) -> BTreeMap<PathBuf, &'e Arc<Executor>> {
+    let mut files: BTreeMap<PathBuf, &Arc<Executor>> = BTreeMap::new();
+    let own = |ex: &Arc<Executor>| -> Vec<PathBuf> {
+        (ex.packages().first().into_iter())
+            .flat_map(|p| p.decls.values())
+            .map(|d| PathBuf::from(&*d.pos.file))
+            .collect()
+    };
+    for f in own(ex) {
+        files.entry(f).or_insert(ex);
+    }
+    let declared: Vec<&Arc<ClassDecl>> = match target {
+        Target::Class(d) | Target::Property(d, _) => vec![d],
+        Target::Method(ms) => ms.iter().map(|(d, _)| d).collect(),
+        _ => Vec::new(),
+    };
+    for d in declared {
+        let f = PathBuf::from(&*d.pos.file);
+        if f.is_absolute() {
+            files.entry(f).or_insert(ex);
+        }
+    }
+    for other in others.iter().filter(|o| !Arc::ptr_eq(o, ex)) {
+        for f in own(other) {
+            files.entry(f).or_insert(other);
+        }
+    }
+    files
 }
 
 /// Where variable `name` occurs in the method around `at` (a variable is

@@ -796,3 +796,144 @@ fn starts(refs: &J, file: &str, len: usize) -> Vec<(usize, usize)> {
     got.sort();
     got
 }
+
+/// `tests/lsp/extensions`: a library declaring an extension method
+/// (`Text.shout`, `Usage: Extension`) and an application importing it
+/// (`Import: ext:Text`, calls `$x.shout()`), with a class of its own
+/// that has an unrelated method `shout`.
+fn extensions() -> (PathBuf, PathBuf, PathBuf) {
+    let ws = common::root().join("tests/lsp/extensions");
+    (
+        ws.join("ext-lib/Classes/Text.yaml"),
+        ws.join("ext-app/Classes/App.yaml"),
+        ws.join("ext-app/Classes/Other.yaml"),
+    )
+}
+
+/// Every (file, line, character) start of a locations answer, sorted.
+fn located(answer: &J) -> Vec<(String, usize, usize)> {
+    let mut out: Vec<(String, usize, usize)> = (answer.as_array().unwrap().iter())
+        .map(|r| {
+            let s = &r["range"]["start"];
+            (
+                r["uri"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string(),
+                s["line"].as_u64().unwrap() as usize,
+                s["character"].as_u64().unwrap() as usize,
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn extension_methods_navigate_to_their_declaration_and_back_across_packages() {
+    let (lib, app, other) = extensions();
+    let (lib_text, app_text, other_text) = (
+        std::fs::read_to_string(&lib).unwrap(),
+        std::fs::read_to_string(&app).unwrap(),
+        std::fs::read_to_string(&other).unwrap(),
+    );
+    let mut c = Client::start(&[], None);
+    c.open(&app, &app_text);
+    c.diagnostics(&uri(&app), 1);
+    let file = |f: &str, (l, ch): (usize, usize)| (f.to_string(), l, ch);
+    let decl = file("Text.yaml", find(&lib_text, "  shout:", 2));
+    let calls = [
+        file("App.yaml", find(&app_text, "$.name.shout()", 7)),
+        file("App.yaml", find(&app_text, "$greeting.shout()", 10)),
+    ];
+    // `$.name.shout()`: the imported extension method, not `Other.shout`.
+    let (l, ch) = find(&app_text, "$.name.shout()", 8);
+    let def = c.at("textDocument/definition", &app, l, ch);
+    assert_eq!(located(&def), std::slice::from_ref(&decl), "{def}");
+    // Its references: the declaration in the library and both calls, not
+    // the other class's method or its call.
+    let mut want = vec![decl.clone(), calls[0].clone(), calls[1].clone()];
+    want.sort();
+    let refs = references(&mut c, &app, (l, ch));
+    assert_eq!(located(&refs), want, "{refs}");
+    // Completion after `$greeting.` offers the extension method.
+    let (l, ch) = find(&app_text, "$greeting.shout()", 10);
+    let items = c.at("textDocument/completion", &app, l, ch);
+    let shout: Vec<&J> = (items.as_array().unwrap().iter())
+        .filter(|i| i["label"] == "shout")
+        .collect();
+    assert_eq!(shout.len(), 1, "{items}");
+    assert_eq!(
+        shout[0]["detail"],
+        "com.example.ext.Text::shout() (extension)"
+    );
+    // From the declaration in the library (opened after the application
+    // was checked): the application's calls too.
+    c.open(&lib, &lib_text);
+    c.diagnostics(&uri(&lib), 1);
+    let refs = references(&mut c, &lib, (decl.1, decl.2));
+    assert_eq!(located(&refs), want, "{refs}");
+    // `$.shout()` in the class that declares its own `shout` is that one.
+    c.open(&other, &other_text);
+    c.diagnostics(&uri(&other), 1);
+    let (l, ch) = find(&other_text, "$.shout()", 2);
+    let def = c.at("textDocument/definition", &other, l, ch);
+    let own = file("Other.yaml", find(&other_text, "  shout:", 2));
+    assert_eq!(located(&def), std::slice::from_ref(&own), "{def}");
+    let refs = references(&mut c, &other, (l, ch));
+    assert_eq!(located(&refs), [own, file("Other.yaml", (l, ch))], "{refs}");
+    c.stop();
+}
+
+#[test]
+fn unsaved_edits_of_a_library_show_in_the_packages_using_it() {
+    let (lib, app, _) = extensions();
+    let (lib_text, app_text) = (
+        std::fs::read_to_string(&lib).unwrap(),
+        std::fs::read_to_string(&app).unwrap(),
+    );
+    let mut c = Client::start(&[], None);
+    c.open(&app, &app_text);
+    assert_eq!(c.diagnostics(&uri(&app), 1), Vec::<J>::new());
+    c.open(&lib, &lib_text);
+    c.diagnostics(&uri(&lib), 1);
+    // The library's static method renamed in the editor, not saved: the
+    // application's call of it is flagged, with the new name as help.
+    let renamed = lib_text.replace("  phrase:", "  phrases:");
+    c.change(&lib, 2, &renamed);
+    c.diagnostics(&uri(&lib), 2);
+    let diags = c.diagnostics(&uri(&app), 1);
+    let unknown: Vec<&J> = diags
+        .iter()
+        .filter(|d| d["code"] == "unknown-method")
+        .collect();
+    assert_eq!(unknown.len(), 1, "{diags:?}");
+    let (l, _) = find(&app_text, "ext:Text.phrase(", 0);
+    assert_eq!(unknown[0]["range"]["start"]["line"], l, "{diags:?}");
+    let message = unknown[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`phrase`") && message.contains("did you mean `phrases`?"),
+        "{message}"
+    );
+    // Definition follows the unsaved text: `shout` moved down a line.
+    let moved = renamed.replace("Methods:\n", "Methods:\n\n");
+    c.change(&lib, 3, &moved);
+    c.diagnostics(&uri(&lib), 3);
+    c.diagnostics(&uri(&app), 1);
+    let (l, ch) = find(&app_text, "$.name.shout()", 8);
+    let def = c.at("textDocument/definition", &app, l, ch);
+    let want = find(&moved, "  shout:", 2);
+    assert_eq!(
+        located(&def),
+        [("Text.yaml".to_string(), want.0, want.1)],
+        "{def}"
+    );
+    // Undone in the editor: the application is clean again.
+    c.change(&lib, 4, &lib_text);
+    c.diagnostics(&uri(&lib), 4);
+    assert_eq!(c.diagnostics(&uri(&app), 1), Vec::<J>::new());
+    c.stop();
+}

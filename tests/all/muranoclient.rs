@@ -513,3 +513,120 @@ fn python_muranoclient_imports_deploys_and_calls_actions() {
         ran.show()
     );
 }
+
+/// Issue 36's load acceptance through the client's own library: 20
+/// threads of one Python process, each with its own
+/// `muranoclient.client.Client('1', endpoint=..., token=...)`, run the
+/// whole flow (tests/serve/muranoclient_flows.py says which calls) on an
+/// environment of their own against one `serve --db FILE`, after the
+/// greeter and its library were imported once with `packages.create`:
+/// two applications added, deployed, an action of each called and its
+/// result read, three deployments with their reports, the environment
+/// deleted.
+/// Every flow must finish with the expected action result, reports and
+/// deployments, and no client may see an error (`database is locked`
+/// or any other).
+#[test]
+fn twenty_python_muranoclient_threads_run_the_flow_at_once() {
+    let murano = match murano_cli() {
+        Ok(m) => m,
+        Err(why) => {
+            crate::common::skip(&format!("python-muranoclient is not available: {why}"));
+            return;
+        }
+    };
+    let python = murano.with_file_name("python");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("muranoclient-threads");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a test directory");
+    let db = dir.join("murano.db");
+    let log = dir.join("serve.log");
+    let served = Served::start(
+        &[
+            "tests/serve/counter-app",
+            "--token",
+            TOKEN,
+            "--db",
+            db.to_str().unwrap(),
+        ],
+        Some(&log),
+    );
+    let url = format!("http://{}", served.addr);
+    let root = common::root();
+    let mut cmd = clean(&python);
+    cmd.arg(root.join("tests/serve/muranoclient_flows.py"))
+        .args([url.as_str(), TOKEN, "20"])
+        .arg(root.join("tests/serve/greeter-lib"))
+        .arg(root.join("tests/serve/greeter-app"));
+    let started = Instant::now();
+    let ran = run(&mut cmd, Duration::from_secs(120)).expect("run python");
+    let took = started.elapsed().as_secs_f64();
+    assert!(ran.ok(), "the flows did not run:\n{}", ran.show());
+    let lines: Vec<serde_json::Value> = ran
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}\n{}", ran.show())))
+        .collect();
+    let imported: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l["imported"].as_str())
+        .collect();
+    assert_eq!(imported, ["com.example.GreeterLib", "com.example.Greeter"]);
+    let flows: Vec<&serde_json::Value> = lines.iter().filter(|l| l["client"].is_i64()).collect();
+    let mut clients: Vec<i64> = flows
+        .iter()
+        .map(|f| f["client"].as_i64().unwrap())
+        .collect();
+    clients.sort_unstable();
+    assert_eq!(clients, (0..20).collect::<Vec<_>>(), "{}", ran.show());
+    for f in &flows {
+        assert_eq!(
+            f["ok"],
+            true,
+            "client {} failed:\n{}",
+            f["client"],
+            f["error"].as_str().unwrap_or("")
+        );
+        let steps: Vec<&str> = (f["steps"].as_array().unwrap().iter())
+            .filter_map(|s| s.as_str())
+            .collect();
+        assert_eq!(
+            steps,
+            [
+                "environment-create",
+                "session-configure",
+                "services-post",
+                "session-deploy",
+                "deployed",
+                "actions",
+                "deployments",
+                "environment-delete"
+            ],
+            "{f}"
+        );
+    }
+    for text in [&ran.stdout, &ran.stderr] {
+        assert!(!text.contains("database is locked"), "{}", ran.show());
+        assert!(!text.contains("Traceback"), "{}", ran.show());
+    }
+    let slowest = flows
+        .iter()
+        .filter_map(|f| f["seconds"].as_f64())
+        .fold(0.0, f64::max);
+    eprintln!("20 python-muranoclient flows: {took:.2} s in all (with the imports), slowest flow {slowest:.2} s");
+    // The server saw 20 environments made, deployed and deleted, and
+    // answered no 5xx.
+    drop(served);
+    let seen = std::fs::read_to_string(&log).unwrap_or_default();
+    let count = |what: &str| seen.lines().filter(|l| l.contains(what)).count();
+    assert_eq!(count("POST uri=/v1/environments "), 20, "{seen}");
+    assert_eq!(count("/deploy version="), 20, "{seen}");
+    assert_eq!(count("/services/ version="), 40, "{seen}");
+    let action_calls = (seen.lines())
+        .filter(|l| l.contains("method=POST") && l.contains("/actions/"))
+        .count();
+    assert_eq!(action_calls, 40, "{seen}");
+    assert_eq!(count("method=DELETE uri=/v1/environments/"), 20, "{seen}");
+    assert!(!seen.contains("status=5"), "{seen}");
+    assert!(!seen.contains("database is locked"), "{seen}");
+}

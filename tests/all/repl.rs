@@ -147,3 +147,75 @@ fn the_repl_calls_methods_of_a_loaded_model_on_a_terminal() {
     p.send_line(":quit").unwrap();
     p.expect(Eof).unwrap();
 }
+
+#[test]
+fn the_repl_resolves_class_names_as_the_packages_code_does() {
+    // Short names in the package's namespace (`=: com.example`), its own
+    // class and the library's; `:Name` and `std:Name` (a prefix its class
+    // declares); an unknown short name is looked for in that namespace.
+    let out = common::muranopl_with_input(
+        &[
+            "repl",
+            "--no-history",
+            "-p",
+            "tests/serve/greeter-app",
+            "-L",
+            "tests/serve",
+        ],
+        "new(Greeter, who => x).who\n\
+         type(new(Greeter))\n\
+         :Greeting.phrase(y)\n\
+         std:Environment\n\
+         new(Greeting).phrase(z)\n\
+         new(Nope)\n",
+    );
+    let (stdout, stderr) = (common::stdout(&out), common::stderr(&out));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "\"x\"",
+            r#"{"$type": "com.example.Greeter"}"#,
+            "\"hello, y\"",
+            r#"{"$type": "io.murano.Environment"}"#,
+            "\"hello, z\"",
+        ],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(r#"Class "com.example.Nope" is not found"#),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("unknown command"), "{stderr}");
+}
+
+#[test]
+fn the_repl_knows_the_short_names_of_classes_in_other_namespaces() {
+    // tests/repl/names-app: Main and Part in com.example.names (the `=`
+    // most classes declare), Helper in com.example.other; Main declares
+    // the prefix `other`.
+    let out = common::muranopl_with_input(
+        &["repl", "--no-history", "-p", "tests/repl/names-app"],
+        "new(Helper).help(you)\n\
+         new(Part).label()\n\
+         type(new(Main))\n\
+         other:Helper\n\
+         new(Nothing)\n",
+    );
+    let (stdout, stderr) = (common::stdout(&out), common::stderr(&out));
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "\"helping you\"",
+            "\"part\"",
+            r#"{"$type": "com.example.names.Main"}"#,
+            r#"{"$type": "com.example.other.Helper"}"#,
+        ],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(r#"Class "com.example.names.Nothing" is not found"#),
+        "{stderr}"
+    );
+}

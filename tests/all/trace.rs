@@ -207,3 +207,47 @@ fn break_stops_at_a_statement_with_its_frames_variables_in_scope() {
     assert!(answers[3].contains("error[YaqlGrammarException]") && answers[3].contains('^'));
     assert!(err.contains("$n = 1\n$i = 0"), "{err}");
 }
+
+#[test]
+fn test_break_stops_inside_a_test_with_its_variables_in_scope() {
+    // `test --break` as `run --break`: the stop inside the test method
+    // (after the mocked `push()` ran once) sees its variable, the
+    // fixture's property through `$`, and the frame's variables; then
+    // the test goes on and passes.
+    let input = "$.mocked\n$stack = null\n$.mocked + 41\n:vars\n\n";
+    let o = common::muranopl_with_input(
+        &[
+            "test",
+            "examples/hello-app",
+            "HelloTest.testMocksGetTheCallersArguments",
+            "--break",
+            "HelloTest.yaml:39",
+        ],
+        input,
+    );
+    let err = common::stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        common::stdout(&o).contains("HelloTest.testMocksGetTheCallersArguments ")
+            && common::stdout(&o).contains("Ran 1 test"),
+        "{}",
+        common::stdout(&o)
+    );
+    let stops: Vec<&str> = err.split("break: ").skip(1).collect();
+    assert_eq!(stops.len(), 1, "{err}");
+    assert!(stops[0].contains("HelloTest.yaml:39:"), "{err}");
+    let answers: Vec<&str> = err.split("break> ").skip(1).map(str::trim_end).collect();
+    assert_eq!(&answers[..3], ["1", "false", "42"], "{err}");
+    assert!(answers[3].contains("$stack = "), "{err}");
+    // A malformed FILE:LINE is a usage error, before any test runs.
+    let o = common::muranopl_with_input(
+        &["test", "examples/hello-app", "--break", "HelloTest.yaml"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        common::stderr(&o).contains("expected FILE:LINE"),
+        "{}",
+        common::stderr(&o)
+    );
+}

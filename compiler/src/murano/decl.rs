@@ -33,10 +33,15 @@ pub const OBJECT_CLASS: &str = "io.murano.Object";
 /// * a bare `Name` uses `=` (which defaults to the empty namespace, so the
 ///   name stays as is);
 /// * an empty namespace gives the bare name.
+///
+/// A resolver made for a REPL may also know short names (see
+/// [`NamespaceResolver::with_short_names`]); a class's never does.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NamespaceResolver {
     /// As declared, in order.
     declared: Vec<(String, String)>,
+    /// Bare names that stand for a full name whatever `=` is.
+    short: Vec<(String, String)>,
 }
 
 fn is_ident(s: &str) -> bool {
@@ -65,7 +70,16 @@ impl NamespaceResolver {
         }
         Ok(NamespaceResolver {
             declared: namespaces,
+            short: Vec::new(),
         })
+    }
+
+    /// This resolver, where each bare name of `short` (`Name`, no prefix,
+    /// no dot) stands for its full name: a scope that sees the classes
+    /// of packages whose classes declare different `=` namespaces.
+    pub fn with_short_names(mut self, short: Vec<(String, String)>) -> Self {
+        self.short = short;
+        self
     }
 
     /// The declared `(prefix, namespace)` pairs.
@@ -96,6 +110,9 @@ impl NamespaceResolver {
         } && is_dotted(rest);
         if !valid {
             return Err(Error::value(format!("Invalid type name \"{name}\"")));
+        }
+        if let (None, Some((_, full))) = (prefix, self.short.iter().find(|(n, _)| n == rest)) {
+            return Ok(full.clone());
         }
         let prefix = match prefix {
             None if rest.contains('.') => "",
@@ -326,6 +343,38 @@ impl PartialEq for Broken {
 }
 
 impl ClassDecl {
+    /// A declaration that only names types: no parents, members or meta,
+    /// `namespaces` (and `short` bare names, see
+    /// [`NamespaceResolver::with_short_names`]) to resolve class names
+    /// with and `import` to find extension methods in. Code run in its class's scope sees class
+    /// names as code of a class declaring these would (a REPL's scope).
+    pub fn names_only(
+        name: String,
+        (namespaces, short): (Vec<(String, String)>, Vec<(String, String)>),
+        import: Vec<String>,
+        pos: Pos,
+    ) -> Result<ClassDecl, Error> {
+        let resolver = NamespaceResolver::new(namespaces.clone())?.with_short_names(short);
+        Ok(ClassDecl {
+            name,
+            namespaces,
+            extends: Vec::new(),
+            extends_at: Vec::new(),
+            properties: Vec::new(),
+            methods: Vec::new(),
+            import,
+            meta: Vec::new(),
+            usage: ClassUsage::Class,
+            cardinality: Cardinality::One,
+            applies: MetaTarget::ALL.to_vec(),
+            inherited: false,
+            pos,
+            warnings: Vec::new(),
+            resolver,
+            broken: None,
+        })
+    }
+
     /// A class named `name` whose declaration fails with `error` when the
     /// class is built.
     fn broken(

@@ -176,6 +176,22 @@ impl Executor {
         Arc::new(f)
     }
 
+    /// A context for evaluating expressions typed outside any method with
+    /// `$` = `data` and no `$this`, whose class names and extension methods
+    /// are `class`'s (see [`Class::names_only`]).
+    pub fn names_ctx(&self, class: &Arc<Class>, data: Value) -> Arc<Frame> {
+        let mut f = Frame::default();
+        f.args.push(data);
+        f.scope = Some(
+            Scope {
+                class: Some(class.clone()),
+                ..Default::default()
+            }
+            .into_frame_scope(),
+        );
+        Arc::new(f)
+    }
+
     /// The class of the method a context belongs to.
     pub fn ctx_class(&self, ctx: &Arc<Frame>) -> Option<Arc<Class>> {
         Scope::find(ctx, |s| s.class.clone())
