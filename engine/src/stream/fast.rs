@@ -2,11 +2,11 @@
 //! machine code passes it, read straight from its text ([`Tape`]) through
 //! its class's [`ObjectPlan`], with no value built.
 //!
-//! A piece takes it only when the answer is sure to be the one
-//! [`Worker::unit`]'s full path gives: the text scans (valid JSON without
+//! A piece takes it only when the answer is sure to be the one the
+//! worker's full path gives: the text scans (valid JSON without
 //! escapes or tags, see [`runtime::json::tape`]); it is one definition
 //! whose `?` header holds exactly a string `id` and a string `type`, of a
-//! class checked from the values alone ([`Plan::Now`]); no dict inside it
+//! class checked from the values alone (the worker's `Plan::Now`); no dict inside it
 //! has a header or a null or dict value (which the full path would look at
 //! as possible nested definitions); and the plan shows every property to
 //! pass. Anything else, a violation included, goes the full way, which
@@ -16,12 +16,8 @@ use std::sync::Arc;
 
 use compiler::jit::Native;
 use runtime::json::tape::{Kind, Num, Tape};
-use runtime::{Dict, Value};
 
 use crate::contracts::{Borrowed, ObjectPlan, View};
-
-use super::reader::{Context, Step, UnitMeta};
-use super::worker::{Plan, Worker};
 
 /// What the fast path knows of a class, by the `type` its headers give.
 pub(crate) struct FastClass {
@@ -158,87 +154,74 @@ fn header<'t>(tape: &Tape, text: &'t str, header: [usize; 3]) -> Option<(&'t str
     Some((string(h.entry(header[1])?)?, string(h.entry(header[2])?)?))
 }
 
-impl Worker<'_> {
-    /// The fast path of a piece of `text` (see the module's doc): `None`
-    /// when it must go the full way.
-    pub(crate) fn fast_unit(
-        &mut self,
-        text: &str,
-        u: &UnitMeta,
-        ctx: &Context,
-    ) -> Option<Result<(), String>> {
-        if !u.walk {
-            // Only read for its syntax.
-            return self.fast.tape.scan(text, &HEADER[..0]).then_some(Ok(()));
-        }
-        if u.header {
-            return None;
-        }
-        let mut fc = self.fast.last;
-        let scanned = match self.fast.classes.get(fc) {
-            Some(c) => self.fast.tape.scan(text, &c.keys),
-            None => self.fast.tape.scan(text, &HEADER),
-        };
-        if !scanned || self.fast.tape.nested_flags() {
-            return None;
-        }
-        let at = self.fast.classes.get(fc).map_or([0, 1, 2], |c| c.header);
-        let (id, ty) = header(&self.fast.tape, text, at)?;
-        if self.fast.classes.get(fc).is_none_or(|c| *c.ty != *ty) {
-            fc = match self.fast.classes.iter().position(|c| *c.ty == *ty) {
-                Some(i) => i,
-                None => self.fast_class(id, ty)?,
-            };
-            self.fast.last = fc;
-            let c = &self.fast.classes[fc];
-            if !self.fast.tape.scan(text, &c.keys) {
-                return None;
-            }
-        }
-        let c = &self.fast.classes[fc];
-        let view = TapeView {
-            tape: &self.fast.tape,
-            text,
-            at: 0,
-        };
-        let len = self.fast.tape.len(self.fast.tape.node(0));
-        if !c.plan.as_ref()?.holds(&view, len, 1) {
-            return None;
-        }
-        let ci = c.ci;
-        self.found.defs.push(id, ci);
-        self.objects += 1;
-        self.found.in_place += 1;
-        self.last_def = Some(ci);
-        Some(match (&ctx.items, &u.step) {
-            (Some(list), Step::Index(i)) => self.item(list, *i, Value::str(id), Some(ci)),
-            _ => {
-                self.found.residuals.push((u.slot, Value::str(id)));
-                Ok(())
-            }
-        })
+/// What [`Fast::head`] read of a definition.
+pub(crate) enum Head<'t> {
+    /// Its id, and its class among the fast path's (the tape holds its
+    /// text, scanned with that class's keys).
+    Known { id: &'t str, class: usize },
+    /// Its id and the `type` of a class not met yet ([`Fast::learn`]).
+    New { id: &'t str, ty: &'t str },
+}
+
+impl Fast {
+    /// Whether `text` is JSON the scan reads (only its syntax matters).
+    pub(crate) fn syntax(&mut self, text: &str) -> bool {
+        self.tape.scan(text, &HEADER[..0])
     }
 
-    /// Learns the class of headers of type `ty`: its index among the fast
-    /// path's classes; `None` when the header does not name one (the full
-    /// path says why).
-    fn fast_class(&mut self, id: &str, ty: &str) -> Option<usize> {
-        let mut h = Dict::default();
-        h.insert(self.keys.id.clone(), Value::str(id));
-        h.insert(self.keys.ty.clone(), Value::str(ty));
-        let (ci, plan) = self.class(&h).ok()??;
-        let plan = match plan {
-            Plan::Now => ObjectPlan::of(&self.ex, &self.class_list[ci as usize].0, true),
-            Plan::Later | Plan::No => None,
+    /// Scans the text of a definition and reads its header; `None` when
+    /// it must go the full way.
+    pub(crate) fn head<'t>(&mut self, text: &'t str) -> Option<Head<'t>> {
+        let last = self.classes.get(self.last);
+        let scanned = match last {
+            Some(c) => self.tape.scan(text, &c.keys),
+            None => self.tape.scan(text, &HEADER),
         };
+        if !scanned || self.tape.nested_flags() {
+            return None;
+        }
+        let (id, ty) = header(&self.tape, text, last.map_or([0, 1, 2], |c| c.header))?;
+        if last.is_some_and(|c| *c.ty == *ty) {
+            return Some(Head::Known {
+                id,
+                class: self.last,
+            });
+        }
+        let Some(class) = self.classes.iter().position(|c| *c.ty == *ty) else {
+            return Some(Head::New { id, ty });
+        };
+        self.last = class;
+        // The same text, its keys matched for that class.
+        self.tape
+            .scan(text, &self.classes[class].keys)
+            .then_some(Head::Known { id, class })
+    }
+
+    /// Learns the class of headers of type `ty` (`ci` in the worker's
+    /// list), with its plan (`None`: its objects always go the full way).
+    pub(crate) fn learn(&mut self, ty: &str, ci: u32, plan: Option<ObjectPlan>) {
         let (keys, header) = scan_keys(plan.as_ref().map_or(&[], |p| p.keys()));
-        self.fast.classes.push(FastClass {
+        self.classes.push(FastClass {
             ty: ty.into(),
             ci,
             plan,
             keys,
             header,
         });
-        Some(self.fast.classes.len() - 1)
+        self.last = self.classes.len() - 1;
+    }
+
+    /// After [`Fast::head`] gave `class`: the class's index in the
+    /// worker's list when its plan shows the definition in `text` to have
+    /// no violation.
+    pub(crate) fn passes(&self, text: &str, class: usize) -> Option<u32> {
+        let c = &self.classes[class];
+        let view = TapeView {
+            tape: &self.tape,
+            text,
+            at: 0,
+        };
+        let len = self.tape.len(self.tape.node(0));
+        c.plan.as_ref()?.holds(&view, len, 1).then_some(c.ci)
     }
 }

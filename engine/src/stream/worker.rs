@@ -10,12 +10,13 @@ use runtime::{Dict, Error, Value};
 use crate::catalog::Catalog;
 use crate::class::Class;
 use crate::contracts::Contract;
-use crate::contracts::Reach;
+use crate::contracts::{ObjectPlan, Reach};
 use crate::defs;
 use crate::executor::Defs;
 use crate::executor::Executor;
 use crate::model::{self};
 
+use super::fast::{Fast, Head};
 use super::reader::*;
 
 /// What the workers found.
@@ -155,7 +156,7 @@ pub(crate) struct Worker<'a> {
     /// class.
     pub(crate) frames: Vec<(Arc<Class>, Arc<runtime::ctx::Frame>)>,
     /// The fast path's tape and classes.
-    pub(crate) fast: super::fast::Fast,
+    pub(crate) fast: Fast,
 }
 
 pub(crate) struct Keys {
@@ -270,7 +271,7 @@ impl<'a> Worker<'a> {
     /// Item `i` of a streamed list property, `v` with its definitions
     /// replaced by their ids (`defined`: it is one, of this class): checked
     /// now, or kept for after the pass when its contract names objects.
-    pub(super) fn item(
+    fn item(
         &mut self,
         list: &Arc<ListProp>,
         i: usize,
@@ -325,6 +326,60 @@ impl<'a> Worker<'a> {
         let f = self.ex.class_ctx(&list.declared, Value::Null);
         self.frames.push((list.declared.clone(), f.clone()));
         f
+    }
+
+    /// The fast path of a piece of `text` ([`super::fast`]): `None` when
+    /// it must go the full way.
+    pub(crate) fn fast_unit(
+        &mut self,
+        text: &str,
+        u: &UnitMeta,
+        ctx: &Context,
+    ) -> Option<Result<(), String>> {
+        if !u.walk {
+            // Only read for its syntax.
+            return self.fast.syntax(text).then_some(Ok(()));
+        }
+        if u.header {
+            return None;
+        }
+        let (id, class) = match self.fast.head(text)? {
+            Head::Known { id, class } => (id, class),
+            Head::New { id, ty } => {
+                self.learn(id, ty)?;
+                match self.fast.head(text)? {
+                    Head::Known { id, class } => (id, class),
+                    Head::New { .. } => return None,
+                }
+            }
+        };
+        let ci = self.fast.passes(text, class)?;
+        self.found.defs.push(id, ci);
+        self.objects += 1;
+        self.found.in_place += 1;
+        self.last_def = Some(ci);
+        Some(match (&ctx.items, &u.step) {
+            (Some(list), Step::Index(i)) => self.item(list, *i, Value::str(id), Some(ci)),
+            _ => {
+                self.found.residuals.push((u.slot, Value::str(id)));
+                Ok(())
+            }
+        })
+    }
+
+    /// Teaches the fast path the class of headers of type `ty`; `None`
+    /// when the header does not name one (the full path says why).
+    fn learn(&mut self, id: &str, ty: &str) -> Option<()> {
+        let mut h = Dict::default();
+        h.insert(self.keys.id.clone(), Value::str(id));
+        h.insert(self.keys.ty.clone(), Value::str(ty));
+        let (ci, plan) = self.class(&h).ok()??;
+        let plan = match plan {
+            Plan::Now => ObjectPlan::of(&self.ex, &self.class_list[ci as usize].0, true),
+            Plan::Later | Plan::No => None,
+        };
+        self.fast.learn(ty, ci, plan);
+        Some(())
     }
 
     /// The class (by index into `class_list`) and plan of a header with a
