@@ -16,6 +16,7 @@ mod docs;
 mod navigate;
 mod refs;
 mod text;
+mod users;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -136,6 +137,8 @@ struct Server {
     /// Packages to check again, and `.yaql` files to parse again.
     dirty: BTreeSet<PathBuf>,
     dirty_yaql: Vec<Uri>,
+    /// Packages of the search path searched for references.
+    users: users::Users,
 }
 
 impl Server {
@@ -149,6 +152,7 @@ impl Server {
             published: HashMap::new(),
             dirty: BTreeSet::new(),
             dirty_yaql: Vec::new(),
+            users: Default::default(),
         }
     }
 
@@ -225,6 +229,7 @@ impl Server {
             }
             DidSaveTextDocument::METHOD => {
                 if let Ok(p) = serde_json::from_value::<lsp_types::DidSaveTextDocumentParams>(p) {
+                    self.users.clear();
                     self.touched(&p.text_document.uri);
                 }
             }
@@ -484,9 +489,20 @@ impl Server {
     ) -> Result<Vec<refs::Occurrence>, String> {
         let (here, _) = self.here(&p.text_document.uri)?;
         let at = text::offset(here.text, &text::line_starts(here.text), p.position);
-        let others: Vec<&Arc<engine::Executor>> = (self.analyses.values())
-            .filter_map(|a| a.executor.as_ref())
+        let mut others: Vec<Arc<engine::Executor>> = (self.analyses.values())
+            .filter_map(|a| a.executor.clone())
             .collect();
+        // The packages of the search path that use the target's package.
+        let from = text::package_dir(here.file);
+        if let (Some(lib), Some(from)) = (refs::declaring_dir(&here, at), from) {
+            let skip = |d: &Path| self.analyses.contains_key(d);
+            let check = |d: &Path| {
+                let libs = self.search_path(d);
+                analysis::analyse(d, BTreeMap::new(), (&libs, &[]), self.jit).executor
+            };
+            others.extend(self.users.of(&lib, &self.search_path(&from), &skip, &check));
+        }
+        let others: Vec<&Arc<engine::Executor>> = others.iter().collect();
         Ok(refs::references(&here, at, &|f| self.read(f), &others))
     }
 

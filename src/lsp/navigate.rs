@@ -191,11 +191,20 @@ impl Here<'_> {
         here: Option<&ClassDecl>,
     ) -> Option<(Target, Range<usize>)> {
         let (name, span) = text::type_name_at(self.text, at)?;
-        let full = here
-            .and_then(|c| c.resolve_name(name).ok())
-            .unwrap_or_else(|| name.to_string());
-        let decl = self.decl(&full).or_else(|| self.decl(name))?;
-        Some((Target::Class(decl), span))
+        let class = |name: &str| {
+            let full = here
+                .and_then(|c| c.resolve_name(name).ok())
+                .unwrap_or_else(|| name.to_string());
+            self.decl(&full).or_else(|| self.decl(name))
+        };
+        if let Some(decl) = class(name) {
+            return Some((Target::Class(decl), span));
+        }
+        // `ns:Name.method(...)`: the name ends at the `.` after `at`.
+        let from = at.clamp(span.start, span.end);
+        let end = from + self.text[from..span.end].find('.')?;
+        let decl = class(&self.text[span.start..end])?;
+        Some((Target::Class(decl), span.start..end))
     }
 
     /// The property or method of `class` whose name is declared at byte

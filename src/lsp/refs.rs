@@ -68,6 +68,18 @@ pub fn name_at(here: &Here<'_>, at: usize) -> Option<(String, bool)> {
     Some((here.text[span].to_string(), renamable))
 }
 
+/// The folder of the package declaring the class, property or method
+/// at `at`, when its file is known.
+pub fn declaring_dir(here: &Here<'_>, at: usize) -> Option<PathBuf> {
+    let (t, _) = here.target(at)?;
+    let d = match &t {
+        Target::Class(d) | Target::Property(d, _) => d,
+        Target::Method(ms) => &ms.first()?.0,
+        _ => return None,
+    };
+    super::text::package_dir(Path::new(&*d.pos.file))
+}
+
 /// The occurrences of the target at `at` in the class files of the
 /// package (`read` gives a file's text: the editor's or the saved one).
 pub fn references(

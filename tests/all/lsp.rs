@@ -937,3 +937,40 @@ fn unsaved_edits_of_a_library_show_in_the_packages_using_it() {
     assert_eq!(c.diagnostics(&uri(&app), 1), Vec::<J>::new());
     c.stop();
 }
+
+/// From a library's file alone (no file of the application opened), the
+/// references of its extension method and of its class include the
+/// application on the search path (the library's own folder's siblings),
+/// checked for the request from its saved files.
+#[test]
+fn references_reach_packages_on_the_search_path_that_were_never_opened() {
+    let (lib, app, _) = extensions();
+    let (lib_text, app_text) = (
+        std::fs::read_to_string(&lib).unwrap(),
+        std::fs::read_to_string(&app).unwrap(),
+    );
+    let mut c = Client::start(&[], None);
+    c.open(&lib, &lib_text);
+    c.diagnostics(&uri(&lib), 1);
+    let file = |f: &str, (l, ch): (usize, usize)| (f.to_string(), l, ch);
+    let decl = file("Text.yaml", find(&lib_text, "  shout:", 2));
+    let mut want = vec![
+        decl.clone(),
+        file("App.yaml", find(&app_text, "$.name.shout()", 7)),
+        file("App.yaml", find(&app_text, "$greeting.shout()", 10)),
+    ];
+    want.sort();
+    let refs = references(&mut c, &lib, (decl.1, decl.2));
+    assert_eq!(located(&refs), want, "{refs}");
+    // The class: its declaration's name, the import and the static call.
+    let name = find(&lib_text, "Name: Text", 6);
+    let refs = located(&references(&mut c, &lib, name));
+    let in_app: Vec<&(String, usize, usize)> =
+        refs.iter().filter(|(f, ..)| f == "App.yaml").collect();
+    assert!(
+        in_app.contains(&&file("App.yaml", find(&app_text, "ext:Text.phrase", 0))),
+        "{refs:?}"
+    );
+    assert!(refs.contains(&file("Text.yaml", name)), "{refs:?}");
+    c.stop();
+}
