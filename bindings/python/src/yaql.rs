@@ -39,6 +39,7 @@ impl Engine {
         timeout = Some(runtime::DEFAULT_TIME_BUDGET.as_secs_f64()),
         convert_sets_to_lists = None,
         legacy_syntax = None,
+        convert_tuples_to_lists = None,
     ))]
     fn new(
         legacy: bool,
@@ -48,6 +49,7 @@ impl Engine {
         timeout: Option<f64>,
         convert_sets_to_lists: Option<bool>,
         legacy_syntax: Option<bool>,
+        convert_tuples_to_lists: Option<bool>,
     ) -> PyResult<Engine> {
         let time_budget = match timeout {
             None => None,
@@ -63,6 +65,7 @@ impl Engine {
             memory_quota,
             max_memory,
             convert_sets_to_lists: convert_sets_to_lists.unwrap_or(!legacy),
+            convert_tuples_to_lists: convert_tuples_to_lists.unwrap_or(!legacy),
             legacy,
             time_budget,
             ..Options::default()

@@ -10,8 +10,9 @@
 Options are the reference's names; ``-1`` means unlimited, and an option
 not given keeps this engine's default (limits on):
 ``yaql.limitIterators``, ``yaql.memoryQuota``, ``yaql.convertSetsToLists``
-(``yaql.convertTuplesToLists`` and ``yaql.convertInputData`` are accepted:
-the results are lists either way).
+``yaql.convertTuplesToLists`` (a yaql 0.2 engine keeps tuples: ``1 => 2``
+and ``tuple(1, 2)`` come back as ``(1, 2)``, as do Python tuples in the
+data; Python lists stay lists) and ``yaql.convertInputData`` (accepted).
 
 The operator table (``YaqlFactory.operators``, ``insert_operator``) is
 the reference's, and edits follow its rules; the grammar itself is fixed,
@@ -74,6 +75,9 @@ class YaqlEngine:
         if 'yaql.convertSetsToLists' in self._options:
             kwargs['convert_sets_to_lists'] = bool(
                 self._options['yaql.convertSetsToLists'])
+        # The reference's yaql 0.2 factory turns the option off.
+        kwargs['convert_tuples_to_lists'] = not legacy and bool(
+            self._options.get('yaql.convertTuplesToLists', True))
         self._kwargs = kwargs
         self._engine = _native.Engine(**kwargs)
 
