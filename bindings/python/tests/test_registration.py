@@ -333,12 +333,86 @@ def test_operator_table_edits_match_the_reference():
     with pytest.raises(ValueError):
         mine.insert_operator('nope', True, '#', 'BINARY_LEFT_ASSOCIATIVE',
                              False)
-    # The grammar is fixed: an engine from an edited table says so and
-    # still parses the standard grammar.
-    with pytest.warns(UserWarning, match='not recognised'):
-        engine = mine.create()
+    # An inserted operator above `.` leaves `$.a[0]` alone.
+    engine = mine.create()
     assert engine('$.a[0]').evaluate(data={'a': [1]},
                                      context=my_yaql.create_context()) == 1
+
+
+# Each inserted operator's function returns its name and operands, so a
+# result shows how the expression was grouped.
+OPERATOR_CASES = [
+    ('1 & 2 and 3 & 4', ['&', ['&', 1, 3], 4]),
+    ('1 && 2 and 3', 3),
+    ('1 && 2 = 2', ['&&', 1, True]),
+    ('!true or ! false', ['!', True]),
+    ('x: 2 * 2', ['.:', 'x', 2, '.:', 'x', 2]),
+    ('1 ~> 2 ~> 3', ['~>', 1, ['~>', 2, 3]]),
+    # `*` repeats the list `2 ** (3 ** 2)` made.
+    ('2 ** 3 ** 2 * 2', ['**', 2, ['**', 3, 2], '**', 2, ['**', 3, 2]]),
+    ('5 sq + 1', 26),
+    ('1 xor 0 or 0', ['xor', 1, 0]),
+    ('xor(1)', 'xor function'),
+]
+
+
+def operator_run(yaql_module, factory_module, specs, expr):
+    f = factory_module.YaqlFactory()
+    t = factory_module.OperatorType
+    for existing, binary, new, kind, group in INSERTIONS + [
+            ('*', True, '**', 'BINARY_RIGHT_ASSOCIATIVE', False),
+            ('-', False, 'sq', 'SUFFIX_UNARY', False),
+            ('or', True, 'xor', 'BINARY_LEFT_ASSOCIATIVE', False)]:
+        f.insert_operator(existing, binary, new, getattr(t, kind), group)
+    ctx = yaql_module.create_context()
+
+    def op(name, show):
+        @specs.name(name)
+        def impl(*args):
+            return [show, *args]
+        ctx.register_function(impl)
+
+    for name in ('&', '&&', '~>', '**', 'xor'):
+        op('#operator_' + name, name)
+    op('#unary_operator_!', '!')
+
+    @specs.name('#operator_:')
+    def colon(a, b):
+        return ['.:', a, b]
+
+    @specs.name('#unary_operator_sq')
+    def sq(a):
+        return a * a
+
+    @specs.name('xor')
+    def xor(a):
+        return 'xor function'
+
+    for fn in (colon, sq, xor):
+        ctx.register_function(fn)
+    return f.create()(expr).evaluate(data={'a': 5}, context=ctx)
+
+
+@pytest.mark.parametrize('expr,expected', OPERATOR_CASES)
+def test_inserted_operators_parse_at_their_level(expr, expected):
+    from muranopl.yaql import factory as my_factory
+    assert operator_run(my_yaql, my_factory, my_specs, expr) == expected
+
+
+@pytest.mark.parametrize('expr,expected', OPERATOR_CASES)
+def test_inserted_operators_match_the_reference(expr, expected):
+    ref, specs, _ = reference()
+    from yaql.language import factory as ref_factory
+    assert plain(operator_run(ref, ref_factory, specs, expr)) == expected
+
+
+def test_invalid_operator_tables_are_refused():
+    from muranopl.yaql import factory as my_factory
+    f = my_factory.YaqlFactory()
+    f.insert_operator('and', True, '+',
+                      my_factory.OperatorType.BINARY_LEFT_ASSOCIATIVE, True)
+    with pytest.raises(my_exceptions.InvalidOperatorTableException):
+        f.create()
 
 
 def test_meta_returns_context_and_definitions():

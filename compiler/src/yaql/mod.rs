@@ -3,6 +3,7 @@
 pub mod ast;
 pub mod flat;
 pub mod lexer;
+pub mod table;
 
 #[allow(missing_docs, clippy::all, unused_parens, unreachable_pub)]
 mod grammar {
