@@ -553,3 +553,49 @@ def test_context_changes_after_an_evaluation_are_seen():
         return -x
     child.register_function(g, name='f')
     assert call.evaluate(context=child) == -1
+
+
+def dict_param_run(yaql_module, specs, expr, data=None):
+    """A `dict`-typed parameter never takes a YAQL dictionary (the
+    reference's are frozen); a `Mapping`-typed one does."""
+    import collections.abc
+    ctx = yaql_module.create_context()
+
+    @specs.parameter('d', dict)
+    def pdict(d):
+        return 'dict'
+
+    @specs.parameter('d', collections.abc.Mapping)
+    def mapping(d):
+        return sorted(d.items())
+
+    for fn in (pdict, mapping):
+        ctx.register_function(fn)
+    engine = yaql_module.language.factory.YaqlFactory().create()
+    try:
+        return engine(expr).evaluate(data=data, context=ctx)
+    except Exception as e:
+        return type(e).__name__
+
+
+DICT_PARAM_CASES = [
+    ('pdict({a => 1})', 'NoMatchingFunctionException'),
+    ('pdict($)', 'NoMatchingFunctionException'),
+    ('pdict(dict(a => 1))', 'NoMatchingFunctionException'),
+    ('pdict(null)', 'NoMatchingFunctionException'),
+    ('mapping($)', [['a', 1]]),
+    ('mapping({b => 2})', [['b', 2]]),
+]
+
+
+@pytest.mark.parametrize('expr,expected', DICT_PARAM_CASES)
+def test_dict_typed_parameters_refuse_yaql_dicts(expr, expected):
+    import muranopl.yaql.language.factory  # noqa: F401
+    got = dict_param_run(my_yaql, my_specs, expr, {'a': 1})
+    assert plain(got) == expected
+
+
+@pytest.mark.parametrize('expr,expected', DICT_PARAM_CASES)
+def test_dict_typed_parameters_match_the_reference(expr, expected):
+    ref, specs, _ = reference()
+    assert plain(dict_param_run(ref, specs, expr, {'a': 1})) == expected

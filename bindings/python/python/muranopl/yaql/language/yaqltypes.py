@@ -105,9 +105,17 @@ def _not_bool(value):
     return not isinstance(value, bool)
 
 
+# What a YAQL dictionary is to the reference's type checks: a frozen
+# mapping (its input data and `{...}`/`dict()` results are `FrozenDict`s),
+# never a `dict`. An immutable instance, only read.
+_YAQL_DICT = utils.FrozenDict()
+
+
 class PythonType(GenericType):
     """Values of the Python type(s) ``python_type`` (a bool is not an
-    ``int`` here, as in the reference), each passing ``validators``."""
+    ``int`` here, as in the reference), each passing ``validators``. A
+    YAQL dictionary is checked as the reference's frozen one: ``dict``
+    refuses it, ``Mapping`` takes it."""
 
     __slots__ = ('python_type', 'validators')
 
@@ -121,7 +129,8 @@ class PythonType(GenericType):
         super().__init__(nullable, self._accepts)
 
     def _accepts(self, value, context=None, *args, **kwargs):
-        return isinstance(value, self.python_type) and all(
+        probe = _YAQL_DICT if type(value) is dict else value
+        return isinstance(probe, self.python_type) and all(
             v(value) for v in self.validators)
 
     def is_specialization_of(self, other):
