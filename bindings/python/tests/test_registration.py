@@ -599,3 +599,50 @@ def test_dict_typed_parameters_refuse_yaql_dicts(expr, expected):
 def test_dict_typed_parameters_match_the_reference(expr, expected):
     ref, specs, _ = reference()
     assert plain(dict_param_run(ref, specs, expr, {'a': 1})) == expected
+
+
+def lambda_context_run(yaql_module, specs, yaqltypes, expr):
+    ctx = yaql_module.create_context()
+
+    @specs.parameter('body', yaqltypes.Lambda(with_context=True))
+    def withx(context, body):
+        child = context.create_child_context()
+        child['$x'] = 5
+        return body(child)
+
+    @specs.parameter('body', yaqltypes.Lambda(with_context=True))
+    def withargs(context, body):
+        child = context.create_child_context()
+        child['$y'] = 10
+        return body(child, 1, 2)
+
+    @specs.parameter('body', yaqltypes.Lambda())
+    def plain(body):
+        return body(7)
+
+    for fn in (withx, withargs, plain):
+        ctx.register_function(fn)
+    engine = yaql_module.language.factory.YaqlFactory().create()
+    return engine(expr).evaluate(data=3, context=ctx)
+
+
+LAMBDA_CONTEXT_CASES = [
+    ('withx($x + 1)', 6),
+    ('withx($x * $)', 15),
+    ('withargs($y + $1 + $2)', 13),
+    ('plain($ * 2)', 14),
+    ('let(x => 1) -> withx($x)', 5),
+]
+
+
+@pytest.mark.parametrize('expr,expected', LAMBDA_CONTEXT_CASES)
+def test_lambda_with_context_runs_in_that_context(expr, expected):
+    import muranopl.yaql.language.factory  # noqa: F401
+    assert lambda_context_run(my_yaql, my_specs, my_yaqltypes,
+                              expr) == expected
+
+
+@pytest.mark.parametrize('expr,expected', LAMBDA_CONTEXT_CASES)
+def test_lambda_with_context_matches_the_reference(expr, expected):
+    ref, specs, yaqltypes = reference()
+    assert lambda_context_run(ref, specs, yaqltypes, expr) == expected

@@ -520,6 +520,20 @@ def call_definition(fd, engine, context, receiver, args, kwargs):
     return result[1] if fd.returns_context else result
 
 
+def context_variables(ctx):
+    """The variables (names without ``$``; ``1`` is ``$``) a called
+    function set in ``ctx`` and the contexts it made ``ctx`` from: what
+    the reference's evaluation in ``ctx`` sees beyond the call's own."""
+    chain = []
+    while isinstance(ctx, CallContext):
+        chain.append(ctx)
+        ctx = ctx._parent
+    names = {}
+    for c in reversed(chain):
+        names.update(c._data)
+    return names
+
+
 class CallContext:
     """The context a called function receives: reads ``$`` and the
     variables where the call happens (then the evaluation's context),
@@ -594,13 +608,7 @@ class CallContext:
     def _evaluate(self, source, data, variables):
         """Evaluates ``source`` where the call is, with what this context
         set, ``$`` bound to ``data`` (when given) and ``variables``."""
-        names = {}
-        chain, ctx = [], self
-        while isinstance(ctx, CallContext):
-            chain.append(ctx)
-            ctx = ctx._parent
-        for ctx in reversed(chain):
-            names.update(ctx._data)
+        names = context_variables(self)
         names.update(variables)
         if data is utils.NO_VALUE:
             data = names.pop('1', utils.NO_VALUE)

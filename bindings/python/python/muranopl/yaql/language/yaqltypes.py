@@ -240,7 +240,8 @@ class Lambda(LazyParameterType, SmartType):
     """The argument unevaluated: the function receives a callable that
     evaluates it, its arguments bound to ``$1``, ``$2``, ... (``$`` the
     first) and its keyword arguments to ``$name``. ``with_context``: the
-    callable's first argument is a context, which is dropped here.
+    callable's first argument is a context, where the lambda runs (the
+    variables set in it are the lambda's).
     ``method``: the receiver is the callable's first argument."""
 
     __slots__ = ('with_context', 'method')
@@ -262,7 +263,16 @@ class Lambda(LazyParameterType, SmartType):
 
         def call(*a, **k):
             if with_context and a:
+                # The lambda runs in the context given: what the function
+                # set there (`ctx['$x'] = ...`) is its `$x`, its `$` the
+                # context's unless arguments are given.
+                from muranopl.yaql import _dispatch
+                names = _dispatch.context_variables(a[0])
                 a = a[1:]
+                data = names.pop('1', utils.NO_VALUE)
+                if not a and data is not utils.NO_VALUE:
+                    a = (data,)
+                k = {**names, **k}
             if method and receiver is not utils.NO_VALUE:
                 a = (receiver,) + a
             return value(*a, **k)
