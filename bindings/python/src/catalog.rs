@@ -20,7 +20,7 @@ use crate::errors;
 use crate::many;
 use crate::memo::{self, Memo};
 use crate::plan::PyPlan;
-use crate::pool::Pool;
+use crate::pool::{GcPause, Pool};
 
 /// The items of `it`: a list's read by index, anything else's iterated.
 fn items<'py>(
@@ -264,7 +264,9 @@ impl Catalog {
         for (i, f) in pool.finish(py) {
             found[i] = Some(f);
         }
+        let _paused = GcPause::new(py)?;
         let out = PyList::empty(py);
+        let mut made: std::collections::HashMap<_, Bound<'_, PyAny>> = Default::default();
         let mut checked_quick = vec![false; models_in.len()];
         for (i, (m, mut f)) in models_in.iter().zip(found).enumerate() {
             if let Some(first) = first_of[i] {
@@ -293,10 +295,21 @@ impl Catalog {
                 Ok(v) => {
                     let list = PyList::empty(py);
                     for x in v {
-                        list.append(match violation {
-                            Some(f) => f.call1(x)?,
-                            None => x.into_pyobject(py)?.into_any(),
-                        })?;
+                        // Violations are immutable: equal ones (most of a
+                        // batch's, which repeat a few messages) are one
+                        // object, made once.
+                        let made = match made.get(&x) {
+                            Some(o) => o.clone(),
+                            None => {
+                                let o = match violation {
+                                    Some(f) => f.call1(x.clone())?,
+                                    None => x.clone().into_pyobject(py)?.into_any(),
+                                };
+                                made.insert(x, o.clone());
+                                o
+                            }
+                        };
+                        list.append(made)?;
                     }
                     out.append(list)?
                 }
@@ -395,6 +408,7 @@ impl Catalog {
         for (i, first) in same {
             first_of[i] = Some(first);
         }
+        let _paused = GcPause::new(py)?;
         let mut out: Vec<Bound<'_, PyList>> = Vec::with_capacity(n);
         for (i, f) in found.into_iter().enumerate() {
             out.push(match (f, first_of[i]) {

@@ -374,3 +374,25 @@ def test_repeated_wrong_models_answer_each_as_validate(cat):
     mixed = [model({'size': '4', 'tag': 'bad'}, i, 'fast.Mixed')
              for i in range(70)]
     assert cat.validate_many(mixed) == [cat.validate(m) for m in mixed]
+
+
+def test_the_collector_is_paused_only_while_results_are_built(cat):
+    """The cyclic collector is paused while the result lists are built
+    and runs again after (a paused one stays paused); results are the
+    same either way, and equal violations of one batch are one object."""
+    import gc
+    records = repeats()
+    ms = [model(r, i) for i, r in enumerate(records)]
+    assert gc.isenabled()
+    objects = cat.validate_objects('fast.Port', records)
+    many = cat.validate_many(ms)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert cat.validate_objects('fast.Port', records) == objects
+        assert cat.validate_many(ms) == many
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    same = [v for found in many for v in found if v == many[0][0]]
+    assert len(same) > 1 and all(v is same[0] for v in same)
