@@ -59,11 +59,22 @@ impl<J: Send + 'static, R: Send + 'static> Pool<J, R> {
     }
 
     /// Every result, by index, waited for without the GIL; a job's panic
-    /// is raised again here.
-    pub fn finish(mut self, py: Python<'_>) -> Vec<(usize, R)> {
-        self.flush();
-        let (rx, sent) = (self.rx, self.sent);
-        let batches: Vec<Done<R>> = py.detach(move || rx.iter().take(sent).collect());
+    /// is raised again here. The last, partial batch runs on this thread
+    /// (which would only wait): a call with few jobs (a batch of records
+    /// whose failures repeat) waits for no other thread to be scheduled,
+    /// which on a loaded machine cost more than the jobs.
+    pub fn finish(self, py: Python<'_>) -> Vec<(usize, R)> {
+        let (rx, sent, run, last) = (self.rx, self.sent, self.run, self.batch);
+        let batches: Vec<Done<R>> = py.detach(move || {
+            let mut all = Vec::with_capacity(sent + 1);
+            if !last.is_empty() {
+                all.push(std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+                    || run(last),
+                )));
+            }
+            all.extend(rx.iter().take(sent));
+            all
+        });
         let mut out = Vec::new();
         for b in batches {
             match b {
