@@ -30,6 +30,8 @@ extern "C" {
 pub struct PyPlan<'py> {
     plan: ObjectPlan,
     keys: Vec<Bound<'py, PyString>>,
+    /// See [`PyPlan::reads_objects`].
+    objects: bool,
 }
 
 impl<'py> PyPlan<'py> {
@@ -39,7 +41,18 @@ impl<'py> PyPlan<'py> {
             .iter()
             .map(|k| PyString::intern(py, k))
             .collect();
-        PyPlan { plan, keys }
+        let objects = plan.keys().iter().any(|k| &**k == "Objects");
+        PyPlan {
+            plan,
+            keys,
+            objects,
+        }
+    }
+
+    /// True when the plan reads a key named `Objects` (a property's, or
+    /// a dict contract's).
+    pub fn reads_objects(&self) -> bool {
+        self.objects
     }
 
     /// Takes `record`'s own key objects for the plan's keys it has (equal

@@ -303,6 +303,10 @@ def test_models_in_one_batch_answer_as_validate(cat):
     # class that runs code when loaded, an unknown class, no id.
     dict(model(GOOD), **{'?': {'id': 'a', 'type': 'fast.Port', 'name': 'n'}}),
     {'Objects': model(GOOD)},
+    # A header, valid or wrong properties, and `Objects` beside them.
+    dict(model(GOOD), Objects=model(GOOD, 1)),
+    dict(model(dict(GOOD, port=0)), Objects=model(GOOD, 1)),
+    dict(model(GOOD), Objects=None),
     json.dumps(model(GOOD)),
     json.dumps(model(dict(GOOD, port=0))),
     model(GOOD, type_='fast.Port/1.0.0@fast.path'),
