@@ -115,7 +115,7 @@ impl<'py> Models<'py> {
         // A model with `Objects` is validated the full way. The plan
         // passes all of a model only when each key but `?` is a property,
         // so that one has none unless the class has such a property.
-        if !(passing.all && !plan.reads_objects()) && has_objects(m) {
+        if (!passing.all || plan.reads_objects()) && has_objects(m) {
             return Ok(Quick::Full);
         }
         if passing.all {
