@@ -210,8 +210,28 @@ fn simple_type<'py>(m: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
         // SAFETY: `p` is live (held by `h`), under the GIL.
         unsafe { ffi::Py_TYPE(p) == &raw mut ffi::PyUnicode_Type }
     };
-    let id = get(h, pyo3::intern!(py, "id")).ok()??;
-    let t = get(h, pyo3::intern!(py, "type")).ok()??;
+    let (id_key, type_key) = (pyo3::intern!(py, "id"), pyo3::intern!(py, "type"));
+    // The two entries read in order, their keys compared by identity
+    // (models written in Python or loaded by `json` share the interned
+    // key strings); keys equal but not the same objects are looked up.
+    let (mut id, mut t) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: `h` is an exact dict held by `d`, under the GIL; the keys
+    // and values it yields are borrowed from it and no Python code runs
+    // while they are read.
+    unsafe {
+        let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+        while ffi::PyDict_Next(h.as_ptr(), &mut pos, &mut k, &mut v) != 0 {
+            if k == id_key.as_ptr() {
+                id = v;
+            } else if k == type_key.as_ptr() {
+                t = v;
+            }
+        }
+    }
+    if id.is_null() || t.is_null() {
+        id = get(h, id_key).ok()??;
+        t = get(h, type_key).ok()??;
+    }
     // SAFETY: `t` is live (held by `h`), under the GIL.
     (is_str(id) && is_str(t)).then(|| unsafe { Bound::from_borrowed_ptr(py, t) })
 }
