@@ -400,3 +400,13 @@ def test_the_collector_is_paused_only_while_results_are_built(cat):
         gc.enable()
     same = [v for found in many for v in found if v == many[0][0]]
     assert len(same) > 1 and all(v is same[0] for v in same)
+
+
+def test_headers_with_keys_that_are_not_the_interned_strings(cat):
+    """A header's keys equal to `id` and `type` but other objects (built
+    at run time) are read as well as the interned ones."""
+    key = ''.join
+    ms = [{'?': {key(['i', 'd']): 'o%d' % i, key(['ty', 'pe']): 'fast.Port'},
+           **dict(GOOD, port=80 if i % 2 else 0)} for i in range(70)]
+    assert cat.validate_many(ms) == [cat.validate(m) for m in ms]
+    assert cat.validate_many(ms)[0] != [] and cat.validate_many(ms)[1] == []
