@@ -418,10 +418,18 @@ def test_invalid_operator_tables_are_refused():
 def test_meta_returns_context_and_definitions():
     @specs_meta_case
     def f(context, x):
-        return context, x * 2
+        return x * 2, context
+
+    @specs_meta_case
+    def gen(context, n):
+        yield context
+        yield from range(n)
     ctx = my_yaql.create_context()
     ctx.register_function(f)
+    ctx.register_function(gen)
     assert my_yaql.evaluate('f(21)', context=ctx) == 42
+    assert my_yaql.evaluate('f(21) + 1', context=ctx) == 43
+    assert my_yaql.evaluate('gen(3).sum()', context=ctx) == 3
     fd = my_specs.get_function_definition(f)
     assert fd.meta == {'owner': 'murano'} and fd.returns_context
     # A definition called from Python, as the reference's
