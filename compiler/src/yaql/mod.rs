@@ -1,4 +1,6 @@
-//! The YAQL front end: lexer, grammar (lalrpop) and syntax tree.
+//! The YAQL front end: lexer, grammar (lalrpop) and syntax tree, and the
+//! precedence-climbing parser of engines with an operator table of their
+//! own ([`table`]).
 
 pub mod ast;
 pub mod flat;
