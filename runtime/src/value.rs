@@ -951,6 +951,36 @@ pub fn intern(s: &str) -> Arc<String> {
 mod tests {
     use super::*;
 
+    fn hash_of(v: &Value) -> u64 {
+        let mut h = FxHasher::default();
+        v.hash(&mut h);
+        h.finish()
+    }
+
+    /// A tuple is the list of its items to equality, hashing and every
+    /// reader; only `is_tuple` tells them apart, and a list made from a
+    /// tuple's items is a list.
+    #[test]
+    fn tuples_are_lists_that_say_so() {
+        let items = vec![Value::Int(1), Value::str("a")];
+        let (t, l) = (Value::tuple(items.clone()), Value::list(items.clone()));
+        assert_eq!(t, l);
+        assert_eq!(hash_of(&t), hash_of(&l));
+        let (Value::List(td), Value::List(ld)) = (&t, &l) else {
+            panic!("lists")
+        };
+        assert!(td.is_tuple() && !ld.is_tuple());
+        assert_eq!(td.len(), 2);
+        assert_eq!(td[1], Value::str("a"));
+        assert_eq!((**td).clone().into_vec(), items);
+        assert!(!ListData::from(items.clone()).is_tuple());
+        assert!(!items.into_iter().collect::<ListData>().is_tuple());
+        let mut set = Set::default();
+        set.insert(t);
+        assert!(!set.insert(l));
+        assert_eq!(format!("{:?}", ListData::tuple(vec![Value::Int(1)])), "[1]");
+    }
+
     #[test]
     fn get_interned_finds_keys_by_pointer_or_bytes_and_only_string_keys() {
         let mut small = Dict::default();
