@@ -324,6 +324,10 @@ def test_operator_table_edits_match_the_reference():
     from muranopl.yaql import factory as my_factory
     mine, theirs = my_factory.YaqlFactory(), ref_factory.YaqlFactory()
     assert mine.operators == theirs.operators
+    from yaql import legacy as ref_legacy
+    from muranopl.yaql import legacy as my_legacy
+    assert my_legacy.YaqlFactory().operators == \
+        ref_legacy.YaqlFactory().operators
     for existing, binary, new, kind, group in INSERTIONS:
         mine.insert_operator(existing, binary, new,
                              getattr(my_factory.OperatorType, kind), group)
