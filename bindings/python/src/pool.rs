@@ -98,9 +98,8 @@ impl<J: Send + 'static, R: Send + 'static> Pool<J, R> {
 /// the new lists are looked at once, by the next collection, and leave
 /// the young generation only if they outlive it. No Python code runs
 /// while it is paused but what the building calls (a `Violation`
-/// constructor), and the GIL is held throughout (but while a model a
-/// quick check could not answer is checked the full way, which is rare),
-/// so other threads hardly ever run while it is paused.
+/// constructor), and the GIL is held throughout, so no other thread runs
+/// while it is paused.
 pub struct GcPause<'py> {
     gc: Option<Bound<'py, PyModule>>,
 }

@@ -410,3 +410,23 @@ def test_headers_with_keys_that_are_not_the_interned_strings(cat):
            **dict(GOOD, port=80 if i % 2 else 0)} for i in range(70)]
     assert cat.validate_many(ms) == [cat.validate(m) for m in ms]
     assert cat.validate_many(ms)[0] != [] and cat.validate_many(ms)[1] == []
+
+
+def test_failures_answer_in_their_turn(cat):
+    """A model that cannot be validated (an unknown class) among ones the
+    quick way answers: with return_exceptions each failure takes its
+    model's place, and without, the first in order raises."""
+    bad = model(GOOD, type_='fast.Nothing')
+    with pytest.raises(muranopl.MuranoPLError) as alone:
+        cat.validate(bad)
+    ms = [model(GOOD), bad, model(dict(GOOD, port=0)), bad,
+          model({'x': 'y'}, type_='fast.Tag')]
+    got = cat.validate_many(ms * 20, return_exceptions=True)
+    for i, g in enumerate(got):
+        if ms[i % 5] is bad:
+            assert isinstance(g, muranopl.MuranoPLError)
+            assert str(g) == str(alone.value)
+        else:
+            assert g == cat.validate(ms[i % 5])
+    with pytest.raises(muranopl.MuranoPLError, match=re.escape(str(alone.value))):
+        cat.validate_many(ms * 20)
