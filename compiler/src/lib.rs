@@ -67,6 +67,26 @@ pub fn compile(src: &str, reg: &Registry, opts: CompileOptions) -> Result<Progra
     Ok(Program::new(src, ir))
 }
 
+/// Compiles a YAQL expression in the language of an engine with its own
+/// operator table (see [`yaql::table`]).
+pub fn compile_with_operators(
+    src: &str,
+    reg: &Registry,
+    opts: CompileOptions,
+    table: &yaql::table::OpTable,
+) -> Result<Program, Error> {
+    let lex = yaql::LexOptions {
+        legacy: opts.legacy,
+        murano: opts.murano,
+    };
+    let mut tree = yaql::flat::Flat::with_capacity(src.len());
+    let root = yaql::table::parse(src, table, lex, &mut tree)?;
+    let ir = lower::Lowerer::new(reg)
+        .legacy(opts.legacy)
+        .lower_flat(&tree, root)?;
+    Ok(Program::new(src, ir))
+}
+
 /// Compiles an expression already parsed from `src` (as [`compile`] does
 /// after parsing): the MuranoPL IR keeps each expression's syntax tree so
 /// that it is parsed once. `ast`'s spans must be offsets into `src`.

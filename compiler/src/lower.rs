@@ -390,7 +390,8 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// yaql 0.2 `build_tuple`: `a => b` is the tuple (a, b), and a left
+    /// yaql 0.2 `build_tuple`: `a => b` is the tuple (a, b) (a call of
+    /// the legacy library's `tuple`), and a left
     /// operand that is itself `=>` extends its tuple: the chain's left
     /// spine is walked down, then its leftmost operand and the right ones
     /// are lowered in order. A parenthesised left operand stays one
@@ -416,8 +417,20 @@ impl<'a> Lowerer<'a> {
             let y = self.node(f, r)?;
             self.b.push(y);
         }
-        let (items, _) = self.b.refs(mark);
-        Ok(self.add(Node::List(items)))
+        let (pos, named) = self.b.refs(mark);
+        // The library's `tuple` builds it (a list that an engine keeping
+        // tuples returns as one); a registry without it, a list.
+        let Some(set) = self.reg.get("tuple").cloned() else {
+            return Ok(self.add(Node::List(pos)));
+        };
+        Ok(self.add(Node::Call(Box::new(Call {
+            name: call_name("tuple", Some(&set)),
+            form: Form::Function,
+            set: Some(set),
+            pos,
+            named,
+            span,
+        }))))
     }
 
     /// The overloads of `name` and whether they decide `form` alone.
@@ -777,6 +790,36 @@ mod tests {
         let root = parse_flat(src, lex, &mut f).unwrap();
         let mut lowerer = super::Lowerer::new(&reg).legacy(true);
         lowerer.lower_flat(&f, root).ok().unwrap()
+    }
+
+    /// With the legacy library's `tuple` registered, `a => b` calls it (so
+    /// the value is a tuple), and a parenthesised left operand is a call
+    /// of its own.
+    #[test]
+    fn legacy_pairs_call_tuple() {
+        use runtime::registry::{var, Ty};
+        let mut reg = runtime::Registry::new();
+        reg.function("tuple", vec![var("args", Ty::Any).nullable()], |_, a| {
+            Ok(runtime::Value::tuple(a.rest))
+        });
+        let lex = LexOptions {
+            legacy: true,
+            murano: false,
+        };
+        let mut f = Flat::default();
+        let root = parse_flat("(1 => 2) => 3", lex, &mut f).unwrap();
+        let ir = super::Lowerer::new(&reg)
+            .legacy(true)
+            .lower_flat(&f, root)
+            .ok()
+            .unwrap();
+        let Node::Call(c) = &ir[ir.root] else {
+            panic!("{}", ir.print())
+        };
+        assert_eq!(&*c.name, "tuple");
+        let args = ir.list(c.pos);
+        assert_eq!(args.len(), 2);
+        assert!(matches!(&ir[args[0]], Node::Call(inner) if &*inner.name == "tuple"));
     }
 
     /// yaql 0.2 `a => b => c` is one tuple (a, b, c), built in one pass:

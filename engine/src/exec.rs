@@ -351,7 +351,7 @@ impl Activation<'_> {
                     out.extend_from_slice(&l[b..]);
                     return Ok(Some(Value::list(out)));
                 }
-                let mut items = (**l).clone();
+                let mut items = l.to_vec();
                 let ix = if i < 0 { i + n } else { i };
                 if ix < 0 || ix >= n {
                     return Err(Error::index("list index out of range"));

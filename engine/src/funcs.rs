@@ -492,7 +492,7 @@ fn log_message(cx: &Cx, a: Args) -> Result<Value> {
     let logger = runtime::pyrepr::to_str(a.get(1));
     let msg = a.get(2).clone();
     let args: Vec<Value> = match a.get(3) {
-        Value::List(l) => (**l).clone(),
+        Value::List(l) => l.to_vec(),
         _ => Vec::new(),
     };
     let mut text = runtime::pyrepr::to_str(&msg);

@@ -942,7 +942,7 @@ impl Gen<'_> {
             }
             LinkKind::NotNull => {
                 if let Some(Value::List(ref types)) = d.get(&key("type")).cloned() {
-                    let mut ts: Vec<Value> = (**types).clone();
+                    let mut ts: Vec<Value> = types.to_vec();
                     if let Some(i) = ts.iter().position(|t| t.as_str() == Some("null")) {
                         ts.remove(i);
                         let nt = if ts.len() == 1 {

@@ -26,7 +26,8 @@ pub mod testing;
 pub mod ui;
 mod yaql;
 
-pub use compiler::{compile, jit, CompileOptions, Program};
+pub use compiler::yaql::table::{OpTable, OpType};
+pub use compiler::{compile, compile_with_operators, jit, CompileOptions, Program};
 pub use engine::LogSink;
 pub use host::HostFunction;
 pub use report::{

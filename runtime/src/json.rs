@@ -264,7 +264,7 @@ struct Open {
 }
 
 enum Items {
-    List(Arc<Vec<Value>>),
+    List(Arc<crate::value::ListData>),
     Set(Arc<Set>),
     Pair(Arc<(Value, Value)>),
     /// A dict with string keys (`"k": v`).
@@ -357,7 +357,7 @@ fn write(v: &Value, out: &mut String, open: &mut Vec<Open>) {
             let items: Vec<Value> = crate::seq::iterate_unlimited(v)
                 .map(|i| i.filter_map(|x| x.ok()).collect())
                 .unwrap_or_default();
-            return push(Items::List(Arc::new(items)), "[", "]");
+            return push(Items::List(Arc::new(items.into())), "[", "]");
         }
         Value::Dict(d) => {
             let all_str = d.keys().all(|k| matches!(k, Value::Str(_)));

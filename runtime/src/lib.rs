@@ -27,7 +27,7 @@ use std::sync::Arc;
 pub use ctx::Frame;
 pub use error::{Error, ErrorKind, Location, Result, Span, StackFrame, TraceEntry};
 pub use registry::Registry;
-pub use value::{Closure, Dict, Invoke, Set, Value};
+pub use value::{Closure, Dict, Invoke, ListData, Set, Value};
 
 /// When contracts and YAQL conditions are compiled to machine code (by
 /// the Cranelift tier, `compiler::jit`).
@@ -99,6 +99,10 @@ pub struct Options {
     pub max_memory: Option<usize>,
     /// `yaql.convertSetsToLists` on output.
     pub convert_sets_to_lists: bool,
+    /// `yaql.convertTuplesToLists` on output: when off, a tuple
+    /// ([`value::ListData::is_tuple`]) leaves the engine as one where the
+    /// output can tell (the Python binding).
+    pub convert_tuples_to_lists: bool,
     /// yaql 0.2 compatibility (legacy) mode.
     pub legacy: bool,
     /// When conditions (whole expressions and lambdas such as `where`'s
@@ -139,6 +143,7 @@ impl Default for Options {
             memory_quota: Some(DEFAULT_MEMORY_QUOTA),
             max_memory: Some(DEFAULT_MAX_MEMORY),
             convert_sets_to_lists: true,
+            convert_tuples_to_lists: true,
             legacy: false,
             jit: JitMode::default(),
             time_budget: Some(DEFAULT_TIME_BUDGET),
@@ -155,6 +160,7 @@ impl Options {
             memory_quota: Some(20000),
             max_memory: Some(DEFAULT_MAX_MEMORY),
             convert_sets_to_lists: !legacy,
+            convert_tuples_to_lists: !legacy,
             legacy,
             jit: JitMode::default(),
             time_budget: Some(DEFAULT_TIME_BUDGET),

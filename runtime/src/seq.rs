@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::value::{LazySeq, Set, Value};
+use crate::value::{LazySeq, ListData, Set, Value};
 use crate::Env;
 
 enum Src {
-    List(Arc<Vec<Value>>, usize),
+    List(Arc<ListData>, usize),
     Set(Arc<Set>, usize),
     Lazy(Arc<LazySeq>),
     Memo(Arc<LazySeq>, usize),
@@ -144,13 +144,13 @@ pub fn to_vec(env: &Env, v: &Value) -> Result<Vec<Value>> {
         if l.len() > env.limit() {
             return Err(Error::too_large());
         }
-        return Ok((**l).clone());
+        return Ok(l.to_vec());
     }
     iterate(env, v)?.collect()
 }
 
 /// Returns a shared list: the list itself when already materialised.
-pub fn to_list(env: &Env, v: &Value) -> Result<Arc<Vec<Value>>> {
+pub fn to_list(env: &Env, v: &Value) -> Result<Arc<ListData>> {
     if let Value::List(l) = v {
         if l.len() > env.limit() {
             return Err(Error::too_large());

@@ -49,8 +49,8 @@ pub enum Value {
     Float(f64),
     /// A string.
     Str(Arc<String>),
-    /// A list (Python list or tuple).
-    List(Arc<Vec<Value>>),
+    /// A list (Python list), or a yaql tuple ([`ListData::is_tuple`]).
+    List(Arc<ListData>),
     /// A dictionary.
     Dict(Arc<Dict>),
     /// A set.
@@ -287,9 +287,74 @@ const SET_ENTRY: usize = 8 + size_of::<Value>() + 8;
 
 /// A list's storage, counted toward the memory budget as [`Value::list`]
 /// counts it.
-pub fn list_arc(v: Vec<Value>) -> Arc<Vec<Value>> {
+pub fn list_arc(v: Vec<Value>) -> Arc<ListData> {
     crate::budget::charge(ARC_HEADER + v.capacity() * size_of::<Value>());
-    Arc::new(v)
+    Arc::new(ListData::from(v))
+}
+
+/// The storage of [`Value::List`]: its items, and whether it is a tuple.
+///
+/// yaql keeps Python's two sequences apart: `1 => 2` and `tuple(1, 2)`
+/// (yaql 0.2), and the input data (which the reference freezes into
+/// tuples), are tuples, and an engine whose `yaql.convertTuplesToLists`
+/// is off returns them as tuples. Every YAQL function and comparison takes
+/// a tuple as the list it is (`tuple(1, 2) = [1, 2]`); only the flag tells
+/// them apart, where a value leaves the engine. It dereferences to its
+/// items.
+#[derive(Clone, Default)]
+pub struct ListData {
+    items: Vec<Value>,
+    tuple: bool,
+}
+
+impl ListData {
+    /// A tuple of `items`.
+    pub fn tuple(items: Vec<Value>) -> ListData {
+        ListData { items, tuple: true }
+    }
+    /// True for a tuple.
+    pub fn is_tuple(&self) -> bool {
+        self.tuple
+    }
+    /// The items.
+    pub fn into_vec(self) -> Vec<Value> {
+        self.items
+    }
+}
+
+impl From<Vec<Value>> for ListData {
+    /// A list (not a tuple) of `items`.
+    fn from(items: Vec<Value>) -> ListData {
+        ListData {
+            items,
+            tuple: false,
+        }
+    }
+}
+
+impl FromIterator<Value> for ListData {
+    fn from_iter<I: IntoIterator<Item = Value>>(it: I) -> ListData {
+        ListData::from(it.into_iter().collect::<Vec<_>>())
+    }
+}
+
+impl std::ops::Deref for ListData {
+    type Target = Vec<Value>;
+    fn deref(&self) -> &Vec<Value> {
+        &self.items
+    }
+}
+
+impl std::ops::DerefMut for ListData {
+    fn deref_mut(&mut self) -> &mut Vec<Value> {
+        &mut self.items
+    }
+}
+
+impl fmt::Debug for ListData {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.items.fmt(f)
+    }
 }
 
 /// A set's storage, counted toward the memory budget as [`Value::set`]
@@ -310,6 +375,12 @@ impl Value {
     /// Makes a list value.
     pub fn list(v: Vec<Value>) -> Value {
         Value::List(list_arc(v))
+    }
+    /// Makes a tuple value (a list that an engine which keeps tuples
+    /// returns as a tuple; see [`ListData`]).
+    pub fn tuple(v: Vec<Value>) -> Value {
+        crate::budget::charge(ARC_HEADER + v.capacity() * size_of::<Value>());
+        Value::List(Arc::new(ListData::tuple(v)))
     }
     /// Makes a dict value.
     pub fn dict(d: Dict) -> Value {
@@ -879,6 +950,36 @@ pub fn intern(s: &str) -> Arc<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn hash_of(v: &Value) -> u64 {
+        let mut h = FxHasher::default();
+        v.hash(&mut h);
+        h.finish()
+    }
+
+    /// A tuple is the list of its items to equality, hashing and every
+    /// reader; only `is_tuple` tells them apart, and a list made from a
+    /// tuple's items is a list.
+    #[test]
+    fn tuples_are_lists_that_say_so() {
+        let items = vec![Value::Int(1), Value::str("a")];
+        let (t, l) = (Value::tuple(items.clone()), Value::list(items.clone()));
+        assert_eq!(t, l);
+        assert_eq!(hash_of(&t), hash_of(&l));
+        let (Value::List(td), Value::List(ld)) = (&t, &l) else {
+            panic!("lists")
+        };
+        assert!(td.is_tuple() && !ld.is_tuple());
+        assert_eq!(td.len(), 2);
+        assert_eq!(td[1], Value::str("a"));
+        assert_eq!((**td).clone().into_vec(), items);
+        assert!(!ListData::from(items.clone()).is_tuple());
+        assert!(!items.into_iter().collect::<ListData>().is_tuple());
+        let mut set = Set::default();
+        set.insert(t);
+        assert!(!set.insert(l));
+        assert_eq!(format!("{:?}", ListData::tuple(vec![Value::Int(1)])), "[1]");
+    }
 
     #[test]
     fn get_interned_finds_keys_by_pointer_or_bytes_and_only_string_keys() {

@@ -38,7 +38,7 @@ fn build_tuple(cx: &Cx, a: Args) -> Result<Value> {
     out.push(left);
     out.push(a.get(1).clone());
     out.extend(a.rest.iter().cloned());
-    Ok(Value::list(out))
+    Ok(Value::tuple(out))
 }
 
 fn dict_from(items: &[Value]) -> Result<Value> {
@@ -231,7 +231,7 @@ fn as_(cx: &Cx, a: Args) -> Result<Value> {
                 };
                 f.vars.push((name.into(), value));
             }
-            None if matches!(t, Value::List(_)) => {
+            None if matches!(&t, Value::List(l) if l.is_tuple()) => {
                 return Err(Error::value("as() tuples must be of size 2"))
             }
             None => return Err(Error::value("as() must have tuple parameters")),
@@ -253,7 +253,7 @@ fn pair_of(cx: &Cx, v: &Value, arg: &Value) -> Result<Option<(Value, Value)>> {
         other => Ok(other.clone()),
     };
     Ok(match v {
-        Value::List(l) if l.len() == 2 => Some((l[0].clone(), l[1].clone())),
+        Value::List(l) if l.is_tuple() && l.len() == 2 => Some((l[0].clone(), l[1].clone())),
         Value::Pair(p) => Some((force(&p.0)?, force(&p.1)?)),
         _ => None,
     })
@@ -311,7 +311,7 @@ fn switch(cx: &Cx, a: Args) -> Result<Value> {
                     return Ok(v);
                 }
             }
-            None if matches!(r, Value::List(_)) => {
+            None if matches!(&r, Value::List(l) if l.is_tuple()) => {
                 return Err(Error::value("switch() tuples must be of size 2"))
             }
             None => {
@@ -350,7 +350,7 @@ fn to_list(cx: &Cx, a: Args) -> Result<Value> {
 /// # => []
 /// ```
 fn tuple_(_: &Cx, a: Args) -> Result<Value> {
-    Ok(Value::list(a.rest))
+    Ok(Value::tuple(a.rest))
 }
 
 /// Registers the group.
@@ -432,6 +432,78 @@ mod tests {
 
     fn ok(expr: &str) -> String {
         run(expr, Value::Null).unwrap()
+    }
+
+    /// The value of `expr` (legacy), finalized as a result is.
+    fn value(expr: &str) -> Value {
+        let reg = crate::registry(true);
+        let opts = compiler::CompileOptions {
+            legacy: true,
+            ..Default::default()
+        };
+        let prog = compiler::compile(expr, &reg, opts).unwrap();
+        let env = crate::env(runtime::Options::test_suite(true));
+        let v = prog.eval(&env, Value::Null).unwrap();
+        crate::finalize(&env, v).unwrap()
+    }
+
+    fn is_tuple(v: &Value) -> bool {
+        matches!(v, Value::List(l) if l.is_tuple())
+    }
+
+    /// `=>` and `tuple()` build tuples (which an engine keeping tuples
+    /// returns as such), nested ones too; a list literal, `list()` and a
+    /// query's result are lists, and a tuple equals the list of its items.
+    #[test]
+    fn tuples_are_tagged() {
+        for e in [
+            "1 => 2",
+            "1 => 2 => 3",
+            "tuple(1, 2)",
+            "tuple()",
+            "tuple(null)",
+        ] {
+            assert!(is_tuple(&value(e)), "{e}");
+        }
+        let v = value("(1 => 2) => 3");
+        let Value::List(l) = &v else { panic!() };
+        assert!(l.is_tuple() && is_tuple(&l[0]) && l.len() == 2);
+        let v = value("1 => (2 => 3)");
+        let Value::List(l) = &v else { panic!() };
+        assert!(l.is_tuple() && is_tuple(&l[1]) && l[0] == Value::Int(1));
+        // A tuple holding a lazy sequence is rebuilt as a tuple.
+        let v = value("tuple([1, 2].select($ * 2), 3)");
+        let Value::List(l) = &v else { panic!() };
+        assert!(l.is_tuple());
+        assert_eq!(runtime::json::to_tagged_string(&v), "[[2, 4], 3]");
+        for e in [
+            "[1, 2]",
+            "list(1, 2)",
+            "tuple(1, 2).select($)",
+            "tuple(1, 2) + [3]",
+        ] {
+            assert!(!is_tuple(&value(e)), "{e}");
+        }
+        assert_eq!(value("tuple(1, 2) = [1, 2]"), Value::Bool(true));
+        assert_eq!(value("len(1 => 2 => 3)"), Value::Int(3));
+        assert_eq!(value("(1 => 2)[1]"), Value::Int(2));
+    }
+
+    /// `switch` and `as` take tuples (or mapping rules), not lists, as the
+    /// reference's `isinstance(res, tuple)` does.
+    #[test]
+    fn switch_and_as_take_tuples_only() {
+        assert_eq!(value("5.switch(tuple(true, 1))"), Value::Int(1));
+        assert_eq!(
+            run("5.switch([true, 1])", Value::Null).unwrap_err(),
+            "ValueError"
+        );
+        assert_eq!(
+            run("5.switch(1 => 2 => 3)", Value::Null).unwrap_err(),
+            "ValueError"
+        );
+        assert_eq!(run("1.as([2, a])", Value::Null).unwrap_err(), "ValueError");
+        assert_eq!(value("1.as(tuple(2, a)) -> $a"), Value::Int(2));
     }
 
     #[test]

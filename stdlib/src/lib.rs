@@ -109,6 +109,8 @@ enum Rebuild {
     List {
         rest: std::vec::IntoIter<Value>,
         out: Vec<Value>,
+        /// It was a tuple, and stays one.
+        tuple: bool,
     },
     Dict {
         rest: std::vec::IntoIter<(Value, Value)>,
@@ -118,10 +120,11 @@ enum Rebuild {
 }
 
 impl Rebuild {
-    fn list(items: Vec<Value>) -> Rebuild {
+    fn list(items: Vec<Value>, tuple: bool) -> Rebuild {
         Rebuild::List {
             out: Vec::with_capacity(items.len()),
             rest: items.into_iter(),
+            tuple,
         }
     }
 
@@ -149,6 +152,7 @@ impl Rebuild {
 
     fn finish(self) -> Value {
         match self {
+            Rebuild::List { out, tuple, .. } if tuple => Value::tuple(out),
             Rebuild::List { out, .. } => Value::list(out),
             Rebuild::Dict { out, .. } => Value::dict(out),
         }
@@ -167,19 +171,19 @@ fn rebuild(env: &Env, v: Value) -> Result<std::result::Result<Value, Rebuild>> {
         }
     };
     Ok(match &v {
-        Value::Iter(_) => Err(Rebuild::list(runtime::seq::to_vec(env, &v)?)),
+        Value::Iter(_) => Err(Rebuild::list(runtime::seq::to_vec(env, &v)?, false)),
         Value::List(l) => {
             too_large(l.len())?;
             if l.iter().all(|x| is_final(x, limit)) {
                 Ok(v)
             } else {
-                Err(Rebuild::list(l.iter().cloned().collect()))
+                Err(Rebuild::list(l.to_vec(), l.is_tuple()))
             }
         }
         Value::Set(s) => {
             too_large(s.len())?;
             if env.options().convert_sets_to_lists {
-                Err(Rebuild::list(s.iter().cloned().collect()))
+                Err(Rebuild::list(s.iter().cloned().collect(), false))
             } else {
                 Ok(v)
             }

@@ -20,7 +20,7 @@ use crate::errors;
 use crate::many;
 use crate::memo::{self, Memo};
 use crate::plan::PyPlan;
-use crate::pool::Pool;
+use crate::pool::{GcPause, Pool};
 
 /// The items of `it`: a list's read by index, anything else's iterated.
 fn items<'py>(
@@ -264,39 +264,60 @@ impl Catalog {
         for (i, f) in pool.finish(py) {
             found[i] = Some(f);
         }
+        // A model the same as an earlier one whose quick check answered
+        // gets a copy of that answer; one whose quick check stopped on an
+        // error (or the same as such a one) the full way's, run here,
+        // before the results are built (with the collector paused and the
+        // GIL held throughout), its failure raised in its turn below.
+        let answered: Vec<bool> = (found.iter())
+            .map(|f| matches!(f, Some(Some(Ok(_)))))
+            .collect();
+        let mut full: Vec<Option<PyResult<Checked>>> = Vec::with_capacity(models_in.len());
+        for (i, m) in models_in.iter().enumerate() {
+            let needed = match first_of[i] {
+                Some(first) => !answered[first],
+                None => matches!(found[i], Some(None)),
+            };
+            full.push(needed.then(|| {
+                let m = model_value(py, m)?;
+                let inner = self.inner.clone();
+                Ok(py.detach(|| check(&inner, &m)))
+            }));
+        }
+        let _paused = GcPause::new(py)?;
         let out = PyList::empty(py);
-        let mut checked_quick = vec![false; models_in.len()];
-        for (i, (m, mut f)) in models_in.iter().zip(found).enumerate() {
-            if let Some(first) = first_of[i] {
-                // The same as an earlier model: a list of its own with the
-                // earlier one's (immutable) violations; when that one's
-                // quick check did not answer, the full way for this one.
-                if checked_quick[first] {
-                    let earlier = out.get_item(first)?;
-                    out.append(PyList::new(py, earlier.cast::<PyList>()?.iter())?)?;
-                    continue;
-                }
-                f = Some(None);
+        let mut made: std::collections::HashMap<_, Bound<'_, PyAny>> = Default::default();
+        for (i, (f, full)) in found.into_iter().zip(full).enumerate() {
+            if let Some(first) = first_of[i].filter(|&first| answered[first]) {
+                let earlier = out.get_item(first)?;
+                out.append(PyList::new(py, earlier.cast::<PyList>()?.iter())?)?;
+                continue;
             }
-            checked_quick[i] = matches!(f, Some(Some(Ok(_))));
-            let found: Checked = match f {
-                None => Ok(Vec::new()),
-                Some(Some(c)) => c,
-                // A quick check stopped on an error: the full way says.
-                Some(None) => {
-                    let m = model_value(py, m)?;
-                    let inner = self.inner.clone();
-                    py.detach(|| check(&inner, &m))
-                }
+            let found: Checked = match (full, f) {
+                (Some(full), _) => full?,
+                (None, None) => Ok(Vec::new()),
+                (None, Some(Some(c))) => c,
+                (None, Some(None)) => unreachable!("a stopped quick check is checked in full"),
             };
             match found {
                 Ok(v) => {
                     let list = PyList::empty(py);
                     for x in v {
-                        list.append(match violation {
-                            Some(f) => f.call1(x)?,
-                            None => x.into_pyobject(py)?.into_any(),
-                        })?;
+                        // Violations are immutable: equal ones (most of a
+                        // batch's, which repeat a few messages) are one
+                        // object, made once.
+                        let made = match made.get(&x) {
+                            Some(o) => o.clone(),
+                            None => {
+                                let o = match violation {
+                                    Some(f) => f.call1(x.clone())?,
+                                    None => x.clone().into_pyobject(py)?.into_any(),
+                                };
+                                made.insert(x, o.clone());
+                                o
+                            }
+                        };
+                        list.append(made)?;
                     }
                     out.append(list)?
                 }
@@ -395,6 +416,7 @@ impl Catalog {
         for (i, first) in same {
             first_of[i] = Some(first);
         }
+        let _paused = GcPause::new(py)?;
         let mut out: Vec<Bound<'_, PyList>> = Vec::with_capacity(n);
         for (i, f) in found.into_iter().enumerate() {
             out.push(match (f, first_of[i]) {

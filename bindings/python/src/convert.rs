@@ -257,7 +257,7 @@ impl<'py> ToValue<'py> {
         }
         if let Ok(t) = o.cast::<PyTuple>() {
             let items = t.iter().map(|x| self.value(&x)).collect::<PyResult<_>>()?;
-            return Ok(Value::list(items));
+            return Ok(Value::tuple(items));
         }
         if let Ok(s) = o.cast::<PySet>() {
             return self.set(s.iter());
@@ -415,6 +415,13 @@ impl Out<'_, '_> {
     fn items(&mut self, v: &Value) -> PyResult<Py<PyAny>> {
         let py = self.py;
         let out = match v {
+            Value::List(l) if l.is_tuple() && !self.env.options().convert_tuples_to_lists => {
+                let items = l
+                    .iter()
+                    .map(|x| self.value(x))
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyTuple::new(py, items)?.into_any().unbind()
+            }
             Value::List(l) => self.list(l)?,
             Value::Dict(d) => {
                 let out = PyDict::new(py);

@@ -36,12 +36,20 @@ pub struct Core {
     /// The library alone, for what the dispatcher leaves to it.
     base: Arc<Registry>,
     copts: muranopl::CompileOptions,
+    /// An operator table of the engine's own (`insert_operator`), which
+    /// the standard grammar cannot parse.
+    operators: Option<Arc<muranopl::OpTable>>,
 }
 
 impl Core {
     /// The standard library with `options`, in the yaql 0.2 grammar when
     /// `legacy_syntax`.
-    pub fn new(options: Options, legacy_syntax: bool) -> Core {
+    /// With `operators`, expressions are parsed with that table.
+    pub fn new(
+        options: Options,
+        legacy_syntax: bool,
+        operators: Option<Arc<muranopl::OpTable>>,
+    ) -> Core {
         let env = stdlib::env(options);
         Core {
             base: env.registry().clone(),
@@ -50,6 +58,7 @@ impl Core {
                 legacy: legacy_syntax,
                 murano: false,
             },
+            operators,
         }
     }
 
@@ -105,6 +114,7 @@ impl Core {
             env,
             base: self.base.clone(),
             copts: self.copts,
+            operators: self.operators.clone(),
         }
     }
 
@@ -120,7 +130,10 @@ impl Core {
 
     /// Compiles an expression.
     pub fn compile(&self, expr: &str) -> runtime::Result<muranopl::Program> {
-        muranopl::compile(expr, self.env.registry(), self.copts)
+        match &self.operators {
+            None => muranopl::compile(expr, self.env.registry(), self.copts),
+            Some(t) => muranopl::compile_with_operators(expr, self.env.registry(), self.copts, t),
+        }
     }
 
     /// Evaluates `prog` in `root` and drains its lazy parts, the result

@@ -50,6 +50,10 @@ pub struct Models<'py> {
     /// Models that failed on one scalar value, so far.
     failed: crate::memo::Failed,
     compile: bool,
+    /// The type string of the last model and its index in `plans`: a
+    /// batch's models most often share the string object (held here, so
+    /// that its address names it while it is compared).
+    last: Option<(Bound<'py, PyAny>, usize)>,
 }
 
 impl<'py> Models<'py> {
@@ -62,6 +66,7 @@ impl<'py> Models<'py> {
             plans: Vec::new(),
             failed: Default::default(),
             compile,
+            last: None,
         }
     }
 
@@ -77,15 +82,22 @@ impl<'py> Models<'py> {
         let Some(t) = simple_type(m) else {
             return Ok(Quick::Full);
         };
-        let Some(t) = crate::plan::utf8(&t) else {
-            return Ok(Quick::Full);
-        };
-        let k = match self.plans.iter().position(|(n, ..)| n == t) {
-            Some(k) => k,
-            None => {
-                let plan = self.plan(t);
-                self.plans.push((t.to_string(), plan, true));
-                self.plans.len() - 1
+        let k = match &self.last {
+            Some((s, k)) if s.is(&t) => *k,
+            _ => {
+                let Some(name) = crate::plan::utf8(&t) else {
+                    return Ok(Quick::Full);
+                };
+                let k = match self.plans.iter().position(|(n, ..)| n == name) {
+                    Some(k) => k,
+                    None => {
+                        let plan = self.plan(name);
+                        self.plans.push((name.to_string(), plan, true));
+                        self.plans.len() - 1
+                    }
+                };
+                self.last = Some((t, k));
+                k
             }
         };
         if self.plans[k].2 {
@@ -100,6 +112,12 @@ impl<'py> Models<'py> {
         let Some(passing) = plan.passing(m, 1) else {
             return Ok(Quick::Full);
         };
+        // A model with `Objects` is validated the full way. The plan
+        // passes all of a model only when each key but `?` is a property,
+        // so that one has none unless the class has such a property.
+        if (!passing.all || plan.reads_objects()) && has_objects(m) {
+            return Ok(Quick::Full);
+        }
         if passing.all {
             return Ok(Quick::Valid);
         }
@@ -138,9 +156,27 @@ impl<'py> Models<'py> {
     }
 }
 
+/// True when model `m` (an exact dict) has an `Objects` key, or the
+/// lookup failed.
+fn has_objects(m: &Bound<'_, PyAny>) -> bool {
+    let Ok(d) = m.cast_exact::<PyDict>() else {
+        return true;
+    };
+    // SAFETY: `d` is an exact dict held by the caller, under the GIL; the
+    // value returned is borrowed and only compared with null.
+    unsafe {
+        let v = ffi::PyDict_GetItemWithError(d.as_ptr(), pyo3::intern!(m.py(), "Objects").as_ptr());
+        if v.is_null() && !ffi::PyErr_Occurred().is_null() {
+            ffi::PyErr_Clear();
+            return true;
+        }
+        !v.is_null()
+    }
+}
+
 /// The class name of a model that is one object definition: an exact
-/// dict with no `Objects`, whose `?` is an exact dict of exactly `id` and
-/// `type`, both strings.
+/// dict whose `?` is an exact dict of exactly `id` and `type`, both
+/// strings (whether it has `Objects` too is [`has_objects`]).
 fn simple_type<'py>(m: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
     let py = m.py();
     let d = m.cast_exact::<PyDict>().ok()?;
@@ -163,9 +199,6 @@ fn simple_type<'py>(m: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
             Err(())
         }
     };
-    if get(d, pyo3::intern!(py, "Objects")).ok()?.is_some() {
-        return None;
-    }
     let h = get(d, pyo3::intern!(py, "?")).ok()??;
     // SAFETY: `h` is live (held by `d`), under the GIL.
     let h = unsafe { Bound::from_borrowed_ptr(py, h) };
@@ -177,8 +210,28 @@ fn simple_type<'py>(m: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
         // SAFETY: `p` is live (held by `h`), under the GIL.
         unsafe { ffi::Py_TYPE(p) == &raw mut ffi::PyUnicode_Type }
     };
-    let id = get(h, pyo3::intern!(py, "id")).ok()??;
-    let t = get(h, pyo3::intern!(py, "type")).ok()??;
+    let (id_key, type_key) = (pyo3::intern!(py, "id"), pyo3::intern!(py, "type"));
+    // The two entries read in order, their keys compared by identity
+    // (models written in Python or loaded by `json` share the interned
+    // key strings); keys equal but not the same objects are looked up.
+    let (mut id, mut t) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: `h` is an exact dict held by `d`, under the GIL; the keys
+    // and values it yields are borrowed from it and no Python code runs
+    // while they are read.
+    unsafe {
+        let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+        while ffi::PyDict_Next(h.as_ptr(), &mut pos, &mut k, &mut v) != 0 {
+            if k == id_key.as_ptr() {
+                id = v;
+            } else if k == type_key.as_ptr() {
+                t = v;
+            }
+        }
+    }
+    if id.is_null() || t.is_null() {
+        id = get(h, id_key).ok()??;
+        t = get(h, type_key).ok()??;
+    }
     // SAFETY: `t` is live (held by `h`), under the GIL.
     (is_str(id) && is_str(t)).then(|| unsafe { Bound::from_borrowed_ptr(py, t) })
 }

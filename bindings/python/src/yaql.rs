@@ -31,6 +31,7 @@ pub struct Engine {
 #[pymethods]
 impl Engine {
     #[new]
+    #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (
         legacy = false,
         limit_iterators = Some(runtime::DEFAULT_LIMIT_ITERATORS),
@@ -39,8 +40,11 @@ impl Engine {
         timeout = Some(runtime::DEFAULT_TIME_BUDGET.as_secs_f64()),
         convert_sets_to_lists = None,
         legacy_syntax = None,
+        convert_tuples_to_lists = None,
+        operators = None,
     ))]
     fn new(
+        py: Python<'_>,
         legacy: bool,
         limit_iterators: Option<usize>,
         memory_quota: Option<usize>,
@@ -48,6 +52,8 @@ impl Engine {
         timeout: Option<f64>,
         convert_sets_to_lists: Option<bool>,
         legacy_syntax: Option<bool>,
+        convert_tuples_to_lists: Option<bool>,
+        operators: Option<Vec<Option<(String, String, Option<String>)>>>,
     ) -> PyResult<Engine> {
         let time_budget = match timeout {
             None => None,
@@ -63,13 +69,18 @@ impl Engine {
             memory_quota,
             max_memory,
             convert_sets_to_lists: convert_sets_to_lists.unwrap_or(!legacy),
+            convert_tuples_to_lists: convert_tuples_to_lists.unwrap_or(!legacy),
             legacy,
             time_budget,
             ..Options::default()
         };
         let syntax = legacy_syntax.unwrap_or(legacy);
+        let table = match operators {
+            None => None,
+            Some(records) => Some(Arc::new(operator_table(py, records)?)),
+        };
         Ok(Engine {
-            inner: Arc::new(Core::new(options, syntax)),
+            inner: Arc::new(Core::new(options, syntax, table)),
             legacy,
         })
     }
@@ -111,6 +122,29 @@ impl Engine {
     fn legacy(&self) -> bool {
         self.legacy
     }
+}
+
+/// The checked table of the reference's operator records (`None` ends a
+/// precedence group; a record is `(symbol, OperatorType name, alias)`).
+fn operator_table(
+    py: Python<'_>,
+    records: Vec<Option<(String, String, Option<String>)>>,
+) -> PyResult<muranopl::OpTable> {
+    let mut recs = Vec::with_capacity(records.len());
+    for r in records {
+        recs.push(match r {
+            None => None,
+            Some((symbol, ty, alias)) => {
+                let Some(t) = muranopl::OpType::from_name(&ty) else {
+                    return Err(PyValueError::new_err(format!(
+                        "unknown operator type {ty:?} for {symbol:?}"
+                    )));
+                };
+                Some((symbol, t, alias))
+            }
+        });
+    }
+    muranopl::OpTable::new(&recs).map_err(|e| errors::to_py(py, &e, None))
 }
 
 /// A compiled expression, bound to the engine that compiled it.

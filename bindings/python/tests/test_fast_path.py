@@ -303,6 +303,10 @@ def test_models_in_one_batch_answer_as_validate(cat):
     # class that runs code when loaded, an unknown class, no id.
     dict(model(GOOD), **{'?': {'id': 'a', 'type': 'fast.Port', 'name': 'n'}}),
     {'Objects': model(GOOD)},
+    # A header, valid or wrong properties, and `Objects` beside them.
+    dict(model(GOOD), Objects=model(GOOD, 1)),
+    dict(model(dict(GOOD, port=0)), Objects=model(GOOD, 1)),
+    dict(model(GOOD), Objects=None),
     json.dumps(model(GOOD)),
     json.dumps(model(dict(GOOD, port=0))),
     model(GOOD, type_='fast.Port/1.0.0@fast.path'),
@@ -374,3 +378,55 @@ def test_repeated_wrong_models_answer_each_as_validate(cat):
     mixed = [model({'size': '4', 'tag': 'bad'}, i, 'fast.Mixed')
              for i in range(70)]
     assert cat.validate_many(mixed) == [cat.validate(m) for m in mixed]
+
+
+def test_the_collector_is_paused_only_while_results_are_built(cat):
+    """The cyclic collector is paused while the result lists are built
+    and runs again after (a paused one stays paused); results are the
+    same either way, and equal violations of one batch are one object."""
+    import gc
+    records = repeats()
+    ms = [model(r, i) for i, r in enumerate(records)]
+    assert gc.isenabled()
+    objects = cat.validate_objects('fast.Port', records)
+    many = cat.validate_many(ms)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert cat.validate_objects('fast.Port', records) == objects
+        assert cat.validate_many(ms) == many
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    same = [v for found in many for v in found if v == many[0][0]]
+    assert len(same) > 1 and all(v is same[0] for v in same)
+
+
+def test_headers_with_keys_that_are_not_the_interned_strings(cat):
+    """A header's keys equal to `id` and `type` but other objects (built
+    at run time) are read as well as the interned ones."""
+    key = ''.join
+    ms = [{'?': {key(['i', 'd']): 'o%d' % i, key(['ty', 'pe']): 'fast.Port'},
+           **dict(GOOD, port=80 if i % 2 else 0)} for i in range(70)]
+    assert cat.validate_many(ms) == [cat.validate(m) for m in ms]
+    assert cat.validate_many(ms)[0] != [] and cat.validate_many(ms)[1] == []
+
+
+def test_failures_answer_in_their_turn(cat):
+    """A model that cannot be validated (an unknown class) among ones the
+    quick way answers: with return_exceptions each failure takes its
+    model's place, and without, the first in order raises."""
+    bad = model(GOOD, type_='fast.Nothing')
+    with pytest.raises(muranopl.MuranoPLError) as alone:
+        cat.validate(bad)
+    ms = [model(GOOD), bad, model(dict(GOOD, port=0)), bad,
+          model({'x': 'y'}, type_='fast.Tag')]
+    got = cat.validate_many(ms * 20, return_exceptions=True)
+    for i, g in enumerate(got):
+        if ms[i % 5] is bad:
+            assert isinstance(g, muranopl.MuranoPLError)
+            assert str(g) == str(alone.value)
+        else:
+            assert g == cat.validate(ms[i % 5])
+    with pytest.raises(muranopl.MuranoPLError, match=re.escape(str(alone.value))):
+        cat.validate_many(ms * 20)

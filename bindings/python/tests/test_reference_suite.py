@@ -9,13 +9,10 @@ import sys
 import pytest
 
 SUITE = pathlib.Path(__file__).with_name('reference_suite.py')
-# Every language test but two: yaql 0.2's `1 => 2` is a tuple there, a
-# list here (TestLegacy.test_tuples and test_tuples_func).
-MIN_LANGUAGE = 290
-# Every test of the Python API without decorators. (Its
-# insert_operator test checks that an inserted operator leaves `$.a[0]`
-# alone: the table is edited as the reference edits it, but the grammar
-# is fixed, so the inserted operator itself is not parsed.)
+# Every language test (yaql 0.2's tuples included).
+MIN_LANGUAGE = 292
+# Every test of the Python API without decorators (its insert_operator
+# test parses `$.a[0]` with an operator inserted above `.`).
 MIN_API = 32
 # Every test through the reference's decorators, types and yaqlization.
 MIN_DECORATORS = 42

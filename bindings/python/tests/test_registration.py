@@ -324,6 +324,10 @@ def test_operator_table_edits_match_the_reference():
     from muranopl.yaql import factory as my_factory
     mine, theirs = my_factory.YaqlFactory(), ref_factory.YaqlFactory()
     assert mine.operators == theirs.operators
+    from yaql import legacy as ref_legacy
+    from muranopl.yaql import legacy as my_legacy
+    assert my_legacy.YaqlFactory().operators == \
+        ref_legacy.YaqlFactory().operators
     for existing, binary, new, kind, group in INSERTIONS:
         mine.insert_operator(existing, binary, new,
                              getattr(my_factory.OperatorType, kind), group)
@@ -333,21 +337,103 @@ def test_operator_table_edits_match_the_reference():
     with pytest.raises(ValueError):
         mine.insert_operator('nope', True, '#', 'BINARY_LEFT_ASSOCIATIVE',
                              False)
-    # The grammar is fixed: an engine from an edited table says so and
-    # still parses the standard grammar.
-    with pytest.warns(UserWarning, match='not recognised'):
-        engine = mine.create()
+    # An inserted operator above `.` leaves `$.a[0]` alone.
+    engine = mine.create()
     assert engine('$.a[0]').evaluate(data={'a': [1]},
                                      context=my_yaql.create_context()) == 1
+
+
+# Each inserted operator's function returns its name and operands, so a
+# result shows how the expression was grouped.
+OPERATOR_CASES = [
+    ('1 & 2 and 3 & 4', ['&', ['&', 1, 3], 4]),
+    ('1 && 2 and 3', 3),
+    ('1 && 2 = 2', ['&&', 1, True]),
+    ('!true or ! false', ['!', True]),
+    ('x: 2 * 2', ['.:', 'x', 2, '.:', 'x', 2]),
+    ('1 ~> 2 ~> 3', ['~>', 1, ['~>', 2, 3]]),
+    # `*` repeats the list `2 ** (3 ** 2)` made.
+    ('2 ** 3 ** 2 * 2', ['**', 2, ['**', 3, 2], '**', 2, ['**', 3, 2]]),
+    ('5 sq + 1', 26),
+    ('1 xor 0 or 0', ['xor', 1, 0]),
+    ('xor(1)', 'xor function'),
+]
+
+
+def operator_run(yaql_module, factory_module, specs, expr):
+    f = factory_module.YaqlFactory()
+    t = factory_module.OperatorType
+    for existing, binary, new, kind, group in INSERTIONS + [
+            ('*', True, '**', 'BINARY_RIGHT_ASSOCIATIVE', False),
+            ('-', False, 'sq', 'SUFFIX_UNARY', False),
+            ('or', True, 'xor', 'BINARY_LEFT_ASSOCIATIVE', False)]:
+        f.insert_operator(existing, binary, new, getattr(t, kind), group)
+    ctx = yaql_module.create_context()
+
+    def op(name, show):
+        @specs.name(name)
+        def impl(*args):
+            return [show, *args]
+        ctx.register_function(impl)
+
+    for name in ('&', '&&', '~>', '**', 'xor'):
+        op('#operator_' + name, name)
+    op('#unary_operator_!', '!')
+
+    @specs.name('#operator_:')
+    def colon(a, b):
+        return ['.:', a, b]
+
+    @specs.name('#unary_operator_sq')
+    def sq(a):
+        return a * a
+
+    @specs.name('xor')
+    def xor(a):
+        return 'xor function'
+
+    for fn in (colon, sq, xor):
+        ctx.register_function(fn)
+    return f.create()(expr).evaluate(data={'a': 5}, context=ctx)
+
+
+@pytest.mark.parametrize('expr,expected', OPERATOR_CASES)
+def test_inserted_operators_parse_at_their_level(expr, expected):
+    from muranopl.yaql import factory as my_factory
+    assert operator_run(my_yaql, my_factory, my_specs, expr) == expected
+
+
+@pytest.mark.parametrize('expr,expected', OPERATOR_CASES)
+def test_inserted_operators_match_the_reference(expr, expected):
+    ref, specs, _ = reference()
+    from yaql.language import factory as ref_factory
+    assert plain(operator_run(ref, ref_factory, specs, expr)) == expected
+
+
+def test_invalid_operator_tables_are_refused():
+    from muranopl.yaql import factory as my_factory
+    f = my_factory.YaqlFactory()
+    f.insert_operator('and', True, '+',
+                      my_factory.OperatorType.BINARY_LEFT_ASSOCIATIVE, True)
+    with pytest.raises(my_exceptions.InvalidOperatorTableException):
+        f.create()
 
 
 def test_meta_returns_context_and_definitions():
     @specs_meta_case
     def f(context, x):
-        return context, x * 2
+        return x * 2, context
+
+    @specs_meta_case
+    def gen(context, n):
+        yield context
+        yield from range(n)
     ctx = my_yaql.create_context()
     ctx.register_function(f)
+    ctx.register_function(gen)
     assert my_yaql.evaluate('f(21)', context=ctx) == 42
+    assert my_yaql.evaluate('f(21) + 1', context=ctx) == 43
+    assert my_yaql.evaluate('gen(3).sum()', context=ctx) == 3
     fd = my_specs.get_function_definition(f)
     assert fd.meta == {'owner': 'murano'} and fd.returns_context
     # A definition called from Python, as the reference's
@@ -479,3 +565,96 @@ def test_context_changes_after_an_evaluation_are_seen():
         return -x
     child.register_function(g, name='f')
     assert call.evaluate(context=child) == -1
+
+
+def dict_param_run(yaql_module, specs, expr, data=None):
+    """A `dict`-typed parameter never takes a YAQL dictionary (the
+    reference's are frozen); a `Mapping`-typed one does."""
+    import collections.abc
+    ctx = yaql_module.create_context()
+
+    @specs.parameter('d', dict)
+    def pdict(d):
+        return 'dict'
+
+    @specs.parameter('d', collections.abc.Mapping)
+    def mapping(d):
+        return sorted(d.items())
+
+    for fn in (pdict, mapping):
+        ctx.register_function(fn)
+    engine = yaql_module.language.factory.YaqlFactory().create()
+    try:
+        return engine(expr).evaluate(data=data, context=ctx)
+    except Exception as e:
+        return type(e).__name__
+
+
+DICT_PARAM_CASES = [
+    ('pdict({a => 1})', 'NoMatchingFunctionException'),
+    ('pdict($)', 'NoMatchingFunctionException'),
+    ('pdict(dict(a => 1))', 'NoMatchingFunctionException'),
+    ('pdict(null)', 'NoMatchingFunctionException'),
+    ('mapping($)', [['a', 1]]),
+    ('mapping({b => 2})', [['b', 2]]),
+]
+
+
+@pytest.mark.parametrize('expr,expected', DICT_PARAM_CASES)
+def test_dict_typed_parameters_refuse_yaql_dicts(expr, expected):
+    import muranopl.yaql.language.factory  # noqa: F401
+    got = dict_param_run(my_yaql, my_specs, expr, {'a': 1})
+    assert plain(got) == expected
+
+
+@pytest.mark.parametrize('expr,expected', DICT_PARAM_CASES)
+def test_dict_typed_parameters_match_the_reference(expr, expected):
+    ref, specs, _ = reference()
+    assert plain(dict_param_run(ref, specs, expr, {'a': 1})) == expected
+
+
+def lambda_context_run(yaql_module, specs, yaqltypes, expr):
+    ctx = yaql_module.create_context()
+
+    @specs.parameter('body', yaqltypes.Lambda(with_context=True))
+    def withx(context, body):
+        child = context.create_child_context()
+        child['$x'] = 5
+        return body(child)
+
+    @specs.parameter('body', yaqltypes.Lambda(with_context=True))
+    def withargs(context, body):
+        child = context.create_child_context()
+        child['$y'] = 10
+        return body(child, 1, 2)
+
+    @specs.parameter('body', yaqltypes.Lambda())
+    def plain(body):
+        return body(7)
+
+    for fn in (withx, withargs, plain):
+        ctx.register_function(fn)
+    engine = yaql_module.language.factory.YaqlFactory().create()
+    return engine(expr).evaluate(data=3, context=ctx)
+
+
+LAMBDA_CONTEXT_CASES = [
+    ('withx($x + 1)', 6),
+    ('withx($x * $)', 15),
+    ('withargs($y + $1 + $2)', 13),
+    ('plain($ * 2)', 14),
+    ('let(x => 1) -> withx($x)', 5),
+]
+
+
+@pytest.mark.parametrize('expr,expected', LAMBDA_CONTEXT_CASES)
+def test_lambda_with_context_runs_in_that_context(expr, expected):
+    import muranopl.yaql.language.factory  # noqa: F401
+    assert lambda_context_run(my_yaql, my_specs, my_yaqltypes,
+                              expr) == expected
+
+
+@pytest.mark.parametrize('expr,expected', LAMBDA_CONTEXT_CASES)
+def test_lambda_with_context_matches_the_reference(expr, expected):
+    ref, specs, yaqltypes = reference()
+    assert lambda_context_run(ref, specs, yaqltypes, expr) == expected

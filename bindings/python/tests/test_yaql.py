@@ -216,6 +216,40 @@ def test_reference_entry_points():
     assert yaql.eval('$ + 1', 1) == 2
 
 
+def test_legacy_tuples_are_tuples():
+    """yaql 0.2's `=>` and `tuple()` build tuples, which a yaql 0.2 engine
+    returns as tuples (its `yaql.convertTuplesToLists` is off); lists stay
+    lists, and a yaql 3 engine returns lists unless told otherwise."""
+    old = legacy.YaqlFactory().create()
+
+    def ev(expr, data=None):
+        return old(expr).evaluate(data=data, context=legacy.create_context())
+
+    assert ev('1 => 2') == (1, 2)
+    assert ev('1 => 2 => 3') == (1, 2, 3)
+    assert ev('(1 => 2) => 3') == ((1, 2), 3)
+    assert ev('1 => (2 => 3)') == (1, (2, 3))
+    assert ev('tuple(null)') == (None,)
+    assert ev('tuple()') == ()
+    assert ev('[1, 2]') == [1, 2] and type(ev('[1, 2]')) is list
+    assert ev('tuple(1, 2).select($ * 2)') == [2, 4]
+    assert ev('list(1 => 2, [3])') == [(1, 2), [3]]
+    assert ev('tuple(1, 2)[1]') == 2
+    assert ev('len(1 => 2 => 3)') == 3
+    assert ev('$', (1, [2])) == (1, [2])
+    assert ev('$', [1, (2,)]) == [1, (2,)]
+    with pytest.raises(ValueError):
+        ev('switch($, [true, 1])', 1)
+    assert ev('switch($, $ > 0 => pos)', 1) == 'pos'
+    # yaql 3: lists by default, tuples when the option is off.
+    assert yaql.evaluate('$', (1, 2)) == [1, 2]
+    keep = factory.YaqlFactory().create({'yaql.convertTuplesToLists': False})
+    assert keep('$').evaluate(data=(1, [2]), context=yaql.create_context()) \
+        == (1, [2])
+    assert keep('[1, 2]').evaluate(context=yaql.create_context()) == [1, 2]
+    assert yaql.evaluate('tuple(1, 2)', legacy=True) == (1, 2)
+
+
 def test_limits_are_on_by_default():
     with pytest.raises(exceptions.CollectionTooLargeException):
         yaql.evaluate('sequence().len()')

@@ -151,6 +151,16 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// A lexer over `src` from byte `pos` on (a character boundary).
+    pub(crate) fn at(src: &'a str, pos: usize, opts: LexOptions) -> Lexer<'a> {
+        Lexer {
+            src,
+            pos,
+            opts,
+            error: None,
+        }
+    }
+
     /// Lexes the rest of the input, returning the first lexical error.
     pub fn finish(&mut self) -> Option<Error> {
         while self.error.is_none() && self.next().is_some() {}

@@ -1,8 +1,11 @@
-//! The YAQL front end: lexer, grammar (lalrpop) and syntax tree.
+//! The YAQL front end: lexer, grammar (lalrpop) and syntax tree, and the
+//! precedence-climbing parser of engines with an operator table of their
+//! own ([`table`]).
 
 pub mod ast;
 pub mod flat;
 pub mod lexer;
+pub mod table;
 
 #[allow(missing_docs, clippy::all, unused_parens, unreachable_pub)]
 mod grammar {

@@ -650,7 +650,7 @@ impl Check {
         ex: &Executor,
         env: &Env,
         ctx: &Arc<Frame>,
-        l: &Arc<Vec<Value>>,
+        l: &Arc<runtime::ListData>,
         quick: Quick<'_>,
         owner: Option<&Arc<ObjRef>>,
         path: At<'_>,

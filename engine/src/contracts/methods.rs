@@ -270,7 +270,7 @@ fn c_template(cx: &Cx, a: Args) -> Result<Value> {
         )));
     }
     let excluded: Vec<Value> = match a.get(4) {
-        Value::List(l) => (**l).clone(),
+        Value::List(l) => l.to_vec(),
         _ => Vec::new(),
     };
     let props = ex.template_props(&class, &def.props, &excluded)?;

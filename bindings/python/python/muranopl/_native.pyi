@@ -18,6 +18,9 @@ class Engine:
         timeout: Optional[float] = ...,
         convert_sets_to_lists: Optional[bool] = ...,
         legacy_syntax: Optional[bool] = ...,
+        convert_tuples_to_lists: Optional[bool] = ...,
+        operators: Optional[
+            List[Optional[Tuple[str, str, Optional[str]]]]] = ...
     ) -> None: ...
     def compile(self, expr: str) -> Expression: ...
     def extend(

@@ -509,7 +509,8 @@ def compile(expression, legacy=False, **limits):
     muranopl.yaql.exceptions.YaqlGrammarException: ...
     """
     def mixed():
-        return _native.Engine(legacy=True, legacy_syntax=False, **limits)
+        return _native.Engine(legacy=True, legacy_syntax=False,
+                              convert_tuples_to_lists=True, **limits)
 
     core = engine(legacy, **limits)
     return Expression(core.compile(expression), legacy=legacy,

@@ -14,6 +14,8 @@ last. It evaluates each argument at most once and calls the function
 once.
 """
 
+import types
+
 from muranopl import _native
 from muranopl.yaql import exceptions
 from muranopl.yaql import utils
@@ -468,7 +470,7 @@ class Dispatcher:
                 continue
             result = winner.fd.payload(*prepared[0], **prepared[1])
             if winner.fd.returns_context:
-                result = result[1]
+                result = _value_of(result)
             return True, result
         if found and not self._library_takes(call):
             raise call.no_match()
@@ -517,7 +519,32 @@ def call_definition(fd, engine, context, receiver, args, kwargs):
     if prepared is None:
         raise exceptions.NoMatchingFunctionException(fd.name)
     result = fd.payload(*prepared[0], **prepared[1])
-    return result[1] if fd.returns_context else result
+    return _value_of(result) if fd.returns_context else result
+
+
+def _value_of(result):
+    """The value of a ``returns_context`` function's result, as the
+    pre-1.0 yaql that had the flag reads it: ``(value, context)``, or a
+    generator whose first item is the context and the rest the value."""
+    if isinstance(result, types.GeneratorType):
+        next(result)
+        return result
+    value, _context = result
+    return value
+
+
+def context_variables(ctx):
+    """The variables (names without ``$``; ``1`` is ``$``) a called
+    function set in ``ctx`` and the contexts it made ``ctx`` from: what
+    the reference's evaluation in ``ctx`` sees beyond the call's own."""
+    chain = []
+    while isinstance(ctx, CallContext):
+        chain.append(ctx)
+        ctx = ctx._parent
+    names = {}
+    for c in reversed(chain):
+        names.update(c._data)
+    return names
 
 
 class CallContext:
@@ -594,13 +621,7 @@ class CallContext:
     def _evaluate(self, source, data, variables):
         """Evaluates ``source`` where the call is, with what this context
         set, ``$`` bound to ``data`` (when given) and ``variables``."""
-        names = {}
-        chain, ctx = [], self
-        while isinstance(ctx, CallContext):
-            chain.append(ctx)
-            ctx = ctx._parent
-        for ctx in reversed(chain):
-            names.update(ctx._data)
+        names = context_variables(self)
         names.update(variables)
         if data is utils.NO_VALUE:
             data = names.pop('1', utils.NO_VALUE)

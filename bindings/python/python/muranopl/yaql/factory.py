@@ -10,17 +10,33 @@
 Options are the reference's names; ``-1`` means unlimited, and an option
 not given keeps this engine's default (limits on):
 ``yaql.limitIterators``, ``yaql.memoryQuota``, ``yaql.convertSetsToLists``
-(``yaql.convertTuplesToLists`` and ``yaql.convertInputData`` are accepted:
-the results are lists either way).
+``yaql.convertTuplesToLists`` (a yaql 0.2 engine keeps tuples: ``1 => 2``
+and ``tuple(1, 2)`` come back as ``(1, 2)``, as do Python tuples in the
+data; Python lists stay lists) and ``yaql.convertInputData`` (accepted).
 
 The operator table (``YaqlFactory.operators``, ``insert_operator``) is
-the reference's, and edits follow its rules; the grammar itself is fixed,
-so an engine made from an edited table warns and parses the standard
-grammar (an inserted operator is not recognised in expressions).
+the reference's, and edits follow its rules. An engine made from the
+standard table parses with the built-in grammar; one made from an edited
+table parses with that table (precedence climbing over its groups, the
+first the tightest), so an inserted operator is parsed at its level with
+its associativity and calls ``#operator_<symbol>`` (``#unary_operator_``
+for a unary one, ``*<alias>`` with an alias), as in the reference:
+
+>>> from muranopl.yaql import create_context
+>>> from muranopl.yaql.language import specs
+>>> f = YaqlFactory()
+>>> f.insert_operator('*', True, '**', OperatorType.BINARY_RIGHT_ASSOCIATIVE,
+...                   False)
+>>> ctx = create_context()
+>>> @specs.name('#operator_**')
+... def power(a, b):
+...     return a ** b
+>>> ctx.register_function(power)
+>>> f.create()('2 ** 3 ** 2 + 1').evaluate(context=ctx)
+513
 """
 
 import collections
-import warnings
 
 from muranopl import _native
 from muranopl import yaql as _yaql
@@ -63,9 +79,14 @@ def _standard_operators():
 class YaqlEngine:
     """A configured engine: call it with an expression to compile it."""
 
-    def __init__(self, legacy, options):
+    def __init__(self, legacy, options, operators=None):
         self._options = dict(options or {})
+        self._operators = operators
         kwargs = {'legacy': legacy}
+        if operators is not None:
+            kwargs['operators'] = [
+                (t[0], t[1], t[2] if len(t) > 2 else None) if t else None
+                for t in operators]
         for key, arg in (('yaql.limitIterators', 'limit_iterators'),
                          ('yaql.memoryQuota', 'memory_quota')):
             value = self._options.get(key)
@@ -74,6 +95,9 @@ class YaqlEngine:
         if 'yaql.convertSetsToLists' in self._options:
             kwargs['convert_sets_to_lists'] = bool(
                 self._options['yaql.convertSetsToLists'])
+        # The reference's yaql 0.2 factory turns the option off.
+        kwargs['convert_tuples_to_lists'] = not legacy and bool(
+            self._options.get('yaql.convertTuplesToLists', True))
         self._kwargs = kwargs
         self._engine = _native.Engine(**kwargs)
 
@@ -99,7 +123,7 @@ class YaqlEngine:
     def copy(self, options):
         merged = dict(self._options)
         merged.update(options)
-        return YaqlEngine(self.legacy, merged)
+        return YaqlEngine(self.legacy, merged, self._operators)
 
 
 class YaqlFactory:
@@ -160,8 +184,10 @@ class YaqlFactory:
                           new_operator_alias))
 
     def create(self, options=None):
+        """An engine with ``options``; ``InvalidOperatorTableException``
+        when the table gives an operator two roles of one kind (or has two
+        name-value operators)."""
+        table = None
         if self.operators != self._standard:
-            warnings.warn(
-                'muranopl.yaql parses the standard grammar: operators '
-                'inserted into the table are not recognised', stacklevel=2)
-        return YaqlEngine(self.legacy, options)
+            table = [tuple(t) for t in self.operators]
+        return YaqlEngine(self.legacy, options, table)

@@ -14,12 +14,22 @@ from muranopl.yaql.utils import NO_VALUE
 
 
 class YaqlFactory(_factory.YaqlFactory):
-    """The factory of yaql 0.2 engines."""
+    """The factory of yaql 0.2 engines: the reference's table has no
+    name-value operator, and ``=>`` is a binary operator in a group of its
+    own after ``or``'s.
+
+    >>> [t[0] if t else '|' for t in YaqlFactory().operators[-5:]]
+    ['or', '|', '=>', '|', '->']
+    """
 
     legacy = True
 
     def __init__(self, allow_delegates=False):
-        super().__init__('=>', allow_delegates)
+        super().__init__(None, allow_delegates)
+        self.insert_operator('or', True, '=>',
+                             _factory.OperatorType.BINARY_LEFT_ASSOCIATIVE,
+                             True)
+        self._standard = list(self.operators)
 
 
 def create_context(data=NO_VALUE, *args, **kwargs):

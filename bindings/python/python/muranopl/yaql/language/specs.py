@@ -323,9 +323,11 @@ def extension_method(func):
 
 
 def returns_context(func):
-    """The function returns ``(context, result)`` (older yaql's
-    convention): the call's value is ``result``; the returned context is
-    not carried on to the rest of the expression here."""
+    """The function returns ``(value, context)``, or a generator whose
+    first item is the context (the convention of the pre-1.0 yaql that
+    had the flag; yaql 3 has none): the call's value is ``value``; the
+    returned context is not carried on to the rest of the expression
+    here."""
     _get_function_definition(func).returns_context = True
     return func
 

@@ -105,9 +105,17 @@ def _not_bool(value):
     return not isinstance(value, bool)
 
 
+# What a YAQL dictionary is to the reference's type checks: a frozen
+# mapping (its input data and `{...}`/`dict()` results are `FrozenDict`s),
+# never a `dict`. An immutable instance, only read.
+_YAQL_DICT = utils.FrozenDict()
+
+
 class PythonType(GenericType):
     """Values of the Python type(s) ``python_type`` (a bool is not an
-    ``int`` here, as in the reference), each passing ``validators``."""
+    ``int`` here, as in the reference), each passing ``validators``. A
+    YAQL dictionary is checked as the reference's frozen one: ``dict``
+    refuses it, ``Mapping`` takes it."""
 
     __slots__ = ('python_type', 'validators')
 
@@ -121,7 +129,8 @@ class PythonType(GenericType):
         super().__init__(nullable, self._accepts)
 
     def _accepts(self, value, context=None, *args, **kwargs):
-        return isinstance(value, self.python_type) and all(
+        probe = _YAQL_DICT if type(value) is dict else value
+        return isinstance(probe, self.python_type) and all(
             v(value) for v in self.validators)
 
     def is_specialization_of(self, other):
@@ -231,7 +240,8 @@ class Lambda(LazyParameterType, SmartType):
     """The argument unevaluated: the function receives a callable that
     evaluates it, its arguments bound to ``$1``, ``$2``, ... (``$`` the
     first) and its keyword arguments to ``$name``. ``with_context``: the
-    callable's first argument is a context, which is dropped here.
+    callable's first argument is a context, where the lambda runs (the
+    variables set in it are the lambda's).
     ``method``: the receiver is the callable's first argument."""
 
     __slots__ = ('with_context', 'method')
@@ -253,7 +263,16 @@ class Lambda(LazyParameterType, SmartType):
 
         def call(*a, **k):
             if with_context and a:
+                # The lambda runs in the context given: what the function
+                # set there (`ctx['$x'] = ...`) is its `$x`, its `$` the
+                # context's unless arguments are given.
+                from muranopl.yaql import _dispatch
+                names = _dispatch.context_variables(a[0])
                 a = a[1:]
+                data = names.pop('1', utils.NO_VALUE)
+                if not a and data is not utils.NO_VALUE:
+                    a = (data,)
+                k = {**names, **k}
             if method and receiver is not utils.NO_VALUE:
                 a = (receiver,) + a
             return value(*a, **k)
