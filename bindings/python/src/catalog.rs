@@ -352,7 +352,7 @@ impl Catalog {
             .and_then(|c| {
                 let ex = engine::Executor::with_catalog(catalog.clone());
                 let many = objects.len().map_or(true, |n| n >= jit_hot());
-                engine::contracts::ObjectPlan::of(&ex, c, many)
+                engine::contracts::plan::ObjectPlan::of(&ex, c, many)
             })
             .map(|p| PyPlan::new(py, p));
         let (Some(class), Some(plan)) = (class, plan) else {

@@ -150,7 +150,7 @@ impl<'py> Models<'py> {
         if class.find_method(".init").is_some() || class.find_method(".destroy").is_some() {
             return None;
         }
-        let plan = engine::contracts::ObjectPlan::of(&self.ex, &class, self.compile)?;
+        let plan = engine::contracts::plan::ObjectPlan::of(&self.ex, &class, self.compile)?;
         let pure = crate::memo::pure(&class);
         Some((class, PyPlan::new(self.py, plan), pure))
     }

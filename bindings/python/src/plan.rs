@@ -1,5 +1,5 @@
 //! Python records read in place for a class's contract plan
-//! ([`engine::contracts::ObjectPlan`]): dict lookups with the plan's keys
+//! ([`engine::contracts::plan::ObjectPlan`]): dict lookups with the plan's keys
 //! as Python strings, ints, floats and strings read where they are. Only
 //! the exact built-in types are read (a subclass, a tuple, any other
 //! object is "ask": the record is converted and checked the full way), so
@@ -8,7 +8,8 @@
 
 use std::os::raw::c_char;
 
-use engine::contracts::{scalar, Borrowed, ObjectPlan, Passing, View};
+use engine::contracts::plan::{scalar, ObjectPlan, Passing, View};
+use engine::contracts::Borrowed;
 use muranopl::jit::Native;
 use runtime::value::{Dict, Value};
 

@@ -19,7 +19,7 @@
 
 mod check;
 mod methods;
-mod plan;
+pub mod plan;
 #[cfg(test)]
 mod plan_tests;
 mod reach;
@@ -43,7 +43,6 @@ pub use check::TierCoverage;
 use check::{At, Check};
 pub use compiler::jit::Borrowed;
 pub use methods::register;
-pub use plan::{scalar, ObjectPlan, Passing, ValueView, View};
 
 /// A compiled contract: the checker built from the contract's IR
 /// ([`compiler::murano::ir::lower_contract`]).

@@ -17,7 +17,8 @@ use std::sync::Arc;
 use compiler::jit::Native;
 use runtime::json::tape::{Kind, Num, Tape};
 
-use crate::contracts::{Borrowed, ObjectPlan, View};
+use crate::contracts::plan::{scalar, ObjectPlan, View};
+use crate::contracts::Borrowed;
 
 /// What the fast path knows of a class, by the `type` its headers give.
 pub(crate) struct FastClass {
@@ -129,7 +130,7 @@ impl View for TapeView<'_> {
             let x = self.at(at);
             at = self.tape.node(at).next;
             x.read()
-                .is_some_and(|b| crate::contracts::scalar(b) && chain.passes_borrowed(b))
+                .is_some_and(|b| scalar(b) && chain.passes_borrowed(b))
         })
     }
 }

@@ -9,8 +9,9 @@ use runtime::{Dict, Error, Value};
 
 use crate::catalog::Catalog;
 use crate::class::Class;
+use crate::contracts::plan::ObjectPlan;
 use crate::contracts::Contract;
-use crate::contracts::{ObjectPlan, Reach};
+use crate::contracts::Reach;
 use crate::defs;
 use crate::executor::Defs;
 use crate::executor::Executor;
