@@ -989,6 +989,24 @@ impl Gen<'_> {
         body: NodeId,
         all_: bool,
     ) -> Result<Ssa, Unsupported> {
+        self.scan(list, all_, |g, x| {
+            let outer = std::mem::replace(&mut g.item, x);
+            let r = g.cond(e, body);
+            g.item = outer;
+            r
+        })
+    }
+
+    /// A loop over the items of `list` (a list, else deopt): `test` of
+    /// each in turn, until one answers `!all_` (the answer); past the end,
+    /// `all_`. `all` is `scan(list, true, ..)`, `any` `scan(list, false,
+    /// ..)`.
+    fn scan(
+        &mut self,
+        list: Item,
+        all_: bool,
+        test: impl FnOnce(&mut Self, Item) -> Result<Ssa, Unsupported>,
+    ) -> Result<Ssa, Unsupported> {
         let is_list = self
             .b
             .ins()
@@ -1009,7 +1027,6 @@ impl Gen<'_> {
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, i, list.len);
-        // Past the end: `all` holds, `any` does not.
         let end = self.b.ins().iconst(types::I8, all_ as i64);
         self.b.ins().brif(done, exit, &[end.into()], step, &[]);
 
@@ -1021,10 +1038,8 @@ impl Gen<'_> {
             .call_indirect(sig, element, &[list.val, i, out]);
         let got = self.b.inst_results(call)[0];
         self.continue_if(got);
-        let outer = std::mem::replace(&mut self.item, load(&mut self.b, out));
-        let r = self.cond(e, body);
-        self.item = outer;
-        let r = r?;
+        let x = load(&mut self.b, out);
+        let r = test(self, x)?;
         let next = self.b.ins().iadd_imm_s(i, 1);
         let decided = self.b.ins().iconst(types::I8, !all_ as i64);
         if all_ {
@@ -1091,7 +1106,7 @@ impl Gen<'_> {
                 e.list(c.pos)
             }
             _ if self.fields.is_some() => match self.value(e, r)? {
-                Val::Item(list) => return Ok(self.member_of(it, list)),
+                Val::Item(list) => return self.member_of(it, list),
                 _ => return Err(unsupported("`in` over a constant that is not a list")),
             },
             _ => return Err(unsupported("`in` over anything but a list of constants")),
@@ -1122,45 +1137,9 @@ impl Gen<'_> {
 
     /// `needle in list` of two values read: whether an item of `list` (a
     /// list, else deopt) equals `needle` ([`Gen::items_equal`]).
-    fn member_of(&mut self, needle: Item, list: Item) -> Ssa {
-        let is_list = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::Equal, list.tag, tag::LIST as i64);
-        self.continue_if(is_list);
+    fn member_of(&mut self, needle: Item, list: Item) -> Result<Ssa, Unsupported> {
         self.reads_strings = true;
-        let f = self.fields.as_ref().expect("checked by the caller");
-        let (element, sig) = (f.element, f.element_sig);
-        let head = self.b.create_block();
-        let step = self.b.create_block();
-        let exit = self.b.create_block();
-        let i = self.b.append_block_param(head, types::I64);
-        let res = self.b.append_block_param(exit, types::I8);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        self.b.ins().jump(head, &[zero.into()]);
-        self.b.switch_to_block(head);
-        let done = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, i, list.len);
-        let no = self.b.ins().iconst(types::I8, 0);
-        self.b.ins().brif(done, exit, &[no.into()], step, &[]);
-        self.b.switch_to_block(step);
-        let out = self.scalar_slot();
-        let call = self
-            .b
-            .ins()
-            .call_indirect(sig, element, &[list.val, i, out]);
-        let got = self.b.inst_results(call)[0];
-        self.continue_if(got);
-        let x = load(&mut self.b, out);
-        let eq = self.items_equal(needle, x);
-        let next = self.b.ins().iadd_imm_s(i, 1);
-        self.b
-            .ins()
-            .brif(eq, exit, &[eq.into()], head, &[next.into()]);
-        self.b.switch_to_block(exit);
-        res
+        self.scan(list, false, |g, x| Ok(g.items_equal(needle, x)))
     }
 
     /// `a = b` of two scalars read, with Python's rules: strings by their
