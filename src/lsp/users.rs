@@ -17,12 +17,28 @@ const CORE: &str = "io.murano";
 #[derive(Default)]
 pub struct Users {
     checked: RefCell<HashMap<PathBuf, Option<Arc<Executor>>>>,
+    /// Each package's full name and the packages it requires, read once.
+    manifests: RefCell<HashMap<PathBuf, Option<(String, Vec<String>)>>>,
 }
 
 impl Users {
     /// Forgets the packages checked (their saved files may have changed).
     pub fn clear(&self) {
         self.checked.borrow_mut().clear();
+        self.manifests.borrow_mut().clear();
+    }
+
+    /// The full name and requirements of the package in `dir`, when its
+    /// manifest reads.
+    fn manifest(&self, dir: &Path) -> Option<(String, Vec<String>)> {
+        let mut known = self.manifests.borrow_mut();
+        let read = || {
+            let file = dir.join("manifest.yaml");
+            let text = std::fs::read_to_string(&file).ok()?;
+            let m = package::Manifest::parse(&text, &file.display().to_string()).ok()?;
+            Some((m.full_name, m.require.into_iter().map(|(r, _)| r).collect()))
+        };
+        known.entry(dir.to_path_buf()).or_insert_with(read).clone()
     }
 
     /// The executors of the packages under `search` that require the
@@ -36,7 +52,7 @@ impl Users {
         skip: &dyn Fn(&Path) -> bool,
         check: &dyn Fn(&Path) -> Option<Arc<Executor>>,
     ) -> Vec<Arc<Executor>> {
-        let Some(name) = manifest(lib).map(|m| m.full_name) else {
+        let Some((name, _)) = self.manifest(lib) else {
             return Vec::new();
         };
         let mut out = Vec::new();
@@ -46,7 +62,7 @@ impl Users {
             }
             let uses = dir == lib
                 || name == CORE
-                || manifest(&dir).is_some_and(|m| m.require.iter().any(|(r, _)| *r == name));
+                || (self.manifest(&dir)).is_some_and(|(_, req)| req.contains(&name));
             if !uses {
                 continue;
             }
@@ -56,13 +72,6 @@ impl Users {
         }
         out
     }
-}
-
-/// The manifest of the package in `dir`, when it reads.
-fn manifest(dir: &Path) -> Option<package::Manifest> {
-    let file = dir.join("manifest.yaml");
-    let text = std::fs::read_to_string(&file).ok()?;
-    package::Manifest::parse(&text, &file.display().to_string()).ok()
 }
 
 /// The package folders of a search path: each entry that is a package,

@@ -810,6 +810,11 @@ fn extensions() -> (PathBuf, PathBuf, PathBuf) {
     )
 }
 
+/// The saved text of a fixture file.
+fn saved(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap()
+}
+
 /// Every (file, line, character) start of a locations answer, sorted.
 fn located(answer: &J) -> Vec<(String, usize, usize)> {
     let mut out: Vec<(String, usize, usize)> = (answer.as_array().unwrap().iter())
@@ -835,11 +840,7 @@ fn located(answer: &J) -> Vec<(String, usize, usize)> {
 #[test]
 fn extension_methods_navigate_to_their_declaration_and_back_across_packages() {
     let (lib, app, other) = extensions();
-    let (lib_text, app_text, other_text) = (
-        std::fs::read_to_string(&lib).unwrap(),
-        std::fs::read_to_string(&app).unwrap(),
-        std::fs::read_to_string(&other).unwrap(),
-    );
+    let (lib_text, app_text, other_text) = (saved(&lib), saved(&app), saved(&other));
     let mut c = Client::start(&[], None);
     c.open(&app, &app_text);
     c.diagnostics(&uri(&app), 1);
@@ -891,10 +892,7 @@ fn extension_methods_navigate_to_their_declaration_and_back_across_packages() {
 #[test]
 fn unsaved_edits_of_a_library_show_in_the_packages_using_it() {
     let (lib, app, _) = extensions();
-    let (lib_text, app_text) = (
-        std::fs::read_to_string(&lib).unwrap(),
-        std::fs::read_to_string(&app).unwrap(),
-    );
+    let (lib_text, app_text) = (saved(&lib), saved(&app));
     let mut c = Client::start(&[], None);
     c.open(&app, &app_text);
     assert_eq!(c.diagnostics(&uri(&app), 1), Vec::<J>::new());
@@ -945,10 +943,7 @@ fn unsaved_edits_of_a_library_show_in_the_packages_using_it() {
 #[test]
 fn references_reach_packages_on_the_search_path_that_were_never_opened() {
     let (lib, app, _) = extensions();
-    let (lib_text, app_text) = (
-        std::fs::read_to_string(&lib).unwrap(),
-        std::fs::read_to_string(&app).unwrap(),
-    );
+    let (lib_text, app_text) = (saved(&lib), saved(&app));
     let mut c = Client::start(&[], None);
     c.open(&lib, &lib_text);
     c.diagnostics(&uri(&lib), 1);

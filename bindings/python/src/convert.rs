@@ -163,6 +163,8 @@ static FROM_DATETIME: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static FROZEN_DICT: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static CALL_PARTIAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static MAPPING: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+// Set once to `muranopl.yaql.yaqlization.Opaque` and only read after:
+// a class object, the same for every call and thread (see above).
 static OPAQUE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The state of one conversion into engine values.

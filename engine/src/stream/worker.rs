@@ -259,7 +259,20 @@ impl<'a> Worker<'a> {
         let defined = self
             .last_def
             .filter(|_| r.is_some() && matches!(&v, Value::Dict(d) if d.contains_key(header)));
-        let r = r.unwrap_or(v);
+        self.place(u, ctx, r.unwrap_or(v), defined)
+    }
+
+    /// What piece `u` stands for in its container, `r` (its definitions
+    /// replaced by their ids; `defined`: it is one, of this class): an
+    /// item of a streamed list property is checked, anything else kept
+    /// for the large containers.
+    fn place(
+        &mut self,
+        u: &UnitMeta,
+        ctx: &Context,
+        r: Value,
+        defined: Option<u32>,
+    ) -> Result<(), String> {
         match (&ctx.items, &u.step) {
             (Some(list), Step::Index(i)) => self.item(list, *i, r, defined),
             _ => {
@@ -359,13 +372,7 @@ impl<'a> Worker<'a> {
         self.objects += 1;
         self.found.in_place += 1;
         self.last_def = Some(ci);
-        Some(match (&ctx.items, &u.step) {
-            (Some(list), Step::Index(i)) => self.item(list, *i, Value::str(id), Some(ci)),
-            _ => {
-                self.found.residuals.push((u.slot, Value::str(id)));
-                Ok(())
-            }
-        })
+        Some(self.place(u, ctx, Value::str(id), Some(ci)))
     }
 
     /// Teaches the fast path the class of headers of type `ty`; `None`
