@@ -418,6 +418,7 @@ impl Catalog {
             ambiguous: Vec::new(),
             remap,
             conflicts,
+            plan: Default::default(),
         };
         cls.make_init_order();
         cls.ambiguous = cls.find_ambiguous();

@@ -139,6 +139,10 @@ pub struct Class {
     /// Classes among the ancestors in several versions no requirement
     /// reconciles.
     pub(crate) conflicts: Vec<VersionConflict>,
+    /// The plan of its property contracts on engine values
+    /// (`contracts::plan::ObjectPlan`, opaque here), made when the JIT
+    /// mode wants machine code for it.
+    pub(crate) plan: compiler::jit::Tier<ContractCode>,
 }
 
 impl Class {
@@ -169,6 +173,7 @@ impl Class {
             ambiguous: Vec::new(),
             remap: Vec::new(),
             conflicts: Vec::new(),
+            plan: Default::default(),
         })
     }
 

@@ -12,6 +12,7 @@ use runtime::value::ObjRef;
 use runtime::{Dict, Error, Result, Value};
 
 use crate::class::Class;
+use crate::contracts::plan::ObjectPlan;
 use crate::contracts::Contract;
 use crate::defs::{def_type, parse_def};
 use crate::executor::Executor;
@@ -294,38 +295,68 @@ pub fn check_properties_except(
     props: &Dict,
     skip: &[&Value],
 ) -> Result<Vec<(Arc<str>, Error)>> {
-    if all_hold(ex, class, props) {
+    let shown = shown(ex, class, props);
+    if shown.all {
         return Ok(Vec::new());
     }
     let mut out = Vec::new();
-    each_property(ex, class, props, &Value::Null, |p, env, ctx, raw| {
-        if skip.contains(&&p.key) || Contract::of(&p.contract).holds(ex, &raw) {
-            return Ok(());
-        }
-        match Contract::of(&p.contract).check(ex, env, ctx.get(), raw, None, &p.name) {
-            Ok(_) => Ok(()),
-            Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
-                out.push((p.name.clone(), e));
-                Ok(())
+    each_property(
+        ex,
+        class,
+        props,
+        &Value::Null,
+        shown.passed,
+        |p, env, ctx, raw| {
+            // A property the plan read and did not pass does not pass the
+            // compiled pass either.
+            let holds = || !shown.planned && Contract::of(&p.contract).holds(ex, &raw);
+            if skip.contains(&&p.key) || holds() {
+                return Ok(());
             }
-            Err(e) => Err(e),
-        }
-    })?;
+            match Contract::of(&p.contract).check(ex, env, ctx.get(), raw, None, &p.name) {
+                Ok(_) => Ok(()),
+                Err(e) if *e.error_kind() == ErrorKind::ContractViolationException => {
+                    out.push((p.name.clone(), e));
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            }
+        },
+    )?;
     Ok(out)
 }
 
-/// True when machine code alone shows that every property of a definition
-/// meets its contract ([`crate::contracts::Contract::holds`]): validation's common
-/// case, decided on the values in place, without a context. It takes the
-/// values [`each_property`] starts from where no configuration or
-/// default needs evaluating; false means "take the full path".
-fn all_hold(ex: &Executor, class: &Arc<Class>, props: &Dict) -> bool {
+/// What machine code alone shows of a definition's properties
+/// ([`crate::contracts::Contract::holds`]), decided on the values in
+/// place, without a context.
+struct Shown {
+    /// Every property meets its contract: validation's common case.
+    all: bool,
+    /// Bit `i`: property `i` (in [`Class::init_order`], of the first 64)
+    /// meets its contract; the others take the full path.
+    passed: u64,
+    /// The class's plan decided it: the compiled pass need not run again.
+    planned: bool,
+}
+
+/// What machine code shows of `props` ([`Shown`]). It takes the values
+/// [`each_property`] starts from where no configuration or default needs
+/// evaluating.
+fn shown(ex: &Executor, class: &Arc<Class>, props: &Dict) -> Shown {
     // The values' own memory is read first, all at once: these reads do
     // not depend on each other, so the processor overlaps their cache
     // misses instead of waiting for each as the checks reach it.
     let touched: usize = props.values().map(Value::touch).sum();
     std::hint::black_box(touched);
-    class.init_order().all(|(cls, p)| {
+    if let Some(plan) = class_plan(ex, class) {
+        let (all, passed) = plan.properties_hold(props);
+        return Shown {
+            all,
+            passed,
+            planned: true,
+        };
+    }
+    let all = class.init_order().all(|(cls, p)| {
         if !cls.package.configs.is_empty() || p.usage == PropertyUsage::Config {
             return false;
         }
@@ -337,26 +368,49 @@ fn all_hold(ex: &Executor, class: &Arc<Class>, props: &Dict) -> bool {
             _ if p.default.is_none() => Contract::of(&p.contract).holds(ex, &runtime::value::NULL),
             _ => false,
         }
-    })
+    });
+    Shown {
+        all,
+        passed: 0,
+        planned: false,
+    }
+}
+
+/// The plan of `class`'s property contracts on engine values, when the
+/// JIT mode wants machine code for them by now and the plan decides
+/// every property as [`Contract::holds`] would: one flat walk of the
+/// record instead of a dispatch per property and link.
+fn class_plan<'a>(ex: &Executor, class: &'a Arc<Class>) -> Option<&'a ObjectPlan> {
+    let code = class.plan.get(ex.catalog().jit(), || {
+        let plan = ObjectPlan::of(ex, class, true)?;
+        plan.complete()
+            .then(|| crate::class::ContractCode::new(plan))
+    })?;
+    code.get::<ObjectPlan>()
 }
 
 /// Calls `f` with each property an object of `class` initializes
 /// ([`Class::init_order`]) and the value it starts from (the definition's,
 /// the package configuration's or the default), with the environment and
 /// context (`$this` is `this`) its contract runs in; runtime properties
-/// without a value or default are skipped.
+/// without a value or default are skipped, and so is property `i` (in
+/// [`Class::init_order`], of the first 64) when bit `i` of `skip` is set.
 pub(crate) fn each_property(
     ex: &Executor,
     class: &Arc<Class>,
     props: &Dict,
     this: &Value,
+    skip: u64,
     mut f: impl FnMut(&crate::class::Prop, &runtime::Env, &PropCtx<'_>, Value) -> Result<()>,
 ) -> Result<()> {
     if let Some(e) = class.conflicting_property() {
         return Err(e);
     }
     let mut ctx: Option<PropCtx<'_>> = None;
-    for (cls, p) in class.init_order() {
+    for (i, (cls, p)) in class.init_order().enumerate() {
+        if i < 64 && skip & (1 << i) != 0 {
+            continue;
+        }
         if !ctx.as_ref().is_some_and(|c| Arc::ptr_eq(c.class, cls)) {
             ctx = Some(PropCtx {
                 ex,
@@ -391,13 +445,16 @@ fn start_value(
     } else {
         configs.get(&*cls.name).and_then(|d| d.get(key)).cloned()
     };
-    if p.usage == PropertyUsage::Runtime && !p.has_default && props.get(key).is_none() {
+    if p.usage == PropertyUsage::Runtime
+        && !p.has_default
+        && runtime::value::get_interned(props, key).is_none()
+    {
         return Ok(None);
     }
     let raw = match p.usage {
         PropertyUsage::Config => config.clone(),
         PropertyUsage::Runtime => None,
-        _ => props.get(key).cloned(),
+        _ => runtime::value::get_interned(props, key).cloned(),
     };
     Ok(Some(match raw {
         Some(v) => v,

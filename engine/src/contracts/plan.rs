@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use compiler::jit::{Borrowed, Native};
+use compiler::murano::ir::LinkKind;
 use compiler::murano::PropertyUsage;
 use runtime::Value;
 
@@ -85,6 +86,13 @@ struct Entry {
 /// ([`crate::model::check_properties`]).
 pub struct ObjectPlan {
     keys: Vec<Arc<str>>,
+    /// The keys as engine strings (a property's as the class holds it),
+    /// for reading engine dicts without making a key.
+    key_values: Vec<Value>,
+    /// No part of the plan is [`Plan::Ask`] or a `class()` chain (which
+    /// only a host can pass): on engine values the plan then decides
+    /// what the checker's compiled pass decides.
+    complete: bool,
     props: Vec<Entry>,
     /// The properties' keys as the class holds them (interned).
     names: Vec<Value>,
@@ -99,25 +107,46 @@ struct Build<'a> {
     ex: &'a Executor,
     compile: bool,
     keys: Vec<Arc<str>>,
+    key_values: Vec<Value>,
+    complete: bool,
 }
 
 impl Build<'_> {
-    fn slot(&mut self, key: &str) -> usize {
-        match self.keys.iter().position(|k| &**k == key) {
+    /// The slot of `key` (a string value).
+    fn slot(&mut self, key: &Value) -> Option<usize> {
+        let s = key.as_str()?;
+        Some(match self.keys.iter().position(|k| &**k == s) {
             Some(i) => i,
             None => {
-                self.keys.push(key.into());
+                self.keys.push(s.into());
+                // Interned: a dict loaded on this thread answers it by
+                // pointer.
+                self.key_values.push(Value::Str(runtime::value::intern(s)));
                 self.keys.len() - 1
             }
-        }
+        })
     }
 
     fn plan(&mut self, c: &Check) -> Plan {
+        let plan = self.plan_of(c);
+        if matches!(plan, Plan::Ask) {
+            self.complete = false;
+        }
+        plan
+    }
+
+    fn plan_of(&mut self, c: &Check) -> Plan {
         match c {
             Check::Any => Plan::Any,
             Check::Chain { steps, tier, .. } => {
                 if intercepted(self.ex, steps, &Value::Null) {
                     return Plan::Ask;
+                }
+                if steps
+                    .iter()
+                    .any(|s| matches!(s.kind, LinkKind::Class { .. }))
+                {
+                    self.complete = false;
                 }
                 let mode = self.ex.catalog().jit();
                 let native = if self.compile && mode != compiler::jit::Mode::Off {
@@ -138,10 +167,12 @@ impl Build<'_> {
             Check::Dict(items) => {
                 let mut entries = Vec::with_capacity(items.len());
                 for (k, c) in items {
-                    let DictKey::Const(Value::Str(key)) = k else {
+                    let DictKey::Const(key @ Value::Str(_)) = k else {
                         return Plan::Ask;
                     };
-                    let slot = self.slot(key);
+                    let Some(slot) = self.slot(key) else {
+                        return Plan::Ask;
+                    };
                     if entries.iter().any(|e: &Entry| e.slot == slot) {
                         return Plan::Ask;
                     }
@@ -168,6 +199,8 @@ impl ObjectPlan {
             ex,
             compile,
             keys: Vec::new(),
+            key_values: Vec::new(),
+            complete: true,
         };
         let mut props: Vec<Entry> = Vec::new();
         let mut names = Vec::new();
@@ -177,7 +210,7 @@ impl ObjectPlan {
                 return None;
             }
             let contract = Contract::of(&p.contract);
-            let slot = b.slot(p.key.as_str()?);
+            let slot = b.slot(&p.key)?;
             if props.iter().any(|e| e.slot == slot) {
                 return None;
             }
@@ -191,6 +224,7 @@ impl ObjectPlan {
                 p.default.is_none() && contract.holds(ex, &runtime::value::NULL)
             };
             let plan = if runtime {
+                b.complete = false;
                 Plan::Ask
             } else {
                 b.plan(&contract.check)
@@ -201,6 +235,8 @@ impl ObjectPlan {
         }
         Some(ObjectPlan {
             keys: b.keys,
+            key_values: b.key_values,
+            complete: b.complete,
             props,
             names,
             defaults,
@@ -217,6 +253,34 @@ impl ObjectPlan {
     /// the caller), has no violation; false: check it the full way.
     pub fn holds<V: View>(&self, record: &V, len: usize, other: usize) -> bool {
         entries_hold(&self.props, record, len.checked_sub(other))
+    }
+
+    /// Whether the plan decides engine values as the checker's compiled
+    /// pass does ([`ObjectPlan::properties_hold`]).
+    pub fn complete(&self) -> bool {
+        self.complete
+    }
+
+    /// Of a complete plan, on the properties `props` of a definition (keys
+    /// that are no properties are not read): whether machine code shows
+    /// that none has a violation, and bit `i` set when property `i` (of
+    /// the first 64, in initialization order) has none. This is what
+    /// [`crate::model::check_properties`]'s compiled pass decides, in one
+    /// flat walk; anything else is checked the full way.
+    pub fn properties_hold(&self, props: &runtime::Dict) -> (bool, u64) {
+        let mut all = true;
+        let mut bits = 0u64;
+        for (i, e) in self.props.iter().enumerate() {
+            let ok = match runtime::value::get_interned(props, &self.key_values[e.slot]) {
+                Some(value) => e.plan.holds(&ValueView { value, plan: self }),
+                None => e.absent,
+            };
+            all &= ok;
+            if ok && i < 64 {
+                bits |= 1 << i;
+            }
+        }
+        (all, bits)
     }
 
     /// What the plan shows of each property of `record` (see
@@ -352,16 +416,13 @@ impl Plan {
 /// A view of engine values (for tests, and callers that hold them).
 pub struct ValueView<'a> {
     value: &'a Value,
-    keys: &'a [Arc<str>],
+    plan: &'a ObjectPlan,
 }
 
 impl<'a> ValueView<'a> {
     /// `value`, whose dicts are read with the keys of `plan`.
     pub fn new(value: &'a Value, plan: &'a ObjectPlan) -> ValueView<'a> {
-        ValueView {
-            value,
-            keys: &plan.keys,
-        }
+        ValueView { value, plan }
     }
 }
 
@@ -384,10 +445,10 @@ impl View for ValueView<'_> {
         let Value::Dict(d) = self.value else {
             return None;
         };
-        let value = d.get(&Value::str(&*self.keys[slot]));
+        let value = runtime::value::get_interned(d, &self.plan.key_values[slot]);
         Some(value.map(|value| ValueView {
             value,
-            keys: self.keys,
+            plan: self.plan,
         }))
     }
 
@@ -397,7 +458,22 @@ impl View for ValueView<'_> {
         };
         Some(ValueView {
             value: l.get(i)?,
-            keys: self.keys,
+            plan: self.plan,
         })
+    }
+
+    fn items_pass(&self, n: usize, chain: &Native) -> bool {
+        // In batches: the machine code loops over the items itself.
+        let Value::List(l) = self.value else {
+            return false;
+        };
+        let scalars = l.iter().all(|value| {
+            let v = ValueView {
+                value,
+                plan: self.plan,
+            };
+            v.read().is_some_and(scalar)
+        });
+        l.len() == n && scalars && chain.first_failing(l) == n
     }
 }

@@ -167,3 +167,94 @@ fn assert_same_with_passing_skipped(ex: &Executor, json: &str) {
     let skipped = crate::model::check_properties_except(ex, &class, &partial, &skip).unwrap();
     assert_eq!(messages(full), messages(skipped), "{json}");
 }
+
+/// Each record's violations (property, message) as `check_properties`
+/// finds them in JIT mode `mode`, on a fresh executor.
+fn violations(
+    mode: compiler::jit::Mode,
+    class: &str,
+    jsons: &[&str],
+) -> Vec<Vec<(String, String)>> {
+    let ex = executor();
+    ex.catalog().set_jit(mode);
+    let class = ex.class(class).unwrap();
+    jsons
+        .iter()
+        .map(|json| {
+            let v = record(json);
+            let Value::Dict(d) = &v else { panic!("{json}") };
+            let found = crate::model::check_properties(&ex, &class, d).unwrap();
+            found
+                .into_iter()
+                .map(|(p, e)| (p.to_string(), e.message().to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn the_class_plan_finds_what_the_interpreter_finds() {
+    // With the JIT always on, `check_properties` walks the class's plan
+    // (Port's is complete); off, every contract is interpreted. Valid,
+    // invalid (one property or several) and unread-by-the-plan records
+    // give the same violations, in the same words.
+    let jsons = [
+        VALID,
+        r#"{"port": "80", "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1]}"#,
+        r#"{"port": 0, "scope": "nowhere", "name": 7, "settings": {"timeout": -1}, "ports": []}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [1, "2", null]}"#,
+        r#"{"scope": "public", "settings": null, "ports": null}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l", "y": 1}, "ports": [1], "x": [2]}"#,
+        r#"{"port": 80, "scope": "public", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": [[1]], "note": {"a": 1}}"#,
+        r#"{"port": 36893488147419103228, "scope": "public", "name": "a", "settings": {"timeout": 0.5, "label": "l"}, "ports": [1.0]}"#,
+    ];
+    let compiled = violations(compiler::jit::Mode::Always, "t.Port", &jsons);
+    assert_eq!(
+        compiled,
+        violations(compiler::jit::Mode::Off, "t.Port", &jsons)
+    );
+    assert!(
+        compiled[0].is_empty() && compiled[4].len() == 4,
+        "{compiled:?}"
+    );
+    let names: Vec<&str> = compiled[2].iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(names, ["port", "scope", "name", "settings", "ports"]);
+    assert_eq!(compiled[3][0].0, "ports", "{:?}", compiled[3]);
+    let mixed = [
+        r#"{"size": 1, "tag": "ab", "free": {}}"#,
+        r#"{"size": "x", "seen": 2, "tag": "bad", "free": {"a": "b"}}"#,
+    ];
+    assert_eq!(
+        violations(compiler::jit::Mode::Always, "t.Mixed", &mixed),
+        violations(compiler::jit::Mode::Off, "t.Mixed", &mixed)
+    );
+}
+
+#[test]
+fn only_plans_that_decide_every_property_are_complete() {
+    let ex = executor();
+    let port = ex.class("t.Port").unwrap();
+    assert!(ObjectPlan::of(&ex, &port, true).unwrap().complete());
+    // A runtime property, a default that needs evaluating and a key
+    // contract leave parts to the checker.
+    let mixed = ex.class("t.Mixed").unwrap();
+    assert!(!ObjectPlan::of(&ex, &mixed, true).unwrap().complete());
+    // Property bits: on a record failing `scope` and `ports`, the others
+    // are shown to pass.
+    let plan = ObjectPlan::of(&ex, &port, true).unwrap();
+    let v = record(
+        r#"{"port": 80, "scope": "x", "name": "a", "settings": {"timeout": 0, "label": "l"}, "ports": []}"#,
+    );
+    let Value::Dict(d) = &v else { unreachable!() };
+    let (all, bits) = plan.properties_hold(d);
+    assert!(!all);
+    // Initialization order: port, scope, name, settings, ports, note.
+    assert_eq!(bits, 0b101101);
+    assert_eq!(
+        plan.properties_hold(match &record(VALID) {
+            Value::Dict(d) => d,
+            _ => unreachable!(),
+        }),
+        (true, 0b111111)
+    );
+}
