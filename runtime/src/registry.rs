@@ -609,6 +609,23 @@ impl Registry {
         pos: &[ArgIn],
         named: &[(Arc<str>, ArgIn)],
     ) -> Result<Value> {
+        let (ov, args) = self.resolve(cx, name, set, form, pos, named)?;
+        (ov.f)(&cx.for_overload(ov), args)
+    }
+
+    /// The overload [`Registry::call`] runs and its arguments, bound (the
+    /// values cloned from `pos` and `named`). A caller that owns the
+    /// argument list can drop it before the call, so that the callee holds
+    /// the only reference to each value (see `queries::fused`).
+    pub fn resolve<'s>(
+        &'s self,
+        cx: &Cx,
+        name: &str,
+        set: Option<&'s OverloadSet>,
+        form: Form,
+        pos: &[ArgIn],
+        named: &[(Arc<str>, ArgIn)],
+    ) -> Result<(&'s Overload, Args)> {
         let Some(set) = set.or_else(|| self.get(name).map(|s| &**s)) else {
             return Err(not_registered(name, form));
         };
@@ -632,12 +649,12 @@ impl Registry {
                 }
                 let mut fp: Vec<Option<Value>> = vec![None; all.len()];
                 if let Some(args) = bind(cx, ov, &all, &[], &mut fp, &mut [])? {
-                    return (ov.f)(&cx.for_overload(ov), args);
+                    return Ok((ov, args));
                 }
                 continue;
             }
             if let Some(args) = bind(cx, ov, pos, named, &mut forced_pos, &mut forced_named)? {
-                return (ov.f)(&cx.for_overload(ov), args);
+                return Ok((ov, args));
             }
         }
         if !any_form {

@@ -35,6 +35,7 @@ macro_rules! tri {
 
 // The groups of functions in files of their own (after `tri!`, which
 // they use).
+mod fused;
 mod generators;
 mod grouping;
 mod ordering;
@@ -236,15 +237,7 @@ fn py_iter(v: &Value) -> Result<Box<dyn Iterator<Item = Result<Value>> + Send>> 
 /// # error: CollectionTooLargeException
 /// ```
 fn where_(cx: &Cx, a: Args) -> Result<Value> {
-    let mut it = cx.iter(a.get(0))?;
-    let f = a.get(1).clone();
-    let env = cx.env.clone();
-    Ok(gen(std::iter::from_fn(move || loop {
-        let x = tri!(it.next()?);
-        if tri!(call(&env, &f, std::slice::from_ref(&x))).truthy() {
-            return Some(Ok(x));
-        }
-    })))
+    fused::stage(cx, a.get(0), fused::Kind::Where, a.get(1))
 }
 
 /// `collection.select(selector)` / `map` (`queries.select`).
@@ -258,10 +251,7 @@ fn where_(cx: &Cx, a: Args) -> Result<Value> {
 /// # => [[1, 10], [2, 20]]
 /// ```
 fn select(cx: &Cx, a: Args) -> Result<Value> {
-    let it = cx.iter(a.get(0))?;
-    let f = a.get(1).clone();
-    let env = cx.env.clone();
-    Ok(gen(it.map(move |x| call(&env, &f, &[x?]))))
+    fused::stage(cx, a.get(0), fused::Kind::Select, a.get(1))
 }
 
 /// `collection.attribute` (`queries.collection_attribution`): the
@@ -480,7 +470,7 @@ fn enumerate(cx: &Cx, a: Args) -> Result<Value> {
 /// ```
 fn any(cx: &Cx, a: Args) -> Result<Value> {
     let f = opt_fn(a.get(1));
-    for x in cx.iter(a.get(0))? {
+    for x in fused::items(cx, a.get(0))? {
         let x = x?;
         match &f {
             None => return Ok(Value::Bool(true)),
@@ -511,7 +501,7 @@ fn any(cx: &Cx, a: Args) -> Result<Value> {
 /// ```
 fn all(cx: &Cx, a: Args) -> Result<Value> {
     let f = opt_fn(a.get(1));
-    for x in cx.iter(a.get(0))? {
+    for x in fused::items(cx, a.get(0))? {
         let x = x?;
         let ok = match &f {
             None => x.truthy(),
@@ -554,7 +544,7 @@ fn len_iter(cx: &Cx, a: Args) -> Result<Value> {
     let mut n: i64 = 0;
     // The reference counts without the iterator limit; counting an
     // infinite sequence must end, so the limit applies here too.
-    for x in cx.iter(a.get(0))? {
+    for x in fused::items(cx, a.get(0))? {
         x?;
         n += 1;
     }
@@ -576,7 +566,7 @@ fn len_iter(cx: &Cx, a: Args) -> Result<Value> {
 /// ```
 fn count(cx: &Cx, a: Args) -> Result<Value> {
     let mut n: i64 = 0;
-    for x in cx.iter(a.get(0))? {
+    for x in fused::items(cx, a.get(0))? {
         x?;
         n += 1;
     }
@@ -615,7 +605,7 @@ fn reduce(
     seed: &Value,
     mut f: impl FnMut(Value, Value) -> Result<Value>,
 ) -> Result<Value> {
-    let mut it = cx.iter(coll)?;
+    let mut it = fused::items(cx, coll)?;
     let mut acc = if is_novalue(seed) {
         match it.next() {
             None => {
@@ -795,7 +785,7 @@ fn accumulate(cx: &Cx, a: Args) -> Result<Value> {
 /// # error: StopIteration
 /// ```
 fn first(cx: &Cx, a: Args) -> Result<Value> {
-    match cx.iter(a.get(0))?.next() {
+    match fused::items(cx, a.get(0))?.next() {
         Some(r) => r,
         None => {
             if is_novalue(a.get(1)) {
@@ -1314,7 +1304,7 @@ pub fn register(r: &mut Registry) {
 mod tests {
     use runtime::{json, Options, Value};
 
-    fn eval(expr: &str, data: &str) -> Result<String, String> {
+    pub(super) fn eval(expr: &str, data: &str) -> Result<String, String> {
         let env = crate::env(Options::test_suite(false));
         let prog = compiler::compile(expr, env.registry(), Default::default())
             .map_err(|e| e.kind().to_string())?;
@@ -1326,7 +1316,7 @@ mod tests {
         Ok(json::to_tagged_string(&v))
     }
 
-    fn ok(expr: &str, data: &str, expected: &str) {
+    pub(super) fn ok(expr: &str, data: &str, expected: &str) {
         assert_eq!(eval(expr, data), Ok(expected.to_string()), "{expr}");
     }
 

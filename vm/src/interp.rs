@@ -496,8 +496,13 @@ pub fn call_site(
         }
     }
     let cx = Cx::new(env, ctx);
-    env.registry()
-        .call(&cx, &s.name, s.set.as_deref(), s.form, &pos, &named)
+    let (ov, args) =
+        env.registry()
+            .resolve(&cx, &s.name, s.set.as_deref(), s.form, &pos, &named)?;
+    // The callee holds the only reference to each argument it was given
+    // (a query it may extend in place: see the library's `where`).
+    drop((pos, named));
+    (ov.f)(&cx.for_overload(ov), args)
 }
 
 fn call_user(
