@@ -330,6 +330,28 @@ impl Error {
             location: None,
         }))
     }
+    /// An error of the same kind whose message `f` rewrites, and nothing
+    /// else (no span, payload, trace or location): made in place when the
+    /// error has none of those, so that an error reworded as it rises
+    /// (a contract violation gaining its path and property) is one
+    /// allocation.
+    pub fn reworded(mut self, f: impl FnOnce(&mut String)) -> Error {
+        let inner = &mut *self.0;
+        let bare = inner.span.is_none()
+            && inner.data.is_none()
+            && inner.trace.is_empty()
+            && inner.location.is_none();
+        if bare {
+            f(&mut inner.message);
+            if inner.message.is_empty() {
+                inner.message = inner.kind.name().to_string();
+            }
+            return self;
+        }
+        let mut message = std::mem::take(&mut inner.message);
+        f(&mut message);
+        Error::new(inner.kind.clone(), message)
+    }
     /// Attaches a payload (a MuranoPL exception object).
     pub fn with_data(mut self, v: crate::Value) -> Error {
         self.0.data = Some(v);

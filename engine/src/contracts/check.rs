@@ -853,11 +853,14 @@ pub(super) fn at_contract(r: Result<Value>, path: At<'_>, pos: &str) -> Result<V
         if *e.error_kind() != ErrorKind::ContractViolationException {
             return e;
         }
-        let at = match path {
-            At::Top => String::new(),
-            p => format!("{}: ", p.render()),
-        };
-        violation(format!("{at}{} (contract at {pos})", e.message()))
+        e.reworded(|m| {
+            if !matches!(path, At::Top) {
+                m.insert_str(0, &format!("{}: ", path.render()));
+            }
+            m.push_str(" (contract at ");
+            m.push_str(pos);
+            m.push(')');
+        })
     })
 }
 

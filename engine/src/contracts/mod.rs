@@ -227,10 +227,11 @@ impl Contract {
 /// murano names it (`[name] message`).
 fn named(e: Error, name: &str) -> Error {
     if *e.error_kind() == ErrorKind::ContractViolationException && !e.message().starts_with('[') {
-        Error::new(
-            ErrorKind::ContractViolationException,
-            format!("[{name}] {}", e.message()),
-        )
+        e.reworded(|m| {
+            m.insert_str(0, "] ");
+            m.insert_str(0, name);
+            m.insert(0, '[');
+        })
     } else {
         e
     }
