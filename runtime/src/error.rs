@@ -599,4 +599,25 @@ mod tests {
             "KeyError: 'b'\n  at line 1, column 3\n  $.b\n    ^"
         );
     }
+
+    #[test]
+    fn rewording_keeps_the_kind_and_drops_what_a_new_error_would_not_have() {
+        let e = Error::new(ErrorKind::ContractViolationException, "bad");
+        let e = e.reworded(|m| {
+            m.insert_str(0, "[x] ");
+            m.push_str(" (at 1:2)");
+        });
+        assert_eq!(e.kind(), "ContractViolationException");
+        assert_eq!(e.message(), "[x] bad (at 1:2)");
+        // An error with a span or payload becomes a plain one, as
+        // `Error::new` with the new words would be.
+        let e = Error::new(ErrorKind::ValueError, "v")
+            .with_span(Span::new(1, 2))
+            .with_data(crate::Value::Int(1))
+            .reworded(|m| m.push('!'));
+        assert_eq!((e.message(), e.span(), e.data()), ("v!", None, None));
+        // No error goes without words.
+        let e = Error::new(ErrorKind::KeyError, "k").reworded(String::clear);
+        assert_eq!(e.message(), "KeyError");
+    }
 }
