@@ -179,6 +179,9 @@ pub struct ToValue<'py> {
     /// may run Python code.
     pub saw_callable: bool,
     depth: usize,
+    /// Lists become tuples, as the reference's `convert_input_data` makes
+    /// them of the data an expression is evaluated on.
+    freeze: bool,
 }
 
 impl<'py> ToValue<'py> {
@@ -190,7 +193,18 @@ impl<'py> ToValue<'py> {
             failure,
             saw_callable: false,
             depth: 0,
+            freeze: false,
         }
+    }
+
+    /// A conversion of the data an expression is evaluated on: its lists
+    /// are frozen into tuples, as the reference freezes them (they read
+    /// as the same lists; an engine whose `yaql.convertTuplesToLists` is
+    /// off returns them as tuples). Values given any other way (context
+    /// variables, function results) stay as they are.
+    pub fn freezing(mut self) -> Self {
+        self.freeze = true;
+        self
     }
 
     /// Uses another failure slot for the callables converted from now on.
@@ -255,7 +269,11 @@ impl<'py> ToValue<'py> {
         }
         if let Ok(l) = o.cast::<PyList>() {
             let items = l.iter().map(|x| self.value(&x)).collect::<PyResult<_>>()?;
-            return Ok(Value::list(items));
+            return Ok(if self.freeze {
+                Value::tuple(items)
+            } else {
+                Value::list(items)
+            });
         }
         if let Ok(t) = o.cast::<PyTuple>() {
             let items = t.iter().map(|x| self.value(&x)).collect::<PyResult<_>>()?;

@@ -256,8 +256,10 @@ impl Expression {
 impl Expression {
     /// Evaluates the expression with `$` bound to `data`, the variables
     /// `vars` (`{"name": value}` for `$name`) and the functions `funcs`
-    /// (`[(name, callable)]`).
-    #[pyo3(signature = (data = None, vars = None, funcs = None, dispatch = None))]
+    /// (`[(name, callable)]`). The data's lists are frozen into tuples as
+    /// the reference's `evaluate(data)` freezes them, unless `as_given`
+    /// (a `$` bound in a context, which the reference leaves alone).
+    #[pyo3(signature = (data = None, vars = None, funcs = None, dispatch = None, as_given = false))]
     fn evaluate(
         &self,
         py: Python<'_>,
@@ -265,10 +267,12 @@ impl Expression {
         vars: Option<&Bound<'_, PyDict>>,
         funcs: Option<&Bound<'_, PyList>>,
         dispatch: Option<&Bound<'_, PyAny>>,
+        as_given: bool,
     ) -> PyResult<Py<PyAny>> {
         let b = Bindings::new(py, vars, funcs, dispatch)?;
         let failure = Arc::new(Failure::default());
-        let mut cv = ToValue::new(py, failure.clone());
+        let cv = ToValue::new(py, failure.clone());
+        let mut cv = if as_given { cv } else { cv.freezing() };
         let data = match data {
             Some(d) => cv.value(d)?,
             None => Value::Null,
@@ -293,7 +297,7 @@ impl Expression {
         dispatch: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyList>> {
         let b = Bindings::new(py, vars, funcs, dispatch)?;
-        let mut cv = ToValue::new(py, b.failure.clone());
+        let mut cv = ToValue::new(py, b.failure.clone()).freezing();
         let mut jobs = Vec::new();
         for item in items.try_iter()? {
             // One failure slot per item: an item's exception is its own.

@@ -218,8 +218,10 @@ def test_reference_entry_points():
 
 def test_legacy_tuples_are_tuples():
     """yaql 0.2's `=>` and `tuple()` build tuples, which a yaql 0.2 engine
-    returns as tuples (its `yaql.convertTuplesToLists` is off); lists stay
-    lists, and a yaql 3 engine returns lists unless told otherwise."""
+    returns as tuples (its `yaql.convertTuplesToLists` is off); the data
+    given to `evaluate` is frozen (its lists are tuples), context values
+    stay lists, and a yaql 3 engine returns lists unless told otherwise.
+    Every answer is the reference yaql 3.2.0's."""
     old = legacy.YaqlFactory().create()
 
     def ev(expr, data=None):
@@ -236,8 +238,8 @@ def test_legacy_tuples_are_tuples():
     assert ev('list(1 => 2, [3])') == [(1, 2), [3]]
     assert ev('tuple(1, 2)[1]') == 2
     assert ev('len(1 => 2 => 3)') == 3
-    assert ev('$', (1, [2])) == (1, [2])
-    assert ev('$', [1, (2,)]) == [1, (2,)]
+    assert ev('$', (1, [2])) == (1, (2,))
+    assert ev('$', [1, (2,)]) == (1, (2,))
     with pytest.raises(ValueError):
         ev('switch($, [true, 1])', 1)
     assert ev('switch($, $ > 0 => pos)', 1) == 'pos'
@@ -245,7 +247,18 @@ def test_legacy_tuples_are_tuples():
     assert yaql.evaluate('$', (1, 2)) == [1, 2]
     keep = factory.YaqlFactory().create({'yaql.convertTuplesToLists': False})
     assert keep('$').evaluate(data=(1, [2]), context=yaql.create_context()) \
-        == (1, [2])
+        == (1, (2,))
+    # A query's result is a list; the frozen items in it stay tuples.
+    assert keep('$.select($)').evaluate(
+        data=[1, [2]], context=yaql.create_context()) == [1, (2,)]
+    assert keep('$.x').evaluate(
+        data={'x': [1]}, context=yaql.create_context()) == (1,)
+    # Values a context holds are not the data: they stay lists.
+    ctx = yaql.create_context()
+    ctx['x'] = [1, [2]]
+    assert keep('$x').evaluate(context=ctx) == [1, [2]]
+    ctx['$'] = [3]
+    assert keep('$').evaluate(context=ctx) == [3]
     assert keep('[1, 2]').evaluate(context=yaql.create_context()) == [1, 2]
     assert yaql.evaluate('tuple(1, 2)', legacy=True) == (1, 2)
 

@@ -416,13 +416,16 @@ class Expression:
             # call is.
             return context._evaluate(self.source, data, variables)
         bound, names, functions, specials = context._bindings(self._core)
-        if data is NO_VALUE:
+        # The reference freezes the data it is given (lists into tuples),
+        # not a `$` the context holds.
+        as_given = data is NO_VALUE
+        if as_given:
             data = None if bound is NO_VALUE else bound
         if variables:
             names.update(variables)
         dispatch = _dispatch.Dispatcher(specials, self._engine(), context)
         return self._in(context, specials, True).evaluate(
-            data, names, functions, dispatch)
+            data, names, functions, dispatch, as_given)
 
     def _engine(self):
         return self.engine if self.engine is not None else _Engine(
