@@ -658,3 +658,49 @@ def test_lambda_with_context_runs_in_that_context(expr, expected):
 def test_lambda_with_context_matches_the_reference(expr, expected):
     ref, specs, yaqltypes = reference()
     assert lambda_context_run(ref, specs, yaqltypes, expr) == expected
+
+
+def typed_defaults_run(yaql, expr):
+    """Plain functions whose defaults type their parameters."""
+    def f(x, opts={}):
+        return len(opts)
+
+    def g(x, n=0):
+        return x * n
+
+    ctx = yaql.create_context()
+    ctx.register_function(f)
+    ctx.register_function(g)
+    engine = yaql.factory.YaqlFactory().create()
+    try:
+        return engine(expr).evaluate(context=ctx.create_child_context())
+    except Exception as e:  # noqa: BLE001  the error's class is the answer
+        return type(e).__name__
+
+
+TYPED_DEFAULT_CASES = [
+    ('f(1)', 0),
+    ('f(1, opts => null)', 'TypeError'),
+    ('g(,2)', 'NoMatchingFunctionException'),
+    ('[g(2, 3), g(2), g(x => 3, n => 2)]', [6, 0, 6]),
+    ('f(1, dict(a => 1))', 'NoMatchingFunctionException'),
+    ('f(1, {a => 1})', 'NoMatchingFunctionException'),
+    ('f(1, null)', 'TypeError'),
+    ('g(2, 3)', 6),
+    ('g(2, 1.5)', 'NoMatchingFunctionException'),
+    ('g(2, true)', 2),
+    ('g(2, null)', 'TypeError'),
+    ('g(2)', 0),
+    ('g(2, "a")', 'NoMatchingFunctionException'),
+]
+
+
+@pytest.mark.parametrize('expr,expected', TYPED_DEFAULT_CASES)
+def test_defaults_type_plain_functions(expr, expected):
+    assert typed_defaults_run(my_yaql, expr) == expected
+
+
+@pytest.mark.parametrize('expr,expected', TYPED_DEFAULT_CASES)
+def test_defaults_type_plain_functions_as_in_the_reference(expr, expected):
+    ref, _, _ = reference()
+    assert typed_defaults_run(ref, expr) == expected

@@ -46,6 +46,7 @@ Every object here may be shared between threads; the GIL is released
 while the engine runs.
 """
 
+import functools
 import inspect
 
 from muranopl import _native
@@ -188,6 +189,8 @@ class Context:
             raise exceptions.InvalidMethodException(fd.name)
         special = special or bool(method or function is False
                                   or exclusive or _injects(fd))
+        if not special and _typed(fd):
+            fd.payload = _checked(fd)
         self._functions.append((fd.name, fd, special))
         self._version += 1
 
@@ -258,6 +261,47 @@ def _declared(func):
         or not fd.is_function or getattr(fd, 'returns_context', False))
 
 
+def _typed(fd):
+    """The parameters of ``fd`` a type restricts, by name: a default other
+    than ``None`` types one, as in the reference (``opts={}`` takes only
+    Python dicts, which YAQL's frozen ones are not; ``n=0`` only ints)."""
+    from muranopl.yaql.language import yaqltypes
+    return {key: p.value_type for key, p in fd.parameters.items()
+            if isinstance(p.value_type, yaqltypes.PythonType)
+            and p.value_type.python_type is not object}
+
+
+def _checked(fd):
+    """``fd``'s plain function, refusing with
+    ``NoMatchingFunctionException`` the arguments its typed parameters do
+    not take, as the reference's typed parameters refuse them (a left-out
+    argument takes its default, which its type takes). It keeps the
+    function's signature, and ``yaql_accepts(args, kwargs)`` lets
+    :class:`_Overloads` pass over it for the next function."""
+    func, types = fd.payload, _typed(fd)
+    sig = _signature(func)
+
+    def accepts(args, kwargs):
+        try:
+            given = sig.bind(*args, **kwargs).arguments
+        except TypeError:
+            return True
+        return all(types[k].check(v) for k, v in given.items() if k in types)
+
+    @functools.wraps(func)
+    def call(*args, **kwargs):
+        if not accepts(args, kwargs):
+            raise exceptions.NoMatchingFunctionException(fd.name)
+        return func(*args, **kwargs)
+
+    call.yaql_accepts = accepts
+    return call
+
+
+def _accepts_all(args, kwargs):
+    return True
+
+
 def _injects(fd):
     from muranopl.yaql.language import yaqltypes
     return any(yaqltypes.is_hidden(p.value_type)
@@ -277,7 +321,8 @@ class _Overloads:
 
     def __call__(self, *args, **kwargs):
         for layer in self.layers:
-            fits = [f for f, sig in layer if _binds(sig, args, kwargs)]
+            fits = [f for f, sig in layer if _binds(sig, args, kwargs)
+                    and getattr(f, 'yaql_accepts', _accepts_all)(args, kwargs)]
             if len(fits) > 1:
                 raise exceptions.AmbiguousFunctionException(self.name)
             if fits:
@@ -308,11 +353,18 @@ def _call_partial(func, args, skipped, kwargs):
     parameters' names and the function's defaults fill the gaps (called
     by the native module)."""
     sig = _signature(func)
-    params = [] if sig is None else [
-        p.name for p in sig.parameters.values()
+    positional = [] if sig is None else [
+        p for p in sig.parameters.values()
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    params = [p.name for p in positional]
     name = getattr(func, 'name', None) or getattr(func, '__name__', '?')
     gaps = set(skipped)
+    if sig is not None and any(
+            i >= len(positional) or positional[i].default is positional[i].empty
+            for i in gaps):
+        # Only a parameter with a default can be left out (the
+        # reference's definitions refuse the call).
+        raise exceptions.NoMatchingFunctionException(name)
     positional, named = [], dict(kwargs)
     for i, value in enumerate(args):
         if i < len(params) and i in gaps and params[i] in named:
