@@ -5,6 +5,7 @@
 //! itself, given the class). `validate_objects` and `validate_many` read
 //! records in place with a class's contract plan ([`crate::plan`]).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -179,6 +180,104 @@ fn empty_env() -> runtime::Env {
     runtime::Env::new(Arc::new(runtime::Registry::new()), Default::default())
 }
 
+/// One violation as `validate_many` gives it (before `violation` makes
+/// it an object).
+type Found4 = (String, String, String, Option<String>);
+
+/// Where a model of `validate_many` stands once every model is read.
+enum State<'py> {
+    /// Valid, as the plan shows.
+    Valid,
+    /// The same as model `.0` (kept for the full way, should that one's
+    /// quick check stop on an error).
+    Same(usize, Bound<'py, PyAny>),
+    /// Checked on the pool (kept likewise).
+    Pooled(Bound<'py, PyAny>),
+}
+
+/// What `validate_many` answers for one model, before its result is made.
+enum Answer {
+    Valid,
+    /// A list of its own with the violations of model `.0`'s.
+    Copy(usize),
+    /// Its violations, or the error that stopped its validation.
+    Found(Checked),
+    /// It could not be converted: raised in its turn.
+    Raise(PyErr),
+}
+
+/// The list of violations `found`, each made by `violation` (else a
+/// tuple); equal ones (most of a batch's, which repeat a few messages)
+/// are one object, made once and kept in `made` (violations are
+/// immutable).
+fn violations<'py>(
+    py: Python<'py>,
+    found: Vec<Found4>,
+    violation: Option<&Bound<'py, PyAny>>,
+    made: &mut HashMap<Found4, Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for x in found {
+        let made = match made.get(&x) {
+            Some(o) => o.clone(),
+            None => {
+                let o = match violation {
+                    Some(f) => f.call1(x.clone())?,
+                    None => x.clone().into_pyobject(py)?.into_any(),
+                };
+                made.insert(x, o.clone());
+                o
+            }
+        };
+        list.append(made)?;
+    }
+    Ok(list)
+}
+
+impl Catalog {
+    /// Each model's answer, in order, from its state and the pool's
+    /// results (`done`, by index, in order). A model the same as an
+    /// earlier one whose quick check answered gets a copy of that answer;
+    /// one whose quick check stopped on an error (or the same as such a
+    /// one) the full way's, run here.
+    fn answers(
+        &self,
+        py: Python<'_>,
+        states: Vec<State<'_>>,
+        done: Vec<(usize, Option<Checked>)>,
+    ) -> Vec<Answer> {
+        let full = |m: &Bound<'_, PyAny>| match model_value(py, m) {
+            Ok(v) => {
+                let inner = self.inner.clone();
+                Answer::Found(py.detach(|| check(&inner, &v)))
+            }
+            Err(e) => Answer::Raise(e),
+        };
+        let mut done = done.into_iter().peekable();
+        let mut answers = Vec::with_capacity(states.len());
+        // Whether each model's answer is a quick check's (or a copy of
+        // one): only such an answer is copied.
+        let mut quick = Vec::with_capacity(states.len());
+        for (i, s) in states.into_iter().enumerate() {
+            let (a, q) = match s {
+                State::Valid => (Answer::Valid, false),
+                State::Same(first, _) if quick[first] => (Answer::Copy(first), true),
+                State::Same(_, m) => (full(&m), false),
+                State::Pooled(m) => match done.next_if(|(j, _)| *j == i) {
+                    Some((_, Some(c))) => {
+                        let q = c.is_ok();
+                        (Answer::Found(c), q)
+                    }
+                    Some((_, None)) | None => (full(&m), false),
+                },
+            };
+            answers.push(a);
+            quick.push(q);
+        }
+        answers
+    }
+}
+
 #[pymethods]
 impl Catalog {
     /// Loads the packages `paths` (directories or .zip files) with what
@@ -238,96 +337,52 @@ impl Catalog {
                 .map(|(i, job)| (i, job.run(&inner, &ex)))
                 .collect()
         });
-        let mut models_in = Vec::new();
         let mut memo = Memo::default();
-        let mut first_of = Vec::new();
+        let mut states = Vec::new();
         for m in items(models)? {
             let m = m?;
-            let i = models_in.len();
-            let mut first = None;
-            match quick.quick(&mut cv, &m, i)? {
-                many::Quick::Valid => {}
-                many::Quick::Same(earlier) => first = Some(earlier),
+            let i = states.len();
+            states.push(match quick.quick(&mut cv, &m, i)? {
+                many::Quick::Valid => State::Valid,
+                many::Quick::Same(earlier) => State::Same(earlier, m),
                 many::Quick::Check(class, v, skip, passed, pure) => {
                     let kind = Arc::as_ptr(&class) as usize;
-                    first = pure.then(|| memo.seen(kind, passed, &v, i)).flatten();
-                    if first.is_none() {
-                        pool.push(i, many::Job::Quick(class, v, skip))
+                    match pure.then(|| memo.seen(kind, passed, &v, i)).flatten() {
+                        Some(earlier) => State::Same(earlier, m),
+                        None => {
+                            pool.push(i, many::Job::Quick(class, v, skip));
+                            State::Pooled(m)
+                        }
                     }
                 }
-                many::Quick::Full => pool.push(i, many::Job::Full(model_value(py, &m)?)),
-            }
-            models_in.push(m);
-            first_of.push(first);
+                many::Quick::Full => {
+                    pool.push(i, many::Job::Full(model_value(py, &m)?));
+                    State::Pooled(m)
+                }
+            });
         }
-        let mut found: Vec<Option<Option<Checked>>> = (0..models_in.len()).map(|_| None).collect();
-        for (i, f) in pool.finish(py) {
-            found[i] = Some(f);
-        }
-        // A model the same as an earlier one whose quick check answered
-        // gets a copy of that answer; one whose quick check stopped on an
-        // error (or the same as such a one) the full way's, run here,
-        // before the results are built (with the collector paused and the
-        // GIL held throughout), its failure raised in its turn below.
-        let answered: Vec<bool> = (found.iter())
-            .map(|f| matches!(f, Some(Some(Ok(_)))))
-            .collect();
-        let mut full: Vec<Option<PyResult<Checked>>> = Vec::with_capacity(models_in.len());
-        for (i, m) in models_in.iter().enumerate() {
-            let needed = match first_of[i] {
-                Some(first) => !answered[first],
-                None => matches!(found[i], Some(None)),
-            };
-            full.push(needed.then(|| {
-                let m = model_value(py, m)?;
-                let inner = self.inner.clone();
-                Ok(py.detach(|| check(&inner, &m)))
-            }));
-        }
+        let mut done = pool.finish(py);
+        done.sort_unstable_by_key(|(i, _)| *i);
+        let answers = self.answers(py, states, done);
         let _paused = GcPause::new(py)?;
-        let out = PyList::empty(py);
-        let mut made: std::collections::HashMap<_, Bound<'_, PyAny>> = Default::default();
-        for (i, (f, full)) in found.into_iter().zip(full).enumerate() {
-            if let Some(first) = first_of[i].filter(|&first| answered[first]) {
-                let earlier = out.get_item(first)?;
-                out.append(PyList::new(py, earlier.cast::<PyList>()?.iter())?)?;
-                continue;
-            }
-            let found: Checked = match (full, f) {
-                (Some(full), _) => full?,
-                (None, None) => Ok(Vec::new()),
-                (None, Some(Some(c))) => c,
-                (None, Some(None)) => unreachable!("a stopped quick check is checked in full"),
-            };
-            match found {
-                Ok(v) => {
-                    let list = PyList::empty(py);
-                    for x in v {
-                        // Violations are immutable: equal ones (most of a
-                        // batch's, which repeat a few messages) are one
-                        // object, made once.
-                        let made = match made.get(&x) {
-                            Some(o) => o.clone(),
-                            None => {
-                                let o = match violation {
-                                    Some(f) => f.call1(x.clone())?,
-                                    None => x.clone().into_pyobject(py)?.into_any(),
-                                };
-                                made.insert(x, o.clone());
-                                o
-                            }
-                        };
-                        list.append(made)?;
-                    }
-                    out.append(list)?
+        let mut out: Vec<Bound<'_, PyAny>> = Vec::with_capacity(answers.len());
+        let mut made = HashMap::default();
+        for a in answers {
+            out.push(match a {
+                Answer::Valid => PyList::empty(py).into_any(),
+                Answer::Copy(first) => {
+                    PyList::new(py, out[first].cast::<PyList>()?.iter())?.into_any()
                 }
-                Err(e) if return_exceptions => {
-                    out.append(errors::to_py(py, &e, None).into_value(py))?
-                }
-                Err(e) => return Err(errors::to_py(py, &e, None)),
-            }
+                Answer::Raise(e) => return Err(e),
+                Answer::Found(Ok(v)) => violations(py, v, violation, &mut made)?.into_any(),
+                Answer::Found(Err(e)) if return_exceptions => errors::to_py(py, &e, None)
+                    .into_value(py)
+                    .into_bound(py)
+                    .into_any(),
+                Answer::Found(Err(e)) => return Err(errors::to_py(py, &e, None)),
+            });
         }
-        Ok(out.unbind())
+        Ok(PyList::new(py, out)?.unbind())
     }
 
     /// The contract violations of each of `objects` (property values, as

@@ -16,7 +16,7 @@ use runtime::value::{Dict, Value};
 use crate::convert::ToValue;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyList, PyString};
 
 extern "C" {
     // In the stable ABI from 3.10 only, but exported by every CPython 3
@@ -58,19 +58,40 @@ impl<'py> PyPlan<'py> {
 
     /// Takes `record`'s own key objects for the plan's keys it has (equal
     /// strings: the lookups find the same entries), so that lookups in
-    /// records sharing them (as `json.load` makes them) match by identity.
+    /// records sharing them (as `json.load` makes them) match by identity
+    /// instead of comparing text. The keys of the dicts nested in it (in
+    /// a value, or among the first items of a list) are taken too: a dict
+    /// contract's keys are looked up there.
     pub fn adopt(&mut self, record: &Bound<'py, PyAny>) {
-        let Ok(d) = record.cast_exact::<PyDict>() else {
+        self.adopt_within(record, 0);
+    }
+
+    /// [`PyPlan::adopt`] of a value `depth` containers down.
+    fn adopt_within(&mut self, v: &Bound<'py, PyAny>, depth: usize) {
+        /// Containers looked into at most, down and across a list.
+        const DEPTH: usize = 4;
+        const ITEMS: usize = 4;
+        if depth > DEPTH {
+            return;
+        }
+        if let Ok(l) = v.cast_exact::<PyList>() {
+            for x in l.iter().take(ITEMS) {
+                self.adopt_within(&x, depth + 1);
+            }
+            return;
+        }
+        let Ok(d) = v.cast_exact::<PyDict>() else {
             return;
         };
-        for k in d.keys() {
-            let Ok(k) = k.cast_exact::<PyString>() else {
-                continue;
-            };
-            let Some(text) = utf8(k) else { continue };
-            if let Some(slot) = self.plan.keys().iter().position(|x| **x == *text) {
-                self.keys[slot] = k.clone();
+        for (k, x) in d.iter() {
+            if let Some(text) = k.cast_exact::<PyString>().ok().and_then(|k| utf8(k)) {
+                if let Some(slot) = self.plan.keys().iter().position(|x| **x == *text) {
+                    if let Ok(k) = k.cast_into_exact::<PyString>() {
+                        self.keys[slot] = k;
+                    }
+                }
             }
+            self.adopt_within(&x, depth + 1);
         }
     }
 
