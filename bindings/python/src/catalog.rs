@@ -214,7 +214,7 @@ fn violations<'py>(
     py: Python<'py>,
     found: Vec<Found4>,
     violation: Option<&Bound<'py, PyAny>>,
-    made: &mut HashMap<Found4, Bound<'py, PyAny>>,
+    made: &mut HashMap<Found4, Bound<'py, PyAny>, rustc_hash::FxBuildHasher>,
 ) -> PyResult<Bound<'py, PyList>> {
     let list = PyList::empty(py);
     for x in found {

@@ -6,6 +6,7 @@
 //! a record the plan passes is one [`crate::convert::ToValue`] converts
 //! without error into values the checker finds no violation in.
 
+use std::cell::Cell;
 use std::os::raw::c_char;
 
 use engine::contracts::plan::{scalar, ObjectPlan, Passing, View};
@@ -209,41 +210,62 @@ impl<'py> PyPlan<'py> {
 }
 
 /// A Python value the plan reads: a borrowed pointer, valid while the
-/// container it was read from is, which the walk holds strongly (only a
-/// lookup in a dict can run Python code, a key's `__eq__`: every dict and
-/// list on the way down is held by its view, so none is freed under it).
+/// record it was read from is (the caller holds the record).
+///
+/// No Python code runs while a record is walked, so nothing in it is
+/// changed or freed meanwhile: values are read by type (exact built-in
+/// types only, by functions that run no Python code), a dict's entries
+/// by `PyDict_Next`, and a lookup is made only in a dict all of whose
+/// keys are exact `str`s (whose comparisons run no Python code either);
+/// a dict with any other key is "ask".
 struct PyView<'a, 'py> {
-    py: Python<'py>,
     o: *mut ffi::PyObject,
-    /// The object itself, when it is a container.
-    _hold: Option<Bound<'py, PyAny>>,
     keys: &'a [Bound<'py, PyString>],
+    /// Of a dict: where its next entry is ([`ffi::PyDict_Next`]'s
+    /// position). The plan asks for its keys in the order records most
+    /// often give them, so the next entry is most often the one asked
+    /// for (its key the plan's own key object, adopted): read in order,
+    /// with no lookup.
+    next: Cell<ffi::Py_ssize_t>,
 }
 
 impl<'a, 'py> PyView<'a, 'py> {
-    fn top(record: &Bound<'py, PyAny>, keys: &'a [Bound<'py, PyString>]) -> Self {
+    fn top(record: &'a Bound<'py, PyAny>, keys: &'a [Bound<'py, PyString>]) -> Self {
         PyView {
-            py: record.py(),
             o: record.as_ptr(),
-            _hold: None,
             keys,
+            next: Cell::new(0),
         }
     }
 
     /// The view of `o`, borrowed from this one's object (non-null).
+    #[inline(always)]
     fn child(&self, o: *mut ffi::PyObject) -> Self {
-        // SAFETY: `o` is a live object this view's container holds, under
-        // the GIL.
-        let t = unsafe { ffi::Py_TYPE(o) };
-        let container = t == &raw mut ffi::PyDict_Type || t == &raw mut ffi::PyList_Type;
         PyView {
-            py: self.py,
             o,
-            // SAFETY: as above; the new reference keeps it alive.
-            _hold: container.then(|| unsafe { Bound::from_borrowed_ptr(self.py, o) }),
             keys: self.keys,
+            next: Cell::new(0),
         }
     }
+}
+
+/// True when every key of dict `d` is an exact `str`, so that a lookup
+/// in it runs no Python code.
+///
+/// # Safety
+/// `d` is a live exact dict, under the GIL.
+unsafe fn str_keys(d: *mut ffi::PyObject) -> bool {
+    let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: per the contract; `PyDict_Next` runs no Python code, and
+    // the keys it yields are live (borrowed from `d`).
+    unsafe {
+        while ffi::PyDict_Next(d, &mut pos, &mut k, &mut v) != 0 {
+            if ffi::Py_TYPE(k) != &raw mut ffi::PyUnicode_Type {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// A string's UTF-8 text where CPython keeps it (no copy for an ASCII
@@ -331,19 +353,20 @@ impl View for PyView<'_, '_> {
 
     fn items_pass(&self, n: usize, chain: &Native) -> bool {
         const BATCH: usize = 16;
+        // SAFETY: `o` is live (see `PyView`), under the GIL.
+        if unsafe { ffi::Py_TYPE(self.o) } != &raw mut ffi::PyList_Type {
+            return false;
+        }
         let mut buf = [Borrowed::Null; BATCH];
         let mut i = 0;
         while i < n {
             let k = (n - i).min(BATCH);
             for (j, b) in buf[..k].iter_mut().enumerate() {
-                // SAFETY: `o` is a list this view holds, under the GIL;
-                // `PyList_GetItem` checks the index, and the item it
+                // SAFETY: `o` is a live list (see `PyView`), under the
+                // GIL; `PyList_GetItem` checks the index, and the item it
                 // returns is borrowed from the list, which no Python code
                 // runs to change while the batch is read and checked.
                 let x = unsafe {
-                    if ffi::Py_TYPE(self.o) != &raw mut ffi::PyList_Type {
-                        return false;
-                    }
                     let p = ffi::PyList_GetItem(self.o, (i + j) as ffi::Py_ssize_t);
                     if p.is_null() {
                         ffi::PyErr_Clear();
@@ -364,15 +387,36 @@ impl View for PyView<'_, '_> {
         true
     }
 
+    // Inlined, as `read` is: a view returned through memory was copied
+    // by wider loads than the stores that wrote it (a store-forwarding
+    // stall on every property read).
+    #[inline(always)]
     fn field(&self, slot: usize) -> Option<Option<Self>> {
-        // SAFETY: `o` is live (held by this view when it is a dict), under
-        // the GIL; the lookup is made only in an exact dict, with a key
-        // the plan holds; the value returned is borrowed from the dict.
+        let key = self.keys[slot].as_ptr();
+        // SAFETY: `o` is live (see `PyView`), under the GIL; the dict is
+        // read only if it is an exact one, its next entry by `PyDict_Next`
+        // (which checks the position against the entries the dict has),
+        // else by a lookup with a key the plan holds, made only when no
+        // Python code can run in it; the value either returns is borrowed
+        // from the dict.
         unsafe {
             if ffi::Py_TYPE(self.o) != &raw mut ffi::PyDict_Type {
                 return None;
             }
-            let v = ffi::PyDict_GetItemWithError(self.o, self.keys[slot].as_ptr());
+            // The next entry, if its key is the plan's key object: the
+            // entry a lookup would find (a dict's keys are unique).
+            let (mut pos, mut k, mut v) =
+                (self.next.get(), std::ptr::null_mut(), std::ptr::null_mut());
+            if ffi::PyDict_Next(self.o, &mut pos, &mut k, &mut v) != 0 && k == key {
+                self.next.set(pos);
+                return Some(Some(self.child(v)));
+            }
+            // A lookup, which runs no Python code when every key is an
+            // exact `str` (else: ask).
+            if !str_keys(self.o) {
+                return None;
+            }
+            let v = ffi::PyDict_GetItemWithError(self.o, key);
             if v.is_null() {
                 if !ffi::PyErr_Occurred().is_null() {
                     ffi::PyErr_Clear();
@@ -384,10 +428,11 @@ impl View for PyView<'_, '_> {
         }
     }
 
+    #[inline(always)]
     fn item(&self, i: usize) -> Option<Self> {
-        // SAFETY: `o` is live (held by this view when it is a list), under
-        // the GIL; `PyList_GetItem` checks the index and returns an item
-        // borrowed from the list.
+        // SAFETY: `o` is live (see `PyView`), under the GIL;
+        // `PyList_GetItem` checks the index and returns an item borrowed
+        // from the list.
         unsafe {
             if ffi::Py_TYPE(self.o) != &raw mut ffi::PyList_Type {
                 return None;
