@@ -438,9 +438,9 @@ impl Catalog {
             let passing = plan.passing(&o, 0);
             if let (Some(p), Some(f)) = (passing, failed.as_mut()) {
                 let first = (!p.all)
-                    .then(|| plan.failing_scalar(&o, &p))
+                    .then(|| plan.failing_value(&o, &p))
                     .flatten()
-                    .and_then(|(prop, v)| f.seen(0, p.bits(), prop, v, n));
+                    .and_then(|(prop, v)| f.seen(0, p.bits(), prop, v.as_ref(), n));
                 if let Some(first) = first {
                     same.push((n, first));
                     n += 1;

@@ -47,7 +47,7 @@ pub struct Models<'py> {
     /// By class name as models give it (few: looked up in order).
     /// (and whether the plan has yet to adopt a model's keys).
     plans: Vec<(String, Option<Planned<'py>>, bool)>,
-    /// Models that failed on one scalar value, so far.
+    /// Models that failed on one value, so far.
     failed: crate::memo::Failed,
     compile: bool,
     /// The type string of the last model and its index in `plans`: a
@@ -125,8 +125,8 @@ impl<'py> Models<'py> {
         }
         if *pure {
             let kind = Arc::as_ptr(class) as usize;
-            let same = (plan.failing_scalar(m, &passing))
-                .and_then(|(prop, v)| self.failed.seen(kind, passing.bits(), prop, v, i));
+            let same = (plan.failing_value(m, &passing))
+                .and_then(|(prop, v)| self.failed.seen(kind, passing.bits(), prop, v.as_ref(), i));
             if let Some(first) = same {
                 return Ok(Quick::Same(first));
             }

@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use engine::contracts::Borrowed;
 use runtime::Value;
 
 /// The names a contract may call for its answers to be kept: the
@@ -122,46 +121,36 @@ impl Memo {
     }
 }
 
-/// A scalar kept strictly (as [`Strict`] compares values).
-enum Scalar {
+/// A failing value kept strictly (as [`Strict`] compares values): the
+/// JSON-like kinds only, a dict's entries in order.
+pub enum Plain {
     Null,
     Bool(bool),
     Int(i64),
+    /// By its bits.
     Float(u64),
     Str(Box<str>),
+    List(Vec<Plain>),
+    Dict(Vec<(Box<str>, Plain)>),
 }
 
-impl Scalar {
-    fn of(b: Borrowed<'_>) -> Option<Scalar> {
-        Some(match b {
-            Borrowed::Null => Scalar::Null,
-            Borrowed::Bool(x) => Scalar::Bool(x),
-            Borrowed::Int(x) => Scalar::Int(x),
-            Borrowed::Float(x) => Scalar::Float(x.to_bits()),
-            Borrowed::Str(x) => Scalar::Str(x.into()),
-            _ => return None,
-        })
-    }
-
-    fn is(&self, b: Borrowed<'_>) -> bool {
-        match (self, b) {
-            (Scalar::Null, Borrowed::Null) => true,
-            (Scalar::Bool(x), Borrowed::Bool(y)) => *x == y,
-            (Scalar::Int(x), Borrowed::Int(y)) => *x == y,
-            (Scalar::Float(x), Borrowed::Float(y)) => *x == y.to_bits(),
-            (Scalar::Str(x), Borrowed::Str(y)) => **x == *y,
-            _ => false,
-        }
-    }
+/// A failing value as the caller holds it, compared with a kept one in
+/// place (without converting it).
+pub trait Kept {
+    /// True when this value is strictly `p` (same kinds, same values).
+    fn is(&self, p: &Plain) -> bool;
+    /// This value kept; `None` when it is of another kind than [`Plain`]
+    /// has, or too large to be worth keeping.
+    fn keep(&self) -> Option<Plain>;
 }
 
-/// Records met so far that failed on one property's scalar value (or
-/// its absence), by the properties passed, that property and the value:
-/// a record the same in these has the same answer (see
-/// [`crate::plan::PyPlan::failing_scalar`]). Few kinds are kept, in order.
+/// Records met so far that failed on one property's value (or its
+/// absence), by the properties passed, that property and the value: a
+/// record the same in these has the same answer (see
+/// [`crate::plan::PyPlan::failing_value`]). Few kinds are kept, in order.
 #[derive(Default)]
 pub struct Failed {
-    seen: Vec<(usize, u64, usize, Option<Scalar>, usize)>,
+    seen: Vec<(usize, u64, usize, Option<Plain>, usize)>,
 }
 
 impl Failed {
@@ -170,22 +159,23 @@ impl Failed {
 
     /// The index of an earlier record of the same `kind` (its class)
     /// failing the same way as record `i` (properties `passed`, property
-    /// `prop` failing on `value`); else `None`, and this one is kept.
-    pub fn seen(
+    /// `prop` failing on `value`, `None`: not given); else `None`, and
+    /// this one is kept.
+    pub fn seen<K: Kept>(
         &mut self,
         kind: usize,
         passed: u64,
         prop: usize,
-        value: Option<Borrowed<'_>>,
+        value: Option<&K>,
         i: usize,
     ) -> Option<usize> {
-        let same = |(k, p, q, v, _): &&(usize, u64, usize, Option<Scalar>, usize)| {
+        let same = |(k, p, q, v, _): &&(usize, u64, usize, Option<Plain>, usize)| {
             *k == kind
                 && *p == passed
                 && *q == prop
                 && match (v, value) {
                     (None, None) => true,
-                    (Some(v), Some(b)) => v.is(b),
+                    (Some(v), Some(b)) => b.is(v),
                     _ => false,
                 }
         };
@@ -195,7 +185,7 @@ impl Failed {
         if self.seen.len() < Failed::MAX {
             let value = match value {
                 None => None,
-                Some(b) => Some(Scalar::of(b)?),
+                Some(b) => Some(b.keep()?),
             };
             self.seen.push((kind, passed, prop, value, i));
         }

@@ -15,6 +15,7 @@ use muranopl::jit::Native;
 use runtime::value::{Dict, Value};
 
 use crate::convert::ToValue;
+use crate::memo::{Kept, Plain};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -98,14 +99,14 @@ impl<'py> PyPlan<'py> {
 
     /// Of a record of properties only (`passing.only`) of which one fails,
     /// in a class with no defaults: that property (by index) and its
-    /// value as a scalar read in place (`None`: not given), which with the
-    /// properties passed is all its answer depends on; `None` for any
-    /// other record, or a value that is no plain scalar.
-    pub fn failing_scalar<'a>(
+    /// value (`None`: not given), which with the properties passed is all
+    /// its answer depends on (compared in place: [`crate::memo::Kept`]);
+    /// `None` for any other record.
+    pub fn failing_value(
         &self,
-        record: &'a Bound<'py, PyAny>,
+        record: &Bound<'py, PyAny>,
         passing: &Passing,
-    ) -> Option<(usize, Option<Borrowed<'a>>)> {
+    ) -> Option<(usize, Option<Bound<'py, PyAny>>)> {
         if !passing.only {
             return None;
         }
@@ -123,27 +124,7 @@ impl<'py> PyPlan<'py> {
         }
         let (i, slot) = failing?;
         let d = record.cast_exact::<PyDict>().ok()?;
-        // SAFETY: `d` is an exact dict the caller holds, under the GIL;
-        // the value is borrowed from it and read (no Python code runs)
-        // into a scalar that lives as long as `record` holds it.
-        unsafe {
-            let v = ffi::PyDict_GetItemWithError(d.as_ptr(), self.keys[slot].as_ptr());
-            if v.is_null() {
-                if !ffi::PyErr_Occurred().is_null() {
-                    ffi::PyErr_Clear();
-                    return None;
-                }
-                return Some((i, None));
-            }
-            match read(v)? {
-                b @ (Borrowed::Null
-                | Borrowed::Bool(_)
-                | Borrowed::Int(_)
-                | Borrowed::Float(_)
-                | Borrowed::Str(_)) => Some((i, Some(b))),
-                _ => None,
-            }
-        }
+        Some((i, d.get_item(&self.keys[slot]).ok()?))
     }
 
     /// What the plan shows of `record` (an exact dict, of which `other`
@@ -341,6 +322,123 @@ unsafe fn read<'a>(o: *mut ffi::PyObject) -> Option<Borrowed<'a>> {
         }
     }
     Some(Borrowed::Other)
+}
+
+/// Values kept at most in one [`Plain`] (nodes), and how deep.
+const KEPT_NODES: usize = 64;
+const KEPT_DEPTH: usize = 8;
+
+impl Kept for Bound<'_, PyAny> {
+    fn is(&self, p: &Plain) -> bool {
+        // SAFETY: `self` is live (held), under the GIL; no Python code
+        // runs while it is read.
+        unsafe { same(self.as_ptr(), p, 0) }
+    }
+
+    fn keep(&self) -> Option<Plain> {
+        let mut nodes = 0;
+        // SAFETY: as in `is`.
+        unsafe { plain(self.as_ptr(), &mut nodes, 0) }
+    }
+}
+
+/// True when `o` is strictly `p`: the exact built-in types [`read`]
+/// reads, of the same kinds and values (floats by their bits, a dict's
+/// entries in order, its keys exact `str`s).
+///
+/// # Safety
+/// `o` is a live object, under the GIL (no Python code runs here).
+unsafe fn same(o: *mut ffi::PyObject, p: &Plain, depth: usize) -> bool {
+    if depth > KEPT_DEPTH {
+        return false;
+    }
+    // SAFETY: per the contract; items and entries are borrowed from `o`,
+    // which nothing changes while they are read.
+    unsafe {
+        match (read(o), p) {
+            (Some(Borrowed::Null), Plain::Null) => true,
+            (Some(Borrowed::Bool(a)), Plain::Bool(b)) => a == *b,
+            (Some(Borrowed::Int(a)), Plain::Int(b)) => a == *b,
+            (Some(Borrowed::Float(a)), Plain::Float(b)) => a.to_bits() == *b,
+            (Some(Borrowed::Str(a)), Plain::Str(b)) => a == &**b,
+            (Some(Borrowed::List(n)), Plain::List(l)) => {
+                n == l.len()
+                    && l.iter().enumerate().all(|(i, x)| {
+                        let item = ffi::PyList_GetItem(o, i as ffi::Py_ssize_t);
+                        if item.is_null() {
+                            ffi::PyErr_Clear();
+                            return false;
+                        }
+                        same(item, x, depth + 1)
+                    })
+            }
+            (Some(Borrowed::Dict(n)), Plain::Dict(d)) => {
+                if n != d.len() {
+                    return false;
+                }
+                let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+                for (key, x) in d {
+                    if ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) == 0 {
+                        return false;
+                    }
+                    let key_is = ffi::Py_TYPE(k) == &raw mut ffi::PyUnicode_Type
+                        && utf8_of(k) == Some(&**key);
+                    if !key_is || !same(v, x, depth + 1) {
+                        return false;
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// `o` kept as a [`Plain`] (what [`same`] compares with), counting its
+/// values in `nodes`; `None` for any other kind, or beyond
+/// [`KEPT_NODES`] or [`KEPT_DEPTH`].
+///
+/// # Safety
+/// As [`same`].
+unsafe fn plain(o: *mut ffi::PyObject, nodes: &mut usize, depth: usize) -> Option<Plain> {
+    *nodes += 1;
+    if *nodes > KEPT_NODES || depth > KEPT_DEPTH {
+        return None;
+    }
+    // SAFETY: as in `same`.
+    unsafe {
+        Some(match read(o)? {
+            Borrowed::Null => Plain::Null,
+            Borrowed::Bool(b) => Plain::Bool(b),
+            Borrowed::Int(i) => Plain::Int(i),
+            Borrowed::Float(f) => Plain::Float(f.to_bits()),
+            Borrowed::Str(s) => Plain::Str(s.into()),
+            Borrowed::List(n) => {
+                let mut items = Vec::with_capacity(n.min(KEPT_NODES));
+                for i in 0..n {
+                    let item = ffi::PyList_GetItem(o, i as ffi::Py_ssize_t);
+                    if item.is_null() {
+                        ffi::PyErr_Clear();
+                        return None;
+                    }
+                    items.push(plain(item, nodes, depth + 1)?);
+                }
+                Plain::List(items)
+            }
+            Borrowed::Dict(n) => {
+                let mut entries = Vec::with_capacity(n.min(KEPT_NODES));
+                let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+                while ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) != 0 {
+                    if ffi::Py_TYPE(k) != &raw mut ffi::PyUnicode_Type {
+                        return None;
+                    }
+                    entries.push((utf8_of(k)?.into(), plain(v, nodes, depth + 1)?));
+                }
+                Plain::Dict(entries)
+            }
+            Borrowed::BigInt | Borrowed::Other => return None,
+        })
+    }
 }
 
 impl View for PyView<'_, '_> {
