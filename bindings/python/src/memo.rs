@@ -137,6 +137,9 @@ pub enum Plain {
 /// A failing value as the caller holds it, compared with a kept one in
 /// place (without converting it).
 pub trait Kept {
+    /// Its hash (the same for strictly equal values), over what
+    /// [`Kept::keep`] would keep; `None` when it would keep nothing.
+    fn hash(&self) -> Option<u64>;
     /// True when this value is strictly `p` (same kinds, same values).
     fn is(&self, p: &Plain) -> bool;
     /// This value kept; `None` when it is of another kind than [`Plain`]
@@ -144,18 +147,25 @@ pub trait Kept {
     fn keep(&self) -> Option<Plain>;
 }
 
+/// What a failure is known by: the record's kind (its class), the
+/// properties passed (by bit), the failing property, and its value's
+/// hash (0: not given).
+type FailedKey = (usize, u64, usize, u64);
+
 /// Records met so far that failed on one property's value (or its
 /// absence), by the properties passed, that property and the value: a
 /// record the same in these has the same answer (see
-/// [`crate::plan::PyPlan::failing_value`]). Few kinds are kept, in order.
+/// [`crate::plan::PyPlan::failing_value`]). Values are found by their
+/// hash, then compared in place.
 #[derive(Default)]
 pub struct Failed {
-    seen: Vec<(usize, u64, usize, Option<Plain>, usize)>,
+    seen: HashMap<FailedKey, Vec<(Option<Plain>, usize)>, rustc_hash::FxBuildHasher>,
+    kept: usize,
 }
 
 impl Failed {
-    /// Kinds kept at most.
-    const MAX: usize = 64;
+    /// Failures kept at most.
+    const MAX: usize = 1024;
 
     /// The index of an earlier record of the same `kind` (its class)
     /// failing the same way as record `i` (properties `passed`, property
@@ -169,25 +179,28 @@ impl Failed {
         value: Option<&K>,
         i: usize,
     ) -> Option<usize> {
-        let same = |(k, p, q, v, _): &&(usize, u64, usize, Option<Plain>, usize)| {
-            *k == kind
-                && *p == passed
-                && *q == prop
-                && match (v, value) {
-                    (None, None) => true,
-                    (Some(v), Some(b)) => b.is(v),
-                    _ => false,
-                }
+        let hash = match value {
+            None => 0,
+            Some(v) => v.hash()?,
         };
-        if let Some(&(.., first)) = self.seen.iter().find(same) {
-            return Some(first);
+        let key = (kind, passed, prop, hash);
+        if let Some(kept) = self.seen.get(&key) {
+            let same = kept.iter().find(|(v, _)| match (v, value) {
+                (None, None) => true,
+                (Some(v), Some(b)) => b.is(v),
+                _ => false,
+            });
+            if let Some(&(_, first)) = same {
+                return Some(first);
+            }
         }
-        if self.seen.len() < Failed::MAX {
+        if self.kept < Failed::MAX {
             let value = match value {
                 None => None,
                 Some(b) => Some(b.keep()?),
             };
-            self.seen.push((kind, passed, prop, value, i));
+            self.kept += 1;
+            self.seen.entry(key).or_default().push((value, i));
         }
         None
     }

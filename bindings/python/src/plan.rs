@@ -7,6 +7,7 @@
 //! without error into values the checker finds no violation in.
 
 use std::cell::Cell;
+use std::hash::Hasher;
 use std::os::raw::c_char;
 
 use engine::contracts::plan::{scalar, ObjectPlan, Passing, View};
@@ -329,6 +330,14 @@ const KEPT_NODES: usize = 64;
 const KEPT_DEPTH: usize = 8;
 
 impl Kept for Bound<'_, PyAny> {
+    fn hash(&self) -> Option<u64> {
+        let mut h = rustc_hash::FxHasher::default();
+        let mut nodes = 0;
+        // SAFETY: as in `is`.
+        unsafe { hash_into(self.as_ptr(), &mut h, &mut nodes, 0)? };
+        Some(h.finish())
+    }
+
     fn is(&self, p: &Plain) -> bool {
         // SAFETY: `self` is live (held), under the GIL; no Python code
         // runs while it is read.
@@ -392,6 +401,70 @@ unsafe fn same(o: *mut ffi::PyObject, p: &Plain, depth: usize) -> bool {
             _ => false,
         }
     }
+}
+
+/// Hashes `o` into `h` as [`plain`] would keep it (the same kinds, the
+/// same bounds); `None` where `plain` keeps nothing.
+///
+/// # Safety
+/// As [`same`].
+unsafe fn hash_into(
+    o: *mut ffi::PyObject,
+    h: &mut rustc_hash::FxHasher,
+    nodes: &mut usize,
+    depth: usize,
+) -> Option<()> {
+    *nodes += 1;
+    if *nodes > KEPT_NODES || depth > KEPT_DEPTH {
+        return None;
+    }
+    // SAFETY: as in `same`.
+    unsafe {
+        match read(o)? {
+            Borrowed::Null => h.write_u8(0),
+            Borrowed::Bool(b) => h.write_u8(1 + u8::from(b)),
+            Borrowed::Int(i) => {
+                h.write_u8(3);
+                h.write_i64(i);
+            }
+            Borrowed::Float(f) => {
+                h.write_u8(4);
+                h.write_u64(f.to_bits());
+            }
+            Borrowed::Str(s) => {
+                h.write_u8(5);
+                h.write(s.as_bytes());
+                h.write_u8(0xff);
+            }
+            Borrowed::List(n) => {
+                h.write_u8(6);
+                h.write_usize(n);
+                for i in 0..n {
+                    let item = ffi::PyList_GetItem(o, i as ffi::Py_ssize_t);
+                    if item.is_null() {
+                        ffi::PyErr_Clear();
+                        return None;
+                    }
+                    hash_into(item, h, nodes, depth + 1)?;
+                }
+            }
+            Borrowed::Dict(n) => {
+                h.write_u8(7);
+                h.write_usize(n);
+                let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+                while ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) != 0 {
+                    if ffi::Py_TYPE(k) != &raw mut ffi::PyUnicode_Type {
+                        return None;
+                    }
+                    h.write(utf8_of(k)?.as_bytes());
+                    h.write_u8(0xff);
+                    hash_into(v, h, nodes, depth + 1)?;
+                }
+            }
+            Borrowed::BigInt | Borrowed::Other => return None,
+        }
+    }
+    Some(())
 }
 
 /// `o` kept as a [`Plain`] (what [`same`] compares with), counting its
