@@ -115,9 +115,10 @@ impl<'py> Models<'py> {
             return Ok(Quick::Full);
         };
         // A model with `Objects` is validated the full way. The plan
-        // passes all of a model only when each key but `?` is a property,
-        // so that one has none unless the class has such a property.
-        if (!passing.all || plan.reads_objects()) && has_objects(m) {
+        // shows a model to have no other key than its properties and `?`
+        // (`only`: what it passes, or all of it), so that such a one has
+        // none unless the class has such a property.
+        if (!passing.only || plan.reads_objects()) && has_objects(m) {
             return Ok(Quick::Full);
         }
         if passing.all {
