@@ -85,8 +85,12 @@ impl<'py> Models<'py> {
             return Ok(Quick::Full);
         };
         let k = match &self.last {
-            Some((s, k)) if s.is(&t) => *k,
+            Some((s, k)) if s.as_ptr() == t.ptr => *k,
             _ => {
+                // SAFETY: `t.ptr` is live (held by `m`, which the caller
+                // holds, or by `t`), no Python code having run since it
+                // was read, under the GIL.
+                let t = unsafe { Bound::from_borrowed_ptr(m.py(), t.ptr) };
                 let Some(name) = crate::plan::utf8(&t) else {
                     return Ok(Quick::Full);
                 };
@@ -223,7 +227,7 @@ impl<'py> Header<'py> {
     /// The class name of a model that is one object definition: an exact
     /// dict whose `?` is an exact dict of exactly `id` and `type`, both
     /// strings (whether it has `Objects` too is [`has_objects`]).
-    fn simple_type(&mut self, m: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
+    fn simple_type(&mut self, m: &Bound<'py, PyAny>) -> Option<TypeName<'py>> {
         let py = m.py();
         let d = m.cast_exact::<PyDict>().ok()?;
         if !self.adopted {
@@ -249,23 +253,21 @@ impl<'py> Header<'py> {
             }
         };
         let h = get(d.as_ptr(), q).ok()??;
-        // SAFETY: `h` is live (held by `d`), under the GIL; read only:
-        // its type, its length, and its entries below.
-        let h_is_pair =
-            unsafe { ffi::Py_TYPE(h) == &raw mut ffi::PyDict_Type && ffi::PyDict_Size(h) == 2 };
-        if !h_is_pair {
+        // SAFETY: `h` is live (held by `d`), under the GIL.
+        if unsafe { ffi::Py_TYPE(h) } != &raw mut ffi::PyDict_Type {
             return None;
         }
-        // The two entries read in order, their keys compared by identity
-        // (models share their key strings); keys equal but not the same
-        // objects are looked up.
-        let (mut id, mut t) = (std::ptr::null_mut(), std::ptr::null_mut());
+        // Its entries read in order (two, else it is no simple header),
+        // their keys compared by identity (models share their key
+        // strings); keys equal but not the same objects are looked up.
+        let (mut id, mut t, mut n) = (std::ptr::null_mut(), std::ptr::null_mut(), 0);
         // SAFETY: `h` is an exact dict held by `d`, under the GIL; the keys
         // and values it yields are borrowed from it and no Python code runs
         // while they are read.
         unsafe {
             let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
             while ffi::PyDict_Next(h, &mut pos, &mut k, &mut v) != 0 {
+                n += 1;
                 if k == id_key.as_ptr() {
                     id = v;
                 } else if k == type_key.as_ptr() {
@@ -273,18 +275,24 @@ impl<'py> Header<'py> {
                 }
             }
         }
+        if n != 2 {
+            return None;
+        }
         let is_str = |p: *mut ffi::PyObject| {
             // SAFETY: `p` is live, under the GIL (see below).
             unsafe { ffi::Py_TYPE(p) == &raw mut ffi::PyUnicode_Type }
         };
         if !id.is_null() && !t.is_null() {
-            // SAFETY: `id` and `t` are live (held by `h`, held by `d`), no
-            // Python code having run since they were read, under the GIL.
-            return (is_str(id) && is_str(t)).then(|| unsafe { Bound::from_borrowed_ptr(py, t) });
+            // `id` and `t` are live (held by `h`, held by `d`), no Python
+            // code having run since they were read.
+            return (is_str(id) && is_str(t)).then_some(TypeName {
+                ptr: t,
+                _hold: None,
+            });
         }
         // Keys equal to `id` and `type` but not these objects: looked up,
         // `h` held meanwhile (a key's `__eq__` may run any code), each
-        // value read before the next lookup.
+        // value read before the next lookup, the type held.
         // SAFETY: `h` is live (held by `d`), under the GIL.
         let h = unsafe { Bound::from_borrowed_ptr(py, h) };
         let id = get(h.as_ptr(), id_key).ok()??;
@@ -293,8 +301,20 @@ impl<'py> Header<'py> {
         }
         let t = get(h.as_ptr(), type_key).ok()??;
         // SAFETY: `t` is live (held by `h`), under the GIL.
-        is_str(t).then(|| unsafe { Bound::from_borrowed_ptr(py, t) })
+        let hold = is_str(t).then(|| unsafe { Bound::from_borrowed_ptr(py, t) })?;
+        Some(TypeName {
+            ptr: t,
+            _hold: Some(hold),
+        })
     }
+}
+
+/// A model's type string, as [`Header::simple_type`] reads it: borrowed
+/// from the model (live while the caller holds the model and runs no
+/// Python code), or held.
+struct TypeName<'py> {
+    ptr: *mut ffi::PyObject,
+    _hold: Option<Bound<'py, PyAny>>,
 }
 
 /// True when a dict with a `?` key is anywhere in `v`, the properties of
