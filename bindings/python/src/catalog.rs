@@ -195,9 +195,9 @@ enum State<'py> {
     Pooled(Bound<'py, PyAny>),
 }
 
-/// What `validate_many` answers for one model, before its result is made.
+/// What `validate_many` answers for a model the plan did not show valid,
+/// before its result is made.
 enum Answer {
-    Valid,
     /// A list of its own with the violations of model `.0`'s.
     Copy(usize),
     /// Its violations, or the error that stopped its validation.
@@ -235,8 +235,9 @@ fn violations<'py>(
 }
 
 impl Catalog {
-    /// Each model's answer, in order, from its state and the pool's
-    /// results (`done`, by index, in order). A model the same as an
+    /// The answer of each model the plan did not show valid, by index,
+    /// in order, from its state and the pool's results (`done`, by index,
+    /// in order); the other models are valid. A model the same as an
     /// earlier one whose quick check answered gets a copy of that answer;
     /// one whose quick check stopped on an error (or the same as such a
     /// one) the full way's, run here.
@@ -245,7 +246,7 @@ impl Catalog {
         py: Python<'_>,
         states: Vec<State<'_>>,
         done: Vec<(usize, Option<Checked>)>,
-    ) -> Vec<Answer> {
+    ) -> Vec<(usize, Answer)> {
         let full = |m: &Bound<'_, PyAny>| match model_value(py, m) {
             Ok(v) => {
                 let inner = self.inner.clone();
@@ -254,13 +255,13 @@ impl Catalog {
             Err(e) => Answer::Raise(e),
         };
         let mut done = done.into_iter().peekable();
-        let mut answers = Vec::with_capacity(states.len());
+        let mut answers = Vec::new();
         // Whether each model's answer is a quick check's (or a copy of
         // one): only such an answer is copied.
-        let mut quick = Vec::with_capacity(states.len());
+        let mut quick = vec![false; states.len()];
         for (i, s) in states.into_iter().enumerate() {
             let (a, q) = match s {
-                State::Valid => (Answer::Valid, false),
+                State::Valid => continue,
                 State::Same(first, _) if quick[first] => (Answer::Copy(first), true),
                 State::Same(_, m) => (full(&m), false),
                 State::Pooled(m) => match done.next_if(|(j, _)| *j == i) {
@@ -271,8 +272,8 @@ impl Catalog {
                     Some((_, None)) | None => (full(&m), false),
                 },
             };
-            answers.push(a);
-            quick.push(q);
+            answers.push((i, a));
+            quick[i] = q;
         }
         answers
     }
@@ -363,13 +364,17 @@ impl Catalog {
         }
         let mut done = pool.finish(py);
         done.sort_unstable_by_key(|(i, _)| *i);
-        let answers = self.answers(py, states, done);
+        let n = states.len();
+        let mut answers = self.answers(py, states, done).into_iter().peekable();
         let _paused = GcPause::new(py)?;
-        let mut out: Vec<Bound<'_, PyAny>> = Vec::with_capacity(answers.len());
+        let mut out: Vec<Bound<'_, PyAny>> = Vec::with_capacity(n);
         let mut made = HashMap::default();
-        for a in answers {
+        for i in 0..n {
+            let Some((_, a)) = answers.next_if(|(j, _)| *j == i) else {
+                out.push(PyList::empty(py).into_any());
+                continue;
+            };
             out.push(match a {
-                Answer::Valid => PyList::empty(py).into_any(),
                 Answer::Copy(first) => {
                     PyList::new(py, out[first].cast::<PyList>()?.iter())?.into_any()
                 }
