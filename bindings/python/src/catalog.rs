@@ -466,26 +466,23 @@ impl Catalog {
             }
             n += 1;
         }
-        let mut found: Vec<Option<Found>> = (0..n).map(|_| None).collect();
-        for (i, f) in pool.finish(py) {
-            found[i] = Some(f);
-        }
-        // A record the same as an earlier one gets a list of its own with
-        // the earlier one's violations (immutable tuples) in it.
-        let mut first_of: Vec<Option<usize>> = vec![None; n];
-        for (i, first) in same {
-            first_of[i] = Some(first);
-        }
+        // The checker's answers, by index, in order; a record the same as
+        // an earlier one (`same`, in order) gets a list of its own with
+        // the earlier one's violations (immutable tuples) in it; any other
+        // record is valid.
+        let mut found = pool.finish(py);
+        found.sort_unstable_by_key(|(i, _)| *i);
+        let (mut found, mut same) = (found.into_iter().peekable(), same.into_iter().peekable());
         let _paused = GcPause::new(py)?;
         let mut out: Vec<Bound<'_, PyList>> = Vec::with_capacity(n);
-        for (i, f) in found.into_iter().enumerate() {
-            out.push(match (f, first_of[i]) {
-                (_, Some(first)) => PyList::new(py, out[first].iter())?,
-                (None, None) => PyList::empty(py),
-                (Some(f), None) => {
-                    let f = f.map_err(|e| errors::to_py(py, &e, None))?;
-                    PyList::new(py, f)?
-                }
+        for i in 0..n {
+            out.push(if let Some((_, first)) = same.next_if(|(j, _)| *j == i) {
+                PyList::new(py, out[first].iter())?
+            } else if let Some((_, f)) = found.next_if(|(j, _)| *j == i) {
+                let f = f.map_err(|e| errors::to_py(py, &e, None))?;
+                PyList::new(py, f)?
+            } else {
+                PyList::empty(py)
             });
         }
         Ok(PyList::new(py, out)?.unbind())
