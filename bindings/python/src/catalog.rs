@@ -184,10 +184,9 @@ fn empty_env() -> runtime::Env {
 /// it an object).
 type Found4 = (String, String, String, Option<String>);
 
-/// Where a model of `validate_many` stands once every model is read.
+/// Where a model of `validate_many` the plan did not show valid stands
+/// once every model is read.
 enum State<'py> {
-    /// Valid, as the plan shows.
-    Valid,
     /// The same as model `.0` (kept for the full way, should that one's
     /// quick check stop on an error).
     Same(usize, Bound<'py, PyAny>),
@@ -236,15 +235,17 @@ fn violations<'py>(
 
 impl Catalog {
     /// The answer of each model the plan did not show valid, by index,
-    /// in order, from its state and the pool's results (`done`, by index,
-    /// in order); the other models are valid. A model the same as an
+    /// in order, from its state (`states`, by index, in order, of `n`
+    /// models) and the pool's results (`done`, likewise); the other
+    /// models are valid. A model the same as an
     /// earlier one whose quick check answered gets a copy of that answer;
     /// one whose quick check stopped on an error (or the same as such a
     /// one) the full way's, run here.
     fn answers(
         &self,
         py: Python<'_>,
-        states: Vec<State<'_>>,
+        n: usize,
+        states: Vec<(usize, State<'_>)>,
         done: Vec<(usize, Option<Checked>)>,
     ) -> Vec<(usize, Answer)> {
         let full = |m: &Bound<'_, PyAny>| match model_value(py, m) {
@@ -258,10 +259,9 @@ impl Catalog {
         let mut answers = Vec::new();
         // Whether each model's answer is a quick check's (or a copy of
         // one): only such an answer is copied.
-        let mut quick = vec![false; states.len()];
-        for (i, s) in states.into_iter().enumerate() {
+        let mut quick = vec![false; n];
+        for (i, s) in states {
             let (a, q) = match s {
-                State::Valid => continue,
                 State::Same(first, _) if quick[first] => (Answer::Copy(first), true),
                 State::Same(_, m) => (full(&m), false),
                 State::Pooled(m) => match done.next_if(|(j, _)| *j == i) {
@@ -339,12 +339,14 @@ impl Catalog {
                 .collect()
         });
         let mut memo = Memo::default();
-        let mut states = Vec::new();
+        // The models the plan did not show valid, by index, in order.
+        let (mut states, mut n) = (Vec::new(), 0);
         for m in items(models)? {
             let m = m?;
-            let i = states.len();
-            states.push(match quick.quick(&mut cv, &m, i)? {
-                many::Quick::Valid => State::Valid,
+            let i = n;
+            n += 1;
+            let state = match quick.quick(&mut cv, &m, i)? {
+                many::Quick::Valid => continue,
                 many::Quick::Same(earlier) => State::Same(earlier, m),
                 many::Quick::Check(class, v, skip, passed, pure) => {
                     let kind = Arc::as_ptr(&class) as usize;
@@ -360,12 +362,12 @@ impl Catalog {
                     pool.push(i, many::Job::Full(model_value(py, &m)?));
                     State::Pooled(m)
                 }
-            });
+            };
+            states.push((i, state));
         }
         let mut done = pool.finish(py);
         done.sort_unstable_by_key(|(i, _)| *i);
-        let n = states.len();
-        let mut answers = self.answers(py, states, done).into_iter().peekable();
+        let mut answers = self.answers(py, n, states, done).into_iter().peekable();
         let _paused = GcPause::new(py)?;
         let mut out: Vec<Bound<'_, PyAny>> = Vec::with_capacity(n);
         let mut made = HashMap::default();
