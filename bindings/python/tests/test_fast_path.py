@@ -552,3 +552,16 @@ def test_a_key_whose_comparison_changes_the_record(cat):
     except Exception:
         got = None
     assert (want is None) == (got is None)
+
+
+def test_many_distinct_failures_answer_each_as_alone(cat):
+    """More failures than one batch of checks holds (each its own: no
+    answer shared), checked on the pool and on the calling thread."""
+    records = [dict(GOOD, port=-i, name='n%d' % i) if i % 3 else
+               dict(GOOD, settings={'timeout': -i, 'label': 'l%d' % i})
+               for i in range(1, 700)]
+    got = cat.validate_objects('fast.Port', records)
+    assert got == cat.validate_objects('fast.Port', [Slow(r) for r in records])
+    assert all(got)
+    ms = [model(r, i) for i, r in enumerate(records)]
+    assert cat.validate_many(ms) == [cat.validate(m) for m in ms]
