@@ -26,12 +26,15 @@ record an object model of a class whose property contracts say what
 w7-schema.json says), `Catalog.validate_objects` (the records checked in
 place as instances of that class), `jsonschema_rs` (`validator.is_valid`
 per object) and `fastjsonschema` (the compiled validator per object), in
-one interleaved run; all four must find the same records valid.
+one interleaved run; all four must find the same records valid. With
+--v7-baseline PATH (another build's `muranopl/_native*.so`, e.g. the
+wheel before a change), that build's `validate_many` and
+`validate_objects` are timed in the same run too ("... (baseline)").
 
 Usage (from the repository root, with the venv that holds both engines):
   target/pyvenv/bin/python benches/python/bench.py \
       [--size 10000] [--w7-size 2000] [--v7-size 10000] [--rounds 3] \
-      [--only W1,W5,V7] [--json]
+      [--only W1,W5,V7] [--v7-baseline PATH] [--json]
 """
 import argparse
 import collections.abc  # noqa: F401  yaql 3.2.0 uses collections.abc without importing it
@@ -214,9 +217,21 @@ def timed(fn, data, min_time, check):
 # --------------------------------------------------------------------------
 # V7: validation against JSON Schema validators
 
-def validation_runners(records, schema_path, tmp):
+def load_baseline(path):
+    """Another build of the extension module (`muranopl._native`), loaded
+    beside the installed one (not registered as a module)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("muranopl._native", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def validation_runners(records, schema_path, tmp, baseline=None):
     """name -> f(records) -> [bool valid per record]; setup (package,
-    models, compiled schemas) outside any timed region."""
+    models, compiled schemas) outside any timed region. `baseline`: the
+    path of another build of the extension module, whose validate_many
+    and validate_objects run too."""
     import fastjsonschema
     import jsonschema_rs
     import muranopl
@@ -257,10 +272,22 @@ def validation_runners(records, schema_path, tmp):
             except fj_error:
                 out.append(False)
         return out
-    return {"jsonschema_rs": run_jsonschema_rs,
-            "fastjsonschema": run_fastjsonschema,
-            "validate_many": run_many,
-            "validate_objects": run_objects}
+    runners = {"jsonschema_rs": run_jsonschema_rs,
+               "fastjsonschema": run_fastjsonschema,
+               "validate_many": run_many,
+               "validate_objects": run_objects}
+    if baseline:
+        base = load_baseline(baseline).Catalog.load([pkg])
+        violation = muranopl.Violation
+
+        def run_many_baseline(_):
+            return [not v for v in base.validate_many(models, False, violation)]
+
+        def run_objects_baseline(recs):
+            return [not v for v in base.validate_objects("bench.Port", recs)]
+        runners["validate_many (baseline)"] = run_many_baseline
+        runners["validate_objects (baseline)"] = run_objects_baseline
+    return runners
 
 
 def run_validation(a, data_dir, out):
@@ -280,7 +307,7 @@ def run_validation(a, data_dir, out):
     schema_path = os.path.join(BENCH_DIR, w7["schema"])
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
-        runners = validation_runners(records, schema_path, tmp)
+        runners = validation_runners(records, schema_path, tmp, a.v7_baseline)
         expected = runners["jsonschema_rs"](records)
         for name, fn in runners.items():
             got = fn(records)
@@ -301,7 +328,7 @@ def run_validation(a, data_dir, out):
     print("V7 %s, N=%d (%d valid), %s" % (w7["title"], n, sum(expected), path),
           file=out)
     for name in runners:
-        print("    %-16s %s µs/object   jsonschema_rs/this %.2f   "
+        print("    %-27s %s µs/object   jsonschema_rs/this %.2f   "
               "fastjsonschema/this %.2f"
               % (name, fmt_us(med[name]), med["jsonschema_rs"] / med[name],
                  med["fastjsonschema"] / med[name]), file=out)
@@ -337,6 +364,9 @@ def main():
     ap.add_argument("--size", type=int, default=10000, help="N for W1, W2, W5")
     ap.add_argument("--w7-size", type=int, default=2000, help="N for W7")
     ap.add_argument("--v7-size", type=int, default=10000, help="N for V7")
+    ap.add_argument("--v7-baseline", default=None, metavar="PATH",
+                    help="another build of muranopl/_native*.so whose "
+                         "validate_many and validate_objects V7 times too")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--min-time", type=float, default=0.2,
                     help="seconds: within a round, an engine's run is repeated "

@@ -5,6 +5,7 @@
 //! itself, given the class). `validate_objects` and `validate_many` read
 //! records in place with a class's contract plan ([`crate::plan`]).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -179,6 +180,105 @@ fn empty_env() -> runtime::Env {
     runtime::Env::new(Arc::new(runtime::Registry::new()), Default::default())
 }
 
+/// One violation as `validate_many` gives it (before `violation` makes
+/// it an object).
+type Found4 = (String, String, String, Option<String>);
+
+/// Where a model of `validate_many` the plan did not show valid stands
+/// once every model is read.
+enum State<'py> {
+    /// The same as model `.0` (kept for the full way, should that one's
+    /// quick check stop on an error).
+    Same(usize, Bound<'py, PyAny>),
+    /// Checked on the pool (kept likewise).
+    Pooled(Bound<'py, PyAny>),
+}
+
+/// What `validate_many` answers for a model the plan did not show valid,
+/// before its result is made.
+enum Answer {
+    /// A list of its own with the violations of model `.0`'s.
+    Copy(usize),
+    /// Its violations, or the error that stopped its validation.
+    Found(Checked),
+    /// It could not be converted: raised in its turn.
+    Raise(PyErr),
+}
+
+/// The list of violations `found`, each made by `violation` (else a
+/// tuple); equal ones (most of a batch's, which repeat a few messages)
+/// are one object, made once and kept in `made` (violations are
+/// immutable).
+fn violations<'py>(
+    py: Python<'py>,
+    found: Vec<Found4>,
+    violation: Option<&Bound<'py, PyAny>>,
+    made: &mut HashMap<Found4, Bound<'py, PyAny>, rustc_hash::FxBuildHasher>,
+) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for x in found {
+        let made = match made.get(&x) {
+            Some(o) => o.clone(),
+            None => {
+                let o = match violation {
+                    Some(f) => f.call1(x.clone())?,
+                    None => x.clone().into_pyobject(py)?.into_any(),
+                };
+                made.insert(x, o.clone());
+                o
+            }
+        };
+        list.append(made)?;
+    }
+    Ok(list)
+}
+
+impl Catalog {
+    /// The answer of each model the plan did not show valid, by index,
+    /// in order, from its state (`states`, by index, in order, of `n`
+    /// models) and the pool's results (`done`, likewise); the other
+    /// models are valid. A model the same as an
+    /// earlier one whose quick check answered gets a copy of that answer;
+    /// one whose quick check stopped on an error (or the same as such a
+    /// one) the full way's, run here.
+    fn answers(
+        &self,
+        py: Python<'_>,
+        n: usize,
+        states: Vec<(usize, State<'_>)>,
+        done: Vec<(usize, Option<Checked>)>,
+    ) -> Vec<(usize, Answer)> {
+        let full = |m: &Bound<'_, PyAny>| match model_value(py, m) {
+            Ok(v) => {
+                let inner = self.inner.clone();
+                Answer::Found(py.detach(|| check(&inner, &v)))
+            }
+            Err(e) => Answer::Raise(e),
+        };
+        let mut done = done.into_iter().peekable();
+        let mut answers = Vec::new();
+        // Whether each model's answer is a quick check's (or a copy of
+        // one): only such an answer is copied.
+        let mut quick = vec![false; n];
+        for (i, s) in states {
+            let (a, q) = match s {
+                State::Same(first, _) if quick[first] => (Answer::Copy(first), true),
+                State::Same(_, m) => (full(&m), false),
+                State::Pooled(m) => match done.next_if(|(j, _)| *j == i) {
+                    Some((_, Some(c))) => {
+                        let q = c.is_ok();
+                        (Answer::Found(c), q)
+                    }
+                    Some((_, None)) | None => (full(&m), false),
+                },
+            };
+            answers.push((i, a));
+            quick[i] = q;
+        }
+        answers
+    }
+}
+
 #[pymethods]
 impl Catalog {
     /// Loads the packages `paths` (directories or .zip files) with what
@@ -238,96 +338,58 @@ impl Catalog {
                 .map(|(i, job)| (i, job.run(&inner, &ex)))
                 .collect()
         });
-        let mut models_in = Vec::new();
         let mut memo = Memo::default();
-        let mut first_of = Vec::new();
+        // The models the plan did not show valid, by index, in order.
+        let (mut states, mut n) = (Vec::new(), 0);
         for m in items(models)? {
             let m = m?;
-            let i = models_in.len();
-            let mut first = None;
-            match quick.quick(&mut cv, &m, i)? {
-                many::Quick::Valid => {}
-                many::Quick::Same(earlier) => first = Some(earlier),
+            let i = n;
+            n += 1;
+            let state = match quick.quick(&mut cv, &m, i)? {
+                many::Quick::Valid => continue,
+                many::Quick::Same(earlier) => State::Same(earlier, m),
                 many::Quick::Check(class, v, skip, passed, pure) => {
                     let kind = Arc::as_ptr(&class) as usize;
-                    first = pure.then(|| memo.seen(kind, passed, &v, i)).flatten();
-                    if first.is_none() {
-                        pool.push(i, many::Job::Quick(class, v, skip))
+                    match pure.then(|| memo.seen(kind, passed, &v, i)).flatten() {
+                        Some(earlier) => State::Same(earlier, m),
+                        None => {
+                            pool.push(i, many::Job::Quick(class, v, skip));
+                            State::Pooled(m)
+                        }
                     }
                 }
-                many::Quick::Full => pool.push(i, many::Job::Full(model_value(py, &m)?)),
-            }
-            models_in.push(m);
-            first_of.push(first);
-        }
-        let mut found: Vec<Option<Option<Checked>>> = (0..models_in.len()).map(|_| None).collect();
-        for (i, f) in pool.finish(py) {
-            found[i] = Some(f);
-        }
-        // A model the same as an earlier one whose quick check answered
-        // gets a copy of that answer; one whose quick check stopped on an
-        // error (or the same as such a one) the full way's, run here,
-        // before the results are built (with the collector paused and the
-        // GIL held throughout), its failure raised in its turn below.
-        let answered: Vec<bool> = (found.iter())
-            .map(|f| matches!(f, Some(Some(Ok(_)))))
-            .collect();
-        let mut full: Vec<Option<PyResult<Checked>>> = Vec::with_capacity(models_in.len());
-        for (i, m) in models_in.iter().enumerate() {
-            let needed = match first_of[i] {
-                Some(first) => !answered[first],
-                None => matches!(found[i], Some(None)),
+                many::Quick::Full => {
+                    pool.push(i, many::Job::Full(model_value(py, &m)?));
+                    State::Pooled(m)
+                }
             };
-            full.push(needed.then(|| {
-                let m = model_value(py, m)?;
-                let inner = self.inner.clone();
-                Ok(py.detach(|| check(&inner, &m)))
-            }));
+            states.push((i, state));
         }
+        let mut done = pool.finish(py);
+        done.sort_unstable_by_key(|(i, _)| *i);
+        let mut answers = self.answers(py, n, states, done).into_iter().peekable();
         let _paused = GcPause::new(py)?;
-        let out = PyList::empty(py);
-        let mut made: std::collections::HashMap<_, Bound<'_, PyAny>> = Default::default();
-        for (i, (f, full)) in found.into_iter().zip(full).enumerate() {
-            if let Some(first) = first_of[i].filter(|&first| answered[first]) {
-                let earlier = out.get_item(first)?;
-                out.append(PyList::new(py, earlier.cast::<PyList>()?.iter())?)?;
+        let mut out: Vec<Bound<'_, PyAny>> = Vec::with_capacity(n);
+        let mut made = HashMap::default();
+        for i in 0..n {
+            let Some((_, a)) = answers.next_if(|(j, _)| *j == i) else {
+                out.push(PyList::empty(py).into_any());
                 continue;
-            }
-            let found: Checked = match (full, f) {
-                (Some(full), _) => full?,
-                (None, None) => Ok(Vec::new()),
-                (None, Some(Some(c))) => c,
-                (None, Some(None)) => unreachable!("a stopped quick check is checked in full"),
             };
-            match found {
-                Ok(v) => {
-                    let list = PyList::empty(py);
-                    for x in v {
-                        // Violations are immutable: equal ones (most of a
-                        // batch's, which repeat a few messages) are one
-                        // object, made once.
-                        let made = match made.get(&x) {
-                            Some(o) => o.clone(),
-                            None => {
-                                let o = match violation {
-                                    Some(f) => f.call1(x.clone())?,
-                                    None => x.clone().into_pyobject(py)?.into_any(),
-                                };
-                                made.insert(x, o.clone());
-                                o
-                            }
-                        };
-                        list.append(made)?;
-                    }
-                    out.append(list)?
+            out.push(match a {
+                Answer::Copy(first) => {
+                    PyList::new(py, out[first].cast::<PyList>()?.iter())?.into_any()
                 }
-                Err(e) if return_exceptions => {
-                    out.append(errors::to_py(py, &e, None).into_value(py))?
-                }
-                Err(e) => return Err(errors::to_py(py, &e, None)),
-            }
+                Answer::Raise(e) => return Err(e),
+                Answer::Found(Ok(v)) => violations(py, v, violation, &mut made)?.into_any(),
+                Answer::Found(Err(e)) if return_exceptions => errors::to_py(py, &e, None)
+                    .into_value(py)
+                    .into_bound(py)
+                    .into_any(),
+                Answer::Found(Err(e)) => return Err(errors::to_py(py, &e, None)),
+            });
         }
-        Ok(out.unbind())
+        Ok(PyList::new(py, out)?.unbind())
     }
 
     /// The contract violations of each of `objects` (property values, as
@@ -383,9 +445,9 @@ impl Catalog {
             let passing = plan.passing(&o, 0);
             if let (Some(p), Some(f)) = (passing, failed.as_mut()) {
                 let first = (!p.all)
-                    .then(|| plan.failing_scalar(&o, &p))
+                    .then(|| plan.failing_value(&o, &p))
                     .flatten()
-                    .and_then(|(prop, v)| f.seen(0, p.bits(), prop, v, n));
+                    .and_then(|(prop, v)| f.seen(0, p.bits(), prop, v.as_ref(), n));
                 if let Some(first) = first {
                     same.push((n, first));
                     n += 1;
@@ -406,26 +468,23 @@ impl Catalog {
             }
             n += 1;
         }
-        let mut found: Vec<Option<Found>> = (0..n).map(|_| None).collect();
-        for (i, f) in pool.finish(py) {
-            found[i] = Some(f);
-        }
-        // A record the same as an earlier one gets a list of its own with
-        // the earlier one's violations (immutable tuples) in it.
-        let mut first_of: Vec<Option<usize>> = vec![None; n];
-        for (i, first) in same {
-            first_of[i] = Some(first);
-        }
+        // The checker's answers, by index, in order; a record the same as
+        // an earlier one (`same`, in order) gets a list of its own with
+        // the earlier one's violations (immutable tuples) in it; any other
+        // record is valid.
+        let mut found = pool.finish(py);
+        found.sort_unstable_by_key(|(i, _)| *i);
+        let (mut found, mut same) = (found.into_iter().peekable(), same.into_iter().peekable());
         let _paused = GcPause::new(py)?;
         let mut out: Vec<Bound<'_, PyList>> = Vec::with_capacity(n);
-        for (i, f) in found.into_iter().enumerate() {
-            out.push(match (f, first_of[i]) {
-                (_, Some(first)) => PyList::new(py, out[first].iter())?,
-                (None, None) => PyList::empty(py),
-                (Some(f), None) => {
-                    let f = f.map_err(|e| errors::to_py(py, &e, None))?;
-                    PyList::new(py, f)?
-                }
+        for i in 0..n {
+            out.push(if let Some((_, first)) = same.next_if(|(j, _)| *j == i) {
+                PyList::new(py, out[first].iter())?
+            } else if let Some((_, f)) = found.next_if(|(j, _)| *j == i) {
+                let f = f.map_err(|e| errors::to_py(py, &e, None))?;
+                PyList::new(py, f)?
+            } else {
+                PyList::empty(py)
             });
         }
         Ok(PyList::new(py, out)?.unbind())

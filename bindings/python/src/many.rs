@@ -47,13 +47,14 @@ pub struct Models<'py> {
     /// By class name as models give it (few: looked up in order).
     /// (and whether the plan has yet to adopt a model's keys).
     plans: Vec<(String, Option<Planned<'py>>, bool)>,
-    /// Models that failed on one scalar value, so far.
+    /// Models that failed on one value, so far.
     failed: crate::memo::Failed,
     compile: bool,
     /// The type string of the last model and its index in `plans`: a
     /// batch's models most often share the string object (held here, so
     /// that its address names it while it is compared).
     last: Option<(Bound<'py, PyAny>, usize)>,
+    header: Header<'py>,
 }
 
 impl<'py> Models<'py> {
@@ -67,6 +68,7 @@ impl<'py> Models<'py> {
             failed: Default::default(),
             compile,
             last: None,
+            header: Header::new(py),
         }
     }
 
@@ -79,12 +81,16 @@ impl<'py> Models<'py> {
         m: &Bound<'py, PyAny>,
         i: usize,
     ) -> PyResult<Quick> {
-        let Some(t) = simple_type(m) else {
+        let Some(t) = self.header.simple_type(m) else {
             return Ok(Quick::Full);
         };
         let k = match &self.last {
-            Some((s, k)) if s.is(&t) => *k,
+            Some((s, k)) if s.as_ptr() == t.ptr => *k,
             _ => {
+                // SAFETY: `t.ptr` is live (held by `m`, which the caller
+                // holds, or by `t`), no Python code having run since it
+                // was read, under the GIL.
+                let t = unsafe { Bound::from_borrowed_ptr(m.py(), t.ptr) };
                 let Some(name) = crate::plan::utf8(&t) else {
                     return Ok(Quick::Full);
                 };
@@ -113,9 +119,10 @@ impl<'py> Models<'py> {
             return Ok(Quick::Full);
         };
         // A model with `Objects` is validated the full way. The plan
-        // passes all of a model only when each key but `?` is a property,
-        // so that one has none unless the class has such a property.
-        if (!passing.all || plan.reads_objects()) && has_objects(m) {
+        // shows a model to have no other key than its properties and `?`
+        // (`only`: what it passes, or all of it), so that such a one has
+        // none unless the class has such a property.
+        if (!passing.only || plan.reads_objects()) && has_objects(m) {
             return Ok(Quick::Full);
         }
         if passing.all {
@@ -123,8 +130,8 @@ impl<'py> Models<'py> {
         }
         if *pure {
             let kind = Arc::as_ptr(class) as usize;
-            let same = (plan.failing_scalar(m, &passing))
-                .and_then(|(prop, v)| self.failed.seen(kind, passing.bits(), prop, v, i));
+            let same = (plan.failing_value(m, &passing))
+                .and_then(|(prop, v)| self.failed.seen(kind, passing.bits(), prop, v.as_ref(), i));
             if let Some(first) = same {
                 return Ok(Quick::Same(first));
             }
@@ -174,66 +181,140 @@ fn has_objects(m: &Bound<'_, PyAny>) -> bool {
     }
 }
 
-/// The class name of a model that is one object definition: an exact
-/// dict whose `?` is an exact dict of exactly `id` and `type`, both
-/// strings (whether it has `Objects` too is [`has_objects`]).
-fn simple_type<'py>(m: &Bound<'py, PyAny>) -> Option<Bound<'py, PyAny>> {
-    let py = m.py();
-    let d = m.cast_exact::<PyDict>().ok()?;
-    // Lookups with string keys in exact dicts, values borrowed: only the
-    // type is kept (a new reference).
-    // `Err` when the lookup failed (a key's `__eq__` raised).
-    let get = |d: &Bound<'py, PyDict>, k: &Bound<'py, PyString>| {
-        // SAFETY: `d` is an exact dict held by the caller, under the GIL;
-        // the value returned is borrowed from it, used before the next
-        // lookup in it.
+/// The keys a model's header is read with: `?`, `id` and `type`, as
+/// interned strings until the first model's own key objects replace them
+/// ([`Header::adopt`]): models written in Python share the interned ones,
+/// models loaded by `json` their own, which a lookup then matches by
+/// identity instead of comparing text.
+struct Header<'py> {
+    keys: [Bound<'py, PyString>; 3],
+    adopted: bool,
+}
+
+impl<'py> Header<'py> {
+    fn new(py: Python<'py>) -> Header<'py> {
+        let keys = ["?", "id", "type"].map(|k| PyString::intern(py, k));
+        Header {
+            keys,
+            adopted: false,
+        }
+    }
+
+    /// Takes model `m`'s own header keys, once.
+    fn adopt(&mut self, m: &Bound<'py, PyDict>) {
+        self.adopted = true;
+        // The keys of `d` equal to `self.keys[range]` replace them.
+        let take = |keys: &mut [Bound<'py, PyString>; 3], d: &Bound<'py, PyDict>, range| {
+            for k in d.keys() {
+                let Ok(k) = k.cast_into_exact::<PyString>() else {
+                    continue;
+                };
+                let text = crate::plan::utf8(&k);
+                let same = |i: &usize| text.is_some() && crate::plan::utf8(&keys[*i]) == text;
+                if let Some(i) = std::ops::Range::clone(&range).find(same) {
+                    keys[i] = k;
+                }
+            }
+        };
+        take(&mut self.keys, m, 0..1);
+        if let Ok(Some(h)) = m.get_item(&self.keys[0]) {
+            if let Ok(h) = h.cast_into_exact::<PyDict>() {
+                take(&mut self.keys, &h, 1..3);
+            }
+        }
+    }
+
+    /// The class name of a model that is one object definition: an exact
+    /// dict whose `?` is an exact dict of exactly `id` and `type`, both
+    /// strings (whether it has `Objects` too is [`has_objects`]).
+    fn simple_type(&mut self, m: &Bound<'py, PyAny>) -> Option<TypeName<'py>> {
+        let py = m.py();
+        let d = m.cast_exact::<PyDict>().ok()?;
+        if !self.adopted {
+            self.adopt(d);
+        }
+        let [q, id_key, type_key] = &self.keys;
+        // The value of string key `k` in exact dict `d`, borrowed;
+        // `Err` when the lookup failed (a key's `__eq__` raised).
+        let get = |d: *mut ffi::PyObject, k: &Bound<'py, PyString>| {
+            // SAFETY: `d` is an exact dict held (by the caller, or by the
+            // model the caller holds), under the GIL; the value returned
+            // is borrowed from it.
+            unsafe {
+                let v = ffi::PyDict_GetItemWithError(d, k.as_ptr());
+                if !v.is_null() {
+                    return Ok(Some(v));
+                }
+                if ffi::PyErr_Occurred().is_null() {
+                    return Ok(None);
+                }
+                ffi::PyErr_Clear();
+                Err(())
+            }
+        };
+        let h = get(d.as_ptr(), q).ok()??;
+        // SAFETY: `h` is live (held by `d`), under the GIL.
+        if unsafe { ffi::Py_TYPE(h) } != &raw mut ffi::PyDict_Type {
+            return None;
+        }
+        // Its entries read in order (two, else it is no simple header),
+        // their keys compared by identity (models share their key
+        // strings); keys equal but not the same objects are looked up.
+        let (mut id, mut t, mut n) = (std::ptr::null_mut(), std::ptr::null_mut(), 0);
+        // SAFETY: `h` is an exact dict held by `d`, under the GIL; the keys
+        // and values it yields are borrowed from it and no Python code runs
+        // while they are read.
         unsafe {
-            let v = ffi::PyDict_GetItemWithError(d.as_ptr(), k.as_ptr());
-            if !v.is_null() {
-                return Ok(Some(v));
-            }
-            if ffi::PyErr_Occurred().is_null() {
-                return Ok(None);
-            }
-            ffi::PyErr_Clear();
-            Err(())
-        }
-    };
-    let h = get(d, pyo3::intern!(py, "?")).ok()??;
-    // SAFETY: `h` is live (held by `d`), under the GIL.
-    let h = unsafe { Bound::from_borrowed_ptr(py, h) };
-    let h = h.cast_exact::<PyDict>().ok()?;
-    if h.len() != 2 {
-        return None;
-    }
-    let is_str = |p: *mut ffi::PyObject| {
-        // SAFETY: `p` is live (held by `h`), under the GIL.
-        unsafe { ffi::Py_TYPE(p) == &raw mut ffi::PyUnicode_Type }
-    };
-    let (id_key, type_key) = (pyo3::intern!(py, "id"), pyo3::intern!(py, "type"));
-    // The two entries read in order, their keys compared by identity
-    // (models written in Python or loaded by `json` share the interned
-    // key strings); keys equal but not the same objects are looked up.
-    let (mut id, mut t) = (std::ptr::null_mut(), std::ptr::null_mut());
-    // SAFETY: `h` is an exact dict held by `d`, under the GIL; the keys
-    // and values it yields are borrowed from it and no Python code runs
-    // while they are read.
-    unsafe {
-        let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
-        while ffi::PyDict_Next(h.as_ptr(), &mut pos, &mut k, &mut v) != 0 {
-            if k == id_key.as_ptr() {
-                id = v;
-            } else if k == type_key.as_ptr() {
-                t = v;
+            let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+            while ffi::PyDict_Next(h, &mut pos, &mut k, &mut v) != 0 {
+                n += 1;
+                if k == id_key.as_ptr() {
+                    id = v;
+                } else if k == type_key.as_ptr() {
+                    t = v;
+                }
             }
         }
+        if n != 2 {
+            return None;
+        }
+        let is_str = |p: *mut ffi::PyObject| {
+            // SAFETY: `p` is live, under the GIL (see below).
+            unsafe { ffi::Py_TYPE(p) == &raw mut ffi::PyUnicode_Type }
+        };
+        if !id.is_null() && !t.is_null() {
+            // `id` and `t` are live (held by `h`, held by `d`), no Python
+            // code having run since they were read.
+            return (is_str(id) && is_str(t)).then_some(TypeName {
+                ptr: t,
+                _hold: None,
+            });
+        }
+        // Keys equal to `id` and `type` but not these objects: looked up,
+        // `h` held meanwhile (a key's `__eq__` may run any code), each
+        // value read before the next lookup, the type held.
+        // SAFETY: `h` is live (held by `d`), under the GIL.
+        let h = unsafe { Bound::from_borrowed_ptr(py, h) };
+        let id = get(h.as_ptr(), id_key).ok()??;
+        if !is_str(id) {
+            return None;
+        }
+        let t = get(h.as_ptr(), type_key).ok()??;
+        // SAFETY: `t` is live (held by `h`), under the GIL.
+        let hold = is_str(t).then(|| unsafe { Bound::from_borrowed_ptr(py, t) })?;
+        Some(TypeName {
+            ptr: t,
+            _hold: Some(hold),
+        })
     }
-    if id.is_null() || t.is_null() {
-        id = get(h, id_key).ok()??;
-        t = get(h, type_key).ok()??;
-    }
-    // SAFETY: `t` is live (held by `h`), under the GIL.
-    (is_str(id) && is_str(t)).then(|| unsafe { Bound::from_borrowed_ptr(py, t) })
+}
+
+/// A model's type string, as [`Header::simple_type`] reads it: borrowed
+/// from the model (live while the caller holds the model and runs no
+/// Python code), or held.
+struct TypeName<'py> {
+    ptr: *mut ffi::PyObject,
+    _hold: Option<Bound<'py, PyAny>>,
 }
 
 /// True when a dict with a `?` key is anywhere in `v`, the properties of

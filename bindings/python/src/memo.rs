@@ -9,7 +9,6 @@ use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
-use engine::contracts::Borrowed;
 use runtime::Value;
 
 /// The names a contract may call for its answers to be kept: the
@@ -122,82 +121,86 @@ impl Memo {
     }
 }
 
-/// A scalar kept strictly (as [`Strict`] compares values).
-enum Scalar {
+/// A failing value kept strictly (as [`Strict`] compares values): the
+/// JSON-like kinds only, a dict's entries in order.
+pub enum Plain {
     Null,
     Bool(bool),
     Int(i64),
+    /// By its bits.
     Float(u64),
     Str(Box<str>),
+    List(Vec<Plain>),
+    Dict(Vec<(Box<str>, Plain)>),
 }
 
-impl Scalar {
-    fn of(b: Borrowed<'_>) -> Option<Scalar> {
-        Some(match b {
-            Borrowed::Null => Scalar::Null,
-            Borrowed::Bool(x) => Scalar::Bool(x),
-            Borrowed::Int(x) => Scalar::Int(x),
-            Borrowed::Float(x) => Scalar::Float(x.to_bits()),
-            Borrowed::Str(x) => Scalar::Str(x.into()),
-            _ => return None,
-        })
-    }
-
-    fn is(&self, b: Borrowed<'_>) -> bool {
-        match (self, b) {
-            (Scalar::Null, Borrowed::Null) => true,
-            (Scalar::Bool(x), Borrowed::Bool(y)) => *x == y,
-            (Scalar::Int(x), Borrowed::Int(y)) => *x == y,
-            (Scalar::Float(x), Borrowed::Float(y)) => *x == y.to_bits(),
-            (Scalar::Str(x), Borrowed::Str(y)) => **x == *y,
-            _ => false,
-        }
-    }
+/// A failing value as the caller holds it, compared with a kept one in
+/// place (without converting it).
+pub trait Kept {
+    /// Its hash (the same for strictly equal values), over what
+    /// [`Kept::keep`] would keep; `None` when it would keep nothing.
+    fn hash(&self) -> Option<u64>;
+    /// True when this value is strictly `p` (same kinds, same values).
+    fn is(&self, p: &Plain) -> bool;
+    /// This value kept; `None` when it is of another kind than [`Plain`]
+    /// has, or too large to be worth keeping.
+    fn keep(&self) -> Option<Plain>;
 }
 
-/// Records met so far that failed on one property's scalar value (or
-/// its absence), by the properties passed, that property and the value:
-/// a record the same in these has the same answer (see
-/// [`crate::plan::PyPlan::failing_scalar`]). Few kinds are kept, in order.
+/// What a failure is known by: the record's kind (its class), the
+/// properties passed (by bit), the failing property, and its value's
+/// hash (0: not given).
+type FailedKey = (usize, u64, usize, u64);
+
+/// Records met so far that failed on one property's value (or its
+/// absence), by the properties passed, that property and the value: a
+/// record the same in these has the same answer (see
+/// [`crate::plan::PyPlan::failing_value`]). Values are found by their
+/// hash, then compared in place.
 #[derive(Default)]
 pub struct Failed {
-    seen: Vec<(usize, u64, usize, Option<Scalar>, usize)>,
+    seen: HashMap<FailedKey, Vec<(Option<Plain>, usize)>, rustc_hash::FxBuildHasher>,
+    kept: usize,
 }
 
 impl Failed {
-    /// Kinds kept at most.
-    const MAX: usize = 64;
+    /// Failures kept at most.
+    const MAX: usize = 1024;
 
     /// The index of an earlier record of the same `kind` (its class)
     /// failing the same way as record `i` (properties `passed`, property
-    /// `prop` failing on `value`); else `None`, and this one is kept.
-    pub fn seen(
+    /// `prop` failing on `value`, `None`: not given); else `None`, and
+    /// this one is kept.
+    pub fn seen<K: Kept>(
         &mut self,
         kind: usize,
         passed: u64,
         prop: usize,
-        value: Option<Borrowed<'_>>,
+        value: Option<&K>,
         i: usize,
     ) -> Option<usize> {
-        let same = |(k, p, q, v, _): &&(usize, u64, usize, Option<Scalar>, usize)| {
-            *k == kind
-                && *p == passed
-                && *q == prop
-                && match (v, value) {
-                    (None, None) => true,
-                    (Some(v), Some(b)) => v.is(b),
-                    _ => false,
-                }
+        let hash = match value {
+            None => 0,
+            Some(v) => v.hash()?,
         };
-        if let Some(&(.., first)) = self.seen.iter().find(same) {
-            return Some(first);
+        let key = (kind, passed, prop, hash);
+        if let Some(kept) = self.seen.get(&key) {
+            let same = kept.iter().find(|(v, _)| match (v, value) {
+                (None, None) => true,
+                (Some(v), Some(b)) => b.is(v),
+                _ => false,
+            });
+            if let Some(&(_, first)) = same {
+                return Some(first);
+            }
         }
-        if self.seen.len() < Failed::MAX {
+        if self.kept < Failed::MAX {
             let value = match value {
                 None => None,
-                Some(b) => Some(Scalar::of(b)?),
+                Some(b) => Some(b.keep()?),
             };
-            self.seen.push((kind, passed, prop, value, i));
+            self.kept += 1;
+            self.seen.entry(key).or_default().push((value, i));
         }
         None
     }

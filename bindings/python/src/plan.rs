@@ -6,6 +6,8 @@
 //! a record the plan passes is one [`crate::convert::ToValue`] converts
 //! without error into values the checker finds no violation in.
 
+use std::cell::Cell;
+use std::hash::Hasher;
 use std::os::raw::c_char;
 
 use engine::contracts::plan::{scalar, ObjectPlan, Passing, View};
@@ -14,9 +16,10 @@ use muranopl::jit::Native;
 use runtime::value::{Dict, Value};
 
 use crate::convert::ToValue;
+use crate::memo::{Kept, Plain};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyList, PyString};
 
 extern "C" {
     // In the stable ABI from 3.10 only, but exported by every CPython 3
@@ -58,32 +61,53 @@ impl<'py> PyPlan<'py> {
 
     /// Takes `record`'s own key objects for the plan's keys it has (equal
     /// strings: the lookups find the same entries), so that lookups in
-    /// records sharing them (as `json.load` makes them) match by identity.
+    /// records sharing them (as `json.load` makes them) match by identity
+    /// instead of comparing text. The keys of the dicts nested in it (in
+    /// a value, or among the first items of a list) are taken too: a dict
+    /// contract's keys are looked up there.
     pub fn adopt(&mut self, record: &Bound<'py, PyAny>) {
-        let Ok(d) = record.cast_exact::<PyDict>() else {
+        self.adopt_within(record, 0);
+    }
+
+    /// [`PyPlan::adopt`] of a value `depth` containers down.
+    fn adopt_within(&mut self, v: &Bound<'py, PyAny>, depth: usize) {
+        /// Containers looked into at most, down and across a list.
+        const DEPTH: usize = 4;
+        const ITEMS: usize = 4;
+        if depth > DEPTH {
+            return;
+        }
+        if let Ok(l) = v.cast_exact::<PyList>() {
+            for x in l.iter().take(ITEMS) {
+                self.adopt_within(&x, depth + 1);
+            }
+            return;
+        }
+        let Ok(d) = v.cast_exact::<PyDict>() else {
             return;
         };
-        for k in d.keys() {
-            let Ok(k) = k.cast_exact::<PyString>() else {
-                continue;
-            };
-            let Some(text) = utf8(k) else { continue };
-            if let Some(slot) = self.plan.keys().iter().position(|x| **x == *text) {
-                self.keys[slot] = k.clone();
+        for (k, x) in d.iter() {
+            if let Some(text) = k.cast_exact::<PyString>().ok().and_then(|k| utf8(k)) {
+                if let Some(slot) = self.plan.keys().iter().position(|x| **x == *text) {
+                    if let Ok(k) = k.cast_into_exact::<PyString>() {
+                        self.keys[slot] = k;
+                    }
+                }
             }
+            self.adopt_within(&x, depth + 1);
         }
     }
 
     /// Of a record of properties only (`passing.only`) of which one fails,
     /// in a class with no defaults: that property (by index) and its
-    /// value as a scalar read in place (`None`: not given), which with the
-    /// properties passed is all its answer depends on; `None` for any
-    /// other record, or a value that is no plain scalar.
-    pub fn failing_scalar<'a>(
+    /// value (`None`: not given), which with the properties passed is all
+    /// its answer depends on (compared in place: [`crate::memo::Kept`]);
+    /// `None` for any other record.
+    pub fn failing_value(
         &self,
-        record: &'a Bound<'py, PyAny>,
+        record: &Bound<'py, PyAny>,
         passing: &Passing,
-    ) -> Option<(usize, Option<Borrowed<'a>>)> {
+    ) -> Option<(usize, Option<Bound<'py, PyAny>>)> {
         if !passing.only {
             return None;
         }
@@ -101,27 +125,7 @@ impl<'py> PyPlan<'py> {
         }
         let (i, slot) = failing?;
         let d = record.cast_exact::<PyDict>().ok()?;
-        // SAFETY: `d` is an exact dict the caller holds, under the GIL;
-        // the value is borrowed from it and read (no Python code runs)
-        // into a scalar that lives as long as `record` holds it.
-        unsafe {
-            let v = ffi::PyDict_GetItemWithError(d.as_ptr(), self.keys[slot].as_ptr());
-            if v.is_null() {
-                if !ffi::PyErr_Occurred().is_null() {
-                    ffi::PyErr_Clear();
-                    return None;
-                }
-                return Some((i, None));
-            }
-            match read(v)? {
-                b @ (Borrowed::Null
-                | Borrowed::Bool(_)
-                | Borrowed::Int(_)
-                | Borrowed::Float(_)
-                | Borrowed::Str(_)) => Some((i, Some(b))),
-                _ => None,
-            }
-        }
+        Some((i, d.get_item(&self.keys[slot]).ok()?))
     }
 
     /// What the plan shows of `record` (an exact dict, of which `other`
@@ -188,41 +192,62 @@ impl<'py> PyPlan<'py> {
 }
 
 /// A Python value the plan reads: a borrowed pointer, valid while the
-/// container it was read from is, which the walk holds strongly (only a
-/// lookup in a dict can run Python code, a key's `__eq__`: every dict and
-/// list on the way down is held by its view, so none is freed under it).
+/// record it was read from is (the caller holds the record).
+///
+/// No Python code runs while a record is walked, so nothing in it is
+/// changed or freed meanwhile: values are read by type (exact built-in
+/// types only, by functions that run no Python code), a dict's entries
+/// by `PyDict_Next`, and a lookup is made only in a dict all of whose
+/// keys are exact `str`s (whose comparisons run no Python code either);
+/// a dict with any other key is "ask".
 struct PyView<'a, 'py> {
-    py: Python<'py>,
     o: *mut ffi::PyObject,
-    /// The object itself, when it is a container.
-    _hold: Option<Bound<'py, PyAny>>,
     keys: &'a [Bound<'py, PyString>],
+    /// Of a dict: where its next entry is ([`ffi::PyDict_Next`]'s
+    /// position). The plan asks for its keys in the order records most
+    /// often give them, so the next entry is most often the one asked
+    /// for (its key the plan's own key object, adopted): read in order,
+    /// with no lookup.
+    next: Cell<ffi::Py_ssize_t>,
 }
 
 impl<'a, 'py> PyView<'a, 'py> {
-    fn top(record: &Bound<'py, PyAny>, keys: &'a [Bound<'py, PyString>]) -> Self {
+    fn top(record: &'a Bound<'py, PyAny>, keys: &'a [Bound<'py, PyString>]) -> Self {
         PyView {
-            py: record.py(),
             o: record.as_ptr(),
-            _hold: None,
             keys,
+            next: Cell::new(0),
         }
     }
 
     /// The view of `o`, borrowed from this one's object (non-null).
+    #[inline(always)]
     fn child(&self, o: *mut ffi::PyObject) -> Self {
-        // SAFETY: `o` is a live object this view's container holds, under
-        // the GIL.
-        let t = unsafe { ffi::Py_TYPE(o) };
-        let container = t == &raw mut ffi::PyDict_Type || t == &raw mut ffi::PyList_Type;
         PyView {
-            py: self.py,
             o,
-            // SAFETY: as above; the new reference keeps it alive.
-            _hold: container.then(|| unsafe { Bound::from_borrowed_ptr(self.py, o) }),
             keys: self.keys,
+            next: Cell::new(0),
         }
     }
+}
+
+/// True when every key of dict `d` is an exact `str`, so that a lookup
+/// in it runs no Python code.
+///
+/// # Safety
+/// `d` is a live exact dict, under the GIL.
+unsafe fn str_keys(d: *mut ffi::PyObject) -> bool {
+    let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: per the contract; `PyDict_Next` runs no Python code, and
+    // the keys it yields are live (borrowed from `d`).
+    unsafe {
+        while ffi::PyDict_Next(d, &mut pos, &mut k, &mut v) != 0 {
+            if ffi::Py_TYPE(k) != &raw mut ffi::PyUnicode_Type {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// A string's UTF-8 text where CPython keeps it (no copy for an ASCII
@@ -300,6 +325,195 @@ unsafe fn read<'a>(o: *mut ffi::PyObject) -> Option<Borrowed<'a>> {
     Some(Borrowed::Other)
 }
 
+/// Values kept at most in one [`Plain`] (nodes), and how deep.
+const KEPT_NODES: usize = 64;
+const KEPT_DEPTH: usize = 8;
+
+impl Kept for Bound<'_, PyAny> {
+    fn hash(&self) -> Option<u64> {
+        let mut h = rustc_hash::FxHasher::default();
+        let mut nodes = 0;
+        // SAFETY: as in `is`.
+        unsafe { hash_into(self.as_ptr(), &mut h, &mut nodes, 0)? };
+        Some(h.finish())
+    }
+
+    fn is(&self, p: &Plain) -> bool {
+        // SAFETY: `self` is live (held), under the GIL; no Python code
+        // runs while it is read.
+        unsafe { same(self.as_ptr(), p, 0) }
+    }
+
+    fn keep(&self) -> Option<Plain> {
+        let mut nodes = 0;
+        // SAFETY: as in `is`.
+        unsafe { plain(self.as_ptr(), &mut nodes, 0) }
+    }
+}
+
+/// True when `o` is strictly `p`: the exact built-in types [`read`]
+/// reads, of the same kinds and values (floats by their bits, a dict's
+/// entries in order, its keys exact `str`s).
+///
+/// # Safety
+/// `o` is a live object, under the GIL (no Python code runs here).
+unsafe fn same(o: *mut ffi::PyObject, p: &Plain, depth: usize) -> bool {
+    if depth > KEPT_DEPTH {
+        return false;
+    }
+    // SAFETY: per the contract; items and entries are borrowed from `o`,
+    // which nothing changes while they are read.
+    unsafe {
+        match (read(o), p) {
+            (Some(Borrowed::Null), Plain::Null) => true,
+            (Some(Borrowed::Bool(a)), Plain::Bool(b)) => a == *b,
+            (Some(Borrowed::Int(a)), Plain::Int(b)) => a == *b,
+            (Some(Borrowed::Float(a)), Plain::Float(b)) => a.to_bits() == *b,
+            (Some(Borrowed::Str(a)), Plain::Str(b)) => a == &**b,
+            (Some(Borrowed::List(n)), Plain::List(l)) => {
+                n == l.len()
+                    && l.iter().enumerate().all(|(i, x)| {
+                        let item = ffi::PyList_GetItem(o, i as ffi::Py_ssize_t);
+                        if item.is_null() {
+                            ffi::PyErr_Clear();
+                            return false;
+                        }
+                        same(item, x, depth + 1)
+                    })
+            }
+            (Some(Borrowed::Dict(n)), Plain::Dict(d)) => {
+                if n != d.len() {
+                    return false;
+                }
+                let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+                for (key, x) in d {
+                    if ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) == 0 {
+                        return false;
+                    }
+                    let key_is = ffi::Py_TYPE(k) == &raw mut ffi::PyUnicode_Type
+                        && utf8_of(k) == Some(&**key);
+                    if !key_is || !same(v, x, depth + 1) {
+                        return false;
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Hashes `o` into `h` as [`plain`] would keep it (the same kinds, the
+/// same bounds); `None` where `plain` keeps nothing.
+///
+/// # Safety
+/// As [`same`].
+unsafe fn hash_into(
+    o: *mut ffi::PyObject,
+    h: &mut rustc_hash::FxHasher,
+    nodes: &mut usize,
+    depth: usize,
+) -> Option<()> {
+    *nodes += 1;
+    if *nodes > KEPT_NODES || depth > KEPT_DEPTH {
+        return None;
+    }
+    // SAFETY: as in `same`.
+    unsafe {
+        match read(o)? {
+            Borrowed::Null => h.write_u8(0),
+            Borrowed::Bool(b) => h.write_u8(1 + u8::from(b)),
+            Borrowed::Int(i) => {
+                h.write_u8(3);
+                h.write_i64(i);
+            }
+            Borrowed::Float(f) => {
+                h.write_u8(4);
+                h.write_u64(f.to_bits());
+            }
+            Borrowed::Str(s) => {
+                h.write_u8(5);
+                h.write(s.as_bytes());
+                h.write_u8(0xff);
+            }
+            Borrowed::List(n) => {
+                h.write_u8(6);
+                h.write_usize(n);
+                for i in 0..n {
+                    let item = ffi::PyList_GetItem(o, i as ffi::Py_ssize_t);
+                    if item.is_null() {
+                        ffi::PyErr_Clear();
+                        return None;
+                    }
+                    hash_into(item, h, nodes, depth + 1)?;
+                }
+            }
+            Borrowed::Dict(n) => {
+                h.write_u8(7);
+                h.write_usize(n);
+                let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+                while ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) != 0 {
+                    if ffi::Py_TYPE(k) != &raw mut ffi::PyUnicode_Type {
+                        return None;
+                    }
+                    h.write(utf8_of(k)?.as_bytes());
+                    h.write_u8(0xff);
+                    hash_into(v, h, nodes, depth + 1)?;
+                }
+            }
+            Borrowed::BigInt | Borrowed::Other => return None,
+        }
+    }
+    Some(())
+}
+
+/// `o` kept as a [`Plain`] (what [`same`] compares with), counting its
+/// values in `nodes`; `None` for any other kind, or beyond
+/// [`KEPT_NODES`] or [`KEPT_DEPTH`].
+///
+/// # Safety
+/// As [`same`].
+unsafe fn plain(o: *mut ffi::PyObject, nodes: &mut usize, depth: usize) -> Option<Plain> {
+    *nodes += 1;
+    if *nodes > KEPT_NODES || depth > KEPT_DEPTH {
+        return None;
+    }
+    // SAFETY: as in `same`.
+    unsafe {
+        Some(match read(o)? {
+            Borrowed::Null => Plain::Null,
+            Borrowed::Bool(b) => Plain::Bool(b),
+            Borrowed::Int(i) => Plain::Int(i),
+            Borrowed::Float(f) => Plain::Float(f.to_bits()),
+            Borrowed::Str(s) => Plain::Str(s.into()),
+            Borrowed::List(n) => {
+                let mut items = Vec::with_capacity(n.min(KEPT_NODES));
+                for i in 0..n {
+                    let item = ffi::PyList_GetItem(o, i as ffi::Py_ssize_t);
+                    if item.is_null() {
+                        ffi::PyErr_Clear();
+                        return None;
+                    }
+                    items.push(plain(item, nodes, depth + 1)?);
+                }
+                Plain::List(items)
+            }
+            Borrowed::Dict(n) => {
+                let mut entries = Vec::with_capacity(n.min(KEPT_NODES));
+                let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+                while ffi::PyDict_Next(o, &mut pos, &mut k, &mut v) != 0 {
+                    if ffi::Py_TYPE(k) != &raw mut ffi::PyUnicode_Type {
+                        return None;
+                    }
+                    entries.push((utf8_of(k)?.into(), plain(v, nodes, depth + 1)?));
+                }
+                Plain::Dict(entries)
+            }
+            Borrowed::BigInt | Borrowed::Other => return None,
+        })
+    }
+}
+
 impl View for PyView<'_, '_> {
     #[inline(always)]
     fn read(&self) -> Option<Borrowed<'_>> {
@@ -310,19 +524,20 @@ impl View for PyView<'_, '_> {
 
     fn items_pass(&self, n: usize, chain: &Native) -> bool {
         const BATCH: usize = 16;
+        // SAFETY: `o` is live (see `PyView`), under the GIL.
+        if unsafe { ffi::Py_TYPE(self.o) } != &raw mut ffi::PyList_Type {
+            return false;
+        }
         let mut buf = [Borrowed::Null; BATCH];
         let mut i = 0;
         while i < n {
             let k = (n - i).min(BATCH);
             for (j, b) in buf[..k].iter_mut().enumerate() {
-                // SAFETY: `o` is a list this view holds, under the GIL;
-                // `PyList_GetItem` checks the index, and the item it
+                // SAFETY: `o` is a live list (see `PyView`), under the
+                // GIL; `PyList_GetItem` checks the index, and the item it
                 // returns is borrowed from the list, which no Python code
                 // runs to change while the batch is read and checked.
                 let x = unsafe {
-                    if ffi::Py_TYPE(self.o) != &raw mut ffi::PyList_Type {
-                        return false;
-                    }
                     let p = ffi::PyList_GetItem(self.o, (i + j) as ffi::Py_ssize_t);
                     if p.is_null() {
                         ffi::PyErr_Clear();
@@ -343,15 +558,36 @@ impl View for PyView<'_, '_> {
         true
     }
 
+    // Inlined, as `read` is: a view returned through memory was copied
+    // by wider loads than the stores that wrote it (a store-forwarding
+    // stall on every property read).
+    #[inline(always)]
     fn field(&self, slot: usize) -> Option<Option<Self>> {
-        // SAFETY: `o` is live (held by this view when it is a dict), under
-        // the GIL; the lookup is made only in an exact dict, with a key
-        // the plan holds; the value returned is borrowed from the dict.
+        let key = self.keys[slot].as_ptr();
+        // SAFETY: `o` is live (see `PyView`), under the GIL; the dict is
+        // read only if it is an exact one, its next entry by `PyDict_Next`
+        // (which checks the position against the entries the dict has),
+        // else by a lookup with a key the plan holds, made only when no
+        // Python code can run in it; the value either returns is borrowed
+        // from the dict.
         unsafe {
             if ffi::Py_TYPE(self.o) != &raw mut ffi::PyDict_Type {
                 return None;
             }
-            let v = ffi::PyDict_GetItemWithError(self.o, self.keys[slot].as_ptr());
+            // The next entry, if its key is the plan's key object: the
+            // entry a lookup would find (a dict's keys are unique).
+            let (mut pos, mut k, mut v) =
+                (self.next.get(), std::ptr::null_mut(), std::ptr::null_mut());
+            if ffi::PyDict_Next(self.o, &mut pos, &mut k, &mut v) != 0 && k == key {
+                self.next.set(pos);
+                return Some(Some(self.child(v)));
+            }
+            // A lookup, which runs no Python code when every key is an
+            // exact `str` (else: ask).
+            if !str_keys(self.o) {
+                return None;
+            }
+            let v = ffi::PyDict_GetItemWithError(self.o, key);
             if v.is_null() {
                 if !ffi::PyErr_Occurred().is_null() {
                     ffi::PyErr_Clear();
@@ -363,10 +599,11 @@ impl View for PyView<'_, '_> {
         }
     }
 
+    #[inline(always)]
     fn item(&self, i: usize) -> Option<Self> {
-        // SAFETY: `o` is live (held by this view when it is a list), under
-        // the GIL; `PyList_GetItem` checks the index and returns an item
-        // borrowed from the list.
+        // SAFETY: `o` is live (see `PyView`), under the GIL;
+        // `PyList_GetItem` checks the index and returns an item borrowed
+        // from the list.
         unsafe {
             if ffi::Py_TYPE(self.o) != &raw mut ffi::PyList_Type {
                 return None;

@@ -7,8 +7,15 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 
-/// How many jobs go to the pool at once.
-const BATCH: usize = 32;
+/// How many jobs go to the pool at once. A batch is worth waking a pool
+/// thread for only when it holds more work than the wake-up and, on a
+/// busy machine, the wait for the thread to be scheduled cost: with 32,
+/// the few checks of a batch whose failures repeat (W7's sixty-odd) went
+/// to two pool threads that competed with the caller's thread for the
+/// cores, and `validate_objects` took a tenth longer under load than with
+/// every check on the caller's thread. Fewer jobs than this all run on
+/// the caller's thread ([`Pool::finish`]).
+const BATCH: usize = 256;
 
 /// What a batch of jobs becomes: results by index, or the panic a job
 /// raised.

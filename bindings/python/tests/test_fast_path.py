@@ -430,3 +430,138 @@ def test_failures_answer_in_their_turn(cat):
             assert g == cat.validate(ms[i % 5])
     with pytest.raises(muranopl.MuranoPLError, match=re.escape(str(alone.value))):
         cat.validate_many(ms * 20)
+
+
+def container_repeats():
+    """Records failing on one property whose value is a list or a dict,
+    repeated, and values strictly different but equal to Python (``True``
+    and ``1``, ``1`` and ``1.0``), or the same entries in another order,
+    or nested differently: each answers as it would alone."""
+    out = []
+    for i in range(30):
+        out.append(dict(GOOD, ports=[80, -5], name='n%d' % i))
+        out.append(dict(GOOD, ports=[80, 0]))
+        out.append(dict(GOOD, ports=[80, 0.0]))
+        out.append(dict(GOOD, ports=[80, False]))
+        out.append(dict(GOOD, ports=[80, 'x']))
+        out.append(dict(GOOD, ports=[80] * 9))
+        out.append(dict(GOOD, ports=[80] * 9 + [i % 2]))
+        out.append(dict(GOOD, ports=[]))
+        out.append(dict(GOOD, ports=[80, [1]]))
+        out.append(dict(GOOD, ports=[80, (1,)]))
+        out.append(dict(GOOD, settings={'timeout': -1, 'label': 'a'}))
+        out.append(dict(GOOD, settings={'label': 'a', 'timeout': -1}))
+        out.append(dict(GOOD, settings={'timeout': -1.0, 'label': 'a'}))
+        out.append(dict(GOOD, settings={'timeout': -1, 'label': 'a%d' % (i % 3)}))
+        out.append(dict(GOOD, settings={'timeout': -1, 'label': {'x': [1, {'y': None}]}}))
+        out.append(dict(GOOD, settings={'timeout': -1, 'label': {'x': [1, {'y': False}]}}))
+        out.append(dict(GOOD, settings={'label': 'a'}))
+        out.append(dict(GOOD, settings={'timeout': 1, 1: 2}))
+        out.append(dict(GOOD, settings={'timeout': 1, 'label': 'é' * (i % 2 + 1), 'x': 1}))
+        out.append(dict(GOOD, settings=list(range(i % 3 + 70))))
+    return out
+
+
+def test_repeated_wrong_containers_answer_each_as_alone(cat):
+    records = container_repeats()
+    got = cat.validate_objects('fast.Port', records)
+    assert got == [cat.validate_objects('fast.Port', [r])[0] for r in records]
+    assert got == cat.validate_objects('fast.Port', [Slow(r) for r in records])
+    # Strictly different values get their own answers.
+    assert got[1] != got[4] and got[10] != got[12]
+    got[0].append('x')
+    assert got[20] == cat.validate_objects('fast.Port', [records[20]])[0]
+
+
+def test_repeated_wrong_container_models_answer_each_as_validate(cat):
+    ms = [model(r, i) for i, r in enumerate(container_repeats())]
+    got = cat.validate_many(ms)
+    assert got == [cat.validate(m) for m in ms]
+    got[0].append('x')
+    assert got[20] == cat.validate(ms[20])
+
+
+def keys_of_their_own(record):
+    """`record` with key objects of its own (equal strings, not the
+    interned ones), as a JSON document loaded alone has them."""
+    return json.loads(json.dumps(record))
+
+
+def test_records_whose_keys_are_other_objects_or_in_another_order(cat):
+    """The walk reads a dict's entries in order while their keys are the
+    plan's own key objects (those of the first record), else looks keys
+    up: records loaded one by one, keys in another order, keys missing,
+    extra keys, keys that are not strings: each answers as alone."""
+    loaded = json.loads(json.dumps([GOOD] * 3))
+    records = loaded + [
+        keys_of_their_own(GOOD),
+        keys_of_their_own(dict(GOOD, port=0)),
+        dict(reversed(list(GOOD.items()))),
+        dict(reversed(list(dict(GOOD, port=0).items()))),
+        {k: v for k, v in GOOD.items() if k != 'scope'},
+        dict(GOOD, settings=dict(reversed(list(GOOD['settings'].items())))),
+        dict(GOOD, settings={'label': 'x', 'timeout': 5}),
+        dict(GOOD, settings={'timeout': 5, 'label': 'x', 7: 'y'}),
+        dict(GOOD, **{'sco' + 'pe': 'public'}),
+        {**GOOD, 1: 'one'},
+        {**GOOD, None: 'none'},
+    ]
+    records = records * 30
+    got = cat.validate_objects('fast.Port', records)
+    assert got == cat.validate_objects('fast.Port', [Slow(r) for r in records])
+    assert got[:3] == [[]] * 3 and got[3] == [] and got[4] != []
+    ms = [model(r, i) for i, r in enumerate(records)]
+    assert cat.validate_many(ms) == [cat.validate(m) for m in ms]
+    # Models loaded one by one: their header keys are their own objects.
+    ms = [keys_of_their_own(model(dict(GOOD, port=i % 3), i)) for i in range(70)]
+    assert cat.validate_many(ms) == [cat.validate(m) for m in ms]
+
+
+class Sneaky:
+    """A key equal to 'timeout' (same hash) whose comparison empties the
+    dict holding it, frees what it held, and reports no match."""
+
+    def __init__(self, victim):
+        self.victim = victim
+
+    def __hash__(self):
+        return hash('timeout')
+
+    def __eq__(self, other):
+        self.victim.clear()
+        return False
+
+
+def test_a_key_whose_comparison_changes_the_record(cat):
+    """No Python code runs during a walk: a dict with a key that is not
+    a string is left to the checker, which is then the one to compare
+    (and to find what the comparison left)."""
+    settings = {}
+    settings[Sneaky(settings)] = 1
+    settings['label'] = 'x'
+    record = dict(GOOD, settings=settings)
+    try:
+        want = cat.validate_objects('fast.Port', [Slow(dict(record))])
+    except Exception as e:  # noqa: F841
+        want = None
+    settings2 = {}
+    settings2[Sneaky(settings2)] = 1
+    settings2['label'] = 'x'
+    try:
+        got = cat.validate_objects('fast.Port', [dict(GOOD, settings=settings2)] * 70)
+    except Exception:
+        got = None
+    assert (want is None) == (got is None)
+
+
+def test_many_distinct_failures_answer_each_as_alone(cat):
+    """More failures than one batch of checks holds (each its own: no
+    answer shared), checked on the pool and on the calling thread."""
+    records = [dict(GOOD, port=-i, name='n%d' % i) if i % 3 else
+               dict(GOOD, settings={'timeout': -i, 'label': 'l%d' % i})
+               for i in range(1, 700)]
+    got = cat.validate_objects('fast.Port', records)
+    assert got == cat.validate_objects('fast.Port', [Slow(r) for r in records])
+    assert all(got)
+    ms = [model(r, i) for i, r in enumerate(records)]
+    assert cat.validate_many(ms) == [cat.validate(m) for m in ms]
