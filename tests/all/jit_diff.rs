@@ -395,3 +395,87 @@ fn membership_in_lists_read_answers_alike_compiled_and_interpreted() {
     }
     d.same(&model(json!("abc"), json!(["a", "d"])));
 }
+
+/// `matches()` of a constant pattern in a contract and a condition,
+/// `startsWith()`/`endsWith()` of a variable, `in` and `len()` over a
+/// dict's `keys()` and `values()`: a list longer than a batch of the
+/// compiled loop (16) failing in its second batch, and values the code
+/// has no rule for (a number where a string is tested, a dict that is no
+/// dict) left to the interpreter, errors included.
+#[test]
+fn patterns_prefixes_and_dict_views_answer_alike_compiled_and_interpreted() {
+    let j = "Namespaces: {=: ex}\nName: J\nProperties:\n  names:\n    Contract:\n      - $.string().check($.matches('^[a-z][a-z0-9-]*$'))\n  \
+             ports:\n    Contract: $\n  asked:\n    Contract: $\n  prefix:\n    Contract: $\n\
+             Methods:\n  deploy:\n    Body:\n      - $out: []\n      - $ports: $.ports\n      - $prefix: $.prefix\n\
+             \x20     - For: x\n        In: $.asked\n        Do:\n\
+             \x20         - If: $x in $ports.keys() or $x in $.ports.values()\n            Then:\n              - $out: $out + [port]\n\
+             \x20         - If: $x.startsWith($prefix) and not $x.endsWith($prefix)\n            Then:\n              - $out: $out + [prefixed]\n\
+             \x20         - If: $x =~ '^k[0-9]$' and len($ports.keys()) > 1\n            Then:\n              - $out: $out + [k]\n\
+             \x20     - Return: [$.names.len(), $out]\n";
+    let d = Dir::new("views", &[("J", j)]);
+    // Every condition of J compiles, and its contract.
+    let cov = muranopl(&[
+        "package",
+        "check",
+        d.0.join("pkg").to_str().unwrap(),
+        "--jit-coverage",
+    ]);
+    let cov = stdout(&cov);
+    assert!(
+        cov.contains("contract parts 1/1 (100.0%), conditions 3/3 (100.0%)"),
+        "{cov}"
+    );
+    let model = |names: Json, ports: Json, asked: Json, prefix: Json| {
+        json!({"Objects": {"?": {"id": "j", "type": "ex.J"},
+            "names": names, "ports": ports, "asked": asked, "prefix": prefix}})
+    };
+    let mut names: Vec<Json> = (0..40).map(|i| json!(format!("host-{i}"))).collect();
+    let ports = json!({"80": "http", "k1": "x", "443": "https"});
+    let asked = json!(["80", "http", "k1", "k2", "kk", "pre-x", "pre", "é", "443"]);
+    let ok = d.same(&model(
+        json!(names.clone()),
+        ports.clone(),
+        asked.clone(),
+        json!("pre"),
+    ));
+    assert!(
+        ok.starts_with(
+            "[40, [\"port\", \"port\", \"port\", \"k\", \"k\", \"prefixed\", \"port\"]]"
+        ),
+        "{ok}"
+    );
+    // A name that does not match in the second batch; one the contract
+    // coerces (an integer becomes a string, which does not match).
+    for (bad, want) in [
+        (
+            json!("Host-20"),
+            "[20]: Value 'Host-20' doesn't match predicate",
+        ),
+        (json!(20), "[20]"),
+    ] {
+        names[20] = bad;
+        let got = d.same(&model(
+            json!(names.clone()),
+            ports.clone(),
+            asked.clone(),
+            json!("pre"),
+        ));
+        assert!(got.contains(want), "{want}: {got}");
+    }
+    names[20] = json!("host-20");
+    // What the code has no rule for: an integer asked (a key compared with
+    // it, then `startsWith()` of a number: the interpreter's error), a
+    // prefix that is no string, ports that are no dict.
+    for (asked, prefix, ports) in [
+        (json!(["80", 80, "k1"]), json!("pre"), ports.clone()),
+        (json!(["80", "k1"]), json!(1), ports.clone()),
+        (json!(["80", "k1"]), json!("pre"), json!(["80"])),
+        (
+            json!(["80", "k1"]),
+            json!("pre"),
+            json!({"1": 1.5, "k1": 2}),
+        ),
+    ] {
+        d.same(&model(json!(names.clone()), ports, asked, prefix));
+    }
+}
