@@ -479,3 +479,67 @@ fn patterns_prefixes_and_dict_views_answer_alike_compiled_and_interpreted() {
         d.same(&model(json!(names.clone()), ports, asked, prefix));
     }
 }
+
+/// `owned()` and `notOwned()` after `class()` over lists of object ids:
+/// the machine code asks the engine about the object each id became,
+/// passes a scalar as it is, and leaves a violation (an object another
+/// object owns, in the second batch) to the interpreter.
+#[test]
+fn owned_contracts_answer_alike_compiled_and_interpreted() {
+    let j = "Namespaces: {=: ex}\nName: J\nProperties:\n  pool:\n    Contract: [$.class(Node)]\n  \
+             other:\n    Contract: $.class(Holder)\n  mine:\n    Contract: [$.class(Node).owned().notNull()]\n  \
+             theirs:\n    Contract: [$.class(Node).notOwned()]\n  tags:\n    Contract: [$.string().owned()]\n\
+             Methods:\n  deploy:\n    Body:\n      - Return: [$.mine.select($.name), $.theirs.select($?.name), $.tags]\n";
+    let holder =
+        "Namespaces: {=: ex}\nName: Holder\nProperties:\n  nodes:\n    Contract: [$.class(Node)]\n";
+    let d = Dir::new("owned", &[("J", j), ("Node", NODE), ("Holder", holder)]);
+    let cov = muranopl(&[
+        "package",
+        "check",
+        d.0.join("pkg").to_str().unwrap(),
+        "--jit-coverage",
+    ]);
+    let cov = stdout(&cov);
+    assert!(cov.contains("ex.J: 7/7 compiled"), "{cov}");
+    let model = |mine: Json, theirs: Json, tags: Json| {
+        json!({"Objects": {"?": {"id": "j", "type": "ex.J"},
+            "pool": (1..=5).map(|i| json!({"?": {"id": format!("n{i}"), "type": "ex.Node"}, "name": format!("x{i}")})).collect::<Vec<_>>(),
+            "other": {"?": {"id": "h", "type": "ex.Holder"},
+                "nodes": [{"?": {"id": "o1", "type": "ex.Node"}, "name": "y1"}]},
+            "mine": mine, "theirs": theirs, "tags": tags}})
+    };
+    let mut mine: Vec<Json> = (0..40).map(|i| json!(format!("n{}", i % 5 + 1))).collect();
+    let ok = d.same(&model(
+        json!(mine.clone()),
+        json!(["o1", null]),
+        json!(["a", 1]),
+    ));
+    assert!(ok.starts_with("[[\"x1\", \"x2\""), "{ok}");
+    assert!(ok.contains("[\"y1\", null], [\"a\", \"1\"]]"), "{ok}");
+    // An object another object owns, in the second batch; one of ours
+    // where it must not be; a null where notNull() follows.
+    for (m, theirs, want) in [
+        (
+            Some(json!("o1")),
+            json!([]),
+            "[20]: Object o1 violates owned() contract",
+        ),
+        (
+            None,
+            json!(["o1", "n2"]),
+            "[1]: Object n2 violates notOwned() contract",
+        ),
+        (
+            Some(json!(null)),
+            json!([]),
+            "[20]: null value violates notNull() contract",
+        ),
+    ] {
+        if let Some(x) = m {
+            mine[20] = x;
+        }
+        let got = d.same(&model(json!(mine.clone()), theirs, json!([])));
+        assert!(got.contains(want), "{want}: {got}");
+        mine[20] = json!("n1");
+    }
+}

@@ -466,6 +466,7 @@ impl Gen<'_> {
                     val: self.b.ins().select(became, null, it.val),
                 };
             }
+            LinkKind::Owned | LinkKind::NotOwned => self.owned_step(k)?,
             LinkKind::NotNull => {
                 let ok = self
                     .b

@@ -27,9 +27,13 @@
 //! `in` a list of constants, and the type tests `isInteger`, `isNumber`,
 //! `isString`, `isBoolean`; the contract steps `notNull()`, `int()`,
 //! `string()`, `bool()`, `check(p)` with `p` built from those, and
-//! `class()`, which calls the engine back through a [`Host`] passed to each
-//! call (per-run state stays the engine's: the code is frozen and
-//! shared).
+//! `class()`, `owned()` and `notOwned()`, which call the engine back
+//! through a [`Host`] passed to each call (per-run state stays the
+//! engine's: the code is frozen and shared). Conditions also compile
+//! `matches()` and `=~` of a constant pattern (the library's own test,
+//! prepared once: [`runtime::registry::StrTest`]), `startsWith()` and
+//! `endsWith()`, and `in` and `len()` over a dict's `keys()` and
+//! `values()` (`codegen/calls.rs`).
 
 mod borrowed;
 mod codegen;
@@ -322,9 +326,10 @@ type Loop = unsafe extern "C" fn(*const Scalar, usize, *const Call<'_>, ClassFn)
 /// (the object store, the model being validated) stays the engine's, and
 /// is reached only through this, passed to each call by reference.
 pub trait Host {
-    /// What link `step` of the chain (a `class()` link) does with `v`,
-    /// exactly as the checker would, or [`Verdict::Ask`] when the
-    /// interpreter must say (an error or violation included: the
+    /// What link `step` of the chain (a `class()` link, or an `owned()`
+    /// or `notOwned()` link given the object a `class()` link made) does
+    /// with `v`, exactly as the checker would, or [`Verdict::Ask`] when
+    /// the interpreter must say (an error or violation included: the
     /// interpreter raises it in its own words).
     fn class(&self, step: usize, v: &Value) -> Verdict;
 }
@@ -358,22 +363,31 @@ struct Call<'a> {
 /// The helper a compiled `class()` link calls.
 type ClassFn = unsafe extern "C" fn(*const Call<'_>, u64, u64, *const Value) -> u8;
 
-/// Link `step` on item `i` of the batch, whose value is `v`: 0 ask the
-/// interpreter, 1 the value passes as it is, 2 it passes and became
+/// Link `step` on item `i` of the batch, whose value is `v` (null: the
+/// value an earlier link made item `i` become, recorded in `call`): 0 ask
+/// the interpreter, 1 the value passes as it is, 2 it passes and became
 /// another (recorded in `call`).
 ///
 /// # Safety
 /// `call` points to the live [`Call`] the code was called with and `v`
-/// to a live value (or is null, refused here), for the duration of the
-/// call.
+/// to a live value (or is null), for the duration of the call.
 unsafe extern "C" fn class_step(call: *const Call<'_>, step: u64, i: u64, v: *const Value) -> u8 {
     // SAFETY: the compiled code passes on the `Call` pointer it was given
     // (a reference alive for the whole native call) and the `val` of a
-    // scalar made from a live value; a null `val` is refused.
-    let (call, v) = unsafe {
-        match v.as_ref() {
-            Some(v) => (&*call, v),
-            None => return 0,
+    // scalar made from a live value, or null.
+    let (call, v) = unsafe { (&*call, v.as_ref()) };
+    let held;
+    let v = match v {
+        Some(v) => v,
+        None => {
+            let became = call.became.borrow();
+            match became.iter().rev().find(|(j, _)| *j as u64 == i) {
+                Some((_, x)) => {
+                    held = x.clone();
+                    &held
+                }
+                None => return 0,
+            }
         }
     };
     // A panic must not unwind into machine code: it becomes "ask".

@@ -189,3 +189,52 @@ fn in_and_len_over_keys_and_values_as_the_library_does() {
     };
     assert_eq!(p.eval_with(&Value::Null, &mut vars), Some(false));
 }
+
+/// A host that makes `n…` ids objects and says every object but `obj:n9`
+/// is owned (anything else is the interpreter's).
+struct Owners;
+
+impl Host for Owners {
+    fn class(&self, step: usize, v: &Value) -> Verdict {
+        match (step, v.as_str()) {
+            (0, Some(id)) if id.starts_with('n') => {
+                Verdict::Becomes(Value::str(format!("obj:{id}")))
+            }
+            (0, None) if v.is_null() => Verdict::Same,
+            (1, Some(o)) if o.starts_with("obj:") && o != "obj:n9" => Verdict::Same,
+            _ => Verdict::Ask,
+        }
+    }
+}
+
+#[test]
+fn owned_asks_the_host_about_the_object_a_class_link_made() {
+    let class = LinkKind::Class {
+        name: crate::murano::ir::Operand::of(
+            &crate::yaql::parse("Node", Default::default()).unwrap(),
+        ),
+        default: None,
+        version: None,
+    };
+    let n = Native::compile(&[Step::plain(&class), Step::plain(&LinkKind::Owned)]).unwrap();
+    let mut ids: Vec<Value> = (0..40).map(|i| Value::str(format!("n{}", i % 5))).collect();
+    let mut became = Vec::new();
+    assert_eq!(n.first_failing_in(&Owners, &ids, &mut became), 40);
+    assert_eq!(became.len(), 40);
+    // Null passes both links as it is; an object not owned stops the loop.
+    ids[3] = Value::Null;
+    ids[21] = Value::str("n9");
+    became.clear();
+    assert_eq!(n.first_failing_in(&Owners, &ids, &mut became), 21);
+    assert_eq!(became.len(), 20);
+    // A scalar passes `owned()` alone as it is; a container is the
+    // interpreter's.
+    let alone = Native::compile(&[
+        Step::plain(&LinkKind::String),
+        Step::plain(&LinkKind::NotOwned),
+    ])
+    .unwrap();
+    assert!(alone.passes(&Value::str("a")));
+    assert!(alone.passes(&Value::Null));
+    assert!(!alone.passes(&Value::list(vec![])));
+}

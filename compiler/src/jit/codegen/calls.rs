@@ -71,6 +71,34 @@ fn str_test_signature(cc: cranelift_codegen::isa::CallConv) -> Signature {
 }
 
 impl Gen<'_> {
+    /// Link `k`, `owned()` or `notOwned()`: a scalar passes as it is (only
+    /// an object is owned or not); the object a `class()` link made of an
+    /// id (tag OTHER) is the engine's to judge through the chain's helper,
+    /// which passes it or deopts.
+    pub(super) fn owned_step(&mut self, k: usize) -> Result<(), Unsupported> {
+        let c = self
+            .classes
+            .ok_or_else(|| unsupported("owned() outside a chain"))?;
+        let ask = self.b.create_block();
+        let join = self.b.create_block();
+        let object = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, self.item.tag, super::tag::OTHER as i64);
+        self.b.ins().brif(object, ask, &[], join, &[]);
+        self.b.switch_to_block(ask);
+        let step = self.b.ins().iconst(types::I64, k as i64);
+        let call =
+            self.b
+                .ins()
+                .call_indirect(c.sig, c.helper, &[c.call, step, c.index, self.item.val]);
+        let r = self.b.inst_results(call)[0];
+        let same = self.b.ins().icmp_imm_s(IntCC::Equal, r, 1);
+        self.b.ins().brif(same, join, &[], self.deopt, &[]);
+        self.b.switch_to_block(join);
+        Ok(())
+    }
+
     /// `s.matches(pattern)` or `s =~ pattern` of a value read and a
     /// constant pattern: the library's own test, prepared (the pattern
     /// compiled) now and called on the string; anything but a string, and
