@@ -545,3 +545,47 @@ fn owned_contracts_answer_alike_compiled_and_interpreted() {
         mine[20] = json!("n1");
     }
 }
+
+/// `template()` chains: null passes as machine code (once the names are
+/// known to evaluate), an object definition is the interpreter's (a new
+/// object id, the properties coerced or a violation), in a list longer
+/// than a batch of the compiled loop (16), in its second batch.
+#[test]
+fn template_contracts_answer_alike_compiled_and_interpreted() {
+    let node =
+        "Namespaces: {=: ex}\nName: Node\nProperties:\n  name:\n    Contract: $.string()\n  \
+                size:\n    Contract: $.int()\n";
+    let j = "Namespaces: {=: ex}\nName: J\nProperties:\n  tpl:\n    Contract: $.template(Node)\n  \
+             tpls:\n    Contract:\n      - $.template(Node, excludeProperties => [name])\n\
+             Methods:\n  deploy:\n    Body:\n      - Return: [$.tpl, $.tpls.select($?.size)]\n";
+    let d = Dir::new("template", &[("J", j), ("Node", node)]);
+    let cov = muranopl(&[
+        "package",
+        "check",
+        d.0.join("pkg").to_str().unwrap(),
+        "--jit-coverage",
+    ]);
+    let cov = stdout(&cov);
+    assert!(cov.contains("compiled (100.0%): contract parts"), "{cov}");
+    let model = |tpl: Json, tpls: Json| json!({"Objects": {"?": {"id": "j", "type": "ex.J"}, "tpl": tpl, "tpls": tpls}});
+    let mut tpls = vec![json!(null); 40];
+    let ok = d.same(&model(json!(null), json!(tpls.clone())));
+    assert!(ok.starts_with("[null, [null, null"), "{ok}");
+    tpls[17] = json!({"name": "a", "size": "3"});
+    let got = d.same(&model(json!({"name": "q", "size": 1}), json!(tpls.clone())));
+    assert!(got.contains("\"name\": \"q\", \"size\": 1}"), "{got}");
+    for (bad, want) in [
+        (
+            json!(5),
+            "[17]: Value 5 cannot be represented as class Node",
+        ),
+        (
+            json!({"size": "x"}),
+            "[17]: [size] Value 'x' violates int() contract",
+        ),
+    ] {
+        tpls[17] = bad;
+        let got = d.same(&model(json!(null), json!(tpls.clone())));
+        assert!(got.contains(want), "{want}: {got}");
+    }
+}

@@ -467,6 +467,7 @@ impl Gen<'_> {
                 };
             }
             LinkKind::Owned | LinkKind::NotOwned => self.owned_step(k)?,
+            LinkKind::Template { .. } => self.template_step(k)?,
             LinkKind::NotNull => {
                 let ok = self
                     .b

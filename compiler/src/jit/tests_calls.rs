@@ -238,3 +238,37 @@ fn owned_asks_the_host_about_the_object_a_class_link_made() {
     assert!(alone.passes(&Value::Null));
     assert!(!alone.passes(&Value::list(vec![])));
 }
+
+/// A host that passes null through `template()` (its names known).
+struct Templates;
+
+impl Host for Templates {
+    fn class(&self, _: usize, v: &Value) -> Verdict {
+        match v {
+            Value::Null => Verdict::Same,
+            _ => Verdict::Ask,
+        }
+    }
+}
+
+#[test]
+fn template_passes_null_when_the_host_says_so_and_hands_over_anything_else() {
+    let name =
+        crate::murano::ir::Operand::of(&crate::yaql::parse("Node", Default::default()).unwrap());
+    let template = LinkKind::Template {
+        name,
+        exclude: None,
+        default_type: None,
+        version: None,
+    };
+    let n = Native::compile(&[Step::plain(&template)]).unwrap();
+    let mut items = vec![Value::Null; 40];
+    assert_eq!(n.first_failing_in(&Templates, &items, &mut Vec::new()), 40);
+    // A definition (the interpreter makes the object's template), in the
+    // second batch; a string.
+    items[17] = dict(&[("name", Value::str("a"))]);
+    assert_eq!(n.first_failing_in(&Templates, &items, &mut Vec::new()), 17);
+    assert!(n.check_in(&Templates, &Value::str("n1")).is_none());
+    // Without a host that knows the names, null too is the interpreter's.
+    assert_eq!(n.first_failing(&[Value::Null]), 0);
+}

@@ -203,6 +203,21 @@ impl Step {
                 message: None,
                 ..
             } => predicate = Some(compile_part(expr, p)?),
+            // Whole chains with it are the interpreter's ([`Check::check_at`]);
+            // the machine code passes null once the names are known to
+            // evaluate (their errors are the interpreter's).
+            LinkKind::Template {
+                name,
+                exclude,
+                default_type,
+                version: None,
+            } if exclude.as_ref().is_none_or(constant_list) => {
+                let default = match default_type {
+                    Some(d) => Some(ClassName::of(&d.form)?),
+                    None => None,
+                };
+                class = Some(ClassStep::new(ClassName::of(&name.form)?, default));
+            }
             _ => return None,
         }
         Some(Step {
@@ -220,6 +235,24 @@ impl Step {
             predicate: self.predicate.as_deref().map(Program::ir),
         }
     }
+}
+
+/// True for an operand that is a literal or a list of literals and bare
+/// words (`excludeProperties => [name]`): its evaluation cannot fail.
+fn constant_list(o: &ir::Operand) -> bool {
+    use compiler::yaql::ast::{Arg, ExprKind};
+    let literal = |k: &ExprKind| matches!(k, ExprKind::Lit(_) | ExprKind::Keyword(_));
+    matches!(o.form, OperandForm::Literal(_))
+        || matches!(&o.expr.kind, ExprKind::List(items)
+            if items.iter().all(|a| matches!(a, Arg::Pos(e) if literal(&e.kind))))
+}
+
+/// True when the chain has a `template()` link: evaluated whole (but for
+/// what the machine code passes).
+fn has_template(steps: &[Step]) -> bool {
+    steps
+        .iter()
+        .any(|s| matches!(s.kind, LinkKind::Template { .. }))
 }
 
 /// What the machine code of a chain asks the engine (its `class()`,
@@ -250,6 +283,15 @@ impl jit::Host for Classes<'_> {
         let Some(s) = self.steps.get(step) else {
             return jit::Verdict::Ask;
         };
+        if let LinkKind::Template { .. } = s.kind {
+            // `template()` of null is null once its arguments are known
+            // to evaluate.
+            let known = s.class.as_ref().and_then(ClassStep::known).is_some();
+            return match v {
+                Value::Null if known => jit::Verdict::Same,
+                _ => jit::Verdict::Ask,
+            };
+        }
         if let LinkKind::Owned | LinkKind::NotOwned = s.kind {
             let Some(p) = self.place else {
                 return jit::Verdict::Ask;
@@ -404,7 +446,8 @@ impl Check {
                         return Ok(r.unwrap_or(v));
                     }
                 }
-                let r = if intercepted {
+                let r = if intercepted || has_template(steps) {
+                    learn_names(steps, env, ctx);
                     whole.eval_in(env, &value_frame(ctx, v, owner))
                 } else {
                     run_steps(steps, env, ctx, v, owner)
@@ -906,6 +949,23 @@ pub(super) fn at_contract(r: Result<Value>, path: At<'_>, pos: &str) -> Result<V
     })
 }
 
+/// Resolves the names of the chain's `template()` links (once: what lets
+/// its machine code pass null, [`Classes`]), as its `class()` links
+/// resolve theirs; an error leaves them unknown (the interpreter raises
+/// it where the chain's evaluation does).
+fn learn_names(steps: &[Step], env: &Env, ctx: &Arc<Frame>) {
+    for s in steps {
+        if let (LinkKind::Template { .. }, Some(c)) = (&s.kind, &s.class) {
+            if c.known().is_none() {
+                let cx = Cx::new(env, ctx);
+                if let Ok(ex) = cx.executor() {
+                    let _ = c.names(&cx, &ex);
+                }
+            }
+        }
+    }
+}
+
 /// Runs a chain's steps on `v` as the contract methods would.
 pub(super) fn run_steps(
     steps: &[Step],
@@ -950,7 +1010,8 @@ pub(super) fn run_steps(
                 let f = value_frame(ctx, v.clone(), owner);
                 owned_value(&Cx::new(env, &f), v, *kind == LinkKind::Owned)?
             }
-            (other, ..) => unreachable!("Step::of makes no {}() step", other.method()),
+            // `check_at` evaluates a chain with `template()` whole.
+            (other, ..) => unreachable!("run_steps runs no {}() step", other.method()),
         };
     }
     Ok(v)

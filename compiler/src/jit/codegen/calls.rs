@@ -71,6 +71,30 @@ fn str_test_signature(cc: cranelift_codegen::isa::CallConv) -> Signature {
 }
 
 impl Gen<'_> {
+    /// Link `k`, `template()`: null passes when the engine says it does
+    /// (its arguments known to evaluate) through the chain's helper;
+    /// anything else deopts (an object definition is the interpreter's: a
+    /// new object id, the properties coerced).
+    pub(super) fn template_step(&mut self, k: usize) -> Result<(), Unsupported> {
+        let c = self
+            .classes
+            .ok_or_else(|| unsupported("template() outside a chain"))?;
+        let null = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::Equal, self.item.tag, super::tag::NULL as i64);
+        self.continue_if(null);
+        let step = self.b.ins().iconst(types::I64, k as i64);
+        let call =
+            self.b
+                .ins()
+                .call_indirect(c.sig, c.helper, &[c.call, step, c.index, self.item.val]);
+        let r = self.b.inst_results(call)[0];
+        let same = self.b.ins().icmp_imm_s(IntCC::Equal, r, 1);
+        self.continue_if(same);
+        Ok(())
+    }
+
     /// Link `k`, `owned()` or `notOwned()`: a scalar passes as it is (only
     /// an object is owned or not); the object a `class()` link made of an
     /// id (tag OTHER) is the engine's to judge through the chain's helper,
