@@ -397,7 +397,8 @@ fn membership_in_lists_read_answers_alike_compiled_and_interpreted() {
 }
 
 /// `matches()` of a constant pattern in a contract and a condition,
-/// `startsWith()`/`endsWith()` of a variable, `in` and `len()` over a
+/// `startsWith()`/`endsWith()` of a variable, `containsKey()`, `in` and
+/// `len()` over a
 /// dict's `keys()` and `values()`: a list longer than a batch of the
 /// compiled loop (16) failing in its second batch, and values the code
 /// has no rule for (a number where a string is tested, a dict that is no
@@ -411,6 +412,7 @@ fn patterns_prefixes_and_dict_views_answer_alike_compiled_and_interpreted() {
              \x20         - If: $x in $ports.keys() or $x in $.ports.values()\n            Then:\n              - $out: $out + [port]\n\
              \x20         - If: $x.startsWith($prefix) and not $x.endsWith($prefix)\n            Then:\n              - $out: $out + [prefixed]\n\
              \x20         - If: $x =~ '^k[0-9]$' and len($ports.keys()) > 1\n            Then:\n              - $out: $out + [k]\n\
+             \x20         - If: $ports.containsKey($x)\n            Then:\n              - $out: $out + [key]\n\
              \x20     - Return: [$.names.len(), $out]\n";
     let d = Dir::new("views", &[("J", j)]);
     // Every condition of J compiles, and its contract.
@@ -422,7 +424,7 @@ fn patterns_prefixes_and_dict_views_answer_alike_compiled_and_interpreted() {
     ]);
     let cov = stdout(&cov);
     assert!(
-        cov.contains("contract parts 1/1 (100.0%), conditions 3/3 (100.0%)"),
+        cov.contains("contract parts 1/1 (100.0%), conditions 4/4 (100.0%)"),
         "{cov}"
     );
     let model = |names: Json, ports: Json, asked: Json, prefix: Json| {
@@ -440,7 +442,7 @@ fn patterns_prefixes_and_dict_views_answer_alike_compiled_and_interpreted() {
     ));
     assert!(
         ok.starts_with(
-            "[40, [\"port\", \"port\", \"port\", \"k\", \"k\", \"prefixed\", \"port\"]]"
+            "[40, [\"port\", \"key\", \"port\", \"port\", \"k\", \"key\", \"k\", \"prefixed\", \"port\", \"key\"]]"
         ),
         "{ok}"
     );

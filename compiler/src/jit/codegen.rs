@@ -540,6 +540,14 @@ impl Gen<'_> {
             }
             Node::Call(c) if calls::is_str_test(c) => self.str_test(e, c),
             Node::Call(c)
+                if &*c.name == "containsKey"
+                    && c.form == Form::Method
+                    && library(c)
+                    && c.named.is_empty() =>
+            {
+                self.contains_key(e, c)
+            }
+            Node::Call(c)
                 if matches!(&*c.name, "startsWith" | "endsWith")
                     && c.form == Form::Method
                     && self.fields.is_some()

@@ -32,8 +32,8 @@
 //! engine's: the code is frozen and shared). Conditions also compile
 //! `matches()` and `=~` of a constant pattern (the library's own test,
 //! prepared once: [`runtime::registry::StrTest`]), `startsWith()` and
-//! `endsWith()`, and `in` and `len()` over a dict's `keys()` and
-//! `values()` (`codegen/calls.rs`).
+//! `endsWith()`, `containsKey()`, and `in` and `len()` over a dict's
+//! `keys()` and `values()` (`codegen/calls.rs`).
 
 mod borrowed;
 mod codegen;
@@ -946,7 +946,13 @@ fn is_condition(e: &Expr, id: crate::ir::NodeId) -> bool {
             Node::Call(c) => {
                 matches!(
                     &*c.name,
-                    "all" | "any" | "startsWith" | "endsWith" | "matches" | "#operator_=~"
+                    "all"
+                        | "any"
+                        | "startsWith"
+                        | "endsWith"
+                        | "matches"
+                        | "#operator_=~"
+                        | "containsKey"
                 ) || codegen::TYPE_TESTS.iter().any(|(n, _)| **n == *c.name)
             }
             _ => false,

@@ -170,6 +170,10 @@ fn in_and_len_over_keys_and_values_as_the_library_does() {
     assert_eq!(agrees("len($.d.keys()) = 4", &values[..2]), 2);
     // Every row whose `d` is a dict, whatever its `x`.
     assert_eq!(agrees("len($.d.values()) > 50", &values), answered + 2);
+    // `containsKey()` of a key read or constant: the dict's lookup.
+    assert_eq!(agrees("$.d.containsKey($.x)", &values), answered);
+    assert_eq!(agrees("not $.d.containsKey('80')", &values), answered + 2);
+    assert_eq!(agrees("$.d.containsKey(443)", &values), answered + 2);
     // The fixtures' form: variables, as a statement's condition reads them.
     let p = Predicate::truth(program("$port in $portMap.keys()").ir()).unwrap();
     let mut vars = |n: &str| {

@@ -1,14 +1,14 @@
 //! Library calls the generated code answers through a test prepared at
 //! compile time or a loop of its own: `matches()` (and `=~`) of a constant
-//! pattern, `startsWith()`/`endsWith()` of a string read, and `in` and
-//! `len()` over a dict's `keys()` or `values()`.
+//! pattern, `startsWith()`/`endsWith()` of a string read, `containsKey()`,
+//! and `in` and `len()` over a dict's `keys()` or `values()`.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, Value as Ssa};
 use std::sync::Arc;
 
 use super::{library, unsupported, Gen, Item, Unsupported, Val};
-use crate::ir::{Call, Expr, Node, NodeId};
+use crate::ir::{BinOp, Call, Expr, Node, NodeId};
 use runtime::registry::{Form, Overload};
 use runtime::Value;
 
@@ -255,6 +255,31 @@ impl Gen<'_> {
         };
         self.reads_strings = true;
         self.scan_of(d, kind, false, |g, x| Ok(g.items_equal(needle, x)))
+    }
+
+    /// `dict.containsKey(key)` of a dict read and a key read or constant:
+    /// whether a key equals it (the dict's lookup agrees with `=` on the
+    /// keys: equal values hash alike), compared as `in` compares; anything
+    /// but a dict deopts (the interpreter's error).
+    pub(super) fn contains_key(&mut self, e: &Expr, c: &Call) -> Result<Ssa, Unsupported> {
+        let [dict, key] = e.list(c.pos) else {
+            return Err(unsupported("this call of containsKey()"));
+        };
+        if self.fields.is_none() {
+            return Err(unsupported("containsKey() here"));
+        }
+        let Val::Item(d) = self.value(e, *dict)? else {
+            return Err(unsupported("containsKey() of anything but a value read"));
+        };
+        let keys = super::super::elements::KEYS;
+        match self.value(e, *key)? {
+            Val::Item(k) => {
+                self.reads_strings = true;
+                self.scan_of(d, keys, false, |g, x| Ok(g.items_equal(k, x)))
+            }
+            Val::Const(k) => self.scan_of(d, keys, false, |g, x| g.compare(x, BinOp::Eq, k)),
+            Val::Int(_) => Err(unsupported("containsKey() of arithmetic")),
+        }
     }
 
     /// `len(dict.keys())` (or `.values()`) of a dict read: its length;
