@@ -397,7 +397,7 @@ fn membership_in_lists_read_answers_alike_compiled_and_interpreted() {
 }
 
 /// `matches()` of a constant pattern in a contract and a condition,
-/// `startsWith()`/`endsWith()` of a variable, `containsKey()`, `in` and
+/// `startsWith()`/`endsWith()` of a variable, `bool()`, `containsKey()`, `in` and
 /// `len()` over a
 /// dict's `keys()` and `values()`: a list longer than a batch of the
 /// compiled loop (16) failing in its second batch, and values the code
@@ -410,7 +410,7 @@ fn patterns_prefixes_and_dict_views_answer_alike_compiled_and_interpreted() {
              Methods:\n  deploy:\n    Body:\n      - $out: []\n      - $ports: $.ports\n      - $prefix: $.prefix\n\
              \x20     - For: x\n        In: $.asked\n        Do:\n\
              \x20         - If: $x in $ports.keys() or $x in $.ports.values()\n            Then:\n              - $out: $out + [port]\n\
-             \x20         - If: $x.startsWith($prefix) and not $x.endsWith($prefix)\n            Then:\n              - $out: $out + [prefixed]\n\
+             \x20         - If: bool($prefix) and $x.startsWith($prefix) and not $x.endsWith($prefix)\n            Then:\n              - $out: $out + [prefixed]\n\
              \x20         - If: $x =~ '^k[0-9]$' and len($ports.keys()) > 1\n            Then:\n              - $out: $out + [k]\n\
              \x20         - If: $ports.containsKey($x)\n            Then:\n              - $out: $out + [key]\n\
              \x20     - Return: [$.names.len(), $out]\n";

@@ -539,6 +539,16 @@ impl Gen<'_> {
                 self.quantifier(e, list, *body, &*c.name == "all")
             }
             Node::Call(c) if calls::is_str_test(c) => self.str_test(e, c),
+            // `bool(x)` is the truth of `x` (the library's `truthy()`).
+            Node::Call(c)
+                if &*c.name == "bool"
+                    && c.form == Form::Function
+                    && library(c)
+                    && c.named.is_empty()
+                    && e.list(c.pos).len() == 1 =>
+            {
+                self.cond(e, e.list(c.pos)[0])
+            }
             Node::Call(c)
                 if &*c.name == "containsKey"
                     && c.form == Form::Method

@@ -32,7 +32,7 @@
 //! engine's: the code is frozen and shared). Conditions also compile
 //! `matches()` and `=~` of a constant pattern (the library's own test,
 //! prepared once: [`runtime::registry::StrTest`]), `startsWith()` and
-//! `endsWith()`, `containsKey()`, and `in` and `len()` over a dict's
+//! `endsWith()`, `containsKey()`, `bool()`, and `in` and `len()` over a dict's
 //! `keys()` and `values()` (`codegen/calls.rs`).
 
 mod borrowed;
@@ -953,6 +953,7 @@ fn is_condition(e: &Expr, id: crate::ir::NodeId) -> bool {
                         | "matches"
                         | "#operator_=~"
                         | "containsKey"
+                        | "bool"
                 ) || codegen::TYPE_TESTS.iter().any(|(n, _)| **n == *c.name)
             }
             _ => false,

@@ -276,3 +276,24 @@ fn template_passes_null_when_the_host_says_so_and_hands_over_anything_else() {
     // Without a host that knows the names, null too is the interpreter's.
     assert_eq!(n.first_failing(&[Value::Null]), 0);
 }
+
+#[test]
+fn bool_is_the_truth_of_its_argument() {
+    let mut values = vec![
+        Value::Null,
+        Value::Bool(false),
+        Value::Bool(true),
+        Value::Int(0),
+        Value::Int(-3),
+        Value::Float(0.0),
+        Value::Float(f64::NAN),
+        Value::str(""),
+        Value::str("x"),
+    ];
+    let answered = values.len();
+    // A container's truth is the interpreter's.
+    values.extend([Value::list(vec![]), dict(&[("a", Value::Null)])]);
+    assert_eq!(agrees("bool($)", &values), answered);
+    // `true = 1` is the interpreter's.
+    assert_eq!(agrees("not bool($) or $ = 1", &values), answered - 1);
+}
