@@ -560,7 +560,6 @@ impl Gen<'_> {
             Node::Call(c)
                 if matches!(&*c.name, "startsWith" | "endsWith")
                     && c.form == Form::Method
-                    && self.fields.is_some()
                     && library(c)
                     && c.named.is_empty() =>
             {
