@@ -287,8 +287,9 @@ impl Scalar {
 /// A link of a contract chain as the JIT takes it: the contract IR's
 /// link ([`LinkKind`], which says what it means) with the expression IR
 /// of a `check()` predicate compiled alone (`$` being argument 1). The
-/// links it compiles are `notNull()`, `int()`, `string()`, `bool()` and
-/// `check(p)`; any other is [`Unsupported`].
+/// links it compiles are `notNull()`, `int()`, `string()`, `bool()`,
+/// `check(p)`, and `class()`, `owned()`, `notOwned()` and `template()`
+/// (which ask the [`Host`]); any other is [`Unsupported`].
 #[derive(Clone, Copy)]
 pub struct Step<'a> {
     /// What the link checks.
