@@ -43,7 +43,8 @@ pub(super) enum Check {
     /// A chain of the plain coercions (`$.int().notNull().check($ > 0)`),
     /// run step by step without YAQL dispatch; `whole` is the chain as one
     /// program, for values a MuranoPL method could intercept (objects,
-    /// extension methods of those names).
+    /// extension methods of those names) and for a chain with
+    /// `template()` (whose machine code passes null only).
     Chain {
         /// The coercions, from `$` outwards.
         steps: Vec<Step>,
