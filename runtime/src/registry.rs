@@ -313,6 +313,21 @@ pub type NativeFn = fn(&Cx, Args) -> Result<Value>;
 /// registered with its own closure as data).
 pub type NativeData = Arc<dyn std::any::Any + Send + Sync>;
 
+/// A test of a string prepared once from an overload's other, constant
+/// argument (a regex pattern compiled once): what machine code calls
+/// instead of the overload on each value ([`Reg::str_test`]).
+pub trait StrTest: Send + Sync {
+    /// The overload's answer on `s` (`Some(bool)`), exactly as its
+    /// native would give it; `None` when the native must be asked (an
+    /// error included: the native raises it in its own words).
+    fn test(&self, s: &str) -> Option<bool>;
+}
+
+/// Prepares a [`StrTest`] from the constant second argument of a
+/// `(string, constant) -> bool` overload; `None` when it cannot (the call
+/// then stays interpreted: a bad pattern's error is the native's).
+pub type PrepareStrTest = fn(&Value) -> Option<Box<dyn StrTest>>;
+
 /// One overload.
 #[derive(Clone)]
 pub struct Overload {
@@ -335,6 +350,9 @@ pub struct Overload {
     plain: bool,
     /// What the native receives as [`Cx::data`].
     pub data: Option<NativeData>,
+    /// For a `(string, constant) -> bool` overload: its test on strings,
+    /// prepared from the constant ([`Reg::str_test`]).
+    pub str_test: Option<PrepareStrTest>,
 }
 
 impl Overload {
@@ -454,6 +472,13 @@ impl Reg<'_> {
         self.ov.data = Some(data);
         self
     }
+    /// Gives a `(string, constant) -> bool` overload the test that
+    /// compiled code runs in its place, given the constant
+    /// ([`Overload::str_test`]).
+    pub fn str_test(self, prepare: PrepareStrTest) -> Self {
+        self.ov.str_test = Some(prepare);
+        self
+    }
 }
 
 impl Registry {
@@ -493,6 +518,7 @@ impl Registry {
             pure_: false,
             no_kw: false,
             data: None,
+            str_test: None,
         };
         let set = self.sets.entry(name.into()).or_default();
         let set = Arc::make_mut(set);

@@ -921,6 +921,25 @@ fn matches_(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(search_one(&c, a.str(0))?.is_some()))
 }
 
+/// What compiled code runs for `string.matches(pattern)` and `string =~
+/// pattern` of a constant pattern: the search of [`matches_`], the
+/// pattern compiled once.
+struct Search(Arc<Compiled>);
+
+impl runtime::registry::StrTest for Search {
+    /// `None` where [`matches_`] raises (the backtracking limit).
+    fn test(&self, s: &str) -> Option<bool> {
+        search_one(&self.0, s).ok().map(|m| m.is_some())
+    }
+}
+
+/// The [`Search`] of a constant pattern; `None` for a bad pattern (whose
+/// error [`matches_`] raises) or a value that is no string.
+fn prepare_search(pattern: &Value) -> Option<Box<dyn runtime::registry::StrTest>> {
+    let c = compile(pattern.as_str()?, 0).ok()?;
+    Some(Box::new(Search(c)))
+}
+
 /// `regex.matches_operator_regex`: `string =~ regex`.
 ///
 /// Matches yaql `regex.matches_operator_regex` (`#operator_=~` with a regex
@@ -1255,7 +1274,8 @@ pub fn register(r: &mut Registry) {
         regex_,
     );
     r.method("matches", vec![re("regexp"), s("string")], matches);
-    r.method("matches", vec![s("string"), s("regexp")], matches_);
+    r.method("matches", vec![s("string"), s("regexp")], matches_)
+        .str_test(prepare_search);
     r.function(
         "#operator_=~",
         vec![s("string"), re("regexp")],
@@ -1265,7 +1285,8 @@ pub fn register(r: &mut Registry) {
         "#operator_=~",
         vec![s("string"), s("pattern")],
         match_op_string,
-    );
+    )
+    .str_test(prepare_search);
     r.function(
         "#operator_!~",
         vec![s("string"), re("regexp")],

@@ -395,3 +395,199 @@ fn membership_in_lists_read_answers_alike_compiled_and_interpreted() {
     }
     d.same(&model(json!("abc"), json!(["a", "d"])));
 }
+
+/// `matches()` of a constant pattern in a contract and a condition,
+/// `startsWith()`/`endsWith()` of a variable, `bool()`, `containsKey()`, `in` and
+/// `len()` over a
+/// dict's `keys()` and `values()`: a list longer than a batch of the
+/// compiled loop (16) failing in its second batch, and values the code
+/// has no rule for (a number where a string is tested, a dict that is no
+/// dict) left to the interpreter, errors included.
+#[test]
+fn patterns_prefixes_and_dict_views_answer_alike_compiled_and_interpreted() {
+    let j = "Namespaces: {=: ex}\nName: J\nProperties:\n  names:\n    Contract:\n      - $.string().check($.matches('^[a-z][a-z0-9-]*$'))\n  \
+             ports:\n    Contract: $\n  asked:\n    Contract: $\n  prefix:\n    Contract: $\n\
+             Methods:\n  deploy:\n    Body:\n      - $out: []\n      - $ports: $.ports\n      - $prefix: $.prefix\n\
+             \x20     - For: x\n        In: $.asked\n        Do:\n\
+             \x20         - If: $x in $ports.keys() or $x in $.ports.values()\n            Then:\n              - $out: $out + [port]\n\
+             \x20         - If: bool($prefix) and $x.startsWith($prefix) and not $x.endsWith($prefix)\n            Then:\n              - $out: $out + [prefixed]\n\
+             \x20         - If: $x =~ '^k[0-9]$' and len($ports.keys()) > 1\n            Then:\n              - $out: $out + [k]\n\
+             \x20         - If: $ports.containsKey($x)\n            Then:\n              - $out: $out + [key]\n\
+             \x20     - Return: [$.names.len(), $out]\n";
+    let d = Dir::new("views", &[("J", j)]);
+    // Every condition of J compiles, and its contract.
+    let cov = muranopl(&[
+        "package",
+        "check",
+        d.0.join("pkg").to_str().unwrap(),
+        "--jit-coverage",
+    ]);
+    let cov = stdout(&cov);
+    assert!(
+        cov.contains("contract parts 1/1 (100.0%), conditions 4/4 (100.0%)"),
+        "{cov}"
+    );
+    let model = |names: Json, ports: Json, asked: Json, prefix: Json| {
+        json!({"Objects": {"?": {"id": "j", "type": "ex.J"},
+            "names": names, "ports": ports, "asked": asked, "prefix": prefix}})
+    };
+    let mut names: Vec<Json> = (0..40).map(|i| json!(format!("host-{i}"))).collect();
+    let ports = json!({"80": "http", "k1": "x", "443": "https"});
+    let asked = json!(["80", "http", "k1", "k2", "kk", "pre-x", "pre", "é", "443"]);
+    let ok = d.same(&model(
+        json!(names.clone()),
+        ports.clone(),
+        asked.clone(),
+        json!("pre"),
+    ));
+    assert!(
+        ok.starts_with(
+            "[40, [\"port\", \"key\", \"port\", \"port\", \"k\", \"key\", \"k\", \"prefixed\", \"port\", \"key\"]]"
+        ),
+        "{ok}"
+    );
+    // A name that does not match in the second batch; one the contract
+    // coerces (an integer becomes a string, which does not match).
+    for (bad, want) in [
+        (
+            json!("Host-20"),
+            "[20]: Value 'Host-20' doesn't match predicate",
+        ),
+        (json!(20), "[20]"),
+    ] {
+        names[20] = bad;
+        let got = d.same(&model(
+            json!(names.clone()),
+            ports.clone(),
+            asked.clone(),
+            json!("pre"),
+        ));
+        assert!(got.contains(want), "{want}: {got}");
+    }
+    names[20] = json!("host-20");
+    // What the code has no rule for: an integer asked (a key compared with
+    // it, then `startsWith()` of a number: the interpreter's error), a
+    // prefix that is no string, ports that are no dict.
+    for (asked, prefix, ports) in [
+        (json!(["80", 80, "k1"]), json!("pre"), ports.clone()),
+        (json!(["80", "k1"]), json!(1), ports.clone()),
+        (json!(["80", "k1"]), json!("pre"), json!(["80"])),
+        (
+            json!(["80", "k1"]),
+            json!("pre"),
+            json!({"1": 1.5, "k1": 2}),
+        ),
+    ] {
+        d.same(&model(json!(names.clone()), ports, asked, prefix));
+    }
+}
+
+/// `owned()` and `notOwned()` after `class()` over lists of object ids:
+/// the machine code asks the engine about the object each id became,
+/// passes a scalar as it is, and leaves a violation (an object another
+/// object owns, in the second batch) to the interpreter.
+#[test]
+fn owned_contracts_answer_alike_compiled_and_interpreted() {
+    let j = "Namespaces: {=: ex}\nName: J\nProperties:\n  pool:\n    Contract: [$.class(Node)]\n  \
+             mine:\n    Contract: [$.class(Node).owned().notNull()]\n  \
+             theirs:\n    Contract: [$.class(Node).notOwned()]\n  tags:\n    Contract: [$.string().owned()]\n\
+             Methods:\n  deploy:\n    Body:\n      - Return: [$.mine.select($.name), $.theirs.select($?.name), $.tags]\n";
+    // The root holds J and a node J does not own.
+    let holder = "Namespaces: {=: ex}\nName: Holder\nProperties:\n  nodes:\n    Contract: [$.class(Node)]\n  \
+                  j:\n    Contract: $.class(J)\nMethods:\n  deploy:\n    Body:\n      - Return: $.j.deploy()\n";
+    let d = Dir::new("owned", &[("J", j), ("Node", NODE), ("Holder", holder)]);
+    let cov = muranopl(&[
+        "package",
+        "check",
+        d.0.join("pkg").to_str().unwrap(),
+        "--jit-coverage",
+    ]);
+    let cov = stdout(&cov);
+    // Every contract compiles.
+    assert!(cov.contains("compiled (100.0%): contract parts"), "{cov}");
+    let model = |mine: Json, theirs: Json, tags: Json| {
+        json!({"Objects": {"?": {"id": "h", "type": "ex.Holder"},
+            "nodes": [{"?": {"id": "o1", "type": "ex.Node"}, "name": "y1"}],
+            "j": {"?": {"id": "j", "type": "ex.J"},
+                "pool": (1..=5).map(|i| json!({"?": {"id": format!("n{i}"), "type": "ex.Node"}, "name": format!("x{i}")})).collect::<Vec<_>>(),
+                "mine": mine, "theirs": theirs, "tags": tags}}})
+    };
+    let mut mine: Vec<Json> = (0..40).map(|i| json!(format!("n{}", i % 5 + 1))).collect();
+    let ok = d.same(&model(
+        json!(mine.clone()),
+        json!(["o1", null]),
+        json!(["a", 1]),
+    ));
+    assert!(ok.starts_with("[[\"x1\", \"x2\""), "{ok}");
+    assert!(ok.contains("[\"y1\", null], [\"a\", \"1\"]]"), "{ok}");
+    // An object another object owns, in the second batch; one of ours
+    // where it must not be; a null where notNull() follows.
+    for (m, theirs, want) in [
+        (
+            Some(json!("o1")),
+            json!([]),
+            "[20]: Object o1 violates owned() contract",
+        ),
+        (
+            None,
+            json!(["o1", "n2"]),
+            "[1]: Object n2 violates notOwned() contract",
+        ),
+        (
+            Some(json!(null)),
+            json!([]),
+            "[20]: null value violates notNull() contract",
+        ),
+    ] {
+        if let Some(x) = m {
+            mine[20] = x;
+        }
+        let got = d.same(&model(json!(mine.clone()), theirs, json!([])));
+        assert!(got.contains(want), "{want}: {got}");
+        mine[20] = json!("n1");
+    }
+}
+
+/// `template()` chains: null passes as machine code (once the names are
+/// known to evaluate), an object definition is the interpreter's (a new
+/// object id, the properties coerced or a violation), in a list longer
+/// than a batch of the compiled loop (16), in its second batch.
+#[test]
+fn template_contracts_answer_alike_compiled_and_interpreted() {
+    let node =
+        "Namespaces: {=: ex}\nName: Node\nProperties:\n  name:\n    Contract: $.string()\n  \
+                size:\n    Contract: $.int()\n";
+    let j = "Namespaces: {=: ex}\nName: J\nProperties:\n  tpl:\n    Contract: $.template(Node)\n  \
+             tpls:\n    Contract:\n      - $.template(Node, excludeProperties => [name])\n\
+             Methods:\n  deploy:\n    Body:\n      - Return: [$.tpl, $.tpls.select($?.size)]\n";
+    let d = Dir::new("template", &[("J", j), ("Node", node)]);
+    let cov = muranopl(&[
+        "package",
+        "check",
+        d.0.join("pkg").to_str().unwrap(),
+        "--jit-coverage",
+    ]);
+    let cov = stdout(&cov);
+    assert!(cov.contains("compiled (100.0%): contract parts"), "{cov}");
+    let model = |tpl: Json, tpls: Json| json!({"Objects": {"?": {"id": "j", "type": "ex.J"}, "tpl": tpl, "tpls": tpls}});
+    let mut tpls = vec![json!(null); 40];
+    let ok = d.same(&model(json!(null), json!(tpls.clone())));
+    assert!(ok.starts_with("[null, [null, null"), "{ok}");
+    tpls[17] = json!({"name": "a", "size": "3"});
+    let got = d.same(&model(json!({"name": "q", "size": 1}), json!(tpls.clone())));
+    assert!(got.contains("\"name\": \"q\", \"size\": 1}"), "{got}");
+    for (bad, want) in [
+        (
+            json!(5),
+            "[17]: Value 5 cannot be represented as class Node",
+        ),
+        (
+            json!({"size": "x"}),
+            "[17]: [size] Value 'x' violates int() contract",
+        ),
+    ] {
+        tpls[17] = bad;
+        let got = d.same(&model(json!(null), json!(tpls.clone())));
+        assert!(got.contains(want), "{want}: {got}");
+    }
+}

@@ -66,11 +66,11 @@ fn package_check_reports_what_the_compiled_tier_takes() {
         .collect();
     assert_eq!(lines.len(), 3, "{out}");
     // A class name with a dot is an expression, not a literal: the whole
-    // contract is evaluated (as `template()` is).
+    // contract is evaluated (`template()` of one too).
     assert!(
         lines[0].starts_with("interpreted: ex.Cov property c at ")
             && lines[0].ends_with(
-                "Cov.yaml:8:15: $.class(ex.Cov): not a chain of notNull/int/string/bool/check/class: evaluated whole by the interpreter"
+                "Cov.yaml:8:15: $.class(ex.Cov): not a chain of notNull/int/string/bool/check/class/owned/notOwned: evaluated whole by the interpreter"
             ),
         "{out}"
     );

@@ -97,13 +97,14 @@ struct Classes {
 
 /// Builds the loop over `steps` into `func` (whose signature is
 /// [`signature`]); true when the code reads strings' bytes or lengths (else
-/// the caller may leave [`Scalar`](super::Scalar)'s `ptr` and `len` unset).
+/// the caller may leave [`Scalar`](super::Scalar)'s `ptr` and `len` unset),
+/// and what the code points to.
 pub(super) fn build(
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     target: TargetFrontendConfig,
     steps: &[Step<'_>],
-) -> Result<bool, Unsupported> {
+) -> Result<(bool, super::Kept), Unsupported> {
     let func_cc = func.signature.call_conv;
     let mut b = FunctionBuilder::new(func, fctx);
     let entry = b.create_block();
@@ -147,6 +148,7 @@ pub(super) fn build(
         }),
         reads_strings: false,
         budget: BUDGET,
+        kept: Vec::new(),
     };
     // Only scalars run here: a container or an object (whose class could
     // intercept the contract's methods) goes to the interpreter.
@@ -171,8 +173,9 @@ pub(super) fn build(
     g.b.seal_all_blocks();
     g.within_budget()?;
     let reads_strings = g.reads_strings;
+    let kept = std::mem::take(&mut g.kept);
     g.b.finalize(target);
-    Ok(reads_strings)
+    Ok((reads_strings, kept))
 }
 
 /// Loads the fields of the scalar at `at`.
@@ -223,10 +226,11 @@ fn field_signature(cc: CallConv) -> Signature {
     s
 }
 
-/// The signature of the `element` helper: `(list, index, out) -> found`.
+/// The signature of the `element` helper: `(container, index, out, kind)
+/// -> found`.
 fn element_signature(cc: CallConv) -> Signature {
     let mut s = Signature::new(cc);
-    for _ in 0..3 {
+    for _ in 0..4 {
         s.params.push(AbiParam::new(types::I64));
     }
     s.returns.push(AbiParam::new(types::I8));
@@ -248,6 +252,8 @@ pub(super) enum Output {
 pub(super) struct Names {
     pub(super) fields: Vec<Arc<String>>,
     pub(super) vars: Vec<Arc<String>>,
+    /// What the code points to ([`Gen::kept`]).
+    pub(super) kept: super::Kept,
 }
 
 /// Builds expression `e` into `func` (whose signature is
@@ -287,6 +293,7 @@ pub(super) fn build_expr(
         }),
         reads_strings: true,
         budget: BUDGET,
+        kept: Vec::new(),
     };
     let r = match output {
         Output::Condition => {
@@ -305,14 +312,17 @@ pub(super) fn build_expr(
     g.b.ins().return_(&[two]);
     g.b.seal_all_blocks();
     g.within_budget()?;
+    let kept = std::mem::take(&mut g.kept);
     let names = match g.fields.take() {
         Some(f) => Names {
             fields: f.names,
             vars: f.var_names,
+            kept,
         },
         None => Names {
             fields: Vec::new(),
             vars: Vec::new(),
+            kept,
         },
     };
     g.b.finalize(target);
@@ -387,6 +397,9 @@ struct Gen<'f> {
     /// Tag dispatches and string comparisons left before the function is
     /// too big to be worth compiling (see [`BUDGET`]).
     budget: u32,
+    /// What the code points to and must outlive it (prepared string
+    /// tests: `matches()` of a constant pattern).
+    kept: super::Kept,
 }
 
 impl Gen<'_> {
@@ -453,6 +466,8 @@ impl Gen<'_> {
                     val: self.b.ins().select(became, null, it.val),
                 };
             }
+            LinkKind::Owned | LinkKind::NotOwned => self.owned_step(k)?,
+            LinkKind::Template { .. } => self.template_step(k)?,
             LinkKind::NotNull => {
                 let ok = self
                     .b
@@ -523,10 +538,28 @@ impl Gen<'_> {
                 };
                 self.quantifier(e, list, *body, &*c.name == "all")
             }
+            Node::Call(c) if calls::is_str_test(c) => self.str_test(e, c),
+            // `bool(x)` is the truth of `x` (the library's `truthy()`).
+            Node::Call(c)
+                if &*c.name == "bool"
+                    && c.form == Form::Function
+                    && library(c)
+                    && c.named.is_empty()
+                    && e.list(c.pos).len() == 1 =>
+            {
+                self.cond(e, e.list(c.pos)[0])
+            }
+            Node::Call(c)
+                if &*c.name == "containsKey"
+                    && c.form == Form::Method
+                    && library(c)
+                    && c.named.is_empty() =>
+            {
+                self.contains_key(e, c)
+            }
             Node::Call(c)
                 if matches!(&*c.name, "startsWith" | "endsWith")
                     && c.form == Form::Method
-                    && self.fields.is_some()
                     && library(c)
                     && c.named.is_empty() =>
             {
@@ -575,7 +608,7 @@ impl Gen<'_> {
             return Err(unsupported("startsWith() of other than one prefix"));
         };
         let Node::Const(Value::Str(p)) = &e[*prefix] else {
-            return Err(unsupported("startsWith() of anything but a constant"));
+            return self.starts_with_read(e, c, *recv, *prefix);
         };
         if p.len() > MAX_STR_CONST {
             return Err(unsupported("a long string constant"));
@@ -820,6 +853,9 @@ impl Gen<'_> {
                     _ => Err(unsupported(&format!("{f}() of anything but a value read"))),
                 }
             }
+            ("len", Form::Function, [arg]) if calls::dict_view(e, *arg).is_some() => {
+                self.len_of_view(e, *arg)
+            }
             ("len", Form::Function, [arg]) => match self.value(e, *arg)? {
                 Val::Item(it) => {
                     let ok = self.tag_in(it, &[tag::LIST, tag::DICT, tag::STR]);
@@ -936,10 +972,24 @@ impl Gen<'_> {
         all_: bool,
         test: impl FnOnce(&mut Self, Item) -> Result<Ssa, Unsupported>,
     ) -> Result<Ssa, Unsupported> {
-        let is_list = self
-            .b
-            .ins()
-            .icmp_imm_s(IntCC::Equal, list.tag, tag::LIST as i64);
+        self.scan_of(list, super::elements::LIST, all_, test)
+    }
+
+    /// [`Gen::scan`] over the items of `list` of kind `kind` (one of
+    /// [`super::elements`]: a list's items, a dict's keys or values);
+    /// a container of another kind deopts.
+    fn scan_of(
+        &mut self,
+        list: Item,
+        kind: u64,
+        all_: bool,
+        test: impl FnOnce(&mut Self, Item) -> Result<Ssa, Unsupported>,
+    ) -> Result<Ssa, Unsupported> {
+        let want = match kind {
+            super::elements::LIST => tag::LIST,
+            _ => tag::DICT,
+        };
+        let is_list = self.b.ins().icmp_imm_s(IntCC::Equal, list.tag, want as i64);
         self.continue_if(is_list);
         let f = self.fields.as_ref().expect("checked by the caller");
         let (element, sig) = (f.element, f.element_sig);
@@ -961,10 +1011,11 @@ impl Gen<'_> {
 
         self.b.switch_to_block(step);
         let out = self.scalar_slot();
+        let kind = self.b.ins().iconst(types::I64, kind as i64);
         let call = self
             .b
             .ins()
-            .call_indirect(sig, element, &[list.val, i, out]);
+            .call_indirect(sig, element, &[list.val, i, out, kind]);
         let got = self.b.inst_results(call)[0];
         self.continue_if(got);
         let x = load(&mut self.b, out);
@@ -1029,6 +1080,9 @@ impl Gen<'_> {
                 "`in` with anything but a value read on the left",
             ));
         };
+        if let Some((dict, kind)) = calls::dict_view(e, r) {
+            return self.member_of_view(e, it, dict, kind);
+        }
         let items = match &e[r] {
             Node::List(items) => e.list(*items),
             Node::Call(c) if &*c.name == "list" && c.named.is_empty() && library(c) => {
@@ -1202,6 +1256,7 @@ enum Part {
     Suffix,
 }
 
+mod calls;
 mod ops;
 
 fn unsupported(what: &str) -> Unsupported {

@@ -27,9 +27,13 @@
 //! `in` a list of constants, and the type tests `isInteger`, `isNumber`,
 //! `isString`, `isBoolean`; the contract steps `notNull()`, `int()`,
 //! `string()`, `bool()`, `check(p)` with `p` built from those, and
-//! `class()`, which calls the engine back through a [`Host`] passed to each
-//! call (per-run state stays the engine's: the code is frozen and
-//! shared).
+//! `class()`, `owned()` and `notOwned()`, which call the engine back
+//! through a [`Host`] passed to each call (per-run state stays the
+//! engine's: the code is frozen and shared). Conditions also compile
+//! `matches()` and `=~` of a constant pattern (the library's own test,
+//! prepared once: [`runtime::registry::StrTest`]), `startsWith()` and
+//! `endsWith()`, `containsKey()`, `bool()`, and `in` and `len()` over a dict's
+//! `keys()` and `values()` (`codegen/calls.rs`).
 
 mod borrowed;
 mod codegen;
@@ -283,8 +287,9 @@ impl Scalar {
 /// A link of a contract chain as the JIT takes it: the contract IR's
 /// link ([`LinkKind`], which says what it means) with the expression IR
 /// of a `check()` predicate compiled alone (`$` being argument 1). The
-/// links it compiles are `notNull()`, `int()`, `string()`, `bool()` and
-/// `check(p)`; any other is [`Unsupported`].
+/// links it compiles are `notNull()`, `int()`, `string()`, `bool()`,
+/// `check(p)`, and `class()`, `owned()`, `notOwned()` and `template()`
+/// (which ask the [`Host`]); any other is [`Unsupported`].
 #[derive(Clone, Copy)]
 pub struct Step<'a> {
     /// What the link checks.
@@ -322,9 +327,10 @@ type Loop = unsafe extern "C" fn(*const Scalar, usize, *const Call<'_>, ClassFn)
 /// (the object store, the model being validated) stays the engine's, and
 /// is reached only through this, passed to each call by reference.
 pub trait Host {
-    /// What link `step` of the chain (a `class()` link) does with `v`,
-    /// exactly as the checker would, or [`Verdict::Ask`] when the
-    /// interpreter must say (an error or violation included: the
+    /// What link `step` of the chain (a `class()` link, or an `owned()`
+    /// or `notOwned()` link given the object a `class()` link made) does
+    /// with `v`, exactly as the checker would, or [`Verdict::Ask`] when
+    /// the interpreter must say (an error or violation included: the
     /// interpreter raises it in its own words).
     fn class(&self, step: usize, v: &Value) -> Verdict;
 }
@@ -358,22 +364,31 @@ struct Call<'a> {
 /// The helper a compiled `class()` link calls.
 type ClassFn = unsafe extern "C" fn(*const Call<'_>, u64, u64, *const Value) -> u8;
 
-/// Link `step` on item `i` of the batch, whose value is `v`: 0 ask the
-/// interpreter, 1 the value passes as it is, 2 it passes and became
+/// Link `step` on item `i` of the batch, whose value is `v` (null: the
+/// value an earlier link made item `i` become, recorded in `call`): 0 ask
+/// the interpreter, 1 the value passes as it is, 2 it passes and became
 /// another (recorded in `call`).
 ///
 /// # Safety
 /// `call` points to the live [`Call`] the code was called with and `v`
-/// to a live value (or is null, refused here), for the duration of the
-/// call.
+/// to a live value (or is null), for the duration of the call.
 unsafe extern "C" fn class_step(call: *const Call<'_>, step: u64, i: u64, v: *const Value) -> u8 {
     // SAFETY: the compiled code passes on the `Call` pointer it was given
     // (a reference alive for the whole native call) and the `val` of a
-    // scalar made from a live value; a null `val` is refused.
-    let (call, v) = unsafe {
-        match v.as_ref() {
-            Some(v) => (&*call, v),
-            None => return 0,
+    // scalar made from a live value, or null.
+    let (call, v) = unsafe { (&*call, v.as_ref()) };
+    let held;
+    let v = match v {
+        Some(v) => v,
+        None => {
+            let became = call.became.borrow();
+            match became.iter().rev().find(|(j, _)| *j as u64 == i) {
+                Some((_, x)) => {
+                    held = x.clone();
+                    &held
+                }
+                None => return 0,
+            }
         }
     };
     // A panic must not unwind into machine code: it becomes "ask".
@@ -390,10 +405,47 @@ unsafe extern "C" fn class_step(call: *const Call<'_>, step: u64, i: u64, v: *co
     }
 }
 
+/// What machine code points to besides its arguments: the string tests
+/// it calls ([`str_test`]), each boxed so that a thin pointer reaches it.
+type Kept = Vec<Arc<Box<dyn runtime::registry::StrTest>>>;
+
+/// The helper compiled code runs a prepared string test with.
+type StrTestFn =
+    unsafe extern "C" fn(*const Box<dyn runtime::registry::StrTest>, *const u8, usize) -> u8;
+
+/// Runs the prepared test at `test` on the string of `len` bytes at `ptr`:
+/// 0 false, 1 true, 2 when the interpreter must answer (the test cannot,
+/// or panicked).
+///
+/// # Safety
+/// `test` points to a test the code's [`Code`] keeps alive, and `ptr` to
+/// `len` bytes of a live `str` (valid UTF-8), for the duration of the call.
+unsafe extern "C" fn str_test(
+    test: *const Box<dyn runtime::registry::StrTest>,
+    ptr: *const u8,
+    len: usize,
+) -> u8 {
+    // SAFETY: the code passes the address of a boxed test that its `Code`
+    // keeps (`Kept`) and a string scalar's `ptr`/`len`, read from a live
+    // `Value::Str` (so valid UTF-8) borrowed for the whole native call.
+    let (test, s) = unsafe {
+        (
+            &*test,
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(ptr, len)),
+        )
+    };
+    // A panic must not unwind into machine code: it deopts.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| test.test(s))) {
+        Ok(Some(b)) => b as u8,
+        Ok(None) | Err(_) => 2,
+    }
+}
+
 /// The machine code of a compiled chain, freed when the last [`Native`]
-/// using it goes.
+/// using it goes, with what the code points to.
 struct Code {
     module: Option<JITModule>,
+    _kept: Kept,
 }
 
 // SAFETY: after `finalize_definitions` the module is only kept to own the
@@ -436,7 +488,7 @@ impl Native {
     pub fn compile(steps: &[Step<'_>]) -> Result<Native, Unsupported> {
         let mut module = module()?;
         let mut ctx = module.make_context();
-        let (func, strings) = function(steps, module.target_config())?;
+        let (func, strings, kept) = function(steps, module.target_config())?;
         ctx.func = func;
         let code = finish(&mut module, &mut ctx, "contract")?;
         // SAFETY: `code` is the entry of the function just defined with
@@ -448,6 +500,7 @@ impl Native {
             strings,
             _code: Arc::new(Code {
                 module: Some(module),
+                _kept: kept,
             }),
         })
     }
@@ -571,15 +624,27 @@ mod read {
     pub const GET: u64 = 2;
 }
 
-/// The helper compiled code reads a list's items with.
-type ElementFn = unsafe extern "C" fn(*const Value, u64, *mut Scalar) -> u8;
+/// What the element helper reads ([`element`]'s `kind`).
+mod elements {
+    /// A list's items.
+    pub const LIST: u64 = 0;
+    /// A dict's keys (`keys()`).
+    pub const KEYS: u64 = 1;
+    /// A dict's values (`values()`).
+    pub const VALUES: u64 = 2;
+}
 
-/// Reads item `i` of list `list` into `out`; 0 when `list` is no list or
+/// The helper compiled code reads a list's items (a dict's keys or
+/// values) with.
+type ElementFn = unsafe extern "C" fn(*const Value, u64, *mut Scalar, u64) -> u8;
+
+/// Reads item `i` of list `list` (of `kind`, one of [`elements`]: key or
+/// value `i` of a dict) into `out`; 0 when `list` is no such container or
 /// `i` is past its end, for the code to deopt.
 ///
 /// # Safety
 /// As for [`field`].
-unsafe extern "C" fn element(list: *const Value, i: u64, out: *mut Scalar) -> u8 {
+unsafe extern "C" fn element(list: *const Value, i: u64, out: *mut Scalar, kind: u64) -> u8 {
     // SAFETY: the compiled code passes the `val` of a scalar made from a
     // live value (or null, refused here) and a stack slot of a scalar's
     // size.
@@ -589,15 +654,18 @@ unsafe extern "C" fn element(list: *const Value, i: u64, out: *mut Scalar) -> u8
             None => return 0,
         }
     };
-    match list {
-        Value::List(l) => match l.get(i as usize) {
-            Some(v) => {
-                *out = Scalar::of(v, true);
-                1
-            }
-            None => 0,
-        },
-        _ => 0,
+    let item = match (list, kind) {
+        (Value::List(l), elements::LIST) => l.get(i as usize),
+        (Value::Dict(d), elements::KEYS) => d.get_index(i as usize).map(|(k, _)| k),
+        (Value::Dict(d), elements::VALUES) => d.get_index(i as usize).map(|(_, v)| v),
+        _ => None,
+    };
+    match item {
+        Some(v) => {
+            *out = Scalar::of(v, true);
+            1
+        }
+        None => 0,
     }
 }
 
@@ -703,6 +771,7 @@ impl Compiled {
             vars: names.vars.into(),
             _code: Arc::new(Code {
                 module: Some(module),
+                _kept: names.kept,
             }),
         })
     }
@@ -876,8 +945,17 @@ fn is_condition(e: &Expr, id: crate::ir::NodeId) -> bool {
         || match &e[id] {
             Node::And(..) | Node::Or(..) | Node::Not(_) => true,
             Node::Call(c) => {
-                matches!(&*c.name, "all" | "any" | "startsWith" | "endsWith")
-                    || codegen::TYPE_TESTS.iter().any(|(n, _)| **n == *c.name)
+                matches!(
+                    &*c.name,
+                    "all"
+                        | "any"
+                        | "startsWith"
+                        | "endsWith"
+                        | "matches"
+                        | "#operator_=~"
+                        | "containsKey"
+                        | "bool"
+                ) || codegen::TYPE_TESTS.iter().any(|(n, _)| **n == *c.name)
             }
             _ => false,
         }
@@ -943,16 +1021,20 @@ pub fn clif(steps: &[Step<'_>]) -> Result<String, Unsupported> {
     Ok(function(steps, target)?.0.display().to_string())
 }
 
-/// The function of a chain, and whether it reads strings.
+/// The function of a chain, whether it reads strings, and what it points
+/// to.
 fn function(
     steps: &[Step<'_>],
     target: TargetFrontendConfig,
-) -> Result<(Function, bool), Unsupported> {
+) -> Result<(Function, bool, Kept), Unsupported> {
     let sig = codegen::signature(target.default_call_conv);
     let mut func = Function::with_name_signature(UserFuncName::user(0, 0), sig);
-    let strings = codegen::build(&mut func, &mut FunctionBuilderContext::new(), target, steps)?;
-    Ok((func, strings))
+    let (strings, kept) =
+        codegen::build(&mut func, &mut FunctionBuilderContext::new(), target, steps)?;
+    Ok((func, strings, kept))
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_calls;

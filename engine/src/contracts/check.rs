@@ -15,7 +15,7 @@ use runtime::{Dict, Env, Error, Result, Value};
 
 use super::methods::{
     check_result, class_check, class_check_id, coerce_bool, coerce_int, coerce_string, fmt_scalar,
-    not_null, violation,
+    not_null, owned_value, violation,
 };
 use crate::executor::Scope;
 use crate::executor::{Executor, ExecutorOf};
@@ -43,7 +43,8 @@ pub(super) enum Check {
     /// A chain of the plain coercions (`$.int().notNull().check($ > 0)`),
     /// run step by step without YAQL dispatch; `whole` is the chain as one
     /// program, for values a MuranoPL method could intercept (objects,
-    /// extension methods of those names).
+    /// extension methods of those names) and for a chain with
+    /// `template()` (whose machine code passes null only).
     Chain {
         /// The coercions, from `$` outwards.
         steps: Vec<Step>,
@@ -64,8 +65,8 @@ pub(super) enum Check {
 }
 
 /// One link of a [`Check::Chain`]: the IR's link (which says what it
-/// checks: `int()`, `string()`, `bool()`, `notNull()`, `check(p)` or
-/// `class(Name)`) with what running it needs.
+/// checks: `int()`, `string()`, `bool()`, `notNull()`, `check(p)`,
+/// `class(Name)`, `owned()` or `notOwned()`) with what running it needs.
 #[derive(Clone)]
 pub(super) struct Step {
     /// The link.
@@ -181,7 +182,12 @@ impl Step {
     fn of(kind: &LinkKind, expr: &Yaql, compile_part: &CompilePart) -> Option<Step> {
         let (mut predicate, mut class) = (None, None);
         match kind {
-            LinkKind::Int | LinkKind::String | LinkKind::Bool | LinkKind::NotNull => {}
+            LinkKind::Int
+            | LinkKind::String
+            | LinkKind::Bool
+            | LinkKind::NotNull
+            | LinkKind::Owned
+            | LinkKind::NotOwned => {}
             LinkKind::Class {
                 name,
                 default,
@@ -198,6 +204,21 @@ impl Step {
                 message: None,
                 ..
             } => predicate = Some(compile_part(expr, p)?),
+            // Whole chains with it are the interpreter's ([`Check::check_at`]);
+            // the machine code passes null once the names are known to
+            // evaluate (their errors are the interpreter's).
+            LinkKind::Template {
+                name,
+                exclude,
+                default_type,
+                version: None,
+            } if exclude.as_ref().is_none_or(constant_list) => {
+                let default = match default_type {
+                    Some(d) => Some(ClassName::of(&d.form)?),
+                    None => None,
+                };
+                class = Some(ClassStep::new(ClassName::of(&name.form)?, default));
+            }
             _ => return None,
         }
         Some(Step {
@@ -217,22 +238,73 @@ impl Step {
     }
 }
 
-/// What the machine code of a chain asks the engine (its `class()`
-/// links): the executor of this run, and the chain's steps.
+/// True for an operand that is a literal or a list of literals and bare
+/// words (`excludeProperties => [name]`): its evaluation cannot fail.
+fn constant_list(o: &ir::Operand) -> bool {
+    use compiler::yaql::ast::{Arg, ExprKind};
+    let literal = |k: &ExprKind| matches!(k, ExprKind::Lit(_) | ExprKind::Keyword(_));
+    matches!(o.form, OperandForm::Literal(_))
+        || matches!(&o.expr.kind, ExprKind::List(items)
+            if items.iter().all(|a| matches!(a, Arg::Pos(e) if literal(&e.kind))))
+}
+
+/// True when the chain has a `template()` link: evaluated whole (but for
+/// what the machine code passes).
+fn has_template(steps: &[Step]) -> bool {
+    steps
+        .iter()
+        .any(|s| matches!(s.kind, LinkKind::Template { .. }))
+}
+
+/// What the machine code of a chain asks the engine (its `class()`,
+/// `owned()` and `notOwned()` links): the executor of this run, the
+/// chain's steps, and where the value is checked (none: every `owned()`
+/// question is the interpreter's).
 pub(super) struct Classes<'a> {
     pub(super) ex: &'a Executor,
     pub(super) steps: &'a [Step],
+    pub(super) place: Option<Place<'a>>,
+}
+
+/// Where a contract checks a value: what [`run_steps`] is given besides
+/// the value.
+#[derive(Clone, Copy)]
+pub(super) struct Place<'a> {
+    pub(super) env: &'a Env,
+    pub(super) ctx: &'a Arc<Frame>,
+    pub(super) owner: Option<&'a Arc<ObjRef>>,
 }
 
 impl jit::Host for Classes<'_> {
     /// As [`run_steps`] does with null or an object id, once the names are
-    /// resolved; anything else (a definition to instantiate, an error) is
-    /// the interpreter's.
+    /// resolved, and with the object an id became for `owned()` and
+    /// `notOwned()`; anything else (a definition to instantiate, an error,
+    /// a violation) is the interpreter's.
     fn class(&self, step: usize, v: &Value) -> jit::Verdict {
-        let Some(want) = (self.steps.get(step))
-            .and_then(|s| s.class.as_ref())
-            .and_then(ClassStep::known)
-        else {
+        let Some(s) = self.steps.get(step) else {
+            return jit::Verdict::Ask;
+        };
+        if let LinkKind::Template { .. } = s.kind {
+            // `template()` of null is null once its arguments are known
+            // to evaluate.
+            let known = s.class.as_ref().and_then(ClassStep::known).is_some();
+            return match v {
+                Value::Null if known => jit::Verdict::Same,
+                _ => jit::Verdict::Ask,
+            };
+        }
+        if let LinkKind::Owned | LinkKind::NotOwned = s.kind {
+            let Some(p) = self.place else {
+                return jit::Verdict::Ask;
+            };
+            let f = value_frame(p.ctx, v.clone(), p.owner);
+            let want = s.kind == LinkKind::Owned;
+            return match owned_value(&Cx::new(p.env, &f), v.clone(), want) {
+                Ok(_) => jit::Verdict::Same,
+                Err(_) => jit::Verdict::Ask,
+            };
+        }
+        let Some(want) = s.class.as_ref().and_then(ClassStep::known) else {
             return jit::Verdict::Ask;
         };
         match class_check_id(self.ex, v, want) {
@@ -368,13 +440,15 @@ impl Check {
             } => {
                 let intercepted = intercepted(ex, steps, &v);
                 if !intercepted {
-                    let host = Classes { ex, steps };
+                    let place = Some(Place { env, ctx, owner });
+                    let host = Classes { ex, steps, place };
                     let native = tier.get(ex.catalog().jit(), || native_of(steps));
                     if let Some(r) = native.and_then(|n| n.check_in(&host, &v)) {
                         return Ok(r.unwrap_or(v));
                     }
                 }
-                let r = if intercepted {
+                let r = if intercepted || has_template(steps) {
+                    learn_names(steps, env, ctx);
                     whole.eval_in(env, &value_frame(ctx, v, owner))
                 } else {
                     run_steps(steps, env, ctx, v, owner)
@@ -547,10 +621,15 @@ enum Quick<'a> {
 impl Quick<'_> {
     /// The index of the first item not shown to pass; those before it
     /// that pass as another value are pushed to `became` with their index.
-    fn first_failing(self, items: &[Value], became: &mut Vec<(usize, Value)>) -> usize {
+    fn first_failing(
+        self,
+        items: &[Value],
+        became: &mut Vec<(usize, Value)>,
+        place: Option<Place<'_>>,
+    ) -> usize {
         match self {
             Quick::Native(n, steps, ex) => {
-                n.first_failing_in(&Classes { ex, steps }, items, became)
+                n.first_failing_in(&Classes { ex, steps, place }, items, became)
             }
             Quick::Ids(steps, index) => items
                 .iter()
@@ -659,7 +738,8 @@ impl Check {
         let mut i = 0;
         let mut became = Vec::new();
         while i < l.len() {
-            let stop = i + quick.first_failing(&l[i..], &mut became);
+            let place = Some(Place { env, ctx, owner });
+            let stop = i + quick.first_failing(&l[i..], &mut became, place);
             if became.is_empty() {
                 if let Some(o) = &mut out {
                     o.extend_from_slice(&l[i..stop]);
@@ -699,7 +779,14 @@ impl Check {
                 !intercepted(ex, steps, v)
                     && tier
                         .get(ex.catalog().jit(), || native_of(steps))
-                        .is_some_and(|n| n.check_in(&Classes { ex, steps }, v).is_some())
+                        .is_some_and(|n| {
+                            let host = Classes {
+                                ex,
+                                steps,
+                                place: None,
+                            };
+                            n.check_in(&host, v).is_some()
+                        })
             }
             Check::List(cs, min, max) => {
                 let items: &[Value] = match v {
@@ -711,7 +798,7 @@ impl Check {
                     return false;
                 }
                 match quick_list(cs, ex) {
-                    Some(q) => q.first_failing(items, &mut Vec::new()) == items.len(),
+                    Some(q) => q.first_failing(items, &mut Vec::new(), None) == items.len(),
                     None => items
                         .iter()
                         .enumerate()
@@ -769,9 +856,11 @@ impl Check {
             Check::Expr(p, pos) => out.push(TierCoverage {
                 at: pos.clone(),
                 source: p.source().to_string(),
-                compiled: Err("not a chain of notNull/int/string/bool/check/class: \
+                compiled: Err(
+                    "not a chain of notNull/int/string/bool/check/class/owned/notOwned: \
                                evaluated whole by the interpreter"
-                    .to_string()),
+                        .to_string(),
+                ),
             }),
             Check::List(cs, ..) => cs.iter().for_each(|c| c.tier_coverage(out)),
             Check::Dict(items) => {
@@ -864,6 +953,23 @@ pub(super) fn at_contract(r: Result<Value>, path: At<'_>, pos: &str) -> Result<V
     })
 }
 
+/// Resolves the names of the chain's `template()` links (once: what lets
+/// its machine code pass null, [`Classes`]), as its `class()` links
+/// resolve theirs; an error leaves them unknown (the interpreter raises
+/// it where the chain's evaluation does).
+fn learn_names(steps: &[Step], env: &Env, ctx: &Arc<Frame>) {
+    for s in steps {
+        if let (LinkKind::Template { .. }, Some(c)) = (&s.kind, &s.class) {
+            if c.known().is_none() {
+                let cx = Cx::new(env, ctx);
+                if let Ok(ex) = cx.executor() {
+                    let _ = c.names(&cx, &ex);
+                }
+            }
+        }
+    }
+}
+
 /// Runs a chain's steps on `v` as the contract methods would.
 pub(super) fn run_steps(
     steps: &[Step],
@@ -904,7 +1010,12 @@ pub(super) fn run_steps(
                 };
                 class_check(&Cx::new(env, ctx), &ex, v, want, &default)?
             }
-            (other, ..) => unreachable!("Step::of makes no {}() step", other.method()),
+            (kind @ (LinkKind::Owned | LinkKind::NotOwned), ..) => {
+                let f = value_frame(ctx, v.clone(), owner);
+                owned_value(&Cx::new(env, &f), v, *kind == LinkKind::Owned)?
+            }
+            // `check_at` evaluates a chain with `template()` whole.
+            (other, ..) => unreachable!("run_steps runs no {}() step", other.method()),
         };
     }
     Ok(v)

@@ -296,8 +296,14 @@ fn c_not_owned(cx: &Cx, a: Args) -> Result<Value> {
 }
 
 fn owned_check(cx: &Cx, a: Args, want_owned: bool) -> Result<Value> {
+    owned_value(cx, a.get(0).clone(), want_owned)
+}
+
+/// `v.owned()` (`want_owned`) or `v.notOwned()` called at `cx`: anything
+/// but an object passes; an object passes when it is (is not) owned,
+/// through its owners, by the object of the scope (else `$this`).
+pub(super) fn owned_value(cx: &Cx, v: Value, want_owned: bool) -> Result<Value> {
     let ex = cx.executor()?;
-    let v = a.get(0).clone();
     let Value::Object(o) = &v else {
         return Ok(v);
     };

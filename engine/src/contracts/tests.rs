@@ -157,6 +157,9 @@ fn chains_run_by_steps_agree_with_the_whole_expression() {
         "$.bool().notNull()",
         "$.check($ != 7).int()",
         "$.string().int()",
+        "$.owned()",
+        "$.string().notOwned()",
+        "$.int().owned().notNull()",
         "$.class(X)",
         "$.class('X').notNull()",
         // `ns:Name` names resolve as the expression does (`#operator_:`).
@@ -246,6 +249,10 @@ fn what_the_jit_passes_the_interpreter_passes_unchanged() {
         "$.check(1 < $ and 2.5 >= $)",
         "$.check($ > 9007199254740992)",
         "$.bool().check($ = true)",
+        "$.string().check($.matches('^[a-z]+$'))",
+        "$.check($ =~ '[0-9]' and not $.startsWith('1'))",
+        "$.notNull().owned().check($ != 0)",
+        "$.string().notOwned()",
     ] {
         let c = contract_with(src, jit::Mode::Always).unwrap();
         let Check::Chain { steps, tier, .. } = &c.check else {
