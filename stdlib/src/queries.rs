@@ -36,6 +36,7 @@ macro_rules! tri {
 // The groups of functions in files of their own (after `tri!`, which
 // they use).
 mod fused;
+use fused::call;
 mod generators;
 mod grouping;
 mod ordering;
@@ -94,14 +95,6 @@ fn opt_fn(v: &Value) -> Option<Value> {
         None
     } else {
         Some(v.clone())
-    }
-}
-
-/// Calls a lambda value (a non-lambda is returned as is).
-fn call(env: &Env, f: &Value, args: &[Value]) -> Result<Value> {
-    match f {
-        Value::Lambda(c) => c.call(env, args),
-        other => Ok(other.clone()),
     }
 }
 

@@ -24,7 +24,13 @@ use runtime::seq::SeqIter;
 use runtime::value::LazySeq;
 use runtime::{Env, Result, Value};
 
-use super::call;
+/// Calls a lambda value (a non-lambda is returned as is).
+pub(super) fn call(env: &Env, f: &Value, args: &[Value]) -> Result<Value> {
+    match f {
+        Value::Lambda(c) => c.call(env, args),
+        other => Ok(other.clone()),
+    }
+}
 
 /// What a stage does with an element.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
