@@ -84,15 +84,21 @@ impl Gen<'_> {
             .ins()
             .icmp_imm_s(IntCC::Equal, self.item.tag, super::tag::NULL as i64);
         self.continue_if(null);
+        let same = self.host_passes(c, k);
+        self.continue_if(same);
+        Ok(())
+    }
+
+    /// Asks the chain's helper about the item at link `k`: true when it
+    /// passes as it is.
+    fn host_passes(&mut self, c: super::Classes, k: usize) -> Ssa {
         let step = self.b.ins().iconst(types::I64, k as i64);
         let call =
             self.b
                 .ins()
                 .call_indirect(c.sig, c.helper, &[c.call, step, c.index, self.item.val]);
         let r = self.b.inst_results(call)[0];
-        let same = self.b.ins().icmp_imm_s(IntCC::Equal, r, 1);
-        self.continue_if(same);
-        Ok(())
+        self.b.ins().icmp_imm_s(IntCC::Equal, r, 1)
     }
 
     /// Link `k`, `owned()` or `notOwned()`: a scalar passes as it is (only
@@ -111,13 +117,7 @@ impl Gen<'_> {
             .icmp_imm_s(IntCC::Equal, self.item.tag, super::tag::OTHER as i64);
         self.b.ins().brif(object, ask, &[], join, &[]);
         self.b.switch_to_block(ask);
-        let step = self.b.ins().iconst(types::I64, k as i64);
-        let call =
-            self.b
-                .ins()
-                .call_indirect(c.sig, c.helper, &[c.call, step, c.index, self.item.val]);
-        let r = self.b.inst_results(call)[0];
-        let same = self.b.ins().icmp_imm_s(IntCC::Equal, r, 1);
+        let same = self.host_passes(c, k);
         self.b.ins().brif(same, join, &[], self.deopt, &[]);
         self.b.switch_to_block(join);
         Ok(())
