@@ -149,6 +149,7 @@ pub(super) fn build(
         reads_strings: false,
         budget: BUDGET,
         kept: Vec::new(),
+        reads: Vec::new(),
     };
     // Only scalars run here: a container or an object (whose class could
     // intercept the contract's methods) goes to the interpreter.
@@ -294,6 +295,7 @@ pub(super) fn build_expr(
         reads_strings: true,
         budget: BUDGET,
         kept: Vec::new(),
+        reads: Vec::new(),
     };
     let r = match output {
         Output::Condition => {
@@ -400,6 +402,9 @@ struct Gen<'f> {
     /// What the code points to and must outlive it (prepared string
     /// tests: `matches()` of a constant pattern).
     kept: super::Kept,
+    /// The field reads the current block is dominated by
+    /// ([`reads::Read`]).
+    reads: Vec<reads::Read>,
 }
 
 impl Gen<'_> {
@@ -423,7 +428,7 @@ impl Gen<'_> {
     fn continue_if(&mut self, c: Ssa) {
         let next = self.b.create_block();
         self.b.ins().brif(c, next, &[], self.deopt, &[]);
-        self.b.switch_to_block(next);
+        self.chain_next(next);
     }
 
     /// True when the tag of `it` is one of `tags`.
@@ -758,7 +763,7 @@ impl Gen<'_> {
         let any_float = self.b.ins().bor(a.float, b.float);
         self.b.ins().brif(any_float, floats, &[], ints, &[]);
 
-        self.b.switch_to_block(ints);
+        self.switch_to(ints);
         let x = if matches!(op, BinOp::Div | BinOp::Mod) {
             self.int_div_mod(op, a.i, b.i)
         } else {
@@ -775,7 +780,7 @@ impl Gen<'_> {
         let fz = self.b.ins().f64const(0.0);
         self.b.ins().jump(join, &[no.into(), x.into(), fz.into()]);
 
-        self.b.switch_to_block(floats);
+        self.switch_to(floats);
         let as_f64 = |g: &mut Self, n: Num| {
             let conv = g.b.ins().fcvt_from_sint(types::F64, n.i);
             g.b.ins().select(n.float, n.f, conv)
@@ -803,7 +808,7 @@ impl Gen<'_> {
         let iz = self.b.ins().iconst(types::I64, 0);
         self.b.ins().jump(join, &[yes.into(), iz.into(), y.into()]);
 
-        self.b.switch_to_block(join);
+        self.switch_to(join);
         Num { float, i, f }
     }
 
@@ -906,16 +911,19 @@ impl Gen<'_> {
             }
         };
         let (keys, helper, sig, probe) = (f.keys, f.helper, f.sig, f.probe);
+        if let Some(item) = self.read_before(it.val, k, kind, default) {
+            return item;
+        }
         let out = self.scalar_slot();
         let key = self
             .b
             .ins()
             .iadd_imm_s(keys, (k * std::mem::size_of::<Value>()) as i64);
-        let kind = self.b.ins().iconst(types::I64, kind as i64);
+        let how = self.b.ins().iconst(types::I64, kind as i64);
         let call = self
             .b
             .ins()
-            .call_indirect(sig, helper, &[probe, it.val, key, kind, out]);
+            .call_indirect(sig, helper, &[probe, it.val, key, how, out]);
         let r = self.b.inst_results(call)[0];
         match default {
             // `$.name`: a missing key is the interpreter's `KeyError`.
@@ -931,7 +939,7 @@ impl Gen<'_> {
                 let join = self.b.create_block();
                 let found = self.b.ins().icmp_imm_s(IntCC::Equal, r, 1);
                 self.b.ins().brif(found, join, &[], missing, &[]);
-                self.b.switch_to_block(missing);
+                self.switch_to(missing);
                 let s = super::Scalar::of(d, false);
                 let flags = MemFlagsData::new().with_notrap().with_aligned();
                 for (k, x) in [s.tag, s.bits, 0, 0, 0].into_iter().enumerate() {
@@ -939,10 +947,12 @@ impl Gen<'_> {
                     self.b.ins().store(flags, x, out, 8 * k as i32);
                 }
                 self.b.ins().jump(join, &[]);
-                self.b.switch_to_block(join);
+                self.switch_to(join);
             }
         }
-        load(&mut self.b, out)
+        let item = load(&mut self.b, out);
+        self.remember_read(it.val, k, kind, default, r, item);
+        item
     }
 
     /// `recv.all(body)` (`all_ = true`) or `recv.any(body)` over a list:
@@ -1001,7 +1011,7 @@ impl Gen<'_> {
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.ins().jump(head, &[zero.into()]);
 
-        self.b.switch_to_block(head);
+        self.switch_to(head);
         let done = self
             .b
             .ins()
@@ -1009,7 +1019,7 @@ impl Gen<'_> {
         let end = self.b.ins().iconst(types::I8, all_ as i64);
         self.b.ins().brif(done, exit, &[end.into()], step, &[]);
 
-        self.b.switch_to_block(step);
+        self.switch_to(step);
         let out = self.scalar_slot();
         let kind = self.b.ins().iconst(types::I64, kind as i64);
         let call = self
@@ -1031,7 +1041,7 @@ impl Gen<'_> {
                 .ins()
                 .brif(r, exit, &[decided.into()], head, &[next.into()]);
         }
-        self.b.switch_to_block(exit);
+        self.switch_to(exit);
         Ok(res)
     }
 
@@ -1056,19 +1066,34 @@ impl Gen<'_> {
         r: NodeId,
         and_: bool,
     ) -> Result<Ssa, Unsupported> {
-        let lv = self.cond(e, l)?;
-        let right = self.b.create_block();
+        // `a and b and c` parses as `(a and b) and c`: its operands are
+        // taken in order, each in a block entered from the one before, so
+        // that what an operand read stays read for the next ones
+        // ([`reads`]); the first that decides goes to the join.
+        let mut operands = vec![r];
+        let mut left = l;
+        while let (Node::And(l2, r2), true) | (Node::Or(l2, r2), false) = (&e[left], and_) {
+            operands.push(*r2);
+            left = *l2;
+        }
+        operands.push(left);
+        operands.reverse();
         let join = self.b.create_block();
         let res = self.b.append_block_param(join, types::I8);
-        if and_ {
-            self.b.ins().brif(lv, right, &[], join, &[lv.into()]);
-        } else {
-            self.b.ins().brif(lv, join, &[lv.into()], right, &[]);
+        let (last, init) = operands.split_last().expect("two operands at least");
+        for &op in init {
+            let v = self.cond(e, op)?;
+            let next = self.b.create_block();
+            if and_ {
+                self.b.ins().brif(v, next, &[], join, &[v.into()]);
+            } else {
+                self.b.ins().brif(v, join, &[v.into()], next, &[]);
+            }
+            self.chain_next(next);
         }
-        self.b.switch_to_block(right);
-        let rv = self.cond(e, r)?;
-        self.b.ins().jump(join, &[rv.into()]);
-        self.b.switch_to_block(join);
+        let v = self.cond(e, *last)?;
+        self.b.ins().jump(join, &[v.into()]);
+        self.switch_to(join);
         Ok(res)
     }
 
@@ -1110,11 +1135,11 @@ impl Gen<'_> {
             let eq = self.compare(it, BinOp::Eq, c)?;
             let next = self.b.create_block();
             self.b.ins().brif(eq, join, &[eq.into()], next, &[]);
-            self.b.switch_to_block(next);
+            self.switch_to(next);
         }
         let no = self.b.ins().iconst(types::I8, 0);
         self.b.ins().jump(join, &[no.into()]);
-        self.b.switch_to_block(join);
+        self.switch_to(join);
         Ok(res)
     }
 
@@ -1150,13 +1175,13 @@ impl Gen<'_> {
             let next = self.b.create_block();
             let is = self.b.ins().icmp_imm_s(IntCC::Equal, it.tag, *t as i64);
             self.b.ins().brif(is, here, &[], next, &[]);
-            self.b.switch_to_block(here);
+            self.switch_to(here);
             let r = self.arm(it, *arm);
             self.b.ins().jump(join, &[r.into()]);
-            self.b.switch_to_block(next);
+            self.switch_to(next);
         }
         self.b.ins().jump(self.deopt, &[]);
-        self.b.switch_to_block(join);
+        self.switch_to(join);
         res
     }
 
@@ -1209,7 +1234,7 @@ impl Gen<'_> {
         self.b
             .ins()
             .brif(same_len, bytes, &[], join, &[same_len.into()]);
-        self.b.switch_to_block(bytes);
+        self.switch_to(bytes);
         // A suffix's bytes start `s.len()` before the end.
         let ptr = if part == Part::Suffix {
             let at = self.b.ins().iadd(ptr, len);
@@ -1243,7 +1268,7 @@ impl Gen<'_> {
             off += width;
         }
         self.b.ins().jump(join, &[acc.into()]);
-        self.b.switch_to_block(join);
+        self.switch_to(join);
         res
     }
 }
@@ -1258,6 +1283,7 @@ enum Part {
 
 mod calls;
 mod ops;
+mod reads;
 
 fn unsupported(what: &str) -> Unsupported {
     Unsupported(format!("the JIT does not compile {what}"))

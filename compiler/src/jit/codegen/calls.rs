@@ -116,10 +116,10 @@ impl Gen<'_> {
             .ins()
             .icmp_imm_s(IntCC::Equal, self.item.tag, super::tag::OTHER as i64);
         self.b.ins().brif(object, ask, &[], join, &[]);
-        self.b.switch_to_block(ask);
+        self.switch_to(ask);
         let same = self.host_passes(c, k);
         self.b.ins().brif(same, join, &[], self.deopt, &[]);
-        self.b.switch_to_block(join);
+        self.switch_to(join);
         Ok(())
     }
 
@@ -192,7 +192,7 @@ impl Gen<'_> {
         let join = self.b.create_block();
         let res = self.b.append_block_param(join, types::I8);
         self.b.ins().brif(fits, bytes, &[], join, &[fits.into()]);
-        self.b.switch_to_block(bytes);
+        self.switch_to(bytes);
         // A suffix's bytes start `p.len` before the end.
         let from = if &*c.name == "endsWith" {
             let end = self.b.ins().iadd(s.ptr, s.len);
@@ -202,7 +202,7 @@ impl Gen<'_> {
         };
         let same = self.bytes_at(from, p.ptr, p.len);
         self.b.ins().jump(join, &[same.into()]);
-        self.b.switch_to_block(join);
+        self.switch_to(join);
         Ok(res)
     }
 
@@ -215,11 +215,11 @@ impl Gen<'_> {
         let res = self.b.append_block_param(exit, types::I8);
         let zero = self.b.ins().iconst(types::I64, 0);
         self.b.ins().jump(head, &[zero.into()]);
-        self.b.switch_to_block(head);
+        self.switch_to(head);
         let done = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, n);
         let yes = self.b.ins().iconst(types::I8, 1);
         self.b.ins().brif(done, exit, &[yes.into()], step, &[]);
-        self.b.switch_to_block(step);
+        self.switch_to(step);
         let flags = MemFlagsData::new().with_notrap().with_readonly();
         let (pa, pb) = (self.b.ins().iadd(a, i), self.b.ins().iadd(b, i));
         let ca = self.b.ins().load(types::I8, flags, pa, 0);
@@ -230,7 +230,7 @@ impl Gen<'_> {
         self.b
             .ins()
             .brif(same, head, &[next.into()], exit, &[no.into()]);
-        self.b.switch_to_block(exit);
+        self.switch_to(exit);
         res
     }
 

@@ -26,13 +26,13 @@ impl Gen<'_> {
         let n = self.b.append_block_param(head, types::I64);
         let res = self.b.append_block_param(exit, types::I64);
         self.b.ins().jump(head, &[zero.into(), zero.into()]);
-        self.b.switch_to_block(head);
+        self.switch_to(head);
         let done = self
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, i, bytes);
         self.b.ins().brif(done, exit, &[n.into()], step, &[]);
-        self.b.switch_to_block(step);
+        self.switch_to(step);
         let at = self.b.ins().iadd(it.ptr, i);
         let flags = MemFlagsData::new().with_notrap().with_readonly();
         let byte = self.b.ins().load(types::I8, flags, at, 0);
@@ -43,7 +43,7 @@ impl Gen<'_> {
         let n2 = self.b.ins().iadd(n, starts);
         let i2 = self.b.ins().iadd_imm_s(i, 1);
         self.b.ins().jump(head, &[i2.into(), n2.into()]);
-        self.b.switch_to_block(exit);
+        self.switch_to(exit);
         res
     }
 
@@ -117,11 +117,11 @@ impl Gen<'_> {
         let both = self.b.ins().band(sa, sb);
         self.b.ins().brif(both, strings, &[], scalars, &[]);
 
-        self.b.switch_to_block(strings);
+        self.switch_to(strings);
         let same = self.bytes_equal(a, b);
         self.b.ins().jump(join, &[same.into()]);
 
-        self.b.switch_to_block(scalars);
+        self.switch_to(scalars);
         let ints = self.b.ins().band(ia, ib);
         let same_int = self.b.ins().icmp(IntCC::Equal, a.bits, b.bits);
         let int_eq = self.b.ins().band(ints, same_int);
@@ -146,7 +146,7 @@ impl Gen<'_> {
         let eq = self.b.ins().bor(int_eq, float_eq);
         let eq = self.b.ins().bor(eq, nulls);
         self.b.ins().jump(join, &[eq.into()]);
-        self.b.switch_to_block(join);
+        self.switch_to(join);
         res
     }
 
@@ -163,14 +163,14 @@ impl Gen<'_> {
         self.b
             .ins()
             .brif(same_len, head, &[zero.into()], exit, &[no.into()]);
-        self.b.switch_to_block(head);
+        self.switch_to(head);
         let done = self
             .b
             .ins()
             .icmp(IntCC::UnsignedGreaterThanOrEqual, i, a.len);
         let yes = self.b.ins().iconst(types::I8, 1);
         self.b.ins().brif(done, exit, &[yes.into()], step, &[]);
-        self.b.switch_to_block(step);
+        self.switch_to(step);
         let flags = MemFlagsData::new().with_notrap().with_readonly();
         let (pa, pb) = (self.b.ins().iadd(a.ptr, i), self.b.ins().iadd(b.ptr, i));
         let (ca, cb) = (
@@ -182,7 +182,7 @@ impl Gen<'_> {
         self.b
             .ins()
             .brif(same, head, &[next.into()], exit, &[no.into()]);
-        self.b.switch_to_block(exit);
+        self.switch_to(exit);
         res
     }
 }
