@@ -222,13 +222,7 @@ fn object_conditions_answer_alike_compiled_and_interpreted() {
                \x20   Body:\n      - Return: true\n";
     let d = Dir::new("objcond", &[("Node", node), ("J", j), ("Own", own)]);
     // Every condition of J compiles.
-    let cov = muranopl(&[
-        "package",
-        "check",
-        d.0.join("pkg").to_str().unwrap(),
-        "--jit-coverage",
-    ]);
-    let cov = stdout(&cov);
+    let cov = coverage(&d);
     assert!(cov.contains("conditions 4/4 (100.0%)"), "{cov}");
     let model = |class: &str, peek: bool, sizes: [Json; 5]| {
         let nodes: Vec<Json> = (sizes.into_iter().enumerate())
@@ -416,13 +410,7 @@ fn patterns_prefixes_and_dict_views_answer_alike_compiled_and_interpreted() {
              \x20     - Return: [$.names.len(), $out]\n";
     let d = Dir::new("views", &[("J", j)]);
     // Every condition of J compiles, and its contract.
-    let cov = muranopl(&[
-        "package",
-        "check",
-        d.0.join("pkg").to_str().unwrap(),
-        "--jit-coverage",
-    ]);
-    let cov = stdout(&cov);
+    let cov = coverage(&d);
     assert!(
         cov.contains("contract parts 1/1 (100.0%), conditions 4/4 (100.0%)"),
         "{cov}"
@@ -496,13 +484,7 @@ fn owned_contracts_answer_alike_compiled_and_interpreted() {
     let holder = "Namespaces: {=: ex}\nName: Holder\nProperties:\n  nodes:\n    Contract: [$.class(Node)]\n  \
                   j:\n    Contract: $.class(J)\nMethods:\n  deploy:\n    Body:\n      - Return: $.j.deploy()\n";
     let d = Dir::new("owned", &[("J", j), ("Node", NODE), ("Holder", holder)]);
-    let cov = muranopl(&[
-        "package",
-        "check",
-        d.0.join("pkg").to_str().unwrap(),
-        "--jit-coverage",
-    ]);
-    let cov = stdout(&cov);
+    let cov = coverage(&d);
     // Every contract compiles.
     assert!(cov.contains("compiled (100.0%): contract parts"), "{cov}");
     let model = |mine: Json, theirs: Json, tags: Json| {
@@ -561,13 +543,7 @@ fn template_contracts_answer_alike_compiled_and_interpreted() {
              tpls:\n    Contract:\n      - $.template(Node, excludeProperties => [name])\n\
              Methods:\n  deploy:\n    Body:\n      - Return: [$.tpl, $.tpls.select($?.size)]\n";
     let d = Dir::new("template", &[("J", j), ("Node", node)]);
-    let cov = muranopl(&[
-        "package",
-        "check",
-        d.0.join("pkg").to_str().unwrap(),
-        "--jit-coverage",
-    ]);
-    let cov = stdout(&cov);
+    let cov = coverage(&d);
     assert!(cov.contains("compiled (100.0%): contract parts"), "{cov}");
     let model = |tpl: Json, tpls: Json| json!({"Objects": {"?": {"id": "j", "type": "ex.J"}, "tpl": tpl, "tpls": tpls}});
     let mut tpls = vec![json!(null); 40];
@@ -590,4 +566,15 @@ fn template_contracts_answer_alike_compiled_and_interpreted() {
         let got = d.same(&model(json!(null), json!(tpls.clone())));
         assert!(got.contains(want), "{want}: {got}");
     }
+}
+
+/// What `package check --jit-coverage` says of the package in `d`.
+fn coverage(d: &Dir) -> String {
+    let out = muranopl(&[
+        "package",
+        "check",
+        d.0.join("pkg").to_str().unwrap(),
+        "--jit-coverage",
+    ]);
+    stdout(&out)
 }
