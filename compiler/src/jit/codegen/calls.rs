@@ -4,7 +4,7 @@
 //! and `in` and `len()` over a dict's `keys()` or `values()`.
 
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{types, AbiParam, InstBuilder, MemFlagsData, Signature, Value as Ssa};
+use cranelift_codegen::ir::{types, AbiParam, InstBuilder, Signature, Value as Ssa};
 use std::sync::Arc;
 
 use super::{library, unsupported, Gen, Item, Unsupported, Val};
@@ -204,34 +204,6 @@ impl Gen<'_> {
         self.b.ins().jump(join, &[same.into()]);
         self.switch_to(join);
         Ok(res)
-    }
-
-    /// Whether the `n` bytes at `a` are those at `b`.
-    fn bytes_at(&mut self, a: Ssa, b: Ssa, n: Ssa) -> Ssa {
-        let head = self.b.create_block();
-        let step = self.b.create_block();
-        let exit = self.b.create_block();
-        let i = self.b.append_block_param(head, types::I64);
-        let res = self.b.append_block_param(exit, types::I8);
-        let zero = self.b.ins().iconst(types::I64, 0);
-        self.b.ins().jump(head, &[zero.into()]);
-        self.switch_to(head);
-        let done = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, n);
-        let yes = self.b.ins().iconst(types::I8, 1);
-        self.b.ins().brif(done, exit, &[yes.into()], step, &[]);
-        self.switch_to(step);
-        let flags = MemFlagsData::new().with_notrap().with_readonly();
-        let (pa, pb) = (self.b.ins().iadd(a, i), self.b.ins().iadd(b, i));
-        let ca = self.b.ins().load(types::I8, flags, pa, 0);
-        let cb = self.b.ins().load(types::I8, flags, pb, 0);
-        let same = self.b.ins().icmp(IntCC::Equal, ca, cb);
-        let next = self.b.ins().iadd_imm_s(i, 1);
-        let no = self.b.ins().iconst(types::I8, 0);
-        self.b
-            .ins()
-            .brif(same, head, &[next.into()], exit, &[no.into()]);
-        self.switch_to(exit);
-        res
     }
 
     /// `needle in dict.keys()` (or `.values()`) of values read: whether a

@@ -152,33 +152,42 @@ impl Gen<'_> {
 
     /// Whether the strings in `a` and `b` have the same bytes.
     fn bytes_equal(&mut self, a: Item, b: Item) -> Ssa {
+        let compare = self.b.create_block();
+        let exit = self.b.create_block();
+        let res = self.b.append_block_param(exit, types::I8);
+        let same_len = self.b.ins().icmp(IntCC::Equal, a.len, b.len);
+        let no = self.b.ins().iconst(types::I8, 0);
+        self.b
+            .ins()
+            .brif(same_len, compare, &[], exit, &[no.into()]);
+        self.chain_next(compare);
+        let same = self.bytes_at(a.ptr, b.ptr, a.len);
+        self.b.ins().jump(exit, &[same.into()]);
+        self.switch_to(exit);
+        res
+    }
+
+    /// Whether the `n` bytes at `a` are those at `b`.
+    pub(super) fn bytes_at(&mut self, a: Ssa, b: Ssa, n: Ssa) -> Ssa {
         let head = self.b.create_block();
         let step = self.b.create_block();
         let exit = self.b.create_block();
         let i = self.b.append_block_param(head, types::I64);
         let res = self.b.append_block_param(exit, types::I8);
-        let same_len = self.b.ins().icmp(IntCC::Equal, a.len, b.len);
         let zero = self.b.ins().iconst(types::I64, 0);
-        let no = self.b.ins().iconst(types::I8, 0);
-        self.b
-            .ins()
-            .brif(same_len, head, &[zero.into()], exit, &[no.into()]);
+        self.b.ins().jump(head, &[zero.into()]);
         self.switch_to(head);
-        let done = self
-            .b
-            .ins()
-            .icmp(IntCC::UnsignedGreaterThanOrEqual, i, a.len);
+        let done = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i, n);
         let yes = self.b.ins().iconst(types::I8, 1);
         self.b.ins().brif(done, exit, &[yes.into()], step, &[]);
         self.switch_to(step);
         let flags = MemFlagsData::new().with_notrap().with_readonly();
-        let (pa, pb) = (self.b.ins().iadd(a.ptr, i), self.b.ins().iadd(b.ptr, i));
-        let (ca, cb) = (
-            self.b.ins().load(types::I8, flags, pa, 0),
-            self.b.ins().load(types::I8, flags, pb, 0),
-        );
+        let (pa, pb) = (self.b.ins().iadd(a, i), self.b.ins().iadd(b, i));
+        let ca = self.b.ins().load(types::I8, flags, pa, 0);
+        let cb = self.b.ins().load(types::I8, flags, pb, 0);
         let same = self.b.ins().icmp(IntCC::Equal, ca, cb);
         let next = self.b.ins().iadd_imm_s(i, 1);
+        let no = self.b.ins().iconst(types::I8, 0);
         self.b
             .ins()
             .brif(same, head, &[next.into()], exit, &[no.into()]);
