@@ -18,12 +18,11 @@ use runtime::Value;
 use super::{Gen, Item};
 
 /// A field read the code made: of `base` (a value's SSA), key `k` of the
-/// code's keys, by `kind`, with `default` when `$.get(name, default)`;
+/// code's keys, with `default` when `$.get(name, default)` (else `$.x`);
 /// the helper's status and what it read.
 pub(super) struct Read {
     base: Ssa,
     k: usize,
-    kind: u64,
     default: Option<Value>,
     status: Ssa,
     item: Item,
@@ -64,9 +63,7 @@ impl Gen<'_> {
             (None, _) => Some(item),
             // The same default, strictly (`1` is not `1.0` or `true`).
             (Some(d), Some(want))
-                if r.kind == kind
-                    && std::mem::discriminant(d) == std::mem::discriminant(want)
-                    && d == want =>
+                if std::mem::discriminant(d) == std::mem::discriminant(want) && d == want =>
             {
                 Some(item)
             }
@@ -93,7 +90,6 @@ impl Gen<'_> {
             self.reads.push(Read {
                 base,
                 k,
-                kind,
                 default: default.cloned(),
                 status,
                 item,
