@@ -341,29 +341,38 @@ impl Catalog {
         let mut memo = Memo::default();
         // The models the plan did not show valid, by index, in order.
         let (mut states, mut n) = (Vec::new(), 0);
-        for m in items(models)? {
-            let m = m?;
-            let i = n;
-            n += 1;
-            let state = match quick.quick(&mut cv, &m, i)? {
-                many::Quick::Valid => continue,
-                many::Quick::Same(earlier) => State::Same(earlier, m),
-                many::Quick::Check(class, v, skip, passed, pure) => {
-                    let kind = Arc::as_ptr(&class) as usize;
-                    match pure.then(|| memo.seen(kind, passed, &v, i)).flatten() {
-                        Some(earlier) => State::Same(earlier, m),
-                        None => {
-                            pool.push(i, many::Job::Quick(class, v, skip));
-                            State::Pooled(m)
+        // Read in blocks, each walked on every core first.
+        let mut blocks = many::Blocks::new(models)?;
+        while blocks.next()? {
+            let walked = quick.walk(&blocks);
+            for j in 0..blocks.len() {
+                let i = n;
+                n += 1;
+                let walked = walked.get(j).copied().flatten();
+                if walked.is_some_and(|(k, p)| quick.valid(k, &p)) {
+                    continue;
+                }
+                let m = blocks.get(j);
+                let state = match quick.quick(&mut cv, &m, i, walked)? {
+                    many::Quick::Valid => continue,
+                    many::Quick::Same(earlier) => State::Same(earlier, m),
+                    many::Quick::Check(class, v, skip, passed, pure) => {
+                        let kind = Arc::as_ptr(&class) as usize;
+                        match pure.then(|| memo.seen(kind, passed, &v, i)).flatten() {
+                            Some(earlier) => State::Same(earlier, m),
+                            None => {
+                                pool.push(i, many::Job::Quick(class, v, skip));
+                                State::Pooled(m)
+                            }
                         }
                     }
-                }
-                many::Quick::Full => {
-                    pool.push(i, many::Job::Full(model_value(py, &m)?));
-                    State::Pooled(m)
-                }
-            };
-            states.push((i, state));
+                    many::Quick::Full => {
+                        pool.push(i, many::Job::Full(model_value(py, &m)?));
+                        State::Pooled(m)
+                    }
+                };
+                states.push((i, state));
+            }
         }
         let mut done = pool.finish(py);
         done.sort_unstable_by_key(|(i, _)| *i);

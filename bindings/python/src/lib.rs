@@ -23,6 +23,7 @@ mod many;
 mod memo;
 mod plan;
 mod pool;
+mod view;
 mod yaql;
 
 use pyo3::prelude::*;

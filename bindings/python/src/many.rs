@@ -14,12 +14,14 @@ use muranopl::report::{sorted_violations, Violation};
 use muranopl::Catalogue;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyString};
+use pyo3::types::{PyDict, PyIterator, PyList, PyString};
 use runtime::Value;
 
 use crate::catalog::Checked;
 use crate::convert::ToValue;
-use crate::plan::PyPlan;
+use crate::plan::{PyPlan, SharedPlan};
+use crate::view::{share_out, Access, Layout, Obj, Shared};
+use engine::contracts::plan::Passing;
 
 /// What the quick way makes of one model.
 pub enum Quick {
@@ -55,6 +57,11 @@ pub struct Models<'py> {
     /// that its address names it while it is compared).
     last: Option<(Bound<'py, PyAny>, usize)>,
     header: Header<'py>,
+    /// Threads [`Models::walk`] reads on at most: as many as the pool
+    /// has (one per core, or `RAYON_NUM_THREADS`).
+    threads: usize,
+    /// How they read strings.
+    layout: Option<Layout>,
 }
 
 impl<'py> Models<'py> {
@@ -69,55 +76,40 @@ impl<'py> Models<'py> {
             compile,
             last: None,
             header: Header::new(py),
+            layout: Layout::of(py),
+            threads: rayon::current_num_threads(),
         }
     }
 
     /// The quick way with model `m`, converting with `cv` what the checker
-    /// needs.
+    /// needs; `walked`: its class's plan (by index) and what the plan
+    /// shows of it, when [`Models::walk`] read it.
     /// `i` is the model's index.
     pub fn quick(
         &mut self,
         cv: &mut ToValue<'py>,
         m: &Bound<'py, PyAny>,
         i: usize,
+        walked: Option<(usize, Passing)>,
     ) -> PyResult<Quick> {
-        let Some(t) = self.header.simple_type(m) else {
-            return Ok(Quick::Full);
-        };
-        let k = match &self.last {
-            Some((s, k)) if s.as_ptr() == t.ptr => *k,
-            _ => {
-                // SAFETY: `t.ptr` is live (held by `m`, which the caller
-                // holds, or by `t`), no Python code having run since it
-                // was read, under the GIL.
-                let t = unsafe { Bound::from_borrowed_ptr(m.py(), t.ptr) };
-                let Some(name) = crate::plan::utf8(&t) else {
+        let (k, passing) = match walked {
+            Some(w) => w,
+            None => {
+                let Some(k) = self.class_of(m) else {
                     return Ok(Quick::Full);
                 };
-                let k = match self.plans.iter().position(|(n, ..)| n == name) {
-                    Some(k) => k,
-                    None => {
-                        let plan = self.plan(name);
-                        self.plans.push((name.to_string(), plan, true));
-                        self.plans.len() - 1
-                    }
+                let Some(passing) = self.plans[k].1.as_ref().and_then(|p| p.1.passing(m, 1)) else {
+                    return Ok(Quick::Full);
                 };
-                self.last = Some((t, k));
-                k
+                (k, passing)
             }
         };
-        if self.plans[k].2 {
-            self.plans[k].2 = false;
-            if let Some((_, plan, _)) = &mut self.plans[k].1 {
-                plan.adopt(m);
-            }
-        }
         let Some((class, plan, pure)) = &self.plans[k].1 else {
             return Ok(Quick::Full);
         };
-        let Some(passing) = plan.passing(m, 1) else {
-            return Ok(Quick::Full);
-        };
+        if self.valid(k, &passing) {
+            return Ok(Quick::Valid);
+        }
         // A model with `Objects` is validated the full way. The plan
         // shows a model to have no other key than its properties and `?`
         // (`only`: what it passes, or all of it), so that such a one has
@@ -143,6 +135,78 @@ impl<'py> Models<'py> {
         }
         let skip = plan.skip(&passing);
         Ok(Quick::Check(class.clone(), v, skip, passing.bits(), *pure))
+    }
+
+    /// True when `passing`, what the plan of class `k` shows of a model,
+    /// shows it valid without looking at the model again: it passes,
+    /// and its keys are only its properties and `?` (none is `Objects`).
+    pub fn valid(&self, k: usize, passing: &Passing) -> bool {
+        passing.all
+            && passing.only
+            && (self.plans[k].1.as_ref()).is_some_and(|(_, plan, _)| !plan.reads_objects())
+    }
+
+    /// The index in `plans` of the class of model `m`, a model of one
+    /// object of a class with a plan (the plan adopting the first such
+    /// model's keys); `None` for any other model.
+    fn class_of(&mut self, m: &Bound<'py, PyAny>) -> Option<usize> {
+        let t = self.header.simple_type(m)?;
+        let k = match &self.last {
+            Some((s, k)) if s.as_ptr() == t.ptr => *k,
+            _ => {
+                // SAFETY: `t.ptr` is live (held by `m`, which the caller
+                // holds, or by `t`), no Python code having run since it
+                // was read, under the GIL.
+                let t = unsafe { Bound::from_borrowed_ptr(m.py(), t.ptr) };
+                let name = crate::plan::utf8(&t)?;
+                let k = match self.plans.iter().position(|(n, ..)| n == name) {
+                    Some(k) => k,
+                    None => {
+                        let plan = self.plan(name);
+                        self.plans.push((name.to_string(), plan, true));
+                        self.plans.len() - 1
+                    }
+                };
+                self.last = Some((t, k));
+                k
+            }
+        };
+        if self.plans[k].2 {
+            self.plans[k].2 = false;
+            if let Some((_, plan, _)) = &mut self.plans[k].1 {
+                plan.adopt(m);
+            }
+        }
+        self.plans[k].1.is_some().then_some(k)
+    }
+
+    /// What the plan of the class of `block`'s first model shows of each
+    /// model of that class, read on every core ([`crate::view::share_out`]):
+    /// its plan's index and the plan's answer, `None` for a model read
+    /// otherwise (of another class, not simple, not readable there).
+    pub fn walk(&mut self, block: &Blocks<'py>) -> Vec<Option<(usize, Passing)>> {
+        let Some(k) = block
+            .objects
+            .first()
+            .and_then(|_| self.class_of(&block.get(0)))
+        else {
+            return Vec::new();
+        };
+        let (Some((_, plan, _)), Some((t, _))) = (&self.plans[k].1, &self.last) else {
+            return Vec::new();
+        };
+        let class = SharedClass {
+            plan: plan.shared(),
+            header: self.header.keys.each_ref().map(|k| k.as_ptr()),
+            type_object: t.as_ptr(),
+            name: &self.plans[k].0,
+        };
+        // SAFETY: as `share_out` gives it: a model `block` holds.
+        let passing = |m: Obj, at: Shared<'_>| unsafe { class.passing(m, at) };
+        // SAFETY: `block` holds every model, under the GIL, and this
+        // thread runs no Python code until the walk is done.
+        let found = unsafe { share_out(&block.objects, self.threads, self.layout, passing) };
+        found.into_iter().map(|p| p.map(|p| (k, p))).collect()
     }
 
     /// The plan of class `t` when a model of one object of it is checked
@@ -315,6 +379,152 @@ impl<'py> Header<'py> {
 struct TypeName<'py> {
     ptr: *mut ffi::PyObject,
     _hold: Option<Bound<'py, PyAny>>,
+}
+
+/// The models of a `validate_many` call, read in blocks: a list's from
+/// a copy of it, made first (so that nothing run while a model is
+/// judged can change or free the others), an iterator's held as taken.
+pub struct Blocks<'py> {
+    py: Python<'py>,
+    /// The copy of a list, and where the next block starts.
+    list: Option<(Bound<'py, PyList>, usize)>,
+    iter: Option<Bound<'py, PyIterator>>,
+    /// The iterator's models of this block.
+    held: Vec<Bound<'py, PyAny>>,
+    /// The addresses of this block's models.
+    objects: Vec<Obj>,
+    /// The iterator's failure, raised once the models before it are.
+    failed: Option<PyErr>,
+}
+
+impl<'py> Blocks<'py> {
+    /// Models in a block at most.
+    const SIZE: usize = 1 << 16;
+
+    pub fn new(models: &Bound<'py, PyAny>) -> PyResult<Blocks<'py>> {
+        let (list, iter) = match models.cast_exact::<PyList>() {
+            Ok(l) => (Some((l.get_slice(0, l.len()), 0)), None),
+            Err(_) => (None, Some(models.try_iter()?)),
+        };
+        Ok(Blocks {
+            py: models.py(),
+            list,
+            iter,
+            held: Vec::new(),
+            objects: Vec::new(),
+            failed: None,
+        })
+    }
+
+    /// Reads the next block; false when no model is left (or raises the
+    /// iterator's failure, in its turn).
+    pub fn next(&mut self) -> PyResult<bool> {
+        self.held.clear();
+        self.objects.clear();
+        if let Some(e) = self.failed.take() {
+            return Err(e);
+        }
+        if let Some((list, next)) = &mut self.list {
+            let end = list.len().min(*next + Self::SIZE);
+            // SAFETY: `list` is our own copy, which nothing else can
+            // change; its items are borrowed while it is held.
+            self.objects.extend(
+                (*next..end)
+                    .map(|i| unsafe { ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t) }),
+            );
+            *next = end;
+        } else if let Some(iter) = &mut self.iter {
+            while self.held.len() < Self::SIZE {
+                match iter.next() {
+                    Some(Ok(m)) => self.held.push(m),
+                    Some(Err(e)) => {
+                        self.failed = Some(e);
+                        break;
+                    }
+                    None => break,
+                }
+            }
+            self.objects.extend(self.held.iter().map(|m| m.as_ptr()));
+        }
+        Ok(!self.objects.is_empty() || self.failed.is_some())
+    }
+
+    /// Models in this block.
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    /// Model `j` of this block.
+    pub fn get(&self, j: usize) -> Bound<'py, PyAny> {
+        match self.held.get(j) {
+            Some(m) => m.clone(),
+            // SAFETY: `objects[j]` is an item of the copy of the list,
+            // which `self` holds, under the GIL.
+            None => unsafe { Bound::from_borrowed_ptr(self.py, self.objects[j]) },
+        }
+    }
+}
+
+/// What threads other than the GIL's holder read models of one class
+/// with ([`Models::walk`]).
+struct SharedClass<'a> {
+    plan: SharedPlan<'a>,
+    /// `?`, `id` and `type` as [`Header`] holds them.
+    header: [Obj; 3],
+    /// The class name as the first model gave it, and its text.
+    type_object: Obj,
+    name: &'a str,
+}
+
+// SAFETY: the key and name objects are only compared by address and read
+// as the module `view` says, while the GIL's holder, which holds them,
+// waits.
+unsafe impl Sync for SharedClass<'_> {}
+
+impl SharedClass<'_> {
+    /// What the plan shows of model `m`, if it is a model of one object
+    /// of this class ([`Header::simple_type`]'s rules), its strings'
+    /// text read by `at`.
+    ///
+    /// # Safety
+    /// `m` is live, read as the module `view` says.
+    unsafe fn passing(&self, m: Obj, at: Shared<'_>) -> Option<Passing> {
+        let [q, id_key, type_key] = self.header;
+        // SAFETY: per the contract; each object is read by its exact type,
+        // and the entries `PyDict_Next` yields are borrowed from `h`.
+        unsafe {
+            let (passing, mut pos) = self.plan.passing(m, 1, at)?;
+            // The header: most often the entry after the properties.
+            let (mut k, mut h) = (std::ptr::null_mut(), std::ptr::null_mut());
+            if ffi::PyDict_Next(m, &mut pos, &mut k, &mut h) == 0 || k != q {
+                h = at.lookup(m, q, "?")??;
+            }
+            if ffi::Py_TYPE(h) != &raw mut ffi::PyDict_Type {
+                return None;
+            }
+            let (mut id, mut t, mut n) = (std::ptr::null_mut(), std::ptr::null_mut(), 0);
+            let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
+            while ffi::PyDict_Next(h, &mut pos, &mut k, &mut v) != 0 {
+                n += 1;
+                if ffi::Py_TYPE(k) != &raw mut ffi::PyUnicode_Type {
+                    return None;
+                }
+                if k == id_key || (k != type_key && at.text(k)? == "id") {
+                    id = v;
+                } else if k == type_key || at.text(k)? == "type" {
+                    t = v;
+                }
+            }
+            let is_str = |p: Obj| !p.is_null() && ffi::Py_TYPE(p) == &raw mut ffi::PyUnicode_Type;
+            if n != 2 || !is_str(id) || !is_str(t) {
+                return None;
+            }
+            if t != self.type_object && at.text(t)? != self.name {
+                return None;
+            }
+            Some(passing)
+        }
+    }
 }
 
 /// True when a dict with a `?` key is anywhere in `v`, the properties of

@@ -6,57 +6,65 @@
 //! a record the plan passes is one [`crate::convert::ToValue`] converts
 //! without error into values the checker finds no violation in.
 
-use std::cell::Cell;
 use std::hash::Hasher;
-use std::os::raw::c_char;
 
-use engine::contracts::plan::{scalar, ObjectPlan, Passing, View};
+use engine::contracts::plan::{ObjectPlan, Passing};
 use engine::contracts::Borrowed;
-use muranopl::jit::Native;
 use runtime::value::{Dict, Value};
 
 use crate::convert::ToValue;
 use crate::memo::{Kept, Plain};
+use crate::view::{read, utf8_of, Gil, Keys, Obj, PyView, Reader, Shared};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-
-extern "C" {
-    // In the stable ABI from 3.10 only, but exported by every CPython 3
-    // (the abi3-py39 bindings do not declare it).
-    fn PyUnicode_AsUTF8AndSize(
-        unicode: *mut ffi::PyObject,
-        size: *mut ffi::Py_ssize_t,
-    ) -> *const c_char;
-}
 
 /// A plan with its keys as Python strings (interned once per call).
 pub struct PyPlan<'py> {
     plan: ObjectPlan,
     keys: Vec<Bound<'py, PyString>>,
+    /// The same keys' objects, as views read them.
+    objects: Vec<Obj>,
     /// See [`PyPlan::reads_objects`].
-    objects: bool,
+    reads_objects: bool,
 }
 
 impl<'py> PyPlan<'py> {
     pub fn new(py: Python<'py>, plan: ObjectPlan) -> PyPlan<'py> {
-        let keys = plan
+        let keys: Vec<Bound<'py, PyString>> = plan
             .keys()
             .iter()
             .map(|k| PyString::intern(py, k))
             .collect();
-        let objects = plan.keys().iter().any(|k| &**k == "Objects");
+        let reads_objects = plan.keys().iter().any(|k| &**k == "Objects");
+        let objects = keys.iter().map(|k| k.as_ptr()).collect();
         PyPlan {
             plan,
             keys,
             objects,
+            reads_objects,
         }
     }
 
     /// True when the plan reads a key named `Objects` (a property's, or
     /// a dict contract's).
     pub fn reads_objects(&self) -> bool {
-        self.objects
+        self.reads_objects
+    }
+
+    fn view_keys(&self) -> Keys<'_> {
+        Keys {
+            objects: &self.objects,
+            texts: self.plan.keys(),
+        }
+    }
+
+    /// The plan as other threads read with it ([`SharedPlan`]).
+    pub fn shared(&self) -> SharedPlan<'_> {
+        SharedPlan {
+            plan: &self.plan,
+            keys: self.view_keys(),
+        }
     }
 
     /// Takes `record`'s own key objects for the plan's keys it has (equal
@@ -90,6 +98,7 @@ impl<'py> PyPlan<'py> {
             if let Some(text) = k.cast_exact::<PyString>().ok().and_then(|k| utf8(k)) {
                 if let Some(slot) = self.plan.keys().iter().position(|x| **x == *text) {
                     if let Ok(k) = k.cast_into_exact::<PyString>() {
+                        self.objects[slot] = k.as_ptr();
                         self.keys[slot] = k;
                     }
                 }
@@ -132,7 +141,12 @@ impl<'py> PyPlan<'py> {
     /// keys are no properties); `None` for anything else.
     pub fn passing(&self, record: &Bound<'py, PyAny>, other: usize) -> Option<Passing> {
         let d = record.cast_exact::<PyDict>().ok()?;
-        let view = PyView::top(record, &self.keys);
+        let r = Reader {
+            keys: self.view_keys(),
+            access: Gil,
+        };
+        // SAFETY: `record` is held by the caller, under the GIL.
+        let view = unsafe { PyView::top(record.as_ptr(), &r) };
         Some(self.plan.passing(&view, d.len(), other))
     }
 
@@ -191,63 +205,50 @@ impl<'py> PyPlan<'py> {
     }
 }
 
-/// A Python value the plan reads: a borrowed pointer, valid while the
-/// record it was read from is (the caller holds the record).
-///
-/// No Python code runs while a record is walked, so nothing in it is
-/// changed or freed meanwhile: values are read by type (exact built-in
-/// types only, by functions that run no Python code), a dict's entries
-/// by `PyDict_Next`, and a lookup is made only in a dict all of whose
-/// keys are exact `str`s (whose comparisons run no Python code either);
-/// a dict with any other key is "ask".
-struct PyView<'a, 'py> {
-    o: *mut ffi::PyObject,
-    keys: &'a [Bound<'py, PyString>],
-    /// Of a dict: where its next entry is ([`ffi::PyDict_Next`]'s
-    /// position). The plan asks for its keys in the order records most
-    /// often give them, so the next entry is most often the one asked
-    /// for (its key the plan's own key object, adopted): read in order,
-    /// with no lookup.
-    next: Cell<ffi::Py_ssize_t>,
+/// A plan as threads other than the GIL's holder read records with it,
+/// while that thread waits for them (see [`crate::view`]).
+#[derive(Clone, Copy)]
+pub struct SharedPlan<'a> {
+    plan: &'a ObjectPlan,
+    keys: Keys<'a>,
 }
 
-impl<'a, 'py> PyView<'a, 'py> {
-    fn top(record: &'a Bound<'py, PyAny>, keys: &'a [Bound<'py, PyString>]) -> Self {
-        PyView {
-            o: record.as_ptr(),
-            keys,
-            next: Cell::new(0),
-        }
-    }
+// SAFETY: the key objects are only compared by address and read as the
+// module `view` says, while the GIL's holder, which holds them, waits;
+// the engine plan is immutable.
+unsafe impl Send for SharedPlan<'_> {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for SharedPlan<'_> {}
 
-    /// The view of `o`, borrowed from this one's object (non-null).
-    #[inline(always)]
-    fn child(&self, o: *mut ffi::PyObject) -> Self {
-        PyView {
-            o,
-            keys: self.keys,
-            next: Cell::new(0),
-        }
-    }
-}
-
-/// True when every key of dict `d` is an exact `str`, so that a lookup
-/// in it runs no Python code.
-///
-/// # Safety
-/// `d` is a live exact dict, under the GIL.
-unsafe fn str_keys(d: *mut ffi::PyObject) -> bool {
-    let (mut pos, mut k, mut v) = (0, std::ptr::null_mut(), std::ptr::null_mut());
-    // SAFETY: per the contract; `PyDict_Next` runs no Python code, and
-    // the keys it yields are live (borrowed from `d`).
-    unsafe {
-        while ffi::PyDict_Next(d, &mut pos, &mut k, &mut v) != 0 {
-            if ffi::Py_TYPE(k) != &raw mut ffi::PyUnicode_Type {
-                return false;
+impl SharedPlan<'_> {
+    /// What the plan shows of `record` (an exact dict, of which `other`
+    /// keys are no properties), its strings' text read by `at`, and the
+    /// position (as `PyDict_Next` takes it) after the last entry read in
+    /// order; `None` for anything else.
+    ///
+    /// # Safety
+    /// `record` is live, read as the module `view` says.
+    pub unsafe fn passing(
+        &self,
+        record: Obj,
+        other: usize,
+        at: Shared<'_>,
+    ) -> Option<(Passing, ffi::Py_ssize_t)> {
+        // SAFETY: per the contract.
+        unsafe {
+            if ffi::Py_TYPE(record) != &raw mut ffi::PyDict_Type {
+                return None;
             }
+            let len = usize::try_from(ffi::PyDict_Size(record)).ok()?;
+            let r = Reader {
+                keys: self.keys,
+                access: at,
+            };
+            let view = PyView::top(record, &r);
+            let passing = self.plan.passing(&view, len, other);
+            Some((passing, view.position()))
         }
     }
-    true
 }
 
 /// A string's UTF-8 text where CPython keeps it (no copy for an ASCII
@@ -256,73 +257,6 @@ pub fn utf8<'a>(s: &'a Bound<'_, PyAny>) -> Option<&'a str> {
     // SAFETY: `s` is live, under the GIL, for as long as `'a`
     // (`PyUnicode_AsUTF8AndSize` refuses anything but a `str`).
     unsafe { utf8_of(s.as_ptr()) }
-}
-
-/// [`utf8`] of a raw pointer.
-///
-/// # Safety
-/// `s` is a live object for `'a`, under the GIL.
-unsafe fn utf8_of<'a>(s: *mut ffi::PyObject) -> Option<&'a str> {
-    let mut len: ffi::Py_ssize_t = 0;
-    // SAFETY: per the contract; the text CPython returns is cached in the
-    // object and lives as long as it.
-    unsafe {
-        let p = PyUnicode_AsUTF8AndSize(s, &mut len);
-        if p.is_null() {
-            ffi::PyErr_Clear();
-            return None;
-        }
-        let bytes = std::slice::from_raw_parts(p.cast::<u8>(), usize::try_from(len).ok()?);
-        // CPython's UTF-8 of a str is valid UTF-8.
-        Some(std::str::from_utf8_unchecked(bytes))
-    }
-}
-
-/// The scalar a chain reads of `o`, as [`ToValue`] would convert it; a
-/// container is its length, anything but the exact built-in types is
-/// [`Borrowed::Other`]; `None` for a string without UTF-8 text.
-///
-/// # Safety
-/// `o` is a live object for `'a`, under the GIL.
-///
-/// Inlined: returned through memory, the value's tag and payload were
-/// reloaded as one wider word, a store-forwarding stall costing about a
-/// tenth of a valid record's walk.
-#[inline(always)]
-unsafe fn read<'a>(o: *mut ffi::PyObject) -> Option<Borrowed<'a>> {
-    // SAFETY: per the contract; each call below is made on an object of
-    // the exact type it takes, and runs no Python code.
-    unsafe {
-        if o == ffi::Py_None() {
-            return Some(Borrowed::Null);
-        }
-        let t = ffi::Py_TYPE(o);
-        if t == &raw mut ffi::PyUnicode_Type {
-            return utf8_of(o).map(Borrowed::Str);
-        }
-        if t == &raw mut ffi::PyLong_Type {
-            let mut overflow = 0;
-            let i = ffi::PyLong_AsLongLongAndOverflow(o, &mut overflow);
-            return Some(if overflow != 0 {
-                Borrowed::BigInt
-            } else {
-                Borrowed::Int(i)
-            });
-        }
-        if t == &raw mut ffi::PyBool_Type {
-            return Some(Borrowed::Bool(o == ffi::Py_True()));
-        }
-        if t == &raw mut ffi::PyFloat_Type {
-            return Some(Borrowed::Float(ffi::PyFloat_AsDouble(o)));
-        }
-        if t == &raw mut ffi::PyDict_Type {
-            return Some(Borrowed::Dict(usize::try_from(ffi::PyDict_Size(o)).ok()?));
-        }
-        if t == &raw mut ffi::PyList_Type {
-            return Some(Borrowed::List(usize::try_from(ffi::PyList_Size(o)).ok()?));
-        }
-    }
-    Some(Borrowed::Other)
 }
 
 /// Values kept at most in one [`Plain`] (nodes), and how deep.
@@ -511,109 +445,5 @@ unsafe fn plain(o: *mut ffi::PyObject, nodes: &mut usize, depth: usize) -> Optio
             }
             Borrowed::BigInt | Borrowed::Other => return None,
         })
-    }
-}
-
-impl View for PyView<'_, '_> {
-    #[inline(always)]
-    fn read(&self) -> Option<Borrowed<'_>> {
-        // SAFETY: `o` is live while this view is (see `PyView`), under the
-        // GIL.
-        unsafe { read(self.o) }
-    }
-
-    fn items_pass(&self, n: usize, chain: &Native) -> bool {
-        const BATCH: usize = 16;
-        // SAFETY: `o` is live (see `PyView`), under the GIL.
-        if unsafe { ffi::Py_TYPE(self.o) } != &raw mut ffi::PyList_Type {
-            return false;
-        }
-        let mut buf = [Borrowed::Null; BATCH];
-        let mut i = 0;
-        while i < n {
-            let k = (n - i).min(BATCH);
-            for (j, b) in buf[..k].iter_mut().enumerate() {
-                // SAFETY: `o` is a live list (see `PyView`), under the
-                // GIL; `PyList_GetItem` checks the index, and the item it
-                // returns is borrowed from the list, which no Python code
-                // runs to change while the batch is read and checked.
-                let x = unsafe {
-                    let p = ffi::PyList_GetItem(self.o, (i + j) as ffi::Py_ssize_t);
-                    if p.is_null() {
-                        ffi::PyErr_Clear();
-                        return false;
-                    }
-                    read(p)
-                };
-                match x {
-                    Some(x) if scalar(x) => *b = x,
-                    _ => return false,
-                }
-            }
-            if chain.first_failing_borrowed(&buf[..k]) != k {
-                return false;
-            }
-            i += k;
-        }
-        true
-    }
-
-    // Inlined, as `read` is: a view returned through memory was copied
-    // by wider loads than the stores that wrote it (a store-forwarding
-    // stall on every property read).
-    #[inline(always)]
-    fn field(&self, slot: usize) -> Option<Option<Self>> {
-        let key = self.keys[slot].as_ptr();
-        // SAFETY: `o` is live (see `PyView`), under the GIL; the dict is
-        // read only if it is an exact one, its next entry by `PyDict_Next`
-        // (which checks the position against the entries the dict has),
-        // else by a lookup with a key the plan holds, made only when no
-        // Python code can run in it; the value either returns is borrowed
-        // from the dict.
-        unsafe {
-            if ffi::Py_TYPE(self.o) != &raw mut ffi::PyDict_Type {
-                return None;
-            }
-            // The next entry, if its key is the plan's key object: the
-            // entry a lookup would find (a dict's keys are unique).
-            let (mut pos, mut k, mut v) =
-                (self.next.get(), std::ptr::null_mut(), std::ptr::null_mut());
-            if ffi::PyDict_Next(self.o, &mut pos, &mut k, &mut v) != 0 && k == key {
-                self.next.set(pos);
-                return Some(Some(self.child(v)));
-            }
-            // A lookup, which runs no Python code when every key is an
-            // exact `str` (else: ask).
-            if !str_keys(self.o) {
-                return None;
-            }
-            let v = ffi::PyDict_GetItemWithError(self.o, key);
-            if v.is_null() {
-                if !ffi::PyErr_Occurred().is_null() {
-                    ffi::PyErr_Clear();
-                    return None;
-                }
-                return Some(None);
-            }
-            Some(Some(self.child(v)))
-        }
-    }
-
-    #[inline(always)]
-    fn item(&self, i: usize) -> Option<Self> {
-        // SAFETY: `o` is live (see `PyView`), under the GIL;
-        // `PyList_GetItem` checks the index and returns an item borrowed
-        // from the list.
-        unsafe {
-            if ffi::Py_TYPE(self.o) != &raw mut ffi::PyList_Type {
-                return None;
-            }
-            let v = ffi::PyList_GetItem(self.o, ffi::Py_ssize_t::try_from(i).ok()?);
-            if v.is_null() {
-                ffi::PyErr_Clear();
-                return None;
-            }
-            Some(self.child(v))
-        }
     }
 }
