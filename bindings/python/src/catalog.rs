@@ -16,22 +16,14 @@ use pyo3::types::{PyDict, PyList};
 use rayon::prelude::*;
 use runtime::{json as tj, Value};
 
+use crate::blocks::Blocks;
 use crate::convert::{to_py, Failure, ToValue};
 use crate::errors;
 use crate::many;
 use crate::memo::{self, Memo};
 use crate::plan::PyPlan;
 use crate::pool::{GcPause, Pool};
-
-/// The items of `it`: a list's read by index, anything else's iterated.
-fn items<'py>(
-    it: &Bound<'py, PyAny>,
-) -> PyResult<Box<dyn Iterator<Item = PyResult<Bound<'py, PyAny>>> + 'py>> {
-    Ok(match it.cast_exact::<PyList>() {
-        Ok(l) => Box::new(l.clone().into_iter().map(Ok)),
-        Err(_) => Box::new(it.try_iter()?),
-    })
-}
+use crate::view::Layout;
 
 /// Ok when every property contract of `class` needs no more than the
 /// value (it can be checked apart from a model); else the property's name.
@@ -342,7 +334,7 @@ impl Catalog {
         // The models the plan did not show valid, by index, in order.
         let (mut states, mut n) = (Vec::new(), 0);
         // Read in blocks, each walked on every core first.
-        let mut blocks = many::Blocks::new(models)?;
+        let mut blocks = Blocks::new(models)?;
         while blocks.next()? {
             let walked = quick.walk(&blocks);
             for j in 0..blocks.len() {
@@ -446,36 +438,46 @@ impl Catalog {
         let mut same = Vec::new();
         let mut n = 0;
         let mut plan = plan;
-        for o in items(objects)? {
-            let o = o?;
-            if n == 0 {
-                plan.adopt(&o);
+        let (threads, layout) = (rayon::current_num_threads(), Layout::of(py));
+        // Read in blocks, each walked on every core first.
+        let mut blocks = Blocks::new(objects)?;
+        while blocks.next()? {
+            if n == 0 && blocks.len() > 0 {
+                plan.adopt(&blocks.get(0));
             }
-            let passing = plan.passing(&o, 0);
-            if let (Some(p), Some(f)) = (passing, failed.as_mut()) {
-                let first = (!p.all)
-                    .then(|| plan.failing_value(&o, &p))
-                    .flatten()
-                    .and_then(|(prop, v)| f.seen(0, p.bits(), prop, v.as_ref(), n));
-                if let Some(first) = first {
-                    same.push((n, first));
+            let walked = plan.walk(&blocks, threads, layout);
+            for (j, walked) in walked.into_iter().enumerate() {
+                if walked.is_some_and(|p| p.all) {
                     n += 1;
                     continue;
                 }
-            }
-            let job = match passing {
-                Some(p) if p.all => None,
-                Some(p) => Some((plan.partial(&mut cv, &o, &p, false)?, Some(p))),
-                None => Some((cv.value(&o)?, None)),
-            };
-            if let Some((v, p)) = job {
-                let passed = p.map_or(0, |p| p.bits());
-                match memo.as_mut().and_then(|m| m.seen(0, passed, &v, n)) {
-                    Some(first) => same.push((n, first)),
-                    None => pool.push(n, (v, p.map(|p| plan.skip(&p)).unwrap_or_default())),
+                let o = blocks.get(j);
+                let passing = walked.or_else(|| plan.passing(&o, 0));
+                if let (Some(p), Some(f)) = (passing, failed.as_mut()) {
+                    let first = (!p.all)
+                        .then(|| plan.failing_value(&o, &p))
+                        .flatten()
+                        .and_then(|(prop, v)| f.seen(0, p.bits(), prop, v.as_ref(), n));
+                    if let Some(first) = first {
+                        same.push((n, first));
+                        n += 1;
+                        continue;
+                    }
                 }
+                let job = match passing {
+                    Some(p) if p.all => None,
+                    Some(p) => Some((plan.partial(&mut cv, &o, &p, false)?, Some(p))),
+                    None => Some((cv.value(&o)?, None)),
+                };
+                if let Some((v, p)) = job {
+                    let passed = p.map_or(0, |p| p.bits());
+                    match memo.as_mut().and_then(|m| m.seen(0, passed, &v, n)) {
+                        Some(first) => same.push((n, first)),
+                        None => pool.push(n, (v, p.map(|p| plan.skip(&p)).unwrap_or_default())),
+                    }
+                }
+                n += 1;
             }
-            n += 1;
         }
         // The checker's answers, by index, in order; a record the same as
         // an earlier one (`same`, in order) gets a list of its own with

@@ -15,6 +15,7 @@
 //! Every class here is immutable and may be shared between threads; the
 //! GIL is released while the engine works.
 
+mod blocks;
 mod catalog;
 mod convert;
 mod errors;

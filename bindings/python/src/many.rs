@@ -14,9 +14,10 @@ use muranopl::report::{sorted_violations, Violation};
 use muranopl::Catalogue;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyIterator, PyList, PyString};
+use pyo3::types::{PyDict, PyString};
 use runtime::Value;
 
+use crate::blocks::Blocks;
 use crate::catalog::Checked;
 use crate::convert::ToValue;
 use crate::plan::{PyPlan, SharedPlan};
@@ -185,10 +186,9 @@ impl<'py> Models<'py> {
     /// its plan's index and the plan's answer, `None` for a model read
     /// otherwise (of another class, not simple, not readable there).
     pub fn walk(&mut self, block: &Blocks<'py>) -> Vec<Option<(usize, Passing)>> {
-        let Some(k) = block
-            .objects
-            .first()
-            .and_then(|_| self.class_of(&block.get(0)))
+        let Some(k) = (block.len() > 0)
+            .then(|| self.class_of(&block.get(0)))
+            .flatten()
         else {
             return Vec::new();
         };
@@ -205,7 +205,7 @@ impl<'py> Models<'py> {
         let passing = |m: Obj, at: Shared<'_>| unsafe { class.passing(m, at) };
         // SAFETY: `block` holds every model, under the GIL, and this
         // thread runs no Python code until the walk is done.
-        let found = unsafe { share_out(&block.objects, self.threads, self.layout, passing) };
+        let found = unsafe { share_out(block.objects(), self.threads, self.layout, passing) };
         found.into_iter().map(|p| p.map(|p| (k, p))).collect()
     }
 
@@ -379,90 +379,6 @@ impl<'py> Header<'py> {
 struct TypeName<'py> {
     ptr: *mut ffi::PyObject,
     _hold: Option<Bound<'py, PyAny>>,
-}
-
-/// The models of a `validate_many` call, read in blocks: a list's from
-/// a copy of it, made first (so that nothing run while a model is
-/// judged can change or free the others), an iterator's held as taken.
-pub struct Blocks<'py> {
-    py: Python<'py>,
-    /// The copy of a list, and where the next block starts.
-    list: Option<(Bound<'py, PyList>, usize)>,
-    iter: Option<Bound<'py, PyIterator>>,
-    /// The iterator's models of this block.
-    held: Vec<Bound<'py, PyAny>>,
-    /// The addresses of this block's models.
-    objects: Vec<Obj>,
-    /// The iterator's failure, raised once the models before it are.
-    failed: Option<PyErr>,
-}
-
-impl<'py> Blocks<'py> {
-    /// Models in a block at most.
-    const SIZE: usize = 1 << 16;
-
-    pub fn new(models: &Bound<'py, PyAny>) -> PyResult<Blocks<'py>> {
-        let (list, iter) = match models.cast_exact::<PyList>() {
-            Ok(l) => (Some((l.get_slice(0, l.len()), 0)), None),
-            Err(_) => (None, Some(models.try_iter()?)),
-        };
-        Ok(Blocks {
-            py: models.py(),
-            list,
-            iter,
-            held: Vec::new(),
-            objects: Vec::new(),
-            failed: None,
-        })
-    }
-
-    /// Reads the next block; false when no model is left (or raises the
-    /// iterator's failure, in its turn).
-    pub fn next(&mut self) -> PyResult<bool> {
-        self.held.clear();
-        self.objects.clear();
-        if let Some(e) = self.failed.take() {
-            return Err(e);
-        }
-        if let Some((list, next)) = &mut self.list {
-            let end = list.len().min(*next + Self::SIZE);
-            // SAFETY: `list` is our own copy, which nothing else can
-            // change; its items are borrowed while it is held.
-            self.objects.extend(
-                (*next..end)
-                    .map(|i| unsafe { ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t) }),
-            );
-            *next = end;
-        } else if let Some(iter) = &mut self.iter {
-            while self.held.len() < Self::SIZE {
-                match iter.next() {
-                    Some(Ok(m)) => self.held.push(m),
-                    Some(Err(e)) => {
-                        self.failed = Some(e);
-                        break;
-                    }
-                    None => break,
-                }
-            }
-            self.objects.extend(self.held.iter().map(|m| m.as_ptr()));
-        }
-        Ok(!self.objects.is_empty() || self.failed.is_some())
-    }
-
-    /// Models in this block.
-    pub fn len(&self) -> usize {
-        self.objects.len()
-    }
-
-    /// Model `j` of this block.
-    pub fn get(&self, j: usize) -> Bound<'py, PyAny> {
-        match self.held.get(j) {
-            Some(m) => m.clone(),
-            // SAFETY: `objects[j]` is an item of the copy of the list,
-            // which `self` holds, under the GIL.
-            None => unsafe { Bound::from_borrowed_ptr(self.py, self.objects[j]) },
-        }
-    }
 }
 
 /// What threads other than the GIL's holder read models of one class

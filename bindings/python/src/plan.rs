@@ -12,9 +12,10 @@ use engine::contracts::plan::{ObjectPlan, Passing};
 use engine::contracts::Borrowed;
 use runtime::value::{Dict, Value};
 
+use crate::blocks::Blocks;
 use crate::convert::ToValue;
 use crate::memo::{Kept, Plain};
-use crate::view::{read, utf8_of, Gil, Keys, Obj, PyView, Reader, Shared};
+use crate::view::{read, share_out, utf8_of, Gil, Keys, Layout, Obj, PyView, Reader, Shared};
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -57,6 +58,23 @@ impl<'py> PyPlan<'py> {
             objects: &self.objects,
             texts: self.plan.keys(),
         }
+    }
+
+    /// What the plan shows of each record of `block` (exact dicts of
+    /// properties only), read on up to `threads` threads
+    /// ([`crate::view::share_out`]); `None` for anything else.
+    pub fn walk(
+        &self,
+        block: &Blocks<'py>,
+        threads: usize,
+        layout: Option<Layout>,
+    ) -> Vec<Option<Passing>> {
+        let shared = self.shared();
+        // SAFETY: as `share_out` gives it: a record the caller holds.
+        let passing = |o: Obj, at: Shared<'_>| unsafe { shared.passing(o, 0, at).map(|(p, _)| p) };
+        // SAFETY: `block` holds every record, under the GIL, and this
+        // thread runs no Python code until the walk is done.
+        unsafe { share_out(block.objects(), threads, layout, passing) }
     }
 
     /// The plan as other threads read with it ([`SharedPlan`]).

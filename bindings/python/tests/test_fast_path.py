@@ -7,6 +7,7 @@ The full checker's answer is had by a dict subclass (read by the plan as
 "ask": converted and checked the full way) for ``validate_objects``, and
 by ``validate`` (one model, always loaded) for ``validate_many``."""
 
+import collections.abc
 import json
 import re
 
@@ -565,3 +566,123 @@ def test_many_distinct_failures_answer_each_as_alone(cat):
     assert all(got)
     ms = [model(r, i) for i, r in enumerate(records)]
     assert cat.validate_many(ms) == [cat.validate(m) for m in ms]
+
+
+def strings_read_on_other_threads():
+    """Records whose strings the threads that share out a batch read in
+    every way they can: ASCII in place, other text copied (short, or
+    longer than the stack buffer), text too long to copy (left to the
+    thread holding the GIL), a key that is not the plan's key object."""
+    long_text = 'wébsérvér ☃ ' * 30
+    return [
+        dict(GOOD, name='web'),
+        dict(GOOD, name='wébsérvér ☃'),
+        dict(GOOD, name=long_text),
+        dict(GOOD, name='x' * (2 << 20)),
+        dict(GOOD, name='é' * (1 << 19)),
+        dict(GOOD, scope='públic'),
+        dict(GOOD, scope='public ' * 40),
+        dict(GOOD, settings={'timeout': 1, 'label': long_text}),
+        keys_of_their_own(dict(GOOD, name='wébsérvér')),
+        keys_of_their_own(dict(GOOD, port=0)),
+    ]
+
+
+def test_models_read_on_every_core_answer_as_validate(cat):
+    """Blocks large enough to be shared out between threads: models of
+    the first model's class are read there, the rest (other classes,
+    headers of other shapes, JSON text) by the thread holding the GIL;
+    every answer is validate's, in order."""
+    others = [
+        model({'size': '4', 'tag': 'bad'}, 0, 'fast.Mixed'),
+        model({'x': 1}, 0, 'fast.Tag'),
+        dict(model(GOOD), **{'?': {'id': 'a', 'type': 'fast.Port', 'name': 'n'}}),
+        {'?': {'id': 1, 'type': 'fast.Port'}, **GOOD},
+        json.dumps(model(dict(GOOD, port=0))),
+        {**model(GOOD), 1: 'one'},
+    ]
+    records = [r for w, r in variants() if w != 'lone surrogate name']
+    records += strings_read_on_other_threads()
+    ms = [model(r, i) for i, r in enumerate(records)] + others
+    ms = [ms[(i * 7) % len(ms)] for i in range(2000)]
+    got = cat.validate_many(ms, return_exceptions=True)
+    want = {}
+    for m, g in zip(ms, got):
+        key = id(m)
+        if key not in want:
+            try:
+                want[key] = cat.validate(m)
+            except Exception as e:
+                want[key] = (type(e), str(e))
+        if isinstance(want[key], tuple):
+            assert type(g) is want[key][0] and str(g) == want[key][1]
+        else:
+            assert g == want[key], m
+    assert got[0] == [] and any(g for g in got if isinstance(g, list))
+
+
+def test_a_lone_surrogate_read_on_another_thread_raises_in_turn(cat):
+    """Text with a lone surrogate has no UTF-8: left by the threads that
+    share out a batch to the thread holding the GIL, whose conversion
+    raises, in the model's turn."""
+    for bad in (dict(GOOD, name='\ud800'),
+                dict(GOOD, settings={'timeout': 1, 'label': '\udfff'})):
+        with pytest.raises(UnicodeEncodeError):
+            cat.validate(model(bad))
+        ms = [model(GOOD, i) for i in range(1500)]
+        ms[1000] = model(bad, 1000)
+        ms[1200] = json.dumps(model(GOOD, type_='fast.Nothing'))
+        with pytest.raises(UnicodeEncodeError):
+            cat.validate_many(ms)
+        ms[1000] = model(GOOD)
+        with pytest.raises(muranopl.MuranoPLError):
+            cat.validate_many(ms)
+
+
+def test_records_read_on_every_core_answer_as_alone(cat):
+    records = [r for w, r in variants() if w != 'lone surrogate name']
+    records += strings_read_on_other_threads()
+    records = [records[(i * 5) % len(records)] for i in range(2000)]
+    got = cat.validate_objects('fast.Port', records)
+    assert got == cat.validate_objects('fast.Port', [Slow(r) for r in records])
+
+
+class Emptying(collections.abc.Mapping):
+    """A mapping whose conversion (which runs Python code) empties the
+    list of models being validated and the dicts of the models in it."""
+
+    def __init__(self, models):
+        self.models = models
+
+    def __getitem__(self, key):
+        return {'timeout': 1}[key]
+
+    def __iter__(self):
+        for m in self.models:
+            if isinstance(m, dict):
+                m.clear()
+        self.models.clear()
+        return iter(['timeout'])
+
+    def __len__(self):
+        return 1
+
+
+def test_a_conversion_that_empties_the_models(cat):
+    """Code a conversion runs may change the models while they are
+    judged: each model is judged as it was when read (or as it is when
+    converted), never read after it is freed."""
+    ms = [model(dict(GOOD, port=i % 2 + 1, name='n%d' % i), i) for i in range(2000)]
+    ms[700] = model(dict(GOOD, settings=Emptying(ms)), 700)
+    ms[701] = model(dict(GOOD, port=0), 701)
+    intact = [dict(m) for m in ms[:700]]
+    held = list(ms)
+    got = cat.validate_many(ms)
+    assert ms == [] and all(m == {} for m in held[702:])
+    assert len(got) == 2000 and all(isinstance(g, list) for g in got)
+    # Those before it were judged before it ran, and those after it read
+    # valid stay so; the one after it read wrong is judged on what is
+    # left of it (its properties read valid are not read again).
+    assert got[:700] == [cat.validate(m) for m in intact]
+    assert got[702:] == [[]] * 1298
+    assert [v.property for v in got[701]] == ['port']
