@@ -225,6 +225,11 @@ fn violations<'py>(
     Ok(list)
 }
 
+/// A list of its own with the items of `l` (one copy in C).
+fn copy<'py>(l: &Bound<'py, PyList>) -> Bound<'py, PyList> {
+    l.get_slice(0, l.len())
+}
+
 impl Catalog {
     /// The answer of each model the plan did not show valid, by index,
     /// in order, from its state (`states`, by index, in order, of `n`
@@ -378,9 +383,7 @@ impl Catalog {
                 continue;
             };
             out.push(match a {
-                Answer::Copy(first) => {
-                    PyList::new(py, out[first].cast::<PyList>()?.iter())?.into_any()
-                }
+                Answer::Copy(first) => copy(out[first].cast::<PyList>()?).into_any(),
                 Answer::Raise(e) => return Err(e),
                 Answer::Found(Ok(v)) => violations(py, v, violation, &mut made)?.into_any(),
                 Answer::Found(Err(e)) if return_exceptions => errors::to_py(py, &e, None)
@@ -490,7 +493,7 @@ impl Catalog {
         let mut out: Vec<Bound<'_, PyList>> = Vec::with_capacity(n);
         for i in 0..n {
             out.push(if let Some((_, first)) = same.next_if(|(j, _)| *j == i) {
-                PyList::new(py, out[first].iter())?
+                copy(&out[first])
             } else if let Some((_, f)) = found.next_if(|(j, _)| *j == i) {
                 let f = f.map_err(|e| errors::to_py(py, &e, None))?;
                 PyList::new(py, f)?
