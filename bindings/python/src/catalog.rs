@@ -19,26 +19,11 @@ use runtime::{json as tj, Value};
 use crate::blocks::Blocks;
 use crate::convert::{to_py, Failure, ToValue};
 use crate::errors;
-use crate::many;
+use crate::many::{self, check_model as check, value_only, Checked};
 use crate::memo::{self, Memo};
 use crate::plan::PyPlan;
 use crate::pool::{GcPause, Pool};
 use crate::view::Layout;
-
-/// Ok when every property contract of `class` needs no more than the
-/// value (it can be checked apart from a model); else the property's name.
-pub(crate) fn value_only(class: &Arc<engine::Class>) -> Result<(), String> {
-    for (_, prop) in class.init_order() {
-        let reach = prop
-            .contract
-            .get::<engine::contracts::Contract>()
-            .map(|c| c.reach());
-        if reach.is_some_and(|r| r != engine::contracts::Reach::Value) {
-            return Err(prop.name.to_string());
-        }
-    }
-    Ok(())
-}
 
 /// How many objects make a batch worth compiling a class's contracts for
 /// now (as the JIT's automatic mode would after as many uses).
@@ -141,19 +126,6 @@ impl Catalog {
         }
         Ok(out.unbind())
     }
-}
-
-/// `(path, property, message, position)` of each violation, or the load
-/// error that stopped validation.
-pub(crate) type Checked = Result<Vec<(String, String, String, Option<String>)>, runtime::Error>;
-
-pub(crate) fn check(catalog: &Catalogue, model: &Value) -> Checked {
-    let found = catalog.check(model, Limits::UNLIMITED)?;
-    Ok(found
-        .violations
-        .into_iter()
-        .map(|v| (v.path, v.property, v.message, v.position))
-        .collect())
 }
 
 fn model_value(py: Python<'_>, model: &Bound<'_, PyAny>) -> PyResult<Value> {

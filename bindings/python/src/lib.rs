@@ -10,10 +10,14 @@
 //! - [`funcs`]: Python functions called the reference's way (specs),
 //!   and yaqlized objects;
 //! - [`catalog`]: packages, validation, schemas, runs and tests;
+//! - [`many`], [`plan`], [`view`], [`blocks`], [`memo`], [`pool`]:
+//!   validation of many records read in place (by a class's contract
+//!   plan, on every core), the rest checked on the thread pool;
 //! - [`errors`]: engine errors as the reference's exception classes.
 //!
 //! Every class here is immutable and may be shared between threads; the
-//! GIL is released while the engine works.
+//! GIL is released while the engine works. Records read in place are read
+//! by other threads while the GIL's holder waits for them (see [`view`]).
 
 mod blocks;
 mod catalog;

@@ -18,7 +18,6 @@ use pyo3::types::{PyDict, PyString};
 use runtime::Value;
 
 use crate::blocks::Blocks;
-use crate::catalog::Checked;
 use crate::convert::ToValue;
 use crate::plan::{PyPlan, SharedPlan};
 use crate::view::{share_out, Access, Layout, Obj, Shared};
@@ -217,7 +216,7 @@ impl<'py> Models<'py> {
             return None;
         }
         let class = self.catalog.class(t).ok()?;
-        crate::catalog::value_only(&class).ok()?;
+        value_only(&class).ok()?;
         if class.find_method(".init").is_some() || class.find_method(".destroy").is_some() {
             return None;
         }
@@ -459,6 +458,34 @@ fn defines_objects(v: &Value) -> bool {
     }
 }
 
+/// Ok when every property contract of `class` needs no more than the
+/// value (it can be checked apart from a model); else the property's name.
+pub fn value_only(class: &Arc<engine::Class>) -> Result<(), String> {
+    for (_, prop) in class.init_order() {
+        let reach = prop
+            .contract
+            .get::<engine::contracts::Contract>()
+            .map(|c| c.reach());
+        if reach.is_some_and(|r| r != engine::contracts::Reach::Value) {
+            return Err(prop.name.to_string());
+        }
+    }
+    Ok(())
+}
+
+/// `(path, property, message, position)` of each violation, or the load
+/// error that stopped validation.
+pub type Checked = Result<Vec<(String, String, String, Option<String>)>, runtime::Error>;
+
+pub fn check_model(catalog: &Catalogue, model: &Value) -> Checked {
+    let found = catalog.check(model, muranopl::Limits::UNLIMITED)?;
+    Ok(found
+        .violations
+        .into_iter()
+        .map(|v| (v.path, v.property, v.message, v.position))
+        .collect())
+}
+
 /// A model the plan cannot pass, for the pool.
 pub enum Job {
     /// Its object's properties, by [`check`].
@@ -476,7 +503,7 @@ impl Job {
                 .into_iter()
                 .map(|v| (v.path, v.property, v.message, v.position))
                 .collect())),
-            Job::Full(m) => Some(crate::catalog::check(catalogue, m)),
+            Job::Full(m) => Some(check_model(catalogue, m)),
         }
     }
 }
