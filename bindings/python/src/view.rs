@@ -4,17 +4,19 @@
 //! ([`Shared`]).
 //!
 //! # Reading on other threads
-//! `validate_many` walks a batch's models on every core. The thread that
-//! holds the GIL starts the others and walks its own share; until they
-//! are done it runs no Python code, so no Python code runs anywhere and
-//! nothing in the models is changed or freed (the batch holds each
-//! model). Every thread only reads, with C API functions that read and
-//! never write: `PyDict_Next`, `PyDict_Size`, `PyList_Size`,
-//! `PyList_GetItem` of an index below the size, `PyLong_AsLongLongAndOverflow`
-//! and `PyFloat_AsDouble` of exact ints and floats, and, for strings,
-//! `PyUnicode_GetLength` and `PyUnicode_AsUCS4` into a buffer of ours,
-//! all on objects of the exact types they take, where none of them
-//! raises, takes a reference or uses the thread's state.
+//! `validate_many` and `validate_objects` walk a block of records on
+//! every core ([`share_out`]). The thread that holds the GIL starts the
+//! others and walks its own share; until they are done it runs no Python
+//! code, so no Python code runs anywhere and nothing in the records is
+//! changed or freed (the block holds each record). Every thread only
+//! reads, with C API functions that read and never write: `PyDict_Next`,
+//! `PyDict_Size`, `PyList_Size`, `PyList_GetItem` of an index below the
+//! size, `PyLong_AsLongLongAndOverflow` and `PyFloat_AsDouble` of exact
+//! ints and floats, and, for strings, `PyUnicode_GetLength` and
+//! `PyUnicode_AsUCS4` into a buffer of ours, all on objects of the exact
+//! types they take, where none of them raises, takes a reference or uses
+//! the thread's state. An ASCII string's text is read where CPython keeps
+//! it, in the versions whose layout is known ([`Layout`]).
 //!
 //! What a [`Shared`] reader avoids, and why:
 //! - `PyUnicode_AsUTF8AndSize` (the [`Gil`] reader's): for a string
@@ -109,8 +111,8 @@ pub struct Shared<'a> {
     pub layout: Option<Layout>,
 }
 
-/// Bytes of text a [`Shared`] reader copies at most for one record (a
-/// longer text is "ask": the GIL's holder reads that record).
+/// Characters a [`Shared`] reader copies at most of one string (a longer
+/// one is "ask": the thread holding the GIL converts it for the checker).
 const SHARED_TEXT: usize = 1 << 20;
 
 /// Where the running CPython keeps a compact ASCII string's length, flags
@@ -203,7 +205,7 @@ impl<'a> Access<'a> for Shared<'a> {
             if n == 0 {
                 return Some("");
             }
-            if self.bump.allocated_bytes() + 5 * n > SHARED_TEXT {
+            if n > SHARED_TEXT {
                 return None;
             }
             let mut stack = [std::mem::MaybeUninit::<u32>::uninit(); STACK];
@@ -579,7 +581,10 @@ pub unsafe fn share_out<R: Copy + Default + Send>(
     };
     let mut out = vec![R::default(); records.len()];
     std::thread::scope(|s| {
-        let others: Vec<_> = (1..threads).map(|_| s.spawn(walk)).collect();
+        // A thread the system refuses leaves its parts to the others.
+        let others: Vec<_> = (1..threads)
+            .map_while(|_| std::thread::Builder::new().spawn_scoped(s, walk).ok())
+            .collect();
         let mine = walk();
         let theirs = others.into_iter().map(|h| match h.join() {
             Ok(found) => found,

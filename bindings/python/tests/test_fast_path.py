@@ -580,6 +580,7 @@ def strings_read_on_other_threads():
         dict(GOOD, name=long_text),
         dict(GOOD, name='x' * (2 << 20)),
         dict(GOOD, name='é' * (1 << 19)),
+        dict(GOOD, name='é' * ((1 << 20) + 1)),
         dict(GOOD, scope='públic'),
         dict(GOOD, scope='public ' * 40),
         dict(GOOD, settings={'timeout': 1, 'label': long_text}),
