@@ -7,8 +7,7 @@ use pyo3::types::{PyIterator, PyList};
 
 use crate::view::Obj;
 
-/// The records of a call, read in blocks: a list's from
-/// a copy of it, made first (so that nothing run while a record is
+/// The records of a call, read in blocks: a list's from a copy of it, made first (so that nothing run while a record is
 /// judged can change or free the others), an iterator's held as taken.
 pub struct Blocks<'py> {
     py: Python<'py>,
@@ -27,6 +26,7 @@ impl<'py> Blocks<'py> {
     /// Models in a block at most.
     const SIZE: usize = 1 << 16;
 
+    /// The records of `models`: a list (copied) or any iterable.
     pub fn new(models: &Bound<'py, PyAny>) -> PyResult<Blocks<'py>> {
         let (list, iter) = match models.cast_exact::<PyList>() {
             Ok(l) => (Some((l.get_slice(0, l.len()), 0)), None),

@@ -7,6 +7,10 @@
 //! the class's plan shows to pass has none and is not converted at all.
 //! Any other model (JSON text, a model with `Objects`, nested object
 //! definitions, other header keys) is validated the full way.
+//!
+//! A block of models is first read on every core ([`Models::walk`]): the
+//! models of the first one's class, header and properties; the calling
+//! thread then judges, in order, those the walk did not show valid.
 
 use std::sync::Arc;
 
@@ -477,6 +481,7 @@ pub fn value_only(class: &Arc<engine::Class>) -> Result<(), String> {
 /// error that stopped validation.
 pub type Checked = Result<Vec<(String, String, String, Option<String>)>, runtime::Error>;
 
+/// The violations of `model`, validated the full way.
 pub fn check_model(catalog: &Catalogue, model: &Value) -> Checked {
     let found = catalog.check(model, muranopl::Limits::UNLIMITED)?;
     Ok(found
