@@ -1,6 +1,9 @@
 //! Comparison, `len`, case, splitting, joining, `str` and concatenation.
 
-use super::*;
+use super::text::*;
+use runtime::pyrepr::to_str;
+use runtime::registry::{Args, Cx};
+use runtime::{Result, Value};
 
 pub(super) fn opt_str(v: &Value) -> Option<&str> {
     v.as_str()

@@ -1,6 +1,10 @@
 //! Trimming, normalising, replacing and repetition.
 
-use super::*;
+use super::basic::opt_str;
+use super::text::*;
+use runtime::pyrepr::to_str;
+use runtime::registry::{Args, Cx};
+use runtime::{Result, Value};
 
 /// `strings.trim`: Python `str.strip(chars)`.
 ///

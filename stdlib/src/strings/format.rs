@@ -1,7 +1,13 @@
 //! `str.format` (the `format` function): replacement fields, format
 //! specs and conversions, as Python formats them.
 
-use super::*;
+use super::text::*;
+use num_bigint::BigInt;
+use num_traits::{Signed, ToPrimitive};
+use runtime::pyrepr::repr;
+use runtime::registry::{Args, Cx};
+use runtime::ErrorKind;
+use runtime::{Error, Result, Value};
 
 /// Parsed Python format spec.
 #[derive(Default)]

@@ -2,7 +2,12 @@
 //! `lastIndexOf`), characters, `isString`, `startsWith`/`endsWith` and
 //! `hex`.
 
-use super::*;
+use super::text::*;
+use num_bigint::BigInt;
+use num_traits::{Signed, Zero};
+use runtime::registry::{Args, Cx};
+use runtime::ErrorKind;
+use runtime::{Error, Result, Value};
 
 /// `strings.in_`: substring test.
 ///
