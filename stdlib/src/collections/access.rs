@@ -1,7 +1,11 @@
 //! Access: `#indexer`, `x.key`, `get`, `keys`, `values`, `items`, `in`,
 //! `contains*`, `len` and the type tests.
 
-use super::*;
+use super::common::*;
+use std::sync::Arc;
+
+use runtime::registry::{Args, Cx};
+use runtime::{Dict, Error, Result, Value};
 
 /// `dict.key` (`collections.dict_keyword_access`): `d[key]`, `KeyError` when
 /// missing.

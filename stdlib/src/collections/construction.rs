@@ -1,7 +1,12 @@
 //! Construction: `list`, `#list`, `set`, `toList`, `toSet`, `dict`,
 //! `#map`, `toDict`.
 
-use super::*;
+use super::common::*;
+use runtime::ErrorKind;
+
+use runtime::registry::{Args, Cx};
+use runtime::seq::iterate_unlimited;
+use runtime::{Dict, Error, Result, Value};
 
 /// `list(*args)` (`collections.list_`): the args, with lazy sequences among
 /// them unpacked recursively.

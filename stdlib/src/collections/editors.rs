@@ -2,7 +2,12 @@
 //! the sequence editors (generators in the reference): `delete`,
 //! `replace`, `replaceMany`, `insert`, `insertMany`, `flatten`.
 
-use super::*;
+use super::common::*;
+use std::collections::VecDeque;
+
+use runtime::registry::{Args, Cx};
+use runtime::seq::{iterate_unlimited, SeqIter};
+use runtime::{Error, Result, Value};
 
 /// `dict.set(key, value)` (`collections.dict_set`).
 ///

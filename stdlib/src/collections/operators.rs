@@ -1,6 +1,10 @@
 //! Operators: `+` on lists and dicts, `*` repetition, set comparisons.
 
-use super::*;
+use super::common::*;
+use runtime::ErrorKind;
+
+use runtime::registry::{Args, Cx};
+use runtime::{Error, Result, Value};
 
 /// `left + right` for iterables (`collections.combine_lists`): tuple
 /// concatenation, set union, otherwise a lazy concatenation.

@@ -1,7 +1,10 @@
 //! The set algebra: `union`, `intersect`, `difference`,
 //! `symmetricDifference`, `add`, `remove`.
 
-use super::*;
+use super::common::*;
+
+use runtime::registry::{Args, Cx};
+use runtime::{Result, Set, Value};
 
 /// `left.union(right)` (`collections.union`).
 ///
