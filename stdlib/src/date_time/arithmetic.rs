@@ -1,6 +1,11 @@
 //! Arithmetic and comparison of datetimes and timespans.
 
-use super::*;
+use super::common::*;
+use runtime::ErrorKind;
+
+use runtime::registry::{Args, Cx};
+use runtime::value::DateTime;
+use runtime::{Error, Result, Value};
 
 /// `#operator_+(dt, ts)` (`datetime_plus_timespan`).
 ///

@@ -2,7 +2,14 @@
 //! `datetime(string, format)`, `timespan`, `now`, `localtz`, `utctz`,
 //! `isDatetime`, `isTimespan`, `replace` and `format`.
 
-use super::*;
+use super::common::*;
+use super::dateutil::dateutil_parse;
+use super::format::strftime;
+use super::strptime::strptime;
+
+use chrono::{Datelike, Timelike};
+use runtime::registry::{Args, Cx};
+use runtime::{Error, Result, Value};
 
 /// `datetime(year, month, day, hour, minute, second, microsecond, offset)`
 /// (`build_datetime`).

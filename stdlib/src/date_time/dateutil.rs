@@ -1,6 +1,12 @@
 //! dateutil.parser.parse (the common formats).
 
-use super::*;
+use super::common::*;
+use super::format::MONTHS;
+use super::format::WEEKDAYS;
+use runtime::ErrorKind;
+
+use chrono::Datelike;
+use runtime::{Error, Result};
 
 #[derive(Debug, Clone, PartialEq)]
 enum Tok {

@@ -1,6 +1,9 @@
 //! strftime (CPython's wrapper for %f/%z/%Z, then glibc in the C locale).
 
-use super::*;
+use super::common::*;
+
+use chrono::{Datelike, NaiveDateTime, Timelike};
+use runtime::value::DateTime;
 
 pub(super) const WEEKDAYS: [&str; 7] = [
     "Monday",

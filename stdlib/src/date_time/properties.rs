@@ -1,6 +1,10 @@
 //! Properties of datetimes (`year`, ..., `utc`) and timespans (`days`, ...).
 
-use super::*;
+use super::common::*;
+
+use chrono::{Datelike, NaiveDateTime, Timelike};
+use runtime::registry::{Args, Cx};
+use runtime::{Result, Value};
 
 fn local_of(a: &Args) -> NaiveDateTime {
     naive(wall(&dt_of(a.get(0))))

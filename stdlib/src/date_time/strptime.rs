@@ -1,6 +1,11 @@
 //! strptime (CPython's `_strptime` in the C locale).
 
-use super::*;
+use super::common::*;
+use super::format::MONTHS;
+use super::format::WEEKDAYS;
+
+use chrono::{Datelike, NaiveDate};
+use runtime::{Error, Result};
 
 fn names_re(names: &[&str], cut: Option<usize>) -> String {
     let mut v: Vec<String> = names
