@@ -10,14 +10,11 @@
 
 #![allow(clippy::mutable_key_type, clippy::manual_repeat_n)]
 
-use runtime::ErrorKind;
-use std::collections::{HashSet, VecDeque};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::collections::HashSet;
 
 use runtime::registry::{kw, lazy, p, var, ArgIn, Args, Cx, Form, Registry, Ty};
 use runtime::seq::{iterate_unlimited, SeqIter};
-use runtime::value::{num_cmp, LazySeq};
-use runtime::{Closure, Dict, Env, Error, Frame, Invoke, Result, Value};
+use runtime::{Dict, Error, Result, Value};
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -35,6 +32,8 @@ macro_rules! tri {
 
 // The groups of functions in files of their own (after `tri!`, which
 // they use).
+mod common;
+use common::*;
 mod fused;
 use fused::call;
 mod generators;
@@ -45,170 +44,6 @@ use generators::*;
 use grouping::*;
 use ordering::*;
 use partitioning::*;
-
-/// The code of the `NoValue` marker (`utils.NO_VALUE`).
-struct NoValueCode;
-
-impl Invoke for NoValueCode {
-    fn invoke(
-        &self,
-        _: &Env,
-        _: &Arc<Frame>,
-        _: &[Value],
-        _: &[(Arc<str>, Value)],
-    ) -> Result<Value> {
-        Ok(Value::Null)
-    }
-    fn describe(&self) -> String {
-        "NoValue".into()
-    }
-}
-
-// An immutable marker value, made once.
-static NOVALUE: OnceLock<Value> = OnceLock::new();
-
-/// The `NoValue` marker used as the default of optional parameters whose
-/// absence differs from an explicit `null` (a unique lambda value, so that it
-/// also works as the default of lazy parameters).
-fn novalue() -> Value {
-    NOVALUE
-        .get_or_init(|| {
-            Value::Lambda(Arc::new(Closure {
-                code: Arc::new(NoValueCode),
-                ctx: Frame::root(Value::Null),
-            }))
-        })
-        .clone()
-}
-
-/// True when a parameter was not given (holds the `NoValue` marker).
-fn is_novalue(v: &Value) -> bool {
-    match (v, NOVALUE.get()) {
-        (Value::Lambda(a), Some(Value::Lambda(b))) => Arc::ptr_eq(a, b),
-        _ => false,
-    }
-}
-
-/// A lambda parameter, or `None` when not given.
-fn opt_fn(v: &Value) -> Option<Value> {
-    if is_novalue(v) {
-        None
-    } else {
-        Some(v.clone())
-    }
-}
-
-/// Makes a lazy sequence that stops after the first error, as a Python
-/// generator does once it raised.
-fn gen<I>(it: I) -> Value
-where
-    I: Iterator<Item = Result<Value>> + Send + 'static,
-{
-    let mut it = it;
-    let mut done = false;
-    Value::iter(std::iter::from_fn(move || {
-        if done {
-            return None;
-        }
-        let r = it.next();
-        if !matches!(r, Some(Ok(_))) {
-            done = true;
-        }
-        r
-    }))
-}
-
-fn stop_iteration(msg: &str) -> Error {
-    Error::new(ErrorKind::StopIteration, msg.to_string())
-}
-
-/// Calls a registered function as `name(args)` (a yaql `Delegate`).
-fn delegate(env: &Env, ctx: &Arc<Frame>, name: &str, args: &[Value]) -> Result<Value> {
-    let cx = Cx::new(env, ctx);
-    let pos: Vec<ArgIn> = args.iter().cloned().map(ArgIn::Val).collect();
-    env.registry()
-        .call(&cx, name, None, Form::Function, &pos, &[])
-}
-
-/// `#operator_<` / `#operator_>` through the registry (as the reference's
-/// delegates do); falls back to the standard semantics when the operator is
-/// not registered.
-fn compare_op(env: &Env, ctx: &Arc<Frame>, less: bool, a: &Value, b: &Value) -> Result<bool> {
-    let name = if less { "#operator_<" } else { "#operator_>" };
-    // Fast path for the standard number and string operators.
-    let want = if less {
-        std::cmp::Ordering::Less
-    } else {
-        std::cmp::Ordering::Greater
-    };
-    match (a, b) {
-        (Value::Str(p), Value::Str(q)) => return Ok(p.as_str().cmp(q.as_str()) == want),
-        _ if a.is_number() && b.is_number() => return Ok(num_cmp(a, b) == Some(want)),
-        _ => {}
-    }
-    if env.registry().get(name).is_some() {
-        return Ok(delegate(env, ctx, name, &[a.clone(), b.clone()])?.truthy());
-    }
-    let (x, y) = if less { (a, b) } else { (b, a) };
-    // x < y
-    use std::cmp::Ordering::Less;
-    Ok(match (x, y) {
-        (Value::Null, Value::Null) => false,
-        (Value::Null, _) => true,
-        (_, Value::Null) => false,
-        (Value::Str(p), Value::Str(q)) => p < q,
-        (Value::DateTime(p), Value::DateTime(q)) => p.micros < q.micros,
-        (Value::TimeSpan(p), Value::TimeSpan(q)) => p < q,
-        _ if x.is_number() && y.is_number() => num_cmp(x, y) == Some(Less),
-        _ => return Err(runtime::registry::no_matching(name, Form::Function)),
-    })
-}
-
-/// The integer value of an `int` parameter that may be negative.
-fn int_arg(a: &Args, i: usize) -> Result<i64> {
-    a.int(i)
-}
-
-/// Python `len()` of a value, when it has one.
-fn py_len(v: &Value) -> Option<usize> {
-    match v {
-        Value::List(l) => Some(l.len()),
-        Value::Set(s) => Some(s.len()),
-        Value::Dict(d) => Some(d.len()),
-        Value::Str(s) => Some(s.chars().count()),
-        _ => None,
-    }
-}
-
-/// Iterates any Python iterable: collections, strings (characters) and
-/// dictionaries (keys), without the iterator limit.
-/// Collects at most the iterator limit's number of elements
-/// (CollectionTooLargeException past it).
-fn collect_limited(env: &Env, it: impl Iterator<Item = Result<Value>>) -> Result<Vec<Value>> {
-    let limit = env.limit();
-    let mut out = Vec::new();
-    for x in it {
-        if out.len() >= limit {
-            return Err(Error::too_large());
-        }
-        out.push(x?);
-    }
-    Ok(out)
-}
-
-fn py_iter(v: &Value) -> Result<Box<dyn Iterator<Item = Result<Value>> + Send>> {
-    Ok(match v {
-        Value::Str(s) => {
-            let chars: Vec<Value> = s.chars().map(|c| Value::str(c.to_string())).collect();
-            Box::new(chars.into_iter().map(Ok))
-        }
-        Value::Dict(d) => {
-            let keys: Vec<Value> = d.keys().cloned().collect();
-            Box::new(keys.into_iter().map(Ok))
-        }
-        other => Box::new(iterate_unlimited(other)?),
-    })
-}
 
 // ---------------------------------------------------------------------------
 // Filtering and projection
@@ -312,15 +147,6 @@ fn select_many(cx: &Cx, a: Args) -> Result<Value> {
             return Some(Ok(r));
         }
     })))
-}
-
-fn islice_count(n: i64) -> Result<usize> {
-    if n < 0 {
-        return Err(Error::value(
-            "Indices for islice() must be None or an integer: 0 <= x <= sys.maxsize.",
-        ));
-    }
-    Ok(n as usize)
 }
 
 /// `collection.skip(count)` (`queries.skip`).

@@ -1,4 +1,5 @@
-//! Helpers shared by the collection functions: integer arguments, lengths within limits, sets and dicts of arguments, membership.
+//! Helpers shared by the collection functions: integer arguments, lengths
+//! within limits, sets and dicts of arguments, membership.
 
 use std::collections::VecDeque;
 use std::sync::Arc;

@@ -1,4 +1,6 @@
-//! Helpers shared by the date and time functions: the wall clock in microseconds, conversions to and from chrono, bounds, and integer arguments.
+//! Helpers shared by the date and time functions: the wall clock in
+//! microseconds, conversions to and from chrono, bounds, and integer
+//! arguments.
 
 use runtime::ErrorKind;
 use std::sync::Arc;

@@ -1,6 +1,12 @@
 //! Generators: `range`, `sequence`, `generate`, `repeat`, `cycle` and the like.
 
-use super::*;
+use super::common::*;
+use super::fused::call;
+use runtime::ErrorKind;
+use std::collections::{HashSet, VecDeque};
+
+use runtime::registry::{Args, Cx};
+use runtime::{Error, Result, Value};
 
 /// Python ints from `start` by `step`, up to `stop` (exclusive) when one
 /// is given, exact at any size as Python's are: i128 arithmetic while the

@@ -1,6 +1,12 @@
 //! Grouping, joining and zipping.
 
-use super::*;
+use super::common::*;
+use super::fused::call;
+use runtime::ErrorKind;
+
+use runtime::registry::{Args, Cx};
+use runtime::seq::SeqIter;
+use runtime::{Env, Error, Result, Value};
 
 /// The reference's `GroupAggregator` with the pre-1.1.1 fallback (the
 /// aggregator may take `[key, values]` and return `[key, result]`).

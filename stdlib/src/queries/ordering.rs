@@ -1,6 +1,13 @@
 //! `orderBy`/`thenBy`: the ordering iterable and its comparisons.
 
-use super::*;
+use super::common::*;
+use super::fused::call;
+use std::sync::{Arc, Mutex};
+
+use runtime::registry::{Args, Cx};
+use runtime::seq::SeqIter;
+use runtime::value::LazySeq;
+use runtime::{Env, Frame, Result, Value};
 
 /// The state of an `orderBy` result (the reference's `OrderingIterable`):
 /// the collection and the sort fields; sorted when first iterated.

@@ -1,6 +1,10 @@
 //! Partitioning: `takeWhile`, `skipWhile`, `slice`, `splitAt` and the like.
 
-use super::*;
+use super::common::*;
+use super::fused::call;
+
+use runtime::registry::{Args, Cx};
+use runtime::{Result, Value};
 
 /// `collection.takeWhile(predicate)` (`queries.take_while`).
 ///
