@@ -19,8 +19,8 @@ use std::collections::HashMap;
 
 use runtime::{Error, ErrorKind, Value};
 
+use super::pos::Pos;
 use super::yaml::{load_documents, LoadOptions, Node, NodeKind, Template, TemplateKind};
-use super::Pos;
 
 /// The root class every class without `Extends` derives from.
 pub const OBJECT_CLASS: &str = "io.murano.Object";

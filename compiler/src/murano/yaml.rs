@@ -29,7 +29,7 @@ use std::sync::Arc;
 use runtime::{Error, Span, Value};
 use saphyr_parser::{Event, Parser, ScalarStyle as SaphyrStyle, Tag};
 
-use super::Pos;
+use super::pos::Pos;
 use crate::yaql::{self, LexOptions};
 
 /// Deepest nesting of sequences and mappings accepted.
