@@ -174,7 +174,10 @@ fn hook_compiles_expressions_in_id_order() {
     let mut programs: Vec<(String, Program)> = Vec::new();
     let b = lower_body_with(&node, LoadOptions::default(), &mut |y: &Yaql| {
         assert_eq!(y.id.index(), programs.len());
-        programs.push((y.src.to_string(), y.compile(&reg, copts)?));
+        programs.push((
+            y.src.to_string(),
+            muranopl_compiler::compile_yaql(y, &reg, copts)?,
+        ));
         Ok(())
     })
     .unwrap();
@@ -222,7 +225,9 @@ fn compile_errors_are_worded_as_the_engine_words_them() {
     let e = std::thread::scope(|sc| {
         std::thread::Builder::new()
             .stack_size(64 << 20)
-            .spawn_scoped(sc, || y.compile(&Registry::new(), copts).err())
+            .spawn_scoped(sc, || {
+                muranopl_compiler::compile_yaql(y, &Registry::new(), copts).err()
+            })
             .unwrap()
             .join()
             .unwrap()

@@ -113,7 +113,7 @@ pub fn lower_and_compile(
 ) -> Result<(Block, Arc<[Program]>), Error> {
     let mut programs = Vec::new();
     let block = lower_body_with(node, load_options(opts), &mut |y: &Yaql| {
-        programs.push(y.compile(reg, opts)?);
+        programs.push(crate::compile_yaql(y, reg, opts)?);
         Ok(())
     })?;
     Ok((block, programs.into()))
@@ -128,7 +128,7 @@ pub fn compile_template(
 ) -> Result<(Operand, Arc<[Program]>), Error> {
     let mut programs = Vec::new();
     let tmpl = lower_template_with(t, load_options(opts), &mut |y: &Yaql| {
-        programs.push(y.compile(reg, opts)?);
+        programs.push(crate::compile_yaql(y, reg, opts)?);
         Ok(())
     })?;
     Ok((operand_of(&tmpl), programs.into()))

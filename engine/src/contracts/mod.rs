@@ -98,7 +98,7 @@ impl Contract {
             legacy: opts.legacy,
         };
         let c = ir::lower_contract_with(t, lopts, &mut |y: &Yaql| {
-            programs.push(Arc::new(y.compile(reg, opts)?));
+            programs.push(Arc::new(compiler::compile_yaql(y, reg, opts)?));
             Ok(())
         })?;
         let compile_part = |y: &Yaql, part: &compiler::yaql::ast::Expr| {

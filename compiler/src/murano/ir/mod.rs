@@ -48,13 +48,12 @@ mod tests;
 use std::fmt;
 use std::sync::Arc;
 
-use runtime::{Error, Registry, Span, Value};
+use runtime::{Error, Span, Value};
 
 use super::yaml::{LoadOptions, Template, TemplateKind};
 use super::Pos;
 use crate::yaql::ast::{Arg, Expr, ExprKind};
 use crate::yaql::{self, LexOptions};
-use crate::{CompileOptions, Program};
 
 pub use body::{
     lower_body, lower_body_with, Block, Case, Catch, Dest, DestRoot, DestStep, InvalidOp, Stmt,
@@ -102,17 +101,8 @@ pub struct Yaql {
 }
 
 impl Yaql {
-    /// Compiles the expression from its syntax tree (no parsing), with
-    /// errors worded as the engine words them: for a [`Role::Template`] the
-    /// compiler's kind with the message ``file:line:col: <message> in `src` ``,
-    /// for a [`Role::Contract`] `DslContractSyntaxError` with
-    /// ``file:line:col: <message> in contract `src` ``, and for destination
-    /// parts the compiler's error as it is.
-    pub fn compile(&self, reg: &Registry, opts: CompileOptions) -> Result<Program, Error> {
-        crate::compile_parsed(&self.src, &self.ast, reg, opts).map_err(|e| self.wrap_error(e))
-    }
-
-    fn wrap_error(&self, e: Error) -> Error {
+    /// A compile error of this expression, worded as the engine words it.
+    pub(crate) fn wrap_error(&self, e: Error) -> Error {
         wrap_error(self.role, &self.pos, &self.src, e)
     }
 }

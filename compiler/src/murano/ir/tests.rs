@@ -678,15 +678,11 @@ fn contract_compile_errors_are_contract_syntax_errors() {
     let e = expr.wrap_error(runtime::Error::new("YaqlGrammarException", "boom"));
     assert_eq!(e.kind(), "DslContractSyntaxError");
     assert_eq!(e.message(), "T.yaml:4:15: boom in contract `$.int()`");
-    let p = expr
-        .compile(
-            &runtime::Registry::new(),
-            crate::CompileOptions {
-                legacy: false,
-                murano: true,
-            },
-        )
-        .unwrap();
+    let opts = crate::CompileOptions {
+        legacy: false,
+        murano: true,
+    };
+    let p = crate::compile_yaql(expr, &runtime::Registry::new(), opts).unwrap();
     assert_eq!(p.source(), "$.int()");
 }
 
