@@ -29,7 +29,7 @@ use std::sync::Arc;
 
 use runtime::{Error, Span, Value};
 
-use super::{rebase, slice, Exprs, OnExpr, Role, Tmpl, Yaql};
+use super::expr::{rebase, slice, Exprs, OnExpr, Role, Tmpl, Yaql};
 use crate::murano::yaml::{plain_value, LoadOptions, Node, NodeKind, ScalarStyle};
 use crate::murano::Pos;
 use crate::yaql::ast::{Arg, Expr, ExprKind, Lit};

@@ -30,9 +30,9 @@
 use runtime::{Error, Span, Value};
 use std::fmt;
 
+use super::expr::{calls_method, slice, Exprs, OnExpr, Role, Yaql};
 use super::predicate::reads_value;
 pub use super::predicate::{CmpOp, Operand, OperandForm, Predicate, Subject};
-use super::{calls_method, slice, Exprs, OnExpr, Role, Yaql};
 use crate::murano::yaml::{LoadOptions, Template, TemplateKind};
 use crate::murano::Pos;
 use crate::yaql::ast::{Arg, Expr, ExprKind};

@@ -10,7 +10,7 @@
 
 use runtime::Value;
 
-use super::slice;
+use super::expr::slice;
 use crate::yaql::ast::{Arg, Expr, ExprKind, Lit};
 
 /// An argument of a contract call: its syntax tree and its form.

@@ -8,8 +8,9 @@ use std::sync::Arc;
 
 use runtime::Value;
 
+use super::expr::rebase;
 use super::*;
-use crate::murano::{load_classes, LoadOptions, Node};
+use crate::murano::{load_classes, LoadOptions, Node, Pos};
 
 fn method_body(src: &str, opts: LoadOptions) -> Node {
     let classes = load_classes(src, "T.yaml", opts).unwrap();

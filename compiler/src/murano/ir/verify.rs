@@ -3,8 +3,8 @@
 
 use super::body::{Block, DestRoot, DestStep, InvalidOp, Stmt, StmtKind};
 use super::contract::{chain, Contract, ContractKind, DictKey};
+use super::expr::{ExprId, Role, Tmpl, TmplKind, Yaql};
 use super::predicate::reads_value;
-use super::{ExprId, Role, Tmpl, TmplKind, Yaql};
 use crate::murano::Pos;
 use crate::yaql::ast::ExprKind;
 
