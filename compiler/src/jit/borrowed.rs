@@ -1,13 +1,14 @@
-//! Compiled contract chains run on values read in place: a caller that
-//! holds its data in another form (a Python dict, say) describes each
-//! value as a [`Borrowed`] instead of building a [`runtime::Value`] for it.
+//! Values read in place, as compiled contract chains take them: a caller
+//! that holds its data in another form (a Python dict, say) describes each
+//! value as a [`Borrowed`] instead of building a [`runtime::Value`] for it
+//! ([`super::Native::first_failing_borrowed`] runs a chain on them).
 //!
 //! A borrowed value has no engine value behind it, so whatever the code
 //! would read through one (a field, a list's item, a `class()` link's
 //! question to the engine) deopts: the answer is then "cannot show to
 //! pass", never a wrong pass.
 
-use super::{tag, Native, NoHost, Scalar, BATCH};
+use super::abi::{tag, Scalar};
 
 /// A value as a compiled chain reads it, described by its caller: the
 /// same tags [`runtime::Value`]s have. The caller must describe a value
@@ -40,7 +41,7 @@ pub enum Borrowed<'a> {
 impl Borrowed<'_> {
     /// The scalar the machine code reads: no engine value behind it
     /// (`val` null), which every helper refuses.
-    fn scalar(self) -> Scalar {
+    pub(super) fn scalar(self) -> Scalar {
         let (tag, bits, ptr, len) = match self {
             Borrowed::Null => (tag::NULL, 0, std::ptr::null(), 0),
             Borrowed::Bool(b) => (tag::BOOL, b as u64, std::ptr::null(), 0),
@@ -62,50 +63,9 @@ impl Borrowed<'_> {
     }
 }
 
-impl Native {
-    /// The index of the first of `items` the compiled code cannot show to
-    /// pass unchanged (`items.len()` when all do), as
-    /// [`Native::first_failing`] answers for the engine's values of them.
-    pub fn first_failing_borrowed(&self, items: &[Borrowed<'_>]) -> usize {
-        let mut buf = [Scalar::EMPTY; BATCH];
-        let call = super::Call {
-            host: &NoHost,
-            became: Default::default(),
-        };
-        for (k, chunk) in items.chunks(BATCH).enumerate() {
-            for (s, v) in buf.iter_mut().zip(chunk) {
-                *s = v.scalar();
-            }
-            // SAFETY: `buf` holds `chunk.len()` initialised scalars; a
-            // string's `ptr`/`len` borrow its `&str` from `chunk`, alive
-            // for the call, and the code reads at most `len` bytes there;
-            // every `val` is null, which the field, element and class
-            // helpers refuse (the code deopts); `call` outlives the call
-            // and `class_step` has the signature the code calls it with.
-            let i = unsafe { (self.run)(buf.as_ptr(), chunk.len(), &call, super::class_step) };
-            if i < chunk.len() {
-                return k * BATCH + i;
-            }
-        }
-        items.len()
-    }
-
-    /// True when the compiled code shows that `v` passes unchanged.
-    pub fn passes_borrowed(&self, v: Borrowed<'_>) -> bool {
-        let one = [v.scalar()];
-        let call = super::Call {
-            host: &NoHost,
-            became: Default::default(),
-        };
-        // SAFETY: as in `first_failing_borrowed`, for one scalar that
-        // borrows from `v`, alive for the call.
-        let i = unsafe { (self.run)(one.as_ptr(), 1, &call, super::class_step) };
-        i == 1
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::Native;
     use super::*;
     use crate::murano::ir::LinkKind;
     use crate::{compile, CompileOptions};

@@ -21,7 +21,7 @@ use cranelift_codegen::isa::CallConv;
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 
-use super::{tag, Step, Unsupported};
+use super::abi::{tag, Step, Unsupported};
 use crate::ir::{BinOp, Expr, Node, NodeId};
 use crate::murano::ir::LinkKind;
 use runtime::registry::Form;

@@ -35,9 +35,12 @@
 //! `endsWith()`, `containsKey()`, `bool()`, and `in` and `len()` over a dict's
 //! `keys()` and `values()` (`codegen/calls.rs`).
 
+mod abi;
 mod borrowed;
 mod codegen;
 mod strings;
+use abi::{tag, Scalar};
+pub use abi::{Step, Unsupported};
 pub use borrowed::Borrowed;
 
 use std::sync::Arc;
@@ -52,7 +55,6 @@ use runtime::Value;
 use target_lexicon::PointerWidth;
 
 use crate::ir::Expr;
-use crate::murano::ir::LinkKind;
 
 pub use runtime::JitMode as Mode;
 
@@ -200,121 +202,6 @@ impl<T: Jitted> vm::bc::Fast for Lambda<T> {
             T::compile(&ir)
         };
         self.tier.get(o.jit, compile)?.eval(arg)
-    }
-}
-
-/// The tags of [`Scalar::tag`], in the order the guards rely on: every
-/// tag below [`tag::CONTAINER`] is a scalar.
-mod tag {
-    pub const NULL: u64 = 0;
-    pub const BOOL: u64 = 1;
-    pub const INT: u64 = 2;
-    pub const FLOAT: u64 = 3;
-    pub const STR: u64 = 4;
-    pub const BIGINT: u64 = 5;
-    pub const LIST: u64 = 6;
-    pub const DICT: u64 = 7;
-    pub const OTHER: u64 = 8;
-    /// The first tag that is no scalar.
-    pub const CONTAINER: u64 = LIST;
-}
-
-/// A value as compiled code reads it. `bits` holds a boolean, an integer
-/// or a double's bits; `ptr`/`len` a string's UTF-8 bytes (`len` a list's
-/// or dict's length); `val` the value
-/// itself (for the field helper) — all borrowed for the duration of one
-/// call.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct Scalar {
-    tag: u64,
-    bits: u64,
-    ptr: *const u8,
-    len: usize,
-    val: *const Value,
-}
-
-impl Scalar {
-    const EMPTY: Scalar = Scalar {
-        tag: tag::OTHER,
-        bits: 0,
-        ptr: std::ptr::null(),
-        len: 0,
-        val: std::ptr::null(),
-    };
-
-    /// `v` as a scalar; a string's bytes only when `strings` (reading them
-    /// costs a pointer chase the code may not need).
-    fn of(v: &Value, strings: bool) -> Scalar {
-        let (tag, bits) = match v {
-            Value::Null => (tag::NULL, 0),
-            Value::Bool(b) => (tag::BOOL, *b as u64),
-            Value::Int(i) => (tag::INT, *i as u64),
-            Value::Float(f) => (tag::FLOAT, f.to_bits()),
-            Value::BigInt(_) => (tag::BIGINT, 0),
-            Value::Str(_) if !strings => (tag::STR, 0),
-            Value::Str(s) => {
-                return Scalar {
-                    tag: tag::STR,
-                    bits: 0,
-                    ptr: s.as_ptr(),
-                    len: s.len(),
-                    val: v,
-                }
-            }
-            Value::List(l) => return Scalar::container(tag::LIST, l.len(), v),
-            Value::Dict(d) => return Scalar::container(tag::DICT, d.len(), v),
-            _ => (tag::OTHER, 0),
-        };
-        Scalar {
-            tag,
-            bits,
-            val: v,
-            ..Scalar::EMPTY
-        }
-    }
-
-    fn container(tag: u64, len: usize, v: &Value) -> Scalar {
-        Scalar {
-            tag,
-            len,
-            val: v,
-            ..Scalar::EMPTY
-        }
-    }
-}
-
-/// A link of a contract chain as the JIT takes it: the contract IR's
-/// link ([`LinkKind`], which says what it means) with the expression IR
-/// of a `check()` predicate compiled alone (`$` being argument 1). The
-/// links it compiles are `notNull()`, `int()`, `string()`, `bool()`,
-/// `check(p)`, and `class()`, `owned()`, `notOwned()` and `template()`
-/// (which ask the [`Host`]); any other is [`Unsupported`].
-#[derive(Clone, Copy)]
-pub struct Step<'a> {
-    /// What the link checks.
-    pub link: &'a LinkKind,
-    /// The compiled predicate of a [`LinkKind::Check`].
-    pub predicate: Option<&'a Expr>,
-}
-
-impl<'a> Step<'a> {
-    /// A link that has no predicate.
-    pub fn plain(link: &'a LinkKind) -> Step<'a> {
-        Step {
-            link,
-            predicate: None,
-        }
-    }
-}
-
-/// Why a chain stays interpreted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported(pub String);
-
-impl std::fmt::Display for Unsupported {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
     }
 }
 
@@ -572,6 +459,49 @@ impl Native {
         // `class_step` has the signature the code calls it with.
         let i = unsafe { (self.run)(&s, 1, &call, class_step) };
         (i == 1).then(|| call.became.into_inner().pop().map(|(_, x)| x))
+    }
+}
+
+/// Compiled chains run on values read in place ([`Borrowed`]).
+impl Native {
+    /// The index of the first of `items` the compiled code cannot show to
+    /// pass unchanged (`items.len()` when all do), as
+    /// [`Native::first_failing`] answers for the engine's values of them.
+    pub fn first_failing_borrowed(&self, items: &[Borrowed<'_>]) -> usize {
+        let mut buf = [Scalar::EMPTY; BATCH];
+        let call = Call {
+            host: &NoHost,
+            became: Default::default(),
+        };
+        for (k, chunk) in items.chunks(BATCH).enumerate() {
+            for (s, v) in buf.iter_mut().zip(chunk) {
+                *s = v.scalar();
+            }
+            // SAFETY: `buf` holds `chunk.len()` initialised scalars; a
+            // string's `ptr`/`len` borrow its `&str` from `chunk`, alive
+            // for the call, and the code reads at most `len` bytes there;
+            // every `val` is null, which the field, element and class
+            // helpers refuse (the code deopts); `call` outlives the call
+            // and `class_step` has the signature the code calls it with.
+            let i = unsafe { (self.run)(buf.as_ptr(), chunk.len(), &call, class_step) };
+            if i < chunk.len() {
+                return k * BATCH + i;
+            }
+        }
+        items.len()
+    }
+
+    /// True when the compiled code shows that `v` passes unchanged.
+    pub fn passes_borrowed(&self, v: Borrowed<'_>) -> bool {
+        let one = [v.scalar()];
+        let call = Call {
+            host: &NoHost,
+            became: Default::default(),
+        };
+        // SAFETY: as in `first_failing_borrowed`, for one scalar that
+        // borrows from `v`, alive for the call.
+        let i = unsafe { (self.run)(one.as_ptr(), 1, &call, class_step) };
+        i == 1
     }
 }
 
