@@ -137,6 +137,7 @@ fn get<'a>(v: &'a Value, k: &str) -> &'a Value {
     }
 }
 
+/// W1 (filter and map), W2 (aggregate) and W5 (many small evaluations).
 fn workloads(c: &mut Criterion) {
     let engine = Engine::new(Options::default());
     let data = people(10_000);
@@ -225,7 +226,11 @@ fn workloads(c: &mut Criterion) {
         })
     });
     g.finish();
+}
 
+/// W6 (parsing and lowering) and W7 (a contract as one expression).
+fn parse_and_contracts(c: &mut Criterion) {
+    let engine = Engine::new(Options::default());
     let w6 = exprs(1000);
     let reg = engine.env().registry();
     let lex = compiler::yaql::LexOptions::default();
@@ -327,5 +332,5 @@ fn load(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, workloads, load);
+criterion_group!(benches, workloads, parse_and_contracts, load);
 criterion_main!(benches);

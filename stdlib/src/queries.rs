@@ -929,8 +929,15 @@ fn coll() -> runtime::registry::Param {
     p("collection", Ty::Iterable)
 }
 
-/// Registers the group.
+/// Registers the group, in the reference's order (the order overloads of
+/// one name are tried in).
 pub fn register(r: &mut Registry) {
+    register_filters(r);
+    register_order_and_aggregates(r);
+}
+
+/// Filtering, projection, partitioning and generators.
+fn register_filters(r: &mut Registry) {
     let nv = novalue;
     let pred = || vec![coll(), lazy("predicate")];
     let selr = || vec![coll(), lazy("selector")];
@@ -994,6 +1001,13 @@ pub fn register(r: &mut Registry) {
         ],
         range3,
     );
+}
+
+/// Ordering, slicing, searching and aggregation.
+fn register_order_and_aggregates(r: &mut Registry) {
+    let nv = novalue;
+    let pred = || vec![coll(), lazy("predicate")];
+    let selr = || vec![coll(), lazy("selector")];
     r.method("orderBy", selr(), order_by);
     r.method("orderByDescending", selr(), order_by_descending);
     let ordering = || vec![p("collection", Ty::Check(is_ordering)), lazy("selector")];

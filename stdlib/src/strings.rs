@@ -2,8 +2,7 @@
 //! Python `str` semantics on code points (`len`, `substring`, `indexOf`,
 //! `split`, `trim`, `format`, ...).
 
-use runtime::registry::{kw, p, var, Registry, Ty};
-use runtime::Value;
+use runtime::registry::Registry;
 
 // The functions, by concern, in files of their own.
 mod basic;
@@ -12,210 +11,14 @@ mod format;
 mod search;
 mod text;
 
-use basic::*;
-use edit::*;
-use format::*;
-use search::*;
 pub(crate) use text::{char_of, count_matches};
 
 /// Registers the group.
 pub fn register(r: &mut Registry) {
-    let s = |n: &str| p(n, Ty::Str);
-    let sn = |n: &str| p(n, Ty::Str).nullable().default(Value::Null);
-    r.function("#operator_>", vec![s("left"), s("right")], gt)
-        .pure_();
-    r.function("#operator_<", vec![s("left"), s("right")], lt)
-        .pure_();
-    r.function("#operator_>=", vec![s("left"), s("right")], gte)
-        .pure_();
-    r.function("#operator_<=", vec![s("left"), s("right")], lte)
-        .pure_();
-    r.extension("len", vec![s("string")], len_).pure_();
-    r.method("toLower", vec![s("string")], to_lower).pure_();
-    r.method("toUpper", vec![s("string")], to_upper).pure_();
-    r.method(
-        "split",
-        vec![
-            s("string"),
-            sn("separator"),
-            p("maxSplits", Ty::Int).default(-1i64),
-        ],
-        split,
-    )
-    .pure_();
-    r.method(
-        "rightSplit",
-        vec![
-            s("string"),
-            sn("separator"),
-            p("maxSplits", Ty::Int).default(-1i64),
-        ],
-        right_split,
-    )
-    .pure_();
-    r.method(
-        "join",
-        vec![p("sequence", Ty::Iterable), s("separator")],
-        join,
-    );
-    r.method(
-        "join",
-        vec![s("separator"), p("sequence", Ty::Iterable)],
-        join_,
-    );
-    r.function("str", vec![p("value", Ty::Any).nullable()], str_)
-        .pure_();
-    r.function("concat", vec![var("args", Ty::Str)], concat)
-        .pure_();
-    r.function("#operator_+", vec![var("args", Ty::Str)], concat)
-        .pure_();
-    r.method("trim", vec![s("string"), sn("chars")], trim)
-        .pure_();
-    r.method("trimLeft", vec![s("string"), sn("chars")], trim_left)
-        .pure_();
-    r.method("trimRight", vec![s("string"), sn("chars")], trim_right)
-        .pure_();
-    r.method(
-        "replace",
-        vec![
-            s("string"),
-            s("old"),
-            s("new"),
-            p("count", Ty::Int).default(-1i64),
-        ],
-        replace,
-    )
-    .pure_();
-    r.method(
-        "replace",
-        vec![
-            s("string"),
-            p("replacements", Ty::Mapping),
-            p("count", Ty::Int).default(-1i64),
-        ],
-        replace_with_dict,
-    )
-    .pure_();
-    r.extension(
-        "format",
-        vec![
-            s("formatString"),
-            var("args", Ty::Any).nullable(),
-            kw("kwargs", Ty::Any).nullable(),
-        ],
-        format_,
-    )
-    .pure_();
-    r.extension(
-        "isEmpty",
-        vec![
-            p("string", Ty::Str).nullable(),
-            p("trim", Ty::Bool).default(true),
-            sn("chars"),
-        ],
-        is_empty,
-    )
-    .pure_();
-    r.function(
-        "#operator_*",
-        vec![s("left"), p("right", Ty::Int)],
-        string_by_int,
-    );
-    r.function(
-        "#operator_*",
-        vec![p("left", Ty::Int), s("right")],
-        int_by_string,
-    );
-    r.method(
-        "substring",
-        vec![
-            s("string"),
-            p("start", Ty::Int),
-            p("length", Ty::Int).default(-1i64),
-        ],
-        substring,
-    )
-    .pure_();
-    r.method(
-        "indexOf",
-        vec![s("string"), s("sub"), p("start", Ty::Int).default(0i64)],
-        index_of,
-    )
-    .pure_();
-    r.method(
-        "indexOf",
-        vec![
-            s("string"),
-            s("sub"),
-            p("start", Ty::Int),
-            p("length", Ty::Int),
-        ],
-        index_of_,
-    )
-    .pure_();
-    r.method(
-        "lastIndexOf",
-        vec![s("string"), s("sub"), p("start", Ty::Int).default(0i64)],
-        last_index_of,
-    )
-    .pure_();
-    r.method(
-        "lastIndexOf",
-        vec![
-            s("string"),
-            s("sub"),
-            p("start", Ty::Int),
-            p("length", Ty::Int),
-        ],
-        last_index_of_,
-    )
-    .pure_();
-    r.method("toCharArray", vec![s("string")], to_char_array)
-        .pure_();
-    let flag = |n: &str| p(n, Ty::Bool).nullable().default(false);
-    r.function(
-        "characters",
-        vec![
-            flag("digits"),
-            flag("hexdigits"),
-            flag("asciiLowercase"),
-            flag("asciiUppercase"),
-            flag("asciiLetters"),
-            flag("letters"),
-            flag("octdigits"),
-            flag("punctuation"),
-            flag("printable"),
-            flag("lowercase"),
-            flag("uppercase"),
-            flag("whitespace"),
-        ],
-        characters,
-    )
-    .pure_();
-    r.function("isString", vec![p("arg", Ty::Any).nullable()], is_string)
-        .pure_();
-    r.extension(
-        "norm",
-        vec![p("string", Ty::Str).nullable(), sn("chars")],
-        norm,
-    )
-    .pure_();
-    r.function("#operator_in", vec![s("left"), s("right")], in_)
-        .pure_();
-    r.method(
-        "startsWith",
-        vec![s("string"), var("prefixes", Ty::Str)],
-        starts_with,
-    )
-    .pure_();
-    r.method(
-        "endsWith",
-        vec![s("string"), var("suffixes", Ty::Str)],
-        ends_with,
-    )
-    .pure_();
-    r.function("hex", vec![p("num", Ty::Number).nullable()], hex_)
-        .pure_();
+    basic::register(r);
+    search::register(r);
+    edit::register(r);
+    format::register(r);
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! `contains*`, `len` and the type tests.
 
 use super::common::*;
+use runtime::registry::{p, Args, Cx, Registry, Ty};
 use std::sync::Arc;
 
-use runtime::registry::{Args, Cx};
 use runtime::{Dict, Error, Result, Value};
 
 /// `dict.key` (`collections.dict_keyword_access`): `d[key]`, `KeyError` when
@@ -307,4 +307,71 @@ pub(super) fn is_dict(_: &Cx, a: Args) -> Result<Value> {
 /// ```
 pub(super) fn is_set(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(matches!(a.get(0), Value::Set(_))))
+}
+
+/// Registers this part of the group.
+pub(super) fn register(r: &mut Registry) {
+    let any = || Ty::Any;
+    r.function(
+        "#attr",
+        vec![p("dict", Ty::Mapping), p("key", Ty::Str)],
+        dict_keyword_access,
+    );
+    r.function(
+        "#indexer",
+        vec![p("dict", Ty::Mapping), p("key", any()).nullable()],
+        dict_indexer,
+    );
+    r.function(
+        "#indexer",
+        vec![
+            p("dict", Ty::Mapping),
+            p("key", any()).nullable(),
+            p("default", any()).nullable(),
+        ],
+        dict_get,
+    );
+    r.function(
+        "#indexer",
+        vec![p("list", Ty::Sequence), p("index", Ty::Int)],
+        list_indexer,
+    );
+    r.method(
+        "get",
+        vec![
+            p("dict", Ty::Mapping),
+            p("key", any()).nullable(),
+            p("default", any()).opt(),
+        ],
+        dict_get,
+    );
+    r.method("keys", vec![p("dict", Ty::Mapping)], dict_keys);
+    r.method("values", vec![p("dict", Ty::Mapping)], dict_values);
+    r.method("items", vec![p("dict", Ty::Mapping)], dict_items);
+    r.function(
+        "#operator_in",
+        vec![p("value", any()).nullable(), p("collection", Ty::Iterable)],
+        in_,
+    );
+    r.method(
+        "contains",
+        vec![p("collection", Ty::Iterable), p("value", any()).nullable()],
+        contains,
+    );
+    r.method(
+        "containsKey",
+        vec![p("dict", Ty::Mapping), p("key", any()).nullable()],
+        contains_key,
+    );
+    r.method(
+        "containsValue",
+        vec![p("dict", Ty::Mapping), p("value", any()).nullable()],
+        contains_value,
+    );
+    r.extension("len", vec![p("dict", Ty::Mapping)], len_);
+    r.extension("len", vec![p("sequence", Ty::Sequence)], len_);
+    r.extension("len", vec![p("set", Ty::Set)], len_);
+    r.function("isList", vec![p("arg", any()).nullable()], is_list);
+    r.function("isDict", vec![p("arg", any()).nullable()], is_dict);
+    r.function("isSet", vec![p("arg", any()).nullable()], is_set);
 }

@@ -2,9 +2,9 @@
 //! `#map`, `toDict`.
 
 use super::common::*;
+use runtime::registry::{lazy, p, var, Args, Cx, Registry, Ty};
 use runtime::ErrorKind;
 
-use runtime::registry::{Args, Cx};
 use runtime::seq::iterate_unlimited;
 use runtime::{Dict, Error, Result, Value};
 
@@ -216,4 +216,34 @@ pub(super) fn to_dict1(cx: &Cx, a: Args) -> Result<Value> {
         d.insert(k, t);
     }
     Ok(Value::dict(d))
+}
+
+/// Registers this part of the group.
+pub(super) fn register(r: &mut Registry) {
+    let any = || Ty::Any;
+    r.function("list", vec![var("args", any()).nullable()], list_);
+    r.function("#list", vec![var("args", any()).nullable()], build_list);
+    r.function("dict", vec![var("args", Ty::Pair)], dict_)
+        .no_kw();
+    r.function("dict", vec![p("items", Ty::Iterable)], dict_items_ctor)
+        .no_kw();
+    r.function("#map", vec![var("args", Ty::Pair)], dict_)
+        .no_kw();
+    r.method("toList", vec![p("collection", Ty::Iterable)], to_list);
+    r.method("toSet", vec![p("collection", Ty::Iterable)], to_set);
+    r.method(
+        "toDict",
+        vec![
+            p("collection", Ty::Iterable),
+            lazy("keySelector"),
+            lazy("valueSelector"),
+        ],
+        to_dict2,
+    );
+    r.method(
+        "toDict",
+        vec![p("collection", Ty::Iterable), lazy("keySelector")],
+        to_dict1,
+    );
+    r.function("set", vec![var("args", any()).nullable()], set_);
 }

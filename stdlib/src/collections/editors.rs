@@ -3,9 +3,9 @@
 //! `replace`, `replaceMany`, `insert`, `insertMany`, `flatten`.
 
 use super::common::*;
+use runtime::registry::{p, var, Args, Cx, Registry, Ty};
 use std::collections::VecDeque;
 
-use runtime::registry::{Args, Cx};
 use runtime::seq::{iterate_unlimited, SeqIter};
 use runtime::{Error, Result, Value};
 
@@ -412,4 +412,98 @@ pub(super) fn flatten(cx: &Cx, a: Args) -> Result<Value> {
             }
         }
     })))
+}
+
+/// Registers this part of the group.
+pub(super) fn register(r: &mut Registry) {
+    let any = || Ty::Any;
+    r.method(
+        "set",
+        vec![
+            p("dict", Ty::Mapping),
+            p("key", Ty::Check(not_pair)).nullable(),
+            p("value", Ty::Check(not_pair)).nullable(),
+        ],
+        dict_set,
+    )
+    .no_kw();
+    r.method(
+        "set",
+        vec![p("dict", Ty::Mapping), p("replacements", Ty::Mapping)],
+        dict_set_many,
+    )
+    .no_kw();
+    r.method(
+        "set",
+        vec![p("dict", Ty::Mapping), var("args", Ty::Pair)],
+        dict_set_many_inline,
+    )
+    .no_kw();
+    r.method(
+        "delete",
+        vec![
+            p("collection", Ty::Iterable),
+            p("position", Ty::Int),
+            p("count", Ty::Int).default(1i64),
+        ],
+        delete,
+    );
+    r.method(
+        "delete",
+        vec![p("dict", Ty::Mapping), var("keys", any()).nullable()],
+        delete_keys,
+    );
+    r.method(
+        "deleteAll",
+        vec![p("dict", Ty::Mapping), p("keys", Ty::Iterable)],
+        delete_keys_seq,
+    );
+    r.method(
+        "insert",
+        vec![
+            p("collection", Ty::Sequence),
+            p("position", Ty::Int),
+            p("value", any()).nullable(),
+        ],
+        list_insert,
+    );
+    r.method(
+        "insert",
+        vec![
+            p("collection", Ty::Check(not_set_iterable)),
+            p("position", Ty::Int),
+            p("value", any()).nullable(),
+        ],
+        iter_insert,
+    );
+    r.method(
+        "insertMany",
+        vec![
+            p("collection", Ty::Iterable),
+            p("position", Ty::Int),
+            p("values", Ty::Iterable),
+        ],
+        insert_many,
+    );
+    r.method(
+        "replace",
+        vec![
+            p("collection", Ty::Iterable),
+            p("position", Ty::Int),
+            p("value", any()).nullable(),
+            p("count", Ty::Int).default(1i64),
+        ],
+        replace,
+    );
+    r.method(
+        "replaceMany",
+        vec![
+            p("collection", Ty::Iterable),
+            p("position", Ty::Int),
+            p("values", Ty::Iterable),
+            p("count", Ty::Int).default(1i64),
+        ],
+        replace_many,
+    );
+    r.method("flatten", vec![p("collection", Ty::Iterable)], flatten);
 }

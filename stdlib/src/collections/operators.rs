@@ -1,9 +1,9 @@
 //! Operators: `+` on lists and dicts, `*` repetition, set comparisons.
 
 use super::common::*;
+use runtime::registry::{p, Args, Cx, Registry, Ty};
 use runtime::ErrorKind;
 
-use runtime::registry::{Args, Cx};
 use runtime::{Error, Result, Value};
 
 /// `left + right` for iterables (`collections.combine_lists`): tuple
@@ -180,4 +180,33 @@ pub(super) fn set_gt(_: &Cx, a: Args) -> Result<Value> {
 /// ```
 pub(super) fn set_gte(_: &Cx, a: Args) -> Result<Value> {
     Ok(Value::Bool(as_set(a.get(1)).is_subset(as_set(a.get(0)))))
+}
+
+/// Registers this part of the group.
+pub(super) fn register(r: &mut Registry) {
+    let sets = || vec![p("left", Ty::Set), p("right", Ty::Set)];
+    r.function(
+        "#operator_+",
+        vec![p("left", Ty::Mapping), p("right", Ty::Mapping)],
+        combine_dicts,
+    );
+    r.function(
+        "#operator_+",
+        vec![p("left", Ty::Iterable), p("right", Ty::Iterable)],
+        combine_lists,
+    );
+    r.function(
+        "#operator_*",
+        vec![p("left", Ty::Sequence), p("right", Ty::Int)],
+        list_by_int,
+    );
+    r.function(
+        "#operator_*",
+        vec![p("left", Ty::Int), p("right", Ty::Sequence)],
+        int_by_list,
+    );
+    r.function("#operator_<", sets(), set_lt);
+    r.function("#operator_<=", sets(), set_lte);
+    r.function("#operator_>", sets(), set_gt);
+    r.function("#operator_>=", sets(), set_gte);
 }

@@ -2,8 +2,8 @@
 //! `symmetricDifference`, `add`, `remove`.
 
 use super::common::*;
+use runtime::registry::{p, var, Args, Cx, Registry, Ty};
 
-use runtime::registry::{Args, Cx};
 use runtime::{Result, Set, Value};
 
 /// `left.union(right)` (`collections.union`).
@@ -118,4 +118,29 @@ pub(super) fn set_remove(_: &Cx, a: Args) -> Result<Value> {
             .cloned()
             .collect(),
     ))
+}
+
+/// Registers this part of the group.
+pub(super) fn register(r: &mut Registry) {
+    let any = || Ty::Any;
+    let sets = || vec![p("left", Ty::Set), p("right", Ty::Set)];
+    r.function(
+        "#operator_-",
+        vec![p("left", Ty::Set), p("right", Ty::Set)],
+        difference,
+    );
+    r.method("union", sets(), union);
+    r.method("intersect", sets(), intersect);
+    r.method("difference", sets(), difference);
+    r.method("symmetricDifference", sets(), symmetric_difference);
+    r.method(
+        "add",
+        vec![p("set", Ty::Set), var("values", any()).nullable()],
+        set_add,
+    );
+    r.method(
+        "remove",
+        vec![p("set", Ty::Set), var("values", any()).nullable()],
+        set_remove,
+    );
 }

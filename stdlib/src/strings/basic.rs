@@ -2,7 +2,7 @@
 
 use super::text::*;
 use runtime::pyrepr::to_str;
-use runtime::registry::{Args, Cx};
+use runtime::registry::{p, var, Args, Cx, Registry, Ty};
 use runtime::{Result, Value};
 
 pub(super) fn opt_str(v: &Value) -> Option<&str> {
@@ -243,4 +243,57 @@ pub(super) fn concat(cx: &Cx, a: Args) -> Result<Value> {
         out.push_str(x.as_str().unwrap_or(""));
     }
     Ok(Value::str(out))
+}
+
+/// Registers this part of the group.
+pub(super) fn register(r: &mut Registry) {
+    let s = |n: &str| p(n, Ty::Str);
+    let sn = |n: &str| p(n, Ty::Str).nullable().default(Value::Null);
+    r.function("#operator_>", vec![s("left"), s("right")], gt)
+        .pure_();
+    r.function("#operator_<", vec![s("left"), s("right")], lt)
+        .pure_();
+    r.function("#operator_>=", vec![s("left"), s("right")], gte)
+        .pure_();
+    r.function("#operator_<=", vec![s("left"), s("right")], lte)
+        .pure_();
+    r.extension("len", vec![s("string")], len_).pure_();
+    r.method("toLower", vec![s("string")], to_lower).pure_();
+    r.method("toUpper", vec![s("string")], to_upper).pure_();
+    r.method(
+        "split",
+        vec![
+            s("string"),
+            sn("separator"),
+            p("maxSplits", Ty::Int).default(-1i64),
+        ],
+        split,
+    )
+    .pure_();
+    r.method(
+        "rightSplit",
+        vec![
+            s("string"),
+            sn("separator"),
+            p("maxSplits", Ty::Int).default(-1i64),
+        ],
+        right_split,
+    )
+    .pure_();
+    r.method(
+        "join",
+        vec![p("sequence", Ty::Iterable), s("separator")],
+        join,
+    );
+    r.method(
+        "join",
+        vec![s("separator"), p("sequence", Ty::Iterable)],
+        join_,
+    );
+    r.function("str", vec![p("value", Ty::Any).nullable()], str_)
+        .pure_();
+    r.function("concat", vec![var("args", Ty::Str)], concat)
+        .pure_();
+    r.function("#operator_+", vec![var("args", Ty::Str)], concat)
+        .pure_();
 }

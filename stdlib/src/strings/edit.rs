@@ -3,7 +3,7 @@
 use super::basic::opt_str;
 use super::text::*;
 use runtime::pyrepr::to_str;
-use runtime::registry::{Args, Cx};
+use runtime::registry::{p, Args, Cx, Registry, Ty};
 use runtime::{Result, Value};
 
 /// `strings.trim`: Python `str.strip(chars)`.
@@ -216,4 +216,63 @@ pub(super) fn string_by_int(cx: &Cx, a: Args) -> Result<Value> {
 /// ```
 pub(super) fn int_by_string(cx: &Cx, a: Args) -> Result<Value> {
     repeat(cx, a.str(1), a.int(0)?)
+}
+
+/// Registers this part of the group.
+pub(super) fn register(r: &mut Registry) {
+    let s = |n: &str| p(n, Ty::Str);
+    let sn = |n: &str| p(n, Ty::Str).nullable().default(Value::Null);
+    r.method("trim", vec![s("string"), sn("chars")], trim)
+        .pure_();
+    r.method("trimLeft", vec![s("string"), sn("chars")], trim_left)
+        .pure_();
+    r.method("trimRight", vec![s("string"), sn("chars")], trim_right)
+        .pure_();
+    r.method(
+        "replace",
+        vec![
+            s("string"),
+            s("old"),
+            s("new"),
+            p("count", Ty::Int).default(-1i64),
+        ],
+        replace,
+    )
+    .pure_();
+    r.method(
+        "replace",
+        vec![
+            s("string"),
+            p("replacements", Ty::Mapping),
+            p("count", Ty::Int).default(-1i64),
+        ],
+        replace_with_dict,
+    )
+    .pure_();
+    r.extension(
+        "isEmpty",
+        vec![
+            p("string", Ty::Str).nullable(),
+            p("trim", Ty::Bool).default(true),
+            sn("chars"),
+        ],
+        is_empty,
+    )
+    .pure_();
+    r.function(
+        "#operator_*",
+        vec![s("left"), p("right", Ty::Int)],
+        string_by_int,
+    );
+    r.function(
+        "#operator_*",
+        vec![p("left", Ty::Int), s("right")],
+        int_by_string,
+    );
+    r.extension(
+        "norm",
+        vec![p("string", Ty::Str).nullable(), sn("chars")],
+        norm,
+    )
+    .pure_();
 }

@@ -5,7 +5,7 @@ use super::text::*;
 use num_bigint::BigInt;
 use num_traits::{Signed, ToPrimitive};
 use runtime::pyrepr::repr;
-use runtime::registry::{Args, Cx};
+use runtime::registry::{kw, p, var, Args, Cx, Registry, Ty};
 use runtime::ErrorKind;
 use runtime::{Error, Result, Value};
 
@@ -611,4 +611,19 @@ pub(super) fn format_(cx: &Cx, a: Args) -> Result<Value> {
         quota: cx.env.options().memory_quota.unwrap_or(usize::MAX),
     };
     Ok(Value::str(f.render(a.str(0), 0)?))
+}
+
+/// Registers this part of the group.
+pub(super) fn register(r: &mut Registry) {
+    let s = |n: &str| p(n, Ty::Str);
+    r.extension(
+        "format",
+        vec![
+            s("formatString"),
+            var("args", Ty::Any).nullable(),
+            kw("kwargs", Ty::Any).nullable(),
+        ],
+        format_,
+    )
+    .pure_();
 }

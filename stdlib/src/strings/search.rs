@@ -5,7 +5,7 @@
 use super::text::*;
 use num_bigint::BigInt;
 use num_traits::{Signed, Zero};
-use runtime::registry::{Args, Cx};
+use runtime::registry::{p, var, Args, Cx, Registry, Ty};
 use runtime::ErrorKind;
 use runtime::{Error, Result, Value};
 
@@ -292,4 +292,93 @@ pub(super) fn hex_(_: &Cx, a: Args) -> Result<Value> {
     } else {
         format!("0x{digits}")
     }))
+}
+
+/// Registers this part of the group.
+pub(super) fn register(r: &mut Registry) {
+    let s = |n: &str| p(n, Ty::Str);
+    let flag = |n: &str| p(n, Ty::Bool).nullable().default(false);
+    r.method(
+        "substring",
+        vec![
+            s("string"),
+            p("start", Ty::Int),
+            p("length", Ty::Int).default(-1i64),
+        ],
+        substring,
+    )
+    .pure_();
+    r.method(
+        "indexOf",
+        vec![s("string"), s("sub"), p("start", Ty::Int).default(0i64)],
+        index_of,
+    )
+    .pure_();
+    r.method(
+        "indexOf",
+        vec![
+            s("string"),
+            s("sub"),
+            p("start", Ty::Int),
+            p("length", Ty::Int),
+        ],
+        index_of_,
+    )
+    .pure_();
+    r.method(
+        "lastIndexOf",
+        vec![s("string"), s("sub"), p("start", Ty::Int).default(0i64)],
+        last_index_of,
+    )
+    .pure_();
+    r.method(
+        "lastIndexOf",
+        vec![
+            s("string"),
+            s("sub"),
+            p("start", Ty::Int),
+            p("length", Ty::Int),
+        ],
+        last_index_of_,
+    )
+    .pure_();
+    r.method("toCharArray", vec![s("string")], to_char_array)
+        .pure_();
+    r.function(
+        "characters",
+        vec![
+            flag("digits"),
+            flag("hexdigits"),
+            flag("asciiLowercase"),
+            flag("asciiUppercase"),
+            flag("asciiLetters"),
+            flag("letters"),
+            flag("octdigits"),
+            flag("punctuation"),
+            flag("printable"),
+            flag("lowercase"),
+            flag("uppercase"),
+            flag("whitespace"),
+        ],
+        characters,
+    )
+    .pure_();
+    r.function("isString", vec![p("arg", Ty::Any).nullable()], is_string)
+        .pure_();
+    r.function("#operator_in", vec![s("left"), s("right")], in_)
+        .pure_();
+    r.method(
+        "startsWith",
+        vec![s("string"), var("prefixes", Ty::Str)],
+        starts_with,
+    )
+    .pure_();
+    r.method(
+        "endsWith",
+        vec![s("string"), var("suffixes", Ty::Str)],
+        ends_with,
+    )
+    .pure_();
+    r.function("hex", vec![p("num", Ty::Number).nullable()], hex_)
+        .pure_();
 }
