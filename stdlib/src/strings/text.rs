@@ -80,21 +80,23 @@ pub(super) fn adjust(start: i64, end: Option<i64>, len: i64) -> (i64, i64) {
 
 /// Python `str.find(sub, start, end)`.
 pub(super) fn py_find(s: &str, sub: &str, start: i64, end: Option<i64>) -> i64 {
-    let len = char_len(s) as i64;
-    let (start, end) = adjust(start, end, len);
-    let sublen = char_len(sub) as i64;
-    if end - start < sublen {
-        return -1;
-    }
-    let (bs, be) = (byte_of(s, start as usize), byte_of(s, end as usize));
-    match s[bs..be].find(sub) {
-        Some(b) => start + char_of(&s[bs..], b) as i64,
-        None => -1,
-    }
+    find_with(s, sub, start, end, |w, sub| w.find(sub))
 }
 
 /// Python `str.rfind(sub, start, end)`.
 pub(super) fn py_rfind(s: &str, sub: &str, start: i64, end: Option<i64>) -> i64 {
+    find_with(s, sub, start, end, |w, sub| w.rfind(sub))
+}
+
+/// The code-point index of `sub` in `s[start:end]` as `search` finds it
+/// (a byte offset in the window), or -1.
+fn find_with(
+    s: &str,
+    sub: &str,
+    start: i64,
+    end: Option<i64>,
+    search: impl Fn(&str, &str) -> Option<usize>,
+) -> i64 {
     let len = char_len(s) as i64;
     let (start, end) = adjust(start, end, len);
     let sublen = char_len(sub) as i64;
@@ -102,7 +104,7 @@ pub(super) fn py_rfind(s: &str, sub: &str, start: i64, end: Option<i64>) -> i64 
         return -1;
     }
     let (bs, be) = (byte_of(s, start as usize), byte_of(s, end as usize));
-    match s[bs..be].rfind(sub) {
+    match search(&s[bs..be], sub) {
         Some(b) => start + char_of(&s[bs..], b) as i64,
         None => -1,
     }
