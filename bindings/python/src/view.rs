@@ -118,7 +118,7 @@ const SHARED_TEXT: usize = 1 << 20;
 /// Where the running CPython keeps a compact ASCII string's length, flags
 /// and text (`PyASCIIObject`, not part of the stable ABI): known for
 /// CPython 3.9 to 3.13 on 64-bit machines, and checked on two strings
-/// when first asked for. Elsewhere strings are copied out
+/// each time it is taken ([`Layout::of`]). Elsewhere strings are copied out
 /// (`PyUnicode_AsUCS4`), which is slower and reads the same text.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Layout {
