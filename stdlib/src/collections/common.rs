@@ -96,7 +96,8 @@ pub(super) fn set_of(cx: &Cx, v: &Value) -> Result<Arc<Set>> {
 }
 
 pub(super) fn as_set(v: &Value) -> &Set {
-    // An immutable empty set, made once.
+    // An empty set, made once and never changed: a constant, not state
+    // (nothing of a run is kept in it; every thread only reads it).
     static EMPTY: std::sync::OnceLock<Set> = std::sync::OnceLock::new();
     match v {
         Value::Set(s) => s,
@@ -105,7 +106,8 @@ pub(super) fn as_set(v: &Value) -> &Set {
 }
 
 pub(super) fn as_dict(v: &Value) -> &Dict {
-    // An immutable empty dict, made once.
+    // An empty dict, made once and never changed: a constant, not state
+    // (nothing of a run is kept in it; every thread only reads it).
     static EMPTY: std::sync::OnceLock<Dict> = std::sync::OnceLock::new();
     match v {
         Value::Dict(d) => d,

@@ -28,7 +28,9 @@ impl Invoke for NoValueCode {
     }
 }
 
-// An immutable marker value, made once.
+// The `NoValue` marker, made once and never changed: a constant, not
+// state (nothing of a run is kept in it; every thread only reads it, and
+// it is compared by identity).
 static NOVALUE: OnceLock<Value> = OnceLock::new();
 
 /// The `NoValue` marker used as the default of optional parameters whose
